@@ -1,0 +1,76 @@
+"""The plain records that cross the store's boundary: sentences, candidates, forests, annotations.
+
+Every stage after the store (features, rankers, evaluation, the pipeline) reads these and nothing
+else, so a stage can be rerun alone from the store. They are named tuples: immutable, cheap, and
+printable. ``scores`` is a plain dict because sources differ in what they score.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..trees.tree import Tree
+
+QUALITIES = ("full", "fragment", "timeout")
+
+
+class Sentence(NamedTuple):
+    """One sentence of a corpus, tokenized as its gold standard is (empty elements removed)."""
+
+    id: str                      # stable across runs, e.g. "treebank/wsj_0001.mrg/0"
+    corpus: str                  # "treebank", "conll2000", or a user corpus name
+    document: str                # file id within the corpus, e.g. "wsj_0001.mrg"
+    index: int                   # position of the sentence within its document
+    tokens: tuple[str, ...]
+    tags: tuple[str, ...]        # gold POS tags, same length as tokens ("" where unknown)
+
+
+class Link(NamedTuple):
+    """A Link Grammar link between two of the source's words (indices into ``source_words``)."""
+
+    left: int
+    right: int
+    label: str
+
+
+class Candidate(NamedTuple):
+    """One candidate parse of a sentence, as its source produced it.
+
+    ``tree`` has exactly the sentence's gold tokens as leaves. ``rank`` is the source's own order
+    (0 = the source's first choice). ``source_words`` are the source's own word forms (Link
+    Grammar's ``board.n-u``, walls included), ``word_to_token`` maps each to a gold token index or
+    -1 (walls, unmappable pieces), and ``links`` index ``source_words``.
+    """
+
+    sentence_id: str
+    source: str                  # e.g. "link-grammar", "penn:nbest.mrg", "bllip:charniak.50best"
+    rank: int
+    tree: Tree
+    quality: str                 # one of QUALITIES
+    scores: dict[str, float]     # native scores: {"unused_words", "disjunct_cost", "link_cost"}, {"logprob"}
+    links: tuple[Link, ...] = ()
+    source_words: tuple[str, ...] = ()
+    word_to_token: tuple[int, ...] = ()
+
+
+class Forest(NamedTuple):
+    """A sentence with its gold tree (if any) and its candidates in source order."""
+
+    sentence: Sentence
+    gold: Tree | None
+    candidates: tuple[Candidate, ...]
+
+
+class Bracket(NamedTuple):
+    """One annotated span ``[start, end)`` over gold tokens; ``label`` None means unlabelled."""
+
+    label: str | None
+    start: int
+    end: int
+
+
+class Annotation(NamedTuple):
+    """A (possibly partial) bracketing of one sentence, of a named kind ("riezler", "chunks", ...)."""
+
+    sentence_id: str
+    kind: str
+    brackets: tuple[Bracket, ...]

@@ -1,0 +1,157 @@
+"""Reading and writing Penn bracketed text.
+
+One reader serves every caller (treebank ``.mrg`` files with the empty root ``( (S ...) )``, one
+tree per line, EVALB input, n-best lists, Link Grammar's constituent strings), so it is written for
+speed: one regular-expression pass to tokenize, one loop with an explicit stack. Positions are only
+recomputed when something is wrong, to name the file, line and column in the error.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..errors import RankerError
+from .tree import Node, Tree
+
+_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+
+
+class TreeSyntaxError(RankerError, ValueError):
+    """Malformed bracketed text; ``str()`` reads ``source:line:column: message``."""
+
+    def __init__(self, message: str, source: str, line: int, column: int):
+        super().__init__(f"{source}:{line}:{column}: {message}")
+        self.message, self.source, self.line, self.column = message, source, line, column
+
+
+def _position(text: str, token_index: int) -> tuple[int, int]:
+    """Line and column (both 1-based) of the ``token_index``-th token, or of the end of text."""
+    offset = len(text)
+    for k, m in enumerate(_TOKEN.finditer(text)):
+        if k == token_index:
+            offset = m.start()
+            break
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def _fail(text: str, source: str, token_index: int, message: str, line_offset: int):
+    line, column = _position(text, token_index)
+    raise TreeSyntaxError(message, source, line + line_offset, column)
+
+
+def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
+               with_lines: bool = False) -> Iterator:
+    """Yield every tree in ``text`` (whitespace between trees is free, newlines included).
+
+    Parameters
+    ----------
+    text
+        Bracketed text holding zero or more trees.
+    source
+        Name used in error messages (usually the file name).
+    line_offset
+        Added to reported line numbers, for callers that parse a slice of a larger file.
+    with_lines
+        Yield ``(line, tree)`` pairs, ``line`` being where the tree's first bracket stands.
+
+    Raises
+    ------
+    TreeSyntaxError
+        For unbalanced brackets, a bracket with no word or child, or text outside any bracket.
+    """
+    toks = _TOKEN.findall(text)
+    n = len(toks)
+    stack: list[tuple[str, list, int]] = []
+    words: list[str] = []
+    i = 0
+    while i < n:
+        t = toks[i]
+        if t == "(":
+            opened = i
+            nxt = toks[i + 1] if i + 1 < n else ")"
+            if nxt == "(" or nxt == ")":
+                label = ""
+                i += 1
+            else:
+                label = nxt
+                i += 2
+            stack.append((label, [], opened))
+        elif t == ")":
+            if not stack:
+                _fail(text, source, i, "unmatched ')'", line_offset)
+            label, kids, opened = stack.pop()
+            if not kids:
+                what = f"bracket ({label}) has no word or child" if label else "empty bracket ()"
+                _fail(text, source, opened, what, line_offset)
+            first, last = kids[0], kids[-1]
+            nd = Node(label, tuple(kids),
+                      first if type(first) is int else first.start,
+                      last + 1 if type(last) is int else last.end)
+            if stack:
+                stack[-1][1].append(nd)
+            else:
+                tree = Tree(nd, tuple(words))
+                words = []
+                if with_lines:
+                    yield _position(text, opened)[0] + line_offset, tree
+                else:
+                    yield tree
+            i += 1
+        else:
+            if not stack:
+                _fail(text, source, i, f"stray text {t!r} outside any bracket", line_offset)
+            stack[-1][1].append(len(words))
+            words.append(t)
+            i += 1
+    if stack:
+        _fail(text, source, stack[-1][2], "unclosed bracket: missing ')'", line_offset)
+
+
+def parse_tree(text: str, source: str = "<string>", line: int = 1) -> Tree:
+    """Parse exactly one tree (a line of an EVALB file, a Link Grammar constituent string)."""
+    trees = list(iter_trees(text, source, line_offset=line - 1))
+    if len(trees) != 1:
+        raise TreeSyntaxError(f"expected one tree, found {len(trees)}", source, line, 1)
+    return trees[0]
+
+
+def read_trees(path: str | Path) -> list[Tree]:
+    """Every tree in a file, wherever its line breaks fall."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    return list(iter_trees(text, str(path)))
+
+
+def format_tree(tree: Tree, indent: int | None = None) -> str:
+    """Penn text for ``tree``: one line, or one phrase per line indented by ``indent`` spaces."""
+    words = tree.words
+
+    def flat(n: Node) -> str:
+        inner = " ".join(words[c] if type(c) is int else flat(c) for c in n.children)
+        return f"({n.label} {inner})" if n.label else f"( {inner})"
+
+    if indent is None:
+        return flat(tree.root)
+
+    def pretty(n: Node, depth: int) -> str:
+        if all(type(c) is int or c.is_preterminal for c in n.children):
+            return flat(n)
+        pad = "\n" + " " * (indent * (depth + 1))
+        parts = [words[c] if type(c) is int else pretty(c, depth + 1) for c in n.children]
+        return f"({n.label}" + "".join(pad + p for p in parts) + ")"
+
+    return pretty(tree.root, 0)
+
+
+def write_trees(path: str | Path, trees: Iterable[Tree | None]) -> None:
+    """Write one tree per line; ``None`` writes an empty line (EVALB's 'no parse')."""
+    with open(path, "w", encoding="utf-8") as f:
+        for t in trees:
+            f.write("" if t is None else format_tree(t))
+            f.write("\n")
