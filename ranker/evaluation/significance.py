@@ -15,17 +15,9 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from .bounds import f1_score
+
 Score = Callable[[np.ndarray], np.ndarray]
-
-
-def f1_from_sums(sums: np.ndarray) -> np.ndarray:
-    """F1 in percent from summed ``(gold, test, matched)`` columns (last axis); 0 where undefined."""
-    sums = np.asarray(sums, dtype=np.float64)
-    gold, test, matched = sums[..., 0], sums[..., 1], sums[..., 2]
-    denom = gold + test
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = np.where(denom > 0, 200.0 * matched / denom, 0.0)
-    return f
 
 
 class Interval(NamedTuple):
@@ -44,7 +36,7 @@ def _resample_sums(counts: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return out
 
 
-def bootstrap_interval(counts, *, score: Score = f1_from_sums, n_resamples: int = 1000,
+def bootstrap_interval(counts, *, score: Score = f1_score, n_resamples: int = 1000,
                        confidence: float = 0.95, seed: int = 0) -> Interval:
     """Percentile bootstrap interval of a corpus score over resampled sentences.
 
@@ -74,7 +66,7 @@ def bootstrap_interval(counts, *, score: Score = f1_from_sums, n_resamples: int 
     return Interval(float(lo), float(hi))
 
 
-def paired_randomization_test(counts_a, counts_b, *, score: Score = f1_from_sums,
+def paired_randomization_test(counts_a, counts_b, *, score: Score = f1_score,
                               n_resamples: int = 10000, seed: int = 0) -> float:
     """Two-sided p-value that systems A and B score the same, by approximate randomization.
 

@@ -1,0 +1,166 @@
+"""Upper bound, lower bound, selected score and error reduction, from per-candidate counts alone.
+
+Like the BLLIP reranker's corpus files, every candidate carries its integer counts against gold
+(gold, test, matched, crossing) under each metric, so the bounds need no tree and no re-parse:
+
+* upper bound (oracle): per sentence, the candidate with the best sentence score under *that*
+  metric (ties to the source's earlier candidate), summed over the corpus;
+* lower bound (random): the exact expectation of a uniformly random pick, taken on the counts (the
+  mean of each count over the forest), so it is not a sample and needs no seed;
+* a ranker: the counts of the candidate it selected.
+
+A sentence with no candidate contributes its gold count and nothing else to every system, so a
+parser that fails on a sentence is charged for it rather than silently excused.
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+GOLD, TEST, MATCHED, CROSSING = range(4)
+
+
+def _ratio(num, den) -> np.ndarray:
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, 100.0 * num / np.where(den > 0, den, 1.0), 100.0)
+
+
+def f1_score(sums: np.ndarray) -> np.ndarray:
+    """F1 (percent) of summed counts; 100 when neither side has a bracket (nothing to get wrong)."""
+    s = np.asarray(sums, dtype=np.float64)
+    return _ratio(2.0 * s[..., MATCHED], s[..., GOLD] + s[..., TEST])
+
+
+def recall_score(sums: np.ndarray) -> np.ndarray:
+    """Recall (percent): matched over gold."""
+    s = np.asarray(sums, dtype=np.float64)
+    return _ratio(s[..., MATCHED], s[..., GOLD])
+
+
+def conformance_score(sums: np.ndarray) -> np.ndarray:
+    """Conformance (percent, Gaizauskas et al.): key constituents not crossed, over key constituents.
+
+    For this metric the CROSSING column holds the number of key constituents the response violates.
+    """
+    s = np.asarray(sums, dtype=np.float64)
+    return _ratio(s[..., GOLD] - s[..., CROSSING], s[..., GOLD])
+
+
+class Metric(NamedTuple):
+    """A reported metric: the counts it is computed from and how summed counts become a score."""
+
+    name: str
+    title: str
+    score: Callable[[np.ndarray], np.ndarray]
+    counts_from: str          # which stored per-candidate counts it reads (metric key in the store)
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    Metric("evalb_labeled", "EVALB labelled bracket F", f1_score, "evalb_labeled"),
+    Metric("evalb_unlabeled", "EVALB unlabelled bracket F", f1_score, "evalb_unlabeled"),
+    Metric("parseval", "PARSEVAL F after Black et al.'s erasures", f1_score, "parseval"),
+    Metric("mph", "Maximal projections of heads F (Ringger et al.)", f1_score, "mph"),
+    Metric("flat_recall", "Flattened-key recall (Gaizauskas et al.)", recall_score, "flat"),
+    Metric("flat_conformance", "Flattened-key conformance (Gaizauskas et al.)", conformance_score, "flat"),
+    Metric("deps_untyped", "Untyped dependency F", f1_score, "deps_untyped"),
+    Metric("deps_typed", "Typed dependency F", f1_score, "deps_typed"),
+)}
+
+
+class ForestCounts(NamedTuple):
+    """Per-candidate counts of a corpus, candidates of sentence ``i`` in rows ``offsets[i]:offsets[i+1]``.
+
+    ``gold`` holds each sentence's gold count separately, so that a sentence with no candidate still
+    counts against every system.
+    """
+
+    counts: np.ndarray        # (n_candidates, 4) int64: gold, test, matched, crossing
+    offsets: np.ndarray       # (n_sentences + 1,) int64, starting at 0
+    gold: np.ndarray          # (n_sentences,) int64
+
+    @property
+    def n_sentences(self) -> int:
+        return len(self.offsets) - 1
+
+    @classmethod
+    def from_lists(cls, per_sentence: list[list[tuple[int, int, int, int]]], gold: list[int]):
+        """Build from one list of count tuples per sentence (possibly empty)."""
+        lengths = [len(x) for x in per_sentence]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        rows = [c for x in per_sentence for c in x]
+        counts = np.asarray(rows, dtype=np.int64).reshape(len(rows), 4)
+        return cls(counts, offsets, np.asarray(gold, dtype=np.int64))
+
+    def subset(self, sentences: np.ndarray) -> "ForestCounts":
+        """The counts of the chosen sentences (a boolean mask or indices), in their order."""
+        idx = np.arange(self.n_sentences)[sentences]
+        rows = [np.arange(self.offsets[i], self.offsets[i + 1]) for i in idx]
+        rows_idx = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        lengths = np.diff(self.offsets)[idx]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        return ForestCounts(self.counts[rows_idx], offsets, self.gold[idx])
+
+
+def _empty_row(gold: np.ndarray) -> np.ndarray:
+    rows = np.zeros((len(gold), 4), dtype=np.float64)
+    rows[:, GOLD] = gold
+    return rows
+
+
+def selected_counts(fc: ForestCounts, choice: np.ndarray) -> np.ndarray:
+    """Per-sentence counts of the chosen candidates; ``choice[i]`` indexes within sentence ``i``, -1 for none."""
+    choice = np.asarray(choice, dtype=np.int64)
+    if choice.shape != (fc.n_sentences,):
+        raise ValueError(f"need one choice per sentence ({fc.n_sentences}), got shape {choice.shape}")
+    sizes = np.diff(fc.offsets)
+    if np.any(choice >= sizes) or np.any((choice < 0) & (sizes > 0)):
+        raise ValueError("a choice falls outside its sentence's candidates")
+    out = _empty_row(fc.gold)
+    has = choice >= 0
+    out[has] = fc.counts[fc.offsets[:-1][has] + choice[has]]
+    return out
+
+
+def oracle_choice(fc: ForestCounts, score: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Per sentence, the index of the candidate with the best sentence score (first on ties), -1 if none."""
+    n = fc.n_sentences
+    choice = np.full(n, -1, dtype=np.int64)
+    if len(fc.counts) == 0:
+        return choice
+    values = score(fc.counts)
+    sizes = np.diff(fc.offsets)
+    nonempty = sizes > 0
+    starts = fc.offsets[:-1][nonempty]
+    best = np.maximum.reduceat(values, starts)
+    seg = np.repeat(np.arange(n)[nonempty], sizes[nonempty])
+    is_best = values >= np.repeat(best, sizes[nonempty])
+    rows = np.flatnonzero(is_best)
+    first_seg, first_pos = np.unique(seg[rows], return_index=True)
+    choice[first_seg] = rows[first_pos] - fc.offsets[first_seg]
+    return choice
+
+
+def expected_counts(fc: ForestCounts) -> np.ndarray:
+    """Per-sentence expected counts of a uniformly random candidate (the lower bound's counts)."""
+    out = _empty_row(fc.gold)
+    sizes = np.diff(fc.offsets)
+    nonempty = sizes > 0
+    if nonempty.any():
+        sums = np.add.reduceat(fc.counts.astype(np.float64), fc.offsets[:-1][nonempty], axis=0)
+        out[nonempty] = sums / sizes[nonempty, None]
+    return out
+
+
+def error_reduction(score: float, lower: float, upper: float) -> float | None:
+    """``(score - lower) / (upper - lower) * 100``; None when the bounds coincide (nothing to reduce)."""
+    if not np.isfinite(upper - lower) or abs(upper - lower) < 1e-9:
+        return None
+    return float((score - lower) / (upper - lower) * 100.0)
+
+
+def corpus_score(metric: Metric, sentence_counts: np.ndarray) -> float:
+    """The metric's corpus-level score from per-sentence counts (summed first, divided once)."""
+    return float(metric.score(np.asarray(sentence_counts, dtype=np.float64).sum(axis=0)))

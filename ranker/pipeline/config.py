@@ -1,0 +1,189 @@
+"""Experiment configuration: a strict TOML schema, resolved once, saved beside every report.
+
+Every key has a default here, so a config names only what it changes; every key a config names
+must exist here, so a typo is an error (file, section, key) instead of a silently ignored setting.
+The fully resolved config (defaults filled in, paths made absolute) is written next to the report,
+so a report always says exactly what produced it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomli_w
+
+from ..errors import RankerError
+
+SCHEMA_VERSION = 1
+
+
+class ConfigError(RankerError):
+    """A config file that cannot be read or says something we do not understand."""
+
+
+@dataclass(frozen=True)
+class ExperimentSection:
+    name: str = "experiment"
+    seed: int = 0
+    store: str = "runs/store.sqlite"       # relative to the working directory
+    workers: int = 0                       # 0 = all cores
+
+
+@dataclass(frozen=True)
+class DataSection:
+    corpus: str = "treebank"
+    train: str = "train"
+    heldout: str = "heldout"
+    test: str = "test"
+    limit: int = 0                         # sentences per split, 0 = all (quick runs)
+    extra_training: tuple[str, ...] = ()   # extra corpora with partial annotation only, e.g. ("conll2000",)
+    extra_limit: int = 0                   # sentences of each extra corpus, 0 = all
+
+
+@dataclass(frozen=True)
+class ParseSection:
+    source: str = "link-grammar"
+    linkage_limit: int = 1000
+    max_parse_time: float = 10.0           # seconds per sentence; hitting it marks the sentence "timeout"
+    allow_null: bool = True                # null links for sentences with no full linkage ("fragment")
+
+
+@dataclass(frozen=True)
+class AnnotationSection:
+    kind: str = "riezler"                  # partial bracketing derived from gold (Crouch et al. 2.1)
+    extra_kind: str = "chunks"             # the partial annotation of the extra corpora
+    fewest_violations: bool = True         # keep the least-violating candidates when none is consistent
+
+
+@dataclass(frozen=True)
+class FeaturesSection:
+    set: str = "default"                   # configs/features/<set>.toml, or a path
+    cutoff: int = 2                        # keep properties seen >= cutoff times in consistent candidates
+
+
+@dataclass(frozen=True)
+class LogLinearSection:
+    sigma2_grid: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0)
+    optimizer: str = "cg"                  # "cg" (Polak-Ribiere) or "lbfgs"
+    max_iter: int = 300
+    tol: float = 1e-5
+    max_parses: int = 0                    # training filter: at most N parses per sentence, 0 = no limit
+    full_only: bool = False                # training filter: full parses only
+    proper_subset: bool = True             # training filter: consistent set non-empty and proper
+    select_metric: str = "evalb_unlabeled" # held-out metric that picks sigma^2
+
+
+@dataclass(frozen=True)
+class HeidornSection:
+    k_table: str = "default"               # configs/k-tables/<name>.toml, or a path
+    tune_metric: str = "evalb_unlabeled"
+    tune_rounds: int = 2
+
+
+@dataclass(frozen=True)
+class EvaluationSection:
+    evalb_param: str = "COLLINS"           # configs/evalb/<name>.prm, or a path
+    head_rules: str = "collins"
+    flatten_rules: str = "ptb"
+    length_cutoff: int = 25                # breakdown "under N words"
+    bootstrap_resamples: int = 1000
+    randomization_resamples: int = 10000
+    confidence: float = 0.95
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    plots: bool = True
+    learning_curve: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """One experiment, section by section; see ``configs/wsj-sample.toml`` for a commented example."""
+
+    experiment: ExperimentSection = field(default_factory=ExperimentSection)
+    data: DataSection = field(default_factory=DataSection)
+    parse: ParseSection = field(default_factory=ParseSection)
+    annotation: AnnotationSection = field(default_factory=AnnotationSection)
+    features: FeaturesSection = field(default_factory=FeaturesSection)
+    loglinear: LogLinearSection = field(default_factory=LogLinearSection)
+    heidorn: HeidornSection = field(default_factory=HeidornSection)
+    evaluation: EvaluationSection = field(default_factory=EvaluationSection)
+    report: ReportSection = field(default_factory=ReportSection)
+    source: str = "<defaults>"             # the file it came from, for messages
+
+    def to_toml(self) -> str:
+        """The fully resolved config as TOML (every key, defaults included)."""
+        doc: dict = {"schema_version": SCHEMA_VERSION}
+        for f in dataclasses.fields(self):
+            if f.name == "source":
+                continue
+            sec = dataclasses.asdict(getattr(self, f.name))
+            doc[f.name] = {k: list(v) if isinstance(v, tuple) else v for k, v in sec.items()}
+        return tomli_w.dumps(doc)
+
+
+def _check_value(value, annotation, where: str):
+    """Coerce a TOML value to the field's declared type or raise naming the key."""
+    origin = typing.get_origin(annotation)
+    if origin is tuple:
+        (item_type, _) = typing.get_args(annotation)
+        if not isinstance(value, list):
+            raise ConfigError(f"{where}: expected a list, got {value!r}")
+        return tuple(_check_value(v, item_type, f"{where}[{i}]") for i, v in enumerate(value))
+    if annotation is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if annotation is int and isinstance(value, bool):
+        raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    if not isinstance(value, annotation):
+        raise ConfigError(f"{where}: expected {annotation.__name__}, got {value!r}")
+    return value
+
+
+def config_from_dict(doc: dict, source: str = "<dict>") -> ExperimentConfig:
+    """Build a config from parsed TOML, rejecting unknown sections, unknown keys and wrong types."""
+    doc = dict(doc)
+    version = doc.pop("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise ConfigError(f"{source}: schema_version {version} is not {SCHEMA_VERSION}")
+    hints = typing.get_type_hints(ExperimentConfig)
+    sections = {}
+    for name, body in doc.items():
+        if name not in hints or name == "source":
+            known = ", ".join(f"[{n}]" for n in hints if n != "source")
+            raise ConfigError(f"{source}: unknown section [{name}] (known: {known})")
+        if not isinstance(body, dict):
+            raise ConfigError(f"{source}: [{name}] must be a table")
+        cls = hints[name]
+        fields = typing.get_type_hints(cls)
+        values = {}
+        for key, value in body.items():
+            if key not in fields:
+                raise ConfigError(f"{source}: unknown key '{key}' in [{name}] "
+                                  f"(known: {', '.join(fields)})")
+            values[key] = _check_value(value, fields[key], f"{source}: [{name}] {key}")
+        sections[name] = cls(**values)
+    return ExperimentConfig(**sections, source=source)
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate an experiment config file.
+
+    Raises
+    ------
+    ConfigError
+        For a missing file, invalid TOML (with its line and column), unknown sections or keys,
+        and values of the wrong type.
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    return config_from_dict(doc, str(path))
