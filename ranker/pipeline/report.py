@@ -1,0 +1,285 @@
+"""The experiment report: plain result types, and writers for Markdown, JSON and self-contained HTML.
+
+The writers only format what the pipeline computed; nothing here scores anything, so the three
+files always agree. Tables follow Crouch et al. (2002): upper bound, each ranker, lower bound and
+error reduction per metric (their Table 1), broken down by parse quality (their Tables 2 and 4) and
+by sentence length (their Table 3). Beyond what the classic tools print, every ranker's score has a
+paired-bootstrap interval and p-values against Link Grammar's own choice and against Heidorn.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPORT_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class RankerScore:
+    """One ranker under one metric."""
+
+    score: float
+    error_reduction: float | None
+    ci95: tuple[float, float]
+    p_vs_native: float | None = None
+    p_vs_heidorn: float | None = None
+
+
+@dataclass(frozen=True)
+class MetricTable:
+    """Crouch et al.'s Table 1 for one metric: bounds and every ranker (percentages)."""
+
+    metric: str
+    title: str
+    upper: float
+    lower: float
+    rankers: dict[str, RankerScore]
+    sentences: int = 0
+
+
+@dataclass(frozen=True)
+class BreakdownGroup:
+    """One column of a breakdown: a subset of the test sentences and its tables."""
+
+    group: str
+    sentences: int
+    share: float                       # percent of the test sentences
+    tables: dict[str, MetricTable]
+
+
+@dataclass(frozen=True)
+class Plot:
+    """Data for one figure: named series of (x, y) points."""
+
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    series: dict[str, tuple[tuple[float, ...], tuple[float, ...]]]
+    xscale: str = "linear"
+
+
+@dataclass
+class Report:
+    """Everything ``ranker run`` reports."""
+
+    name: str
+    metrics: dict[str, MetricTable]
+    by_quality: list[BreakdownGroup] = field(default_factory=list)
+    by_length: list[BreakdownGroup] = field(default_factory=list)
+    counts: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    plots: list[Plot] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+def _clean(x):
+    """JSON-safe copy: NaN/inf become None so no NaN ever reaches a report file."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    return x
+
+
+def report_to_json(report: Report) -> dict:
+    """The JSON document: ``metrics -> name -> {upper, lower, rankers -> name -> {score, ...}}``."""
+    doc = asdict(report)
+    doc["format"] = REPORT_FORMAT
+    doc.pop("plots")
+    doc["plots"] = {p.name: {"title": p.title, "xlabel": p.xlabel, "ylabel": p.ylabel,
+                             "series": {k: {"x": list(v[0]), "y": list(v[1])}
+                                        for k, v in p.series.items()}} for p in report.plots}
+    return _clean(doc)
+
+
+def _fmt(x: float | None, digits: int = 1) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
+
+
+def _fmt_p(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _metric_rows(t: MetricTable, with_stats: bool) -> list[list[str]]:
+    rows = [["upper bound (oracle)", _fmt(t.upper), "", "", "", ""]]
+    for name, r in t.rankers.items():
+        ci = f"[{_fmt(r.ci95[0])}, {_fmt(r.ci95[1])}]" if with_stats else ""
+        rows.append([name, _fmt(r.score), _fmt(r.error_reduction, 0), ci,
+                     _fmt_p(r.p_vs_native) if with_stats else "",
+                     _fmt_p(r.p_vs_heidorn) if with_stats else ""])
+    rows.append(["lower bound (random)", _fmt(t.lower), "", "", "", ""])
+    return rows
+
+
+_HEAD = ["selection", "score", "error red. %", "95% CI", "p vs native", "p vs heidorn"]
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def _breakdown_md(title: str, groups: list[BreakdownGroup]) -> str:
+    if not groups:
+        return ""
+    metric_names = list(groups[0].tables)
+    out = [f"## {title}", ""]
+    header = ["metric / selection"] + [f"{g.group} ({g.sentences} sent., {g.share:.1f}%)"
+                                       for g in groups]
+    rows = []
+    for m in metric_names:
+        rankers = list(groups[0].tables[m].rankers)
+        rows.append([f"**{m}** upper"] + [_fmt(g.tables[m].upper) for g in groups])
+        for r in rankers:
+            rows.append([f"{m} {r}"] + [_fmt(g.tables[m].rankers[r].score) for g in groups])
+        rows.append([f"{m} lower"] + [_fmt(g.tables[m].lower) for g in groups])
+        rows.append([f"{m} error red. (loglinear)"] + [
+            _fmt(g.tables[m].rankers["loglinear"].error_reduction, 0)
+            if "loglinear" in g.tables[m].rankers else "-" for g in groups])
+    out.append(_md_table(header, rows))
+    return "\n".join(out) + "\n"
+
+
+def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None) -> str:
+    """A report people read: one table per metric, breakdowns, counts, timings, plots, notes."""
+    out = [f"# Parse selection report: {report.name}", ""]
+    if report.notes:
+        out += [f"- {n}" for n in report.notes] + [""]
+    out += ["Scores are percentages. Error reduction = (ranker - lower) / (upper - lower) x 100. "
+            "The lower bound is the exact expectation of a random pick (mean counts over each "
+            "forest); the upper bound picks, per sentence, the best candidate under that metric. "
+            "Intervals are paired-bootstrap percentile intervals over test sentences; p-values are "
+            "two-sided approximate randomization tests against Link Grammar's first linkage "
+            "(native) and Heidorn's metric with K = 0.1.", ""]
+    for name, t in report.metrics.items():
+        out += [f"## {name}: {t.title}", ""]
+        out.append(_md_table(_HEAD, _metric_rows(t, with_stats=True)))
+        out.append("")
+    out.append(_breakdown_md("Breakdown by parse quality", report.by_quality))
+    out.append(_breakdown_md("Breakdown by sentence length", report.by_length))
+    if report.counts:
+        out += ["## Counts", "", _md_table(["what", "value"], [[k, _num(v)] for k, v in
+                                                               report.counts.items()]), ""]
+    if report.timings:
+        out += ["## Time per stage (seconds)", "",
+                _md_table(["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in
+                                                 report.timings.items()]), ""]
+    for p in report.plots:
+        if plot_files and p.name in plot_files:
+            out += [f"## {p.title}", "", f"![{p.title}]({plot_files[p.name]})", ""]
+    if report.versions:
+        out += ["## Versions", "", ", ".join(f"{k} {v}" for k, v in report.versions.items()), ""]
+    return "\n".join(out)
+
+
+def _num(v) -> str:
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:.2f}"
+    return f"{int(v):,}" if isinstance(v, (int, float)) else str(v)
+
+
+def render_plot_png(p: Plot) -> bytes:
+    """Draw one plot with matplotlib (Agg, no display) and return the PNG bytes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    for label, (xs, ys) in p.series.items():
+        ax.plot(xs, ys, marker="o", markersize=3, label=label)
+    ax.set_xscale(p.xscale)
+    ax.set_title(p.title)
+    ax.set_xlabel(p.xlabel)
+    ax.set_ylabel(p.ylabel)
+    ax.grid(alpha=0.3)
+    if len(p.series) > 1:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
+    """A self-contained HTML page (plots embedded), readable offline and easy to mail around."""
+    e = html.escape
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(report.name)}</title>",
+             "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+             "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
+             "padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}"
+             "th{background:#f0f0f0}</style></head><body>",
+             f"<h1>Parse selection report: {e(report.name)}</h1>"]
+    parts += [f"<p>{e(n)}</p>" for n in report.notes]
+
+    def table(header, rows):
+        h = "".join(f"<th>{e(x)}</th>" for x in header)
+        body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
+        return f"<table><tr>{h}</tr>{body}</table>"
+
+    for name, t in report.metrics.items():
+        parts.append(f"<h2>{e(name)}: {e(t.title)}</h2>")
+        parts.append(table(_HEAD, _metric_rows(t, with_stats=True)))
+    for title, groups in (("Breakdown by parse quality", report.by_quality),
+                          ("Breakdown by sentence length", report.by_length)):
+        if not groups:
+            continue
+        parts.append(f"<h2>{e(title)}</h2>")
+        header = ["metric / selection"] + [f"{g.group} ({g.sentences}, {g.share:.1f}%)"
+                                           for g in groups]
+        rows = []
+        for m in groups[0].tables:
+            rows.append([f"{m} upper"] + [_fmt(g.tables[m].upper) for g in groups])
+            for r in groups[0].tables[m].rankers:
+                rows.append([f"{m} {r}"] + [_fmt(g.tables[m].rankers[r].score) for g in groups])
+            rows.append([f"{m} lower"] + [_fmt(g.tables[m].lower) for g in groups])
+        parts.append(table(header, rows))
+    if report.counts:
+        parts.append("<h2>Counts</h2>" + table(["what", "value"],
+                                               [[k, _num(v)] for k, v in report.counts.items()]))
+    if report.timings:
+        parts.append("<h2>Time per stage (seconds)</h2>" + table(
+            ["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in report.timings.items()]))
+    for p in report.plots:
+        if p.name in pngs:
+            b64 = base64.b64encode(pngs[p.name]).decode("ascii")
+            parts.append(f"<h2>{e(p.title)}</h2><img alt='{e(p.title)}' "
+                         f"src='data:image/png;base64,{b64}'>")
+    if report.versions:
+        parts.append("<h2>Versions</h2><p>" + e(", ".join(f"{k} {v}" for k, v in
+                                                          report.versions.items())) + "</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dict[str, Path]:
+    """Write ``report.md``, ``report.json``, ``report.html`` (and ``plots/*.png``) into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pngs: dict[str, bytes] = {}
+    plot_files: dict[str, str] = {}
+    if plots and report.plots:
+        (out / "plots").mkdir(exist_ok=True)
+        for p in report.plots:
+            pngs[p.name] = render_plot_png(p)
+            (out / "plots" / f"{p.name}.png").write_bytes(pngs[p.name])
+            plot_files[p.name] = f"plots/{p.name}.png"
+    paths = {"md": out / "report.md", "json": out / "report.json", "html": out / "report.html"}
+    paths["md"].write_text(report_to_markdown(report, plot_files), encoding="utf-8")
+    paths["json"].write_text(json.dumps(report_to_json(report), indent=2, allow_nan=False) + "\n",
+                             encoding="utf-8")
+    paths["html"].write_text(report_to_html(report, pngs), encoding="utf-8")
+    return paths

@@ -1,0 +1,38 @@
+"""Tests for the report writers: the JSON contract, no NaN in any file, plots embedded."""
+import json
+
+from ranker.pipeline.report import (BreakdownGroup, MetricTable, Plot, RankerScore, Report,
+                                    write_report)
+
+
+def _report():
+    t = MetricTable("mph", "MPH F", 85.0, 60.0, {
+        "native": RankerScore(68.5, 34.0, (66.0, 71.0), None, 0.2),
+        "loglinear": RankerScore(75.0, float("nan"), (73.0, 77.0), 0.0004, 0.01)}, 413)
+    return Report("demo", {"mph": t},
+                  by_quality=[BreakdownGroup("full", 300, 72.6, {"mph": t})],
+                  counts={"sentences": 413}, timings={"parse": 1.5},
+                  plots=[Plot("forest", "Score against forest size", "candidates", "F",
+                              {"oracle": ((1.0, 10.0), (90.0, 80.0))}, "log")])
+
+
+def test_json_follows_the_output_contract_and_has_no_nan(tmp_path):
+    paths = write_report(_report(), tmp_path)
+    text = paths["json"].read_text()
+    assert "NaN" not in text
+    doc = json.loads(text)
+    m = doc["metrics"]["mph"]
+    assert (m["upper"], m["lower"]) == (85.0, 60.0)
+    assert m["rankers"]["native"] == {"score": 68.5, "error_reduction": 34.0, "ci95": [66.0, 71.0],
+                                      "p_vs_native": None, "p_vs_heidorn": 0.2}
+    assert m["rankers"]["loglinear"]["error_reduction"] is None
+
+
+def test_markdown_and_html_show_tables_and_plots(tmp_path):
+    paths = write_report(_report(), tmp_path)
+    md = paths["md"].read_text()
+    assert "| upper bound (oracle) | 85.0 |" in md and "| lower bound (random) | 60.0 |" in md
+    assert "| loglinear | 75.0 | n/a | [73.0, 77.0] | <0.001 | 0.010 |" in md
+    assert "nan" not in md.lower()
+    assert (tmp_path / "plots" / "forest.png").read_bytes()[:4] == b"\x89PNG"
+    assert "data:image/png;base64," in paths["html"].read_text()
