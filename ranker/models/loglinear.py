@@ -1,0 +1,189 @@
+"""The conditional log-linear ranker trained from partial bracketings (Crouch et al. 2002, section 3).
+
+``p_λ(x | y) = e^{λ·f(x)} / Σ_{x' ∈ X(y)} e^{λ·f(x')}``; training minimises ``P(λ)``, the negative
+log probability of each sentence's consistent set plus a Gaussian prior (see
+:mod:`ranker.models.objective` for the formula and its gradient), by conjugate gradient as in the
+paper (scipy's Polak-Ribière CG with a Wolfe line search) or, as an option, L-BFGS.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.optimize
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from ..errors import RankerError
+from .base import GroupedRanker
+from .groups import group_offsets
+from .objective import ConditionalObjective
+from .training_set import select_training_rows
+
+SOLVERS = {"cg": "CG", "lbfgs": "L-BFGS-B"}
+
+
+def as_csr(X, dtype=None) -> sp.csr_matrix:
+    """Candidates as a CSR matrix with int32 indices where they fit (half the index traffic)."""
+    X = sp.csr_matrix(X, dtype=dtype)
+    if X.nnz < np.iinfo(np.int32).max and X.shape[1] < np.iinfo(np.int32).max:
+        X.indices = X.indices.astype(np.int32, copy=False)
+        X.indptr = X.indptr.astype(np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64, copy=False)
+    return X
+
+
+class LogLinearRanker(GroupedRanker):
+    """Conditional log-linear model over grouped candidates, trained on consistency weights.
+
+    Parameters
+    ----------
+    sigma2 : float or array of shape (n_features,)
+        Variance ``σ_i²`` of the Gaussian prior on each weight (``inf``: no prior).
+    solver : {"cg", "lbfgs"}
+        Conjugate gradient (the paper's choice) or L-BFGS.
+    max_iter : int
+        Iteration limit of the solver; reaching it raises a ConvergenceWarning.
+    tol : float
+        Stop when the largest gradient component of ``P(λ) / n_sentences`` falls below this
+        (per-sentence scaling makes the tolerance independent of corpus size).
+    max_parses : int or None
+        Training filter: drop sentences with more candidates than this (the paper used 1,000).
+    full_parses_only : bool
+        Training filter: drop sentences with a non-full candidate; ``fit`` then needs ``full``.
+    proper_subset : bool
+        Training filter: drop sentences whose every candidate is consistent. Sentences with no
+        consistent candidate are always dropped.
+    dtype : {"float64", "float32"}
+        Precision of the stored feature values during training; float32 halves memory traffic.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        The weights ``λ``.
+    n_features_in_ : int
+    n_iter_ : int
+        Solver iterations.
+    n_evaluations_ : int
+        Evaluations of the objective and gradient.
+    objective_ : float
+        ``P(λ)`` at the solution (unscaled).
+    converged_ : bool
+    n_training_sentences_ : int
+        Sentences left after the filters.
+    dropped_ : dict
+        Sentences each filter removed.
+    """
+
+    def __init__(self, sigma2=1.0, solver: str = "cg", max_iter: int = 1000, tol: float = 1e-5,
+                 max_parses: int | None = None, full_parses_only: bool = False,
+                 proper_subset: bool = True, dtype: str = "float64"):
+        self.sigma2 = sigma2
+        self.solver = solver
+        self.max_iter = max_iter
+        self.tol = tol
+        self.max_parses = max_parses
+        self.full_parses_only = full_parses_only
+        self.proper_subset = proper_subset
+        self.dtype = dtype
+
+    def _validate_params(self) -> None:
+        if self.solver not in SOLVERS:
+            raise RankerError(f"solver must be one of {sorted(SOLVERS)}, not {self.solver!r}")
+        if self.dtype not in ("float64", "float32"):
+            raise RankerError(f"dtype must be 'float64' or 'float32', not {self.dtype!r}")
+        s2 = np.asarray(self.sigma2, dtype=np.float64)
+        if np.any(~(s2 > 0)):
+            raise RankerError("sigma2 must be positive (inf for no prior)")
+
+    def fit(self, X, y, groups, full=None) -> "LogLinearRanker":
+        """Estimate ``λ`` by minimising ``P(λ)``.
+
+        Parameters
+        ----------
+        X : sparse or dense matrix, shape (n_candidates, n_features)
+        y : array-like, shape (n_candidates,)
+            Consistency weight of each candidate, >= 0 (1 consistent, 0 not, or fractional).
+        groups : array-like, shape (n_candidates,)
+            Sentence of each row; rows of a sentence adjacent.
+        full : array-like of bool, shape (n_candidates,), optional
+            Whether each candidate is a full parse (needed by ``full_parses_only``).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        X = as_csr(X, dtype=np.dtype(self.dtype))
+        y = np.asarray(y, dtype=np.float64)
+        if y.shape != (X.shape[0],):
+            raise RankerError(f"y has shape {y.shape}; expected one weight per candidate ({X.shape[0]})")
+        if not np.all(np.isfinite(y)) or np.any(y < 0):
+            raise RankerError("consistency weights y must be finite and >= 0")
+        if X.nnz and not np.all(np.isfinite(X.data)):
+            raise RankerError("feature values must be finite")
+        offsets = group_offsets(groups, X.shape[0])
+        if self.full_parses_only and full is None:
+            raise RankerError("full_parses_only needs the per-candidate 'full' flags")
+        rows = select_training_rows(y, offsets, max_parses=self.max_parses,
+                                    full=full if self.full_parses_only else None,
+                                    proper_subset=self.proper_subset)
+        n_kept = int(rows.group_mask.sum())
+        if n_kept == 0:
+            raise RankerError(f"no training sentence survives the filters (dropped: {rows.dropped})")
+        if not rows.row_mask.all():
+            keep_rows = np.flatnonzero(rows.row_mask)
+            X = as_csr(X[keep_rows])
+            y = y[keep_rows]
+            sizes = np.diff(offsets)[rows.group_mask]
+            offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        d = X.shape[1]
+        sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
+        objective = ConditionalObjective(X, y, offsets, sigma2)
+        scale = 1.0 / n_kept
+
+        def fun(lam):
+            v, g = objective(lam)
+            return v * scale, g * scale
+
+        options = {"maxiter": int(self.max_iter), "gtol": float(self.tol)}
+        if self.solver == "cg":
+            options["norm"] = np.inf
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = scipy.optimize.minimize(fun, np.zeros(d), jac=True, method=SOLVERS[self.solver],
+                                          options=options)
+        self.coef_ = np.asarray(res.x, dtype=np.float64)
+        self.n_features_in_ = d
+        self.n_iter_ = int(res.nit)
+        self.n_evaluations_ = int(objective.n_evaluations)
+        self.objective_ = float(res.fun) / scale
+        self.n_training_sentences_ = n_kept
+        self.dropped_ = dict(rows.dropped)
+        grad_max = float(np.max(np.abs(res.jac))) if d else 0.0
+        # scipy's CG reports "precision loss" when the line search cannot improve further even
+        # though the gradient is already at the tolerance's order; trust the gradient, not the flag.
+        self.converged_ = bool(res.success) or grad_max <= 10 * self.tol
+        if not self.converged_:
+            warnings.warn(f"LogLinearRanker did not converge after {self.n_iter_} iterations "
+                          f"({self.n_evaluations_} evaluations): {res.message} "
+                          f"(max |gradient| {grad_max:.3g} per sentence)", ConvergenceWarning,
+                          stacklevel=2)
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        """``λ·f(x)`` of every candidate (higher is better).
+
+        Parameters
+        ----------
+        X : sparse or dense matrix, shape (n_candidates, n_features)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_candidates,)
+        """
+        self._check_fitted("coef_")
+        X = sp.csr_matrix(X)
+        if X.shape[1] != self.n_features_in_:
+            raise RankerError(f"X has {X.shape[1]} features but the model was trained on "
+                              f"{self.n_features_in_}")
+        return np.asarray(X @ self.coef_, dtype=np.float64)

@@ -1,0 +1,104 @@
+"""The conditional log-likelihood of consistent parses, Crouch et al. (2002) section 3.2, vectorised.
+
+For sentences ``j`` with candidates ``X(y_j)`` and consistency weights ``w_x >= 0`` (1 on the parses
+consistent with the partial annotation ``z_j``, 0 elsewhere; fractional for best-F ties or EM-style
+partial labels)::
+
+    P(λ) = - Σ_j log Σ_{x ∈ X(y_j)} w_x e^{λ·f(x)} + Σ_j log Σ_{x ∈ X(y_j)} e^{λ·f(x)} + Σ_i λ_i² / 2σ_i²
+    ∂P/∂λ_i = Σ_j E_p[f_i | y_j] - Σ_j E_q[f_i | y_j, z_j] + λ_i / σ_i²
+
+where ``p`` is the model's distribution over all parses of a sentence and ``q`` the same
+distribution restricted to (and reweighted by) the consistent set. With 0/1 weights this is exactly
+the paper's formula. All candidates sit in one CSR matrix, so one evaluation is one product
+``X λ``, segment-wise log-sum-exp over the sentence offsets, and one product ``Xᵀ (p - q)`` that
+yields both expectations at once: two passes over the nonzeros, which is what bounds its speed.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .groups import segment_logsumexp
+
+_TINY = 1e-300
+
+
+class ConditionalObjective:
+    """``P(λ)`` and its gradient over a fixed training set, with buffers reused between calls.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix, shape (n_candidates, n_features)
+        Property-function values of every candidate; float32 data halves the memory traffic at the
+        cost of float32 products, float64 keeps full precision.
+    weights : ndarray, shape (n_candidates,)
+        Consistency weight of each candidate (>= 0); every sentence needs some positive weight.
+    offsets : ndarray of int64, shape (n_groups + 1,)
+        Sentence ``j`` is rows ``offsets[j]:offsets[j+1]``.
+    sigma2 : float or ndarray of shape (n_features,)
+        Prior variances ``σ_i²``; ``inf`` switches the prior off for a feature.
+    """
+
+    def __init__(self, X, weights, offsets, sigma2):
+        X = sp.csr_matrix(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X.sum_duplicates()
+        self.X = X
+        self.XT = X.T  # a CSC view sharing X's arrays: Xᵀ r streams the same bytes as X λ
+        self.dtype = X.dtype
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.starts = self.offsets[:-1]
+        self.sizes = np.diff(self.offsets)
+        self.w = np.asarray(weights, dtype=np.float64)
+        if len(self.offsets) > 1 and np.any(np.add.reduceat(self.w, self.starts) <= 0):
+            # -log 0: such a sentence makes P infinite whatever λ is; callers filter it out first.
+            raise ValueError("every sentence needs a candidate with positive consistency weight")
+        self.has_fractional = bool(np.any((self.w != 0) & (self.w != 1)))
+        n, d = X.shape
+        s2 = np.broadcast_to(np.asarray(sigma2, dtype=np.float64), (d,))
+        self.inv_sigma2 = np.where(np.isinf(s2), 0.0, 1.0 / s2)
+        self.n_evaluations = 0
+        self._e = np.empty(n)
+        self._ew = np.empty(n)
+        self._r = np.empty(n if self.dtype != np.float64 else 0, dtype=self.dtype)
+
+    @property
+    def nnz(self) -> int:
+        return int(self.X.nnz)
+
+    def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return ``(P(λ), ∇P(λ))``; the shape ``scipy.optimize.minimize(jac=True)`` expects."""
+        self.n_evaluations += 1
+        lam = np.asarray(lam, dtype=np.float64)
+        scores = self.X @ lam.astype(self.dtype, copy=False)
+        s = scores.astype(np.float64, copy=False)
+        starts, sizes, e, ew = self.starts, self.sizes, self._e, self._ew
+        # One shift (the sentence maximum) serves both sums; it is exact for the full set and only
+        # risks underflow in the consistent sum, handled below. np.repeat over the sentence sizes
+        # broadcasts per-sentence values to rows three times faster than fancy indexing.
+        m = np.maximum.reduceat(s, starts)
+        np.subtract(s, np.repeat(m, sizes), out=e)
+        np.exp(e, out=e)
+        np.multiply(e, self.w, out=ew)
+        z = np.add.reduceat(e, starts)
+        zc = np.add.reduceat(ew, starts)
+        if np.any(zc < _TINY):
+            # Consistent parses far below the best parse: recompute their sum with its own shift.
+            lse_c, q = segment_logsumexp(s, self.offsets, self.w)
+            log_zc = lse_c - m
+        else:
+            log_zc = np.log(zc)
+            np.multiply(ew, np.repeat(1.0 / zc, sizes), out=ew)
+            q = ew
+        value = float(np.sum(np.log(z)) - np.sum(log_zc)) + 0.5 * float(lam @ (lam * self.inv_sigma2))
+        # r = p - q: one product Xᵀ r gives both expectations.
+        np.multiply(e, np.repeat(1.0 / z, sizes), out=e)
+        np.subtract(e, q, out=e)
+        if self.dtype == np.float64:
+            r = e
+        else:
+            r = self._r
+            r[...] = e
+        grad = (self.XT @ r).astype(np.float64, copy=False) + lam * self.inv_sigma2
+        return value, grad
