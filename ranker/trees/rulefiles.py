@@ -1,0 +1,58 @@
+"""Finding and reading the linguistic rule tables in ``configs/`` (head rules, flattening, labels).
+
+The tables are data files so that a user can read, cite and change them without touching code.
+They are found relative to the package (``<repo>/configs/<kind>/<name>.txt``), which holds for the
+source tree and for an editable install alike; a path to any other file works as well.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import RankerError
+
+#: ``<repo>/configs``: the package lives in ``<repo>/ranker/trees``.
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+
+
+class RuleFileError(RankerError, ValueError):
+    """A malformed rule table; ``str()`` reads ``file:line: message``."""
+
+    def __init__(self, source: str, line: int, message: str):
+        super().__init__(f"{source}:{line}: {message}")
+        self.source, self.line, self.message = source, line, message
+
+
+def config_path(kind: str, path_or_name: str | Path) -> Path:
+    """Resolve a table name (``"collins"`` -> ``configs/heads/collins.txt``) or pass a path through.
+
+    Raises
+    ------
+    FileNotFoundError
+        When neither a file of that path nor a table of that name exists (the message lists the
+        tables that do).
+    """
+    p = Path(path_or_name)
+    if p.is_file():
+        return p
+    named = CONFIG_DIR / kind / f"{path_or_name}.txt"
+    if named.is_file():
+        return named
+    known = sorted(q.stem for q in (CONFIG_DIR / kind).glob("*.txt"))
+    raise FileNotFoundError(f"{path_or_name}: no such file and no {kind} table of that name "
+                            f"(known: {', '.join(known) or 'none'})")
+
+
+def rule_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for each line that is neither blank nor a comment.
+
+    Comments are whole lines starting with ``#``: ``#`` is also a PTB tag (the pound sign), so a
+    ``#`` inside a rule is data.
+    """
+    with open(path, encoding="utf-8") as f:
+        for number, raw in enumerate(f, 1):
+            text = raw.strip()
+            if text.startswith("#"):
+                continue
+            if text:
+                yield number, text
