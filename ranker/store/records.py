@@ -50,6 +50,7 @@ class Candidate(NamedTuple):
     links: tuple[Link, ...] = ()
     source_words: tuple[str, ...] = ()
     word_to_token: tuple[int, ...] = ()
+    unmapped: int = 0            # alignment cases the source could not map to gold tokens (reported, never hidden)
 
 
 class Forest(NamedTuple):
@@ -74,3 +75,53 @@ class Annotation(NamedTuple):
     sentence_id: str
     kind: str
     brackets: tuple[Bracket, ...]
+
+
+STATUSES = ("empty", "proper", "all")
+
+
+class ConsistentSet(NamedTuple):
+    """The candidates of one sentence consistent with its annotation, X(y, z) of Crouch et al.
+
+    ``weights`` follow the forest's candidate order (1.0 = in the set; fractional weights are
+    allowed for rules that share credit). ``status`` says whether the strict set X(y, z) is empty,
+    a proper subset or all candidates; ``rule`` says what chose the weights: ``"consistent"``
+    (the strict set), ``"fewest-violations"`` (strict set empty, Charniak-Johnson's convention of
+    keeping the best candidates) or ``"none"`` (strict set empty and no fallback asked for).
+    """
+
+    sentence_id: str
+    weights: tuple[float, ...]
+    status: str                  # one of STATUSES
+    rule: str
+    violations: tuple[int, ...] = ()   # annotated brackets each candidate fails to contain
+
+
+class BracketCounts(NamedTuple):
+    """Bracket counts of one candidate against gold under one metric, so bounds need no re-parse."""
+
+    sentence_id: str
+    source: str
+    rank: int
+    gold: int
+    test: int
+    matched: int
+    crossing: int
+
+
+class StoreStats(NamedTuple):
+    """What a store holds, as ``ranker store stats`` prints it."""
+
+    sentences: int
+    sentences_with_candidates: int
+    candidates: int
+    full: int
+    fragment: int
+    timeout: int
+    mean_candidates: float       # over sentences with candidates
+    median_candidates: float
+    unmapped_tokens: int
+    failures: int                # sentences whose parse crashed or produced nothing
+    consistent_sets: dict[str, dict[str, int]]   # kind -> {"empty", "proper", "all"} sentence counts
+    corpora: dict[str, int]      # corpus -> sentences
+    sources: dict[str, int]      # source -> candidates

@@ -1,0 +1,128 @@
+"""A process pool over sentences that survives a worker crashing or hanging.
+
+``concurrent.futures`` breaks the whole pool when one worker dies (a segfault inside a C parser)
+and ``multiprocessing.Pool`` waits forever for the lost task. Here each worker takes one item at a
+time over its own pipe, so the parent always knows which item a dead or overdue worker held: that
+item is reported as failed, the worker is replaced, and the rest go on. Results arrive in
+completion order.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from multiprocessing.connection import wait
+from typing import Callable, Iterable, Iterator
+
+# fork: workers start in milliseconds and inherit the imported modules; they never touch the
+# parent's open SQLite connection.
+_CTX = mp.get_context("fork")
+
+
+def _worker_main(conn, make_handler, init_arg) -> None:
+    handler = make_handler(init_arg)
+    while True:
+        try:
+            item = conn.recv()
+        except EOFError:
+            return
+        if item is None:
+            return
+        conn.send(handler(item))
+
+
+class _Worker:
+    def __init__(self, make_handler, init_arg):
+        self.conn, child = _CTX.Pipe()
+        self.proc = _CTX.Process(target=_worker_main, args=(child, make_handler, init_arg), daemon=True)
+        self.proc.start()
+        child.close()
+        self.item = None
+        self.started = 0.0
+
+    def give(self, item) -> None:
+        self.item, self.started = item, time.monotonic()
+        self.conn.send(item)
+
+    def stop(self, kill: bool = False) -> None:
+        if kill:
+            self.proc.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        self.conn.close()
+
+
+def run_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
+             on_failure: Callable[[object, str], object], hard_timeout: float | None = None) -> Iterator:
+    """Apply ``make_handler(init_arg)(item)`` to every item in ``workers`` processes.
+
+    Parameters
+    ----------
+    items
+        Picklable work items.
+    make_handler
+        Module-level function run once per worker process (loads the parser) returning the
+        per-item function; what it returns for an item is yielded.
+    init_arg
+        Its argument (e.g. parser options).
+    workers
+        Number of worker processes (at least 1).
+    on_failure
+        ``on_failure(item, reason)`` builds the result yielded for an item whose worker died
+        (``"crash: ..."``) or overran ``hard_timeout`` (``"killed: ..."``).
+    hard_timeout
+        Seconds after which a worker still busy with one item is killed.
+
+    Yields
+    ------
+    object
+        One result per item, in completion order.
+    """
+    pending = iter(items)
+    pool = [_Worker(make_handler, init_arg) for _ in range(max(1, workers))]
+    exhausted = False
+    try:
+        while True:
+            for w in pool:
+                if w.item is None and not exhausted:
+                    nxt = next(pending, _END)
+                    if nxt is _END:
+                        exhausted = True
+                    else:
+                        w.give(nxt)
+            busy = [w for w in pool if w.item is not None]
+            if not busy:
+                return
+            ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0)
+            for i, w in enumerate(pool):
+                if w.item is None:
+                    continue
+                if w.conn in ready:
+                    try:
+                        result = w.conn.recv()
+                    except (EOFError, OSError):
+                        result = None
+                    else:
+                        w.item = None
+                        yield result
+                        continue
+                overdue = hard_timeout is not None and time.monotonic() - w.started > hard_timeout
+                if w.proc.sentinel in ready or w.conn in ready or overdue:
+                    item, code = w.item, w.proc.exitcode
+                    w.stop(kill=True)
+                    reason = (f"killed: no result after {hard_timeout:.0f}s" if overdue and code is None
+                              else f"crash: worker exited with code {code}")
+                    pool[i] = _Worker(make_handler, init_arg)
+                    yield on_failure(item, reason)
+    finally:
+        for w in pool:
+            w.stop(kill=w.item is not None)
+
+
+_END = object()

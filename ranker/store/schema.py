@@ -1,0 +1,41 @@
+"""The SQLite schema of the candidate-parse store and its version.
+
+Bump ``SCHEMA_VERSION`` whenever a table changes meaning; opening a file of another version is an
+error (:class:`ranker.store.errors.SchemaVersionError`), never a silent misread. Trees are kept as
+one-line Penn text (readable with ``sqlite3``, exported as is); lists and score dicts as JSON.
+"""
+
+SCHEMA_VERSION = 1
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sentences (
+    id TEXT PRIMARY KEY, corpus TEXT NOT NULL, document TEXT NOT NULL, idx INTEGER NOT NULL,
+    tokens TEXT NOT NULL, tags TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sentences_order ON sentences (corpus, document, idx);
+CREATE TABLE IF NOT EXISTS gold (sentence_id TEXT PRIMARY KEY, tree TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources (name TEXT PRIMARY KEY, options TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS candidates (
+    sentence_id TEXT NOT NULL, source TEXT NOT NULL, rank INTEGER NOT NULL,
+    quality TEXT NOT NULL, tree TEXT NOT NULL, scores TEXT NOT NULL, links TEXT NOT NULL,
+    source_words TEXT NOT NULL, word_to_token TEXT NOT NULL, unmapped INTEGER NOT NULL,
+    PRIMARY KEY (sentence_id, source, rank)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS parse_log (
+    sentence_id TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL, detail TEXT NOT NULL,
+    candidates INTEGER NOT NULL, unmapped INTEGER NOT NULL, seconds REAL NOT NULL,
+    PRIMARY KEY (sentence_id, source));
+CREATE TABLE IF NOT EXISTS annotations (
+    sentence_id TEXT NOT NULL, kind TEXT NOT NULL, brackets TEXT NOT NULL,
+    PRIMARY KEY (kind, sentence_id));
+CREATE TABLE IF NOT EXISTS annotation_checks (
+    kind TEXT NOT NULL, sentence_id TEXT NOT NULL, source TEXT NOT NULL, rank INTEGER NOT NULL,
+    missing INTEGER NOT NULL, crossing INTEGER NOT NULL,
+    PRIMARY KEY (kind, sentence_id, source, rank)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS bracket_counts (
+    metric TEXT NOT NULL, sentence_id TEXT NOT NULL, source TEXT NOT NULL, rank INTEGER NOT NULL,
+    gold INTEGER NOT NULL, test INTEGER NOT NULL, matched INTEGER NOT NULL, crossing INTEGER NOT NULL,
+    PRIMARY KEY (metric, sentence_id, source, rank)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS artifacts (
+    kind TEXT NOT NULL, key TEXT NOT NULL, payload BLOB NOT NULL, meta TEXT NOT NULL,
+    PRIMARY KEY (kind, key));
+"""

@@ -1,0 +1,427 @@
+"""The candidate-parse store: one SQLite file that every later stage reads.
+
+Nothing else opens the file. Writes go through :meth:`Store.batch` transactions, so a process
+killed at any moment leaves whole batches or nothing (SQLite's write-ahead log makes a commit
+atomic and durable against a crashed process); every insert is keyed, so running an ingest again
+leaves the same content. WAL mode also lets readers (``ranker store stats``) work while a parse
+writes.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import statistics
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..sources.splits import document_filter
+from ..trees.penn import format_tree, parse_tree
+from .errors import SchemaVersionError, StoreError
+from .records import (STATUSES, Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Forest,
+                      Link, Sentence, StoreStats)
+from .schema import DDL, SCHEMA_VERSION
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_loads = json.loads
+
+RULES = ("strict", "fewest")
+
+
+class Store:
+    """An open store file; use as a context manager (``with Store.open(path) as st:``)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self._conn = conn
+        self.path = path
+        self._depth = 0
+
+    # ---------------------------------------------------------------- opening
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True) -> "Store":
+        """Open (and by default create) a store file.
+
+        Parameters
+        ----------
+        path
+            The SQLite file; its parent folder is created if missing.
+        create
+            When False, a missing file is an error instead of a new empty store.
+
+        Raises
+        ------
+        SchemaVersionError
+            If the file was written by another schema version.
+        StoreError
+            If the file is not a ranker store.
+        """
+        path = Path(path)
+        if not path.exists():
+            if not create:
+                raise FileNotFoundError(f"{path}: no such store")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(str(path), isolation_level=None, timeout=60.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{path}: not a ranker store ({e})") from None
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=OFF")
+        store = cls(conn, path)
+        store._check_schema()
+        return store
+
+    def _check_schema(self) -> None:
+        c = self._conn
+        tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "meta" not in tables:
+            raise StoreError(f"{self.path}: not a ranker store (no meta table)")
+        if "meta" in tables:
+            row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            found = row[0] if row else None
+            if found != str(SCHEMA_VERSION):
+                raise SchemaVersionError(
+                    f"{self.path}: store schema version {found} but this ranker reads version "
+                    f"{SCHEMA_VERSION}; rebuild the store (ranker parse / ranker import) or use a "
+                    f"matching ranker")
+        with self.batch():
+            for statement in DDL.split(";"):
+                if statement.strip():
+                    c.execute(statement)
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def batch(self):
+        """One transaction around everything inside; nested batches join the outer one."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield self
+        except BaseException:
+            self._depth = 0
+            self._conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self._conn.execute("COMMIT")
+
+    # ---------------------------------------------------------------- sentences and gold
+    def add_sentences(self, sentences: Iterable[Sentence]) -> None:
+        """Store sentences; a sentence already stored is replaced by the same content."""
+        rows = ((s.id, s.corpus, s.document, s.index, _dumps(list(s.tokens)), _dumps(list(s.tags)))
+                for s in sentences)
+        with self.batch():
+            self._conn.executemany("INSERT OR REPLACE INTO sentences VALUES (?,?,?,?,?,?)", rows)
+
+    def add_gold(self, sentence_id: str, tree) -> None:
+        """Store the gold tree of a stored sentence (its leaves must be the sentence's tokens)."""
+        tokens = self._tokens(sentence_id)
+        if tuple(tree.words) != tokens:
+            raise StoreError(f"gold tree of {sentence_id} has leaves {list(tree.words)[:8]}... "
+                             f"but the sentence's tokens are {list(tokens)[:8]}...")
+        with self.batch():
+            self._conn.execute("INSERT OR REPLACE INTO gold VALUES (?,?)", (sentence_id, format_tree(tree)))
+
+    def _tokens(self, sentence_id: str) -> tuple[str, ...]:
+        row = self._conn.execute("SELECT tokens FROM sentences WHERE id=?", (sentence_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no sentence {sentence_id!r}")
+        return tuple(_loads(row[0]))
+
+    def _sentence_rows(self, corpus, split, fileids, ids=None):
+        sql = "SELECT id, corpus, document, idx, tokens, tags FROM sentences"
+        args: list = []
+        if corpus is not None:
+            sql += " WHERE corpus=?"
+            args.append(corpus)
+        sql += " ORDER BY corpus, document, idx"
+        keep = document_filter(corpus, split, fileids)
+        for r in self._conn.execute(sql, args):
+            if keep is None or keep(r[2]):
+                yield Sentence(r[0], r[1], r[2], r[3], tuple(_loads(r[4])), tuple(_loads(r[5])))
+
+    def sentences(self, corpus: str | None = None, split: str | None = None,
+                  fileids=None) -> list[Sentence]:
+        """Stored sentences in corpus order (corpus, document, index), filtered as asked.
+
+        Parameters
+        ----------
+        corpus
+            Only this corpus (all when None).
+        split
+            A split name of :mod:`ranker.sources.splits` (``train``, ``heldout``, ``test``).
+        fileids
+            A glob or list of globs over document ids.
+        """
+        return list(self._sentence_rows(corpus, split, fileids))
+
+    def sentence(self, sentence_id: str) -> Sentence:
+        r = self._conn.execute("SELECT id, corpus, document, idx, tokens, tags FROM sentences WHERE id=?",
+                               (sentence_id,)).fetchone()
+        if r is None:
+            raise StoreError(f"{self.path}: no sentence {sentence_id!r}")
+        return Sentence(r[0], r[1], r[2], r[3], tuple(_loads(r[4])), tuple(_loads(r[5])))
+
+    def gold(self, sentence_id: str):
+        r = self._conn.execute("SELECT tree FROM gold WHERE sentence_id=?", (sentence_id,)).fetchone()
+        return None if r is None else parse_tree(r[0], f"gold:{sentence_id}")
+
+    # ---------------------------------------------------------------- candidates
+    def add_source(self, name: str, options: dict) -> None:
+        """Record the options a source ran with (provenance shown by stats and reports)."""
+        with self.batch():
+            self._conn.execute("INSERT OR REPLACE INTO sources VALUES (?,?)",
+                               (name, _dumps(options)))
+
+    def source_options(self) -> dict[str, dict]:
+        return {n: _loads(o) for n, o in self._conn.execute("SELECT name, options FROM sources ORDER BY name")}
+
+    def add_candidates(self, candidates: Iterable[Candidate]) -> int:
+        """Store candidates keyed by (sentence, source, rank); storing one again replaces it.
+
+        Returns
+        -------
+        int
+            How many candidates were written.
+        """
+        rows = [encode_candidate(c) for c in candidates]
+        with self.batch():
+            self._conn.executemany("INSERT OR REPLACE INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+        return len(rows)
+
+    def replace_forest(self, sentence_id: str, source: str, candidates: Iterable[Candidate]) -> int:
+        """Make ``candidates`` the whole forest of ``sentence_id`` from ``source`` (drops stale ranks)."""
+        rows = [encode_candidate(c) for c in candidates]
+        with self.batch():
+            self._conn.execute("DELETE FROM candidates WHERE sentence_id=? AND source=?", (sentence_id, source))
+            self._conn.executemany("INSERT INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+        return len(rows)
+
+    def replace_encoded_forest(self, sentence_id: str, source: str, rows: list[tuple]) -> int:
+        """:meth:`replace_forest` for rows already made by :func:`encode_candidate` (in a worker process)."""
+        with self.batch():
+            self._conn.execute("DELETE FROM candidates WHERE sentence_id=? AND source=?", (sentence_id, source))
+            self._conn.executemany("INSERT INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+        return len(rows)
+
+    def _candidates(self, sentence: Sentence, source: str | None) -> tuple[Candidate, ...]:
+        sql = ("SELECT source, rank, quality, tree, scores, links, source_words, word_to_token, unmapped "
+               "FROM candidates WHERE sentence_id=?")
+        args: list = [sentence.id]
+        if source is not None:
+            sql += " AND source=?"
+            args.append(source)
+        sql += " ORDER BY source, rank"
+        out = []
+        for src, rank, quality, tree, scores, links, words, w2t, unmapped in self._conn.execute(sql, args):
+            t = parse_tree(tree, f"candidate:{sentence.id}:{src}:{rank}")
+            out.append(Candidate(sentence.id, src, rank, t, quality, _loads(scores),
+                                 tuple(Link(*l) for l in _loads(links)), tuple(_loads(words)),
+                                 tuple(_loads(w2t)), unmapped))
+        return tuple(out)
+
+    def forests(self, corpus: str | None = "treebank", split: str | None = None, fileids=None,
+                source: str | None = None) -> Iterator[Forest]:
+        """Every sentence's forest in corpus order, candidates ordered by (source, rank).
+
+        Sentences with no candidate give a forest with an empty ``candidates`` tuple, so callers
+        count them (a sentence the parser failed on still counts against a ranker).
+        """
+        for s in self.sentences(corpus, split, fileids):
+            yield Forest(s, self.gold(s.id), self._candidates(s, source))
+
+    def forest(self, sentence_id: str, source: str | None = None) -> Forest:
+        s = self.sentence(sentence_id)
+        return Forest(s, self.gold(sentence_id), self._candidates(s, source))
+
+    # ---------------------------------------------------------------- parse log
+    def record_parse(self, sentence_id: str, source: str, status: str, detail: str = "",
+                     candidates: int = 0, unmapped: int = 0, seconds: float = 0.0) -> None:
+        """Note how parsing one sentence went (``ok``, ``fragment``, ``timeout``, ``error``, ``crash``)."""
+        with self.batch():
+            self._conn.execute("INSERT OR REPLACE INTO parse_log VALUES (?,?,?,?,?,?,?)",
+                               (sentence_id, source, status, detail, candidates, unmapped, seconds))
+
+    def parsed_ids(self, source: str) -> set[str]:
+        """Sentences with a parse-log entry for ``source`` (done, whatever the outcome)."""
+        return {r[0] for r in self._conn.execute("SELECT sentence_id FROM parse_log WHERE source=?", (source,))}
+
+    def parse_log(self, source: str | None = None) -> list[tuple]:
+        """``(sentence_id, source, status, detail, candidates, unmapped, seconds)`` rows."""
+        sql = "SELECT * FROM parse_log" + (" WHERE source=?" if source else "") + " ORDER BY sentence_id"
+        return [tuple(r) for r in self._conn.execute(sql, (source,) if source else ())]
+
+    # ---------------------------------------------------------------- annotations
+    def add_annotations(self, annotations: Iterable[Annotation]) -> int:
+        rows = [(a.sentence_id, a.kind, _dumps([list(b) for b in a.brackets])) for a in annotations]
+        with self.batch():
+            self._conn.executemany("INSERT OR REPLACE INTO annotations VALUES (?,?,?)", rows)
+        return len(rows)
+
+    def annotations(self, kind: str, corpus: str | None = None, split: str | None = None,
+                    fileids=None) -> dict[str, Annotation]:
+        """Annotations of ``kind`` by sentence id, for the sentences selected (corpus order)."""
+        got = {sid: b for sid, b in self._conn.execute(
+            "SELECT sentence_id, brackets FROM annotations WHERE kind=?", (kind,))}
+        out = {}
+        for s in self._sentence_rows(corpus, split, fileids):
+            if s.id in got:
+                out[s.id] = Annotation(s.id, kind, tuple(Bracket(*b) for b in _loads(got[s.id])))
+        return out
+
+    def put_annotation_checks(self, kind: str, rows: Iterable[tuple]) -> None:
+        """Store ``(sentence_id, source, rank, missing, crossing)`` of candidates against annotation ``kind``."""
+        with self.batch():
+            self._conn.executemany("INSERT OR REPLACE INTO annotation_checks VALUES (?,?,?,?,?,?)",
+                                   ((kind, *r) for r in rows))
+
+    def unchecked_candidates(self, kind: str) -> list[tuple[str, str, int]]:
+        """(sentence, source, rank) of candidates of annotated sentences with no check for ``kind``."""
+        return [tuple(r) for r in self._conn.execute(
+            "SELECT c.sentence_id, c.source, c.rank FROM candidates c "
+            "JOIN annotations a ON a.sentence_id=c.sentence_id AND a.kind=? "
+            "LEFT JOIN annotation_checks k ON k.kind=? AND k.sentence_id=c.sentence_id "
+            "AND k.source=c.source AND k.rank=c.rank WHERE k.kind IS NULL", (kind, kind))]
+
+    def clear_annotation_checks(self, kind: str) -> None:
+        with self.batch():
+            self._conn.execute("DELETE FROM annotation_checks WHERE kind=?", (kind,))
+
+    def consistent_sets(self, kind: str, corpus: str | None = "treebank", split: str | None = None,
+                        fileids=None, source: str | None = None,
+                        rule: str = "strict") -> dict[str, ConsistentSet]:
+        """X(y, z) for every annotated sentence with candidates, weights in forest candidate order.
+
+        Parameters
+        ----------
+        kind
+            Annotation kind (``riezler``, ``chunks``, a user file's kind).
+        rule
+            ``"strict"``: exactly the candidates that contain every annotated bracket (an empty
+            set gives all-zero weights, rule ``"none"``); ``"fewest"``: when the strict set is
+            empty, keep the candidates with the fewest violations (rule ``"fewest-violations"``).
+
+        Raises
+        ------
+        StoreError
+            If some candidate was never checked against the annotation (run ``ranker annotate``).
+        """
+        if rule not in RULES:
+            raise StoreError(f"unknown consistency rule {rule!r} (known: {', '.join(RULES)})")
+        annotated = self.annotations(kind, corpus, split, fileids)
+        out: dict[str, ConsistentSet] = {}
+        for sid in annotated:
+            sql = ("SELECT c.source, c.rank, k.missing, k.crossing FROM candidates c LEFT JOIN annotation_checks k "
+                   "ON k.kind=? AND k.sentence_id=c.sentence_id AND k.source=c.source AND k.rank=c.rank "
+                   "WHERE c.sentence_id=?")
+            args: list = [kind, sid]
+            if source is not None:
+                sql += " AND c.source=?"
+                args.append(source)
+            rows = self._conn.execute(sql + " ORDER BY c.source, c.rank", args).fetchall()
+            if not rows:
+                continue
+            if any(r[2] is None for r in rows):
+                raise StoreError(f"{self.path}: candidates of {sid} were never checked against "
+                                 f"annotation {kind!r}; run: ranker annotate --store {self.path} --kind {kind}")
+            out[sid] = choose_consistent(sid, tuple(r[2] for r in rows), rule)
+        return out
+
+    # ---------------------------------------------------------------- bracket counts
+    def put_bracket_counts(self, metric: str, rows: Iterable[BracketCounts]) -> None:
+        """Store per-candidate bracket counts against gold under ``metric`` (replacing old ones)."""
+        with self.batch():
+            self._conn.executemany("INSERT OR REPLACE INTO bracket_counts VALUES (?,?,?,?,?,?,?,?)",
+                                   ((metric, *tuple(r)[:7]) for r in rows))
+
+    def bracket_counts(self, metric: str, corpus: str | None = "treebank", split: str | None = None,
+                       fileids=None, source: str | None = None) -> dict[str, tuple[BracketCounts, ...]]:
+        """Counts by sentence id (corpus order), each tuple in forest candidate order."""
+        sql = ("SELECT sentence_id, source, rank, gold, test, matched, crossing FROM bracket_counts "
+               "WHERE metric=? AND sentence_id=?" + (" AND source=?" if source is not None else "") +
+               " ORDER BY source, rank")
+        out = {}
+        for s in self._sentence_rows(corpus, split, fileids):
+            args = (metric, s.id) if source is None else (metric, s.id, source)
+            rows = self._conn.execute(sql, args).fetchall()
+            if rows:
+                out[s.id] = tuple(BracketCounts(*r) for r in rows)
+        return out
+
+    # ---------------------------------------------------------------- artifacts
+    def put_artifact(self, kind: str, key: str, payload: bytes, meta: dict | None = None) -> None:
+        """Store a blob (feature matrix, model, run) with JSON metadata under ``(kind, key)``."""
+        with self.batch():
+            self._conn.execute("INSERT OR REPLACE INTO artifacts VALUES (?,?,?,?)",
+                               (kind, key, sqlite3.Binary(bytes(payload)), _dumps(meta or {})))
+
+    def get_artifact(self, kind: str, key: str) -> tuple[bytes, dict] | None:
+        r = self._conn.execute("SELECT payload, meta FROM artifacts WHERE kind=? AND key=?", (kind, key)).fetchone()
+        return None if r is None else (bytes(r[0]), _loads(r[1]))
+
+    def artifact_keys(self, kind: str) -> list[str]:
+        return [r[0] for r in self._conn.execute("SELECT key FROM artifacts WHERE kind=? ORDER BY key", (kind,))]
+
+    # ---------------------------------------------------------------- statistics
+    def stats(self) -> StoreStats:
+        """Counts of what the store holds (sentences, candidates by quality, consistent sets)."""
+        c = self._conn
+        n_sent = c.execute("SELECT COUNT(*) FROM sentences").fetchone()[0]
+        per = [r[0] for r in c.execute("SELECT COUNT(*) FROM candidates GROUP BY sentence_id")]
+        q = dict(c.execute("SELECT quality, COUNT(*) FROM candidates GROUP BY quality").fetchall())
+        unmapped = c.execute("SELECT COALESCE(SUM(unmapped), 0) FROM parse_log").fetchone()[0]
+        failures = c.execute("SELECT COUNT(*) FROM parse_log WHERE status IN ('error','crash') "
+                             "OR candidates=0").fetchone()[0]
+        sets: dict[str, dict[str, int]] = {}
+        for (kind,) in c.execute("SELECT DISTINCT kind FROM annotations ORDER BY kind").fetchall():
+            counts = dict.fromkeys(STATUSES, 0)
+            cur = c.execute("SELECT k.sentence_id, SUM(k.missing = 0), COUNT(*) FROM annotation_checks k "
+                            "WHERE k.kind=? GROUP BY k.sentence_id", (kind,))
+            for _, ok, total in cur:
+                counts["empty" if ok == 0 else "all" if ok == total else "proper"] += 1
+            sets[kind] = counts
+        return StoreStats(
+            sentences=n_sent, sentences_with_candidates=len(per), candidates=sum(per),
+            full=q.get("full", 0), fragment=q.get("fragment", 0), timeout=q.get("timeout", 0),
+            mean_candidates=float(sum(per) / len(per)) if per else 0.0,
+            median_candidates=float(statistics.median(per)) if per else 0.0,
+            unmapped_tokens=int(unmapped), failures=failures, consistent_sets=sets,
+            corpora=dict(c.execute("SELECT corpus, COUNT(*) FROM sentences GROUP BY corpus ORDER BY corpus").fetchall()),
+            sources=dict(c.execute("SELECT source, COUNT(*) FROM candidates GROUP BY source ORDER BY source").fetchall()))
+
+
+def encode_candidate(c: Candidate) -> tuple:
+    """The row a candidate is stored as; cheap to pickle, so worker processes encode, the writer inserts."""
+    return (c.sentence_id, c.source, c.rank, c.quality, format_tree(c.tree), _dumps(c.scores),
+            _dumps([list(l) for l in c.links]) if c.links else "[]",
+            _dumps(list(c.source_words)) if c.source_words else "[]",
+            _dumps(list(c.word_to_token)) if c.word_to_token else "[]", c.unmapped)
+
+
+def choose_consistent(sentence_id: str, violations: tuple[int, ...], rule: str) -> ConsistentSet:
+    """Pick X(y, z) from each candidate's violation count under ``rule`` (see :meth:`Store.consistent_sets`)."""
+    ok = [v == 0 for v in violations]
+    n_ok = sum(ok)
+    status = "empty" if n_ok == 0 else "all" if n_ok == len(ok) else "proper"
+    if n_ok:
+        return ConsistentSet(sentence_id, tuple(1.0 if o else 0.0 for o in ok), status, "consistent", violations)
+    if rule == "fewest":
+        best = min(violations)
+        return ConsistentSet(sentence_id, tuple(1.0 if v == best else 0.0 for v in violations), status,
+                             "fewest-violations", violations)
+    return ConsistentSet(sentence_id, tuple(0.0 for _ in violations), status, "none", violations)
