@@ -1,11 +1,19 @@
 """Rankers over grouped candidate parses: Heidorn's metric and the conditional log-linear model."""
 from .base import GroupedRanker, NotFittedError
 from .groups import GroupError, group_offsets
+from .heidorn import (CompiledTrees, HeadError, HeidornRanker, compile_trees, score_bottom_up,
+                      score_top_down, star_head)
+from .ktable import KTable, KTableError
 from .loglinear import LogLinearRanker
 from .objective import ConditionalObjective
+from .persistence import ModelFileError, SavedModel, load_model, save_model
 from .training_set import TrainingRows, select_training_rows
+from .tuning import SigmaSelection, select_sigma2, selected_quality, tune_k_table
 
 __all__ = [
-    "ConditionalObjective", "GroupError", "GroupedRanker", "LogLinearRanker", "NotFittedError",
-    "TrainingRows", "group_offsets", "select_training_rows",
+    "CompiledTrees", "ConditionalObjective", "GroupError", "GroupedRanker", "HeadError",
+    "HeidornRanker", "KTable", "KTableError", "LogLinearRanker", "ModelFileError", "NotFittedError",
+    "SavedModel", "SigmaSelection", "TrainingRows", "compile_trees", "group_offsets", "load_model",
+    "save_model", "score_bottom_up", "score_top_down", "select_sigma2", "select_training_rows",
+    "selected_quality", "star_head", "tune_k_table",
 ]

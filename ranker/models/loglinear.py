@@ -187,3 +187,18 @@ class LogLinearRanker(GroupedRanker):
             raise RankerError(f"X has {X.shape[1]} features but the model was trained on "
                               f"{self.n_features_in_}")
         return np.asarray(X @ self.coef_, dtype=np.float64)
+
+    _STATE = ("coef_", "n_features_in_", "n_iter_", "n_evaluations_", "objective_", "converged_",
+              "n_training_sentences_", "dropped_")
+
+    def _get_state(self) -> dict:
+        """Learned attributes, for :func:`ranker.models.persistence.save_model`."""
+        self._check_fitted("coef_")
+        return {k: getattr(self, k) for k in self._STATE}
+
+    def _set_state(self, state: dict) -> None:
+        for k in self._STATE:
+            setattr(self, k, state[k])
+        self.coef_ = np.asarray(self.coef_, dtype=np.float64)
+        if self.coef_.shape != (self.n_features_in_,):
+            raise ValueError(f"{len(self.coef_)} weights for {self.n_features_in_} features")

@@ -1,0 +1,145 @@
+"""Saving and loading a fitted ranker: weights, feature index, configuration and a format version.
+
+A model file is one JSON document (no pickle: a model from a stranger cannot run code). It names
+the ranker, its hyperparameters, its learned state and the feature index it was trained on, by
+names and by digest. Loading checks the format version and, when the caller passes the feature
+names of the matrix it is about to score, that they are exactly the model's, so a model is never
+applied to a different feature space by accident.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from ..errors import RankerError
+
+FORMAT = "ranker-model"
+FORMAT_VERSION = 1
+
+
+class ModelFileError(RankerError):
+    """A model file that is unreadable, of another format version, or for another feature space."""
+
+
+class SavedModel(NamedTuple):
+    """A loaded model: the fitted ranker, the feature names it expects and the feature config."""
+
+    ranker: object
+    feature_names: tuple[str, ...]
+    feature_config: dict
+
+
+def feature_digest(names: Sequence[str]) -> str:
+    """A short fingerprint of an ordered feature index (order matters: it is the column order)."""
+    h = hashlib.sha256("\n".join(names).encode("utf-8"))
+    return h.hexdigest()[:16]
+
+
+def _jsonable(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return value.item()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _ranker_classes() -> dict:
+    from .heidorn import HeidornRanker
+    from .loglinear import LogLinearRanker
+
+    return {"loglinear": LogLinearRanker, "heidorn": HeidornRanker}
+
+
+def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: dict | None = None) -> None:
+    """Write a fitted ranker to ``path`` as JSON.
+
+    Parameters
+    ----------
+    path : str or Path
+    ranker : LogLinearRanker or HeidornRanker
+        Fitted.
+    feature_names : sequence of str
+        The column names of the matrices the ranker scores (empty for rankers that read trees).
+    feature_config : dict, optional
+        The resolved feature-set configuration, kept so the features can be extracted again.
+    """
+    kinds = {cls: name for name, cls in _ranker_classes().items()}
+    kind = kinds.get(type(ranker))
+    if kind is None:
+        raise RankerError(f"cannot save a {type(ranker).__name__}")
+    names = [str(n) for n in feature_names]
+    state = ranker._get_state()
+    if kind == "loglinear" and len(names) not in (0, len(state["coef_"])):
+        raise RankerError(f"{len(names)} feature names for a model of {len(state['coef_'])} weights")
+    doc = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "ranker": kind,
+        "params": _jsonable(ranker.get_params()),
+        "state": _jsonable(state),
+        "features": {"digest": feature_digest(names), "count": len(names), "names": names,
+                     "config": _jsonable(feature_config or {})},
+    }
+    Path(path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+
+
+def load_model(path, feature_names: Sequence[str] | None = None) -> SavedModel:
+    """Read a model written by :func:`save_model`.
+
+    Parameters
+    ----------
+    path : str or Path
+    feature_names : sequence of str, optional
+        The feature index of the data the model will score; if given it must equal the model's.
+
+    Returns
+    -------
+    SavedModel
+
+    Raises
+    ------
+    ModelFileError
+        Unreadable file, another format or version, or a different feature space.
+    """
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ModelFileError(f"{path}:{e.lineno}:{e.colno}: not a model file ({e.msg})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelFileError(f"{path}: not a ranker model file")
+    if doc.get("format_version") != FORMAT_VERSION:
+        raise ModelFileError(f"{path}: model format version {doc.get('format_version')!r}; this "
+                             f"ranker reads version {FORMAT_VERSION}: retrain the model")
+    classes = _ranker_classes()
+    kind = doc.get("ranker")
+    if kind not in classes:
+        raise ModelFileError(f"{path}: unknown ranker {kind!r}")
+    feats = doc.get("features", {})
+    names = tuple(feats.get("names", ()))
+    if feature_digest(names) != feats.get("digest"):
+        raise ModelFileError(f"{path}: feature index does not match its digest (file edited?)")
+    if feature_names is not None:
+        given = [str(n) for n in feature_names]
+        if feature_digest(given) != feats.get("digest"):
+            first = next((i for i, (a, b) in enumerate(zip(given, names)) if a != b),
+                         min(len(given), len(names)))
+            raise ModelFileError(
+                f"{path}: model was trained on a different feature space ({len(names)} features, "
+                f"digest {feats.get('digest')}) than the data ({len(given)} features, digest "
+                f"{feature_digest(given)}); first difference at column {first}")
+    params = doc.get("params", {})
+    try:
+        ranker = classes[kind](**params)
+        ranker._set_state(doc.get("state", {}))
+    except (TypeError, KeyError, ValueError) as e:
+        raise ModelFileError(f"{path}: bad {kind} model: {e}") from None
+    return SavedModel(ranker, names, dict(feats.get("config", {})))

@@ -1,0 +1,140 @@
+"""Choosing hyperparameters on held-out data: the prior variance σ² and Heidorn's K table.
+
+Both searches judge a setting by what the user cares about, the quality of the parses it selects
+on held-out sentences (mean per-sentence F, or consistency), not by the training objective.
+Ties keep the earlier setting, so results do not depend on floating-point noise in the order of
+trials.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+import numpy as np
+from sklearn.base import clone
+
+from ..errors import RankerError
+from .groups import first_argmax, group_offsets
+from .ktable import KTable
+
+SIGMA2_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
+
+
+def selected_quality(values: np.ndarray, quality: np.ndarray, offsets: np.ndarray) -> float:
+    """Mean over groups of ``quality`` at each group's highest ``values`` (ties to the earlier)."""
+    if len(offsets) <= 1:
+        return 0.0
+    chosen = offsets[:-1] + first_argmax(values, offsets)
+    return float(np.mean(quality[chosen]))
+
+
+class SigmaSelection(NamedTuple):
+    """The outcome of the σ² search: the chosen value, every trial, and the model fitted with it."""
+
+    sigma2: float
+    trials: tuple[tuple[float, float], ...]   # (σ², held-out quality)
+    ranker: object
+
+
+def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldout,
+                  grid: Sequence[float] = SIGMA2_GRID, fit_params: dict | None = None) -> SigmaSelection:
+    """Fit ``ranker`` once per σ² of ``grid`` and keep the one whose held-out selections score best.
+
+    Parameters
+    ----------
+    ranker : LogLinearRanker
+        Unfitted template; it is cloned for every trial.
+    X, y, groups
+        Training candidates, consistency weights and sentence ids.
+    X_heldout, groups_heldout
+        Held-out candidates and sentence ids.
+    quality_heldout : array-like, shape (n_heldout_candidates,)
+        Per-candidate F (or any quality) of the held-out candidates.
+    grid : sequence of float
+    fit_params : dict, optional
+        Extra arguments of ``fit`` (``full=``).
+
+    Returns
+    -------
+    SigmaSelection
+    """
+    if not len(grid):
+        raise RankerError("the σ² grid is empty")
+    quality = np.asarray(quality_heldout, dtype=np.float64)
+    offsets = group_offsets(groups_heldout, len(quality))
+    best = None
+    trials = []
+    for s2 in grid:
+        model = clone(ranker).set_params(sigma2=float(s2)).fit(X, y, groups, **(fit_params or {}))
+        q = selected_quality(model.decision_function(X_heldout), quality, offsets)
+        trials.append((float(s2), q))
+        if best is None or q > best[1]:
+            best = (float(s2), q, model)
+    return SigmaSelection(best[0], tuple(trials), best[2])
+
+
+def tune_k_table(compiled, quality: np.ndarray, groups, table: KTable,
+                 grid: Sequence[float] = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
+                 max_rounds: int = 3) -> tuple[KTable, list[tuple[int, tuple[str, ...], float, float]]]:
+    """Coordinate search over K per modifier type, maximising the quality of the selected parses.
+
+    Types are visited from the most to the least frequent; for each, every K of ``grid`` is tried
+    with the others fixed and the best kept (a tie keeps the current K). Rounds repeat until one
+    changes nothing or ``max_rounds`` is reached.
+
+    Parameters
+    ----------
+    compiled : CompiledTrees
+        The candidates' modifiers (:func:`ranker.models.heidorn.compile_trees`).
+    quality : ndarray, shape (n_candidates,)
+        Per-candidate quality on the tuning data (e.g. sentence F).
+    groups : array-like, shape (n_candidates,)
+    table : KTable
+        Starting table; its type fields decide what a type is.
+    grid : sequence of float
+    max_rounds : int
+
+    Returns
+    -------
+    table : KTable
+        The tuned table.
+    history : list of (round, type key, K, quality)
+        Every accepted change, starting with ``(0, (), nan, start quality)``.
+    """
+    offsets = group_offsets(groups, compiled.n_trees)
+    if len(quality) != compiled.n_trees:
+        raise RankerError(f"{len(quality)} quality values for {compiled.n_trees} candidates")
+    # Types under the table's fields, and for each compiled (modifier, head, side) its key.
+    keys = [table.type_of(*t) for t in compiled.types]
+    distinct = sorted(set(keys))
+    key_index = {k: i for i, k in enumerate(distinct)}
+    occ_key = np.array([key_index[k] for k in keys], dtype=np.int64)
+    counts = np.bincount(occ_key[compiled.type_ids], minlength=len(distinct)) if len(occ_key) else \
+        np.zeros(len(distinct), dtype=np.int64)
+    order = sorted(range(len(distinct)), key=lambda i: (-counts[i], distinct[i]))
+    k = np.array([table.lookup(key) for key in distinct], dtype=np.float64)
+
+    def evaluate(kv: np.ndarray) -> float:
+        return selected_quality(-compiled.scores_from_k(kv[occ_key]), quality, offsets)
+
+    best = evaluate(k)
+    history = [(0, (), float("nan"), best)]
+    for rnd in range(1, max_rounds + 1):
+        changed = False
+        for i in order:
+            current = k[i]
+            for value in grid:
+                if value == current:
+                    continue
+                k[i] = value
+                q = evaluate(k)
+                if q > best:
+                    best, current, changed = q, float(value), True
+                    history.append((rnd, distinct[i], float(value), q))
+            k[i] = current
+        if not changed:
+            break
+    tuned = table
+    for i, key in enumerate(distinct):
+        if k[i] != table.lookup(key):
+            tuned = tuned.with_k(key, k[i])
+    return tuned, history
