@@ -249,6 +249,15 @@ class Store:
         s = self.sentence(sentence_id)
         return Forest(s, self.gold(sentence_id), self._candidates(s, source))
 
+    def candidate_texts(self, sentence_id: str, source: str | None = None) -> list[str]:
+        """The stored Penn text of a sentence's candidates in forest order (export without re-parsing)."""
+        sql = "SELECT tree FROM candidates WHERE sentence_id=?"
+        args: list = [sentence_id]
+        if source is not None:
+            sql += " AND source=?"
+            args.append(source)
+        return [r[0] for r in self._conn.execute(sql + " ORDER BY source, rank", args)]
+
     # ---------------------------------------------------------------- parse log
     def record_parse(self, sentence_id: str, source: str, status: str, detail: str = "",
                      candidates: int = 0, unmapped: int = 0, seconds: float = 0.0) -> None:

@@ -1,0 +1,64 @@
+"""``ranker store``: look into a store (``stats``) and write its candidates out (``export``)."""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("store", help="store statistics and export")
+    sub = p.add_subparsers(dest="store_command", metavar="ACTION")
+    sub.required = True
+    s = sub.add_parser("stats", help="what the store holds")
+    s.add_argument("store", metavar="S", help="store file")
+    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.set_defaults(func=run_stats)
+    e = sub.add_parser("export", help="candidates as Penn trees, one per line, a blank line after each forest")
+    e.add_argument("store", metavar="S", help="store file")
+    e.add_argument("--corpus", default="treebank")
+    e.add_argument("--split", default=None)
+    e.add_argument("--fileids", default=None, help="glob over file ids")
+    e.add_argument("--sentence", default=None, help="one sentence id")
+    e.add_argument("--source", default=None, help="only this source's candidates")
+    e.add_argument("-o", "--output", default=None, help="output file (default stdout)")
+    e.set_defaults(func=run_export)
+
+
+def _open(path):
+    from ..store import Store
+
+    return Store.open(path, create=False)
+
+
+def run_stats(args) -> int:
+    with _open(args.store) as st:
+        stats = st.stats()
+    if args.format == "json":
+        print(json.dumps(stats._asdict(), indent=2, sort_keys=True))
+        return 0
+    for k, v in stats._asdict().items():
+        if isinstance(v, dict):
+            v = ", ".join(f"{a}: {b}" for a, b in v.items()) or "-"
+        elif isinstance(v, float):
+            v = f"{v:.2f}"
+        print(f"{k:26} {v}")
+    return 0
+
+
+def run_export(args) -> int:
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        with _open(args.store) as st:
+            sents = [st.sentence(args.sentence)] if args.sentence else st.sentences(args.corpus, args.split,
+                                                                                       args.fileids)
+            for s in sents:
+                for text in st.candidate_texts(s.id, args.source):
+                    out.write(text)
+                    out.write("\n")
+                out.write("\n")
+    except BrokenPipeError:   # `ranker store export S | head` is a normal use
+        sys.stderr.close()
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0

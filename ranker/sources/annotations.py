@@ -1,0 +1,206 @@
+"""Partial bracketings and the consistent sets X(y, z) they pick out of each forest.
+
+Crouch et al. (2002, section 2.1) train from a stripped-down treebank that keeps only brackets
+reliable for grammatical relations: every ``-SBJ`` phrase, NP under VP (objects), every ``-LGS``
+(logical subject of passives) and ``-PRD`` (predicative) phrase, VP under VP, and SBAR. Their
+example, ``wsj_1305``: *[NP-SBJ His credibility] is also [PP-PRD on the line] in the investment
+community*. :func:`riezler_brackets` derives that bracketing from a gold tree. CoNLL-2000 chunks and
+user bracket files give other partial bracketings.
+
+A candidate is consistent with an annotation when it contains every annotated span with an
+equivalent label (and so crosses none); :func:`check_candidate` counts the annotated brackets it
+fails (``missing``) and those it crosses (``crossing``). The store turns the counts into X(y, z).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, NamedTuple
+
+from ..errors import RankerError
+from ..store.records import Annotation, Bracket
+from ..trees.transforms import base_label, function_tags
+from ..trees.tree import Tree
+
+_CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "labels"
+DEFAULT_EQUIVALENCES = _CONFIG_DIR / "annotation-equivalences.tsv"
+_KEPT_TAGS = ("SBJ", "LGS", "PRD")
+
+
+def riezler_brackets(gold: Tree) -> tuple[Bracket, ...]:
+    """The labelled partial bracketing of Crouch et al. section 2.1 derived from a gold tree.
+
+    Kept: phrases with function tag SBJ, LGS or PRD (labelled ``BASE-TAG``, e.g. ``NP-SBJ``,
+    ``PP-PRD``), NP directly under VP (``NP``), VP directly under VP (``VP``) and every SBAR
+    (``SBAR``). Verb tags under VP are tags, not brackets, and candidates carry gold tags anyway.
+
+    Parameters
+    ----------
+    gold
+        A gold tree with function tags, empty elements already removed.
+
+    Returns
+    -------
+    tuple of Bracket
+        Distinct brackets sorted by start, then widest first.
+    """
+    out: set[Bracket] = set()
+
+    def visit(n, parent_base: str | None) -> None:
+        if n.is_preterminal:
+            return
+        base = base_label(n.label)
+        tags = function_tags(n.label)
+        kept = next((t for t in _KEPT_TAGS if t in tags), None)
+        if kept:
+            out.add(Bracket(f"{base}-{kept}", n.start, n.end))
+        elif base == "NP" and parent_base == "VP":
+            out.add(Bracket("NP", n.start, n.end))
+        elif base == "VP" and parent_base == "VP":
+            out.add(Bracket("VP", n.start, n.end))
+        elif base == "SBAR":
+            out.add(Bracket("SBAR", n.start, n.end))
+        for c in n.child_nodes():
+            visit(c, base)
+
+    visit(gold.root, None)
+    return tuple(sorted(out, key=lambda b: (b.start, -b.end, b.label or "")))
+
+
+class LabelEquivalences:
+    """Which candidate labels count as an annotated label (after stripping function tags)."""
+
+    def __init__(self, table: dict[str, frozenset[str]] | None = None, labelled: bool = True):
+        self.table = table or {}
+        self.labelled = labelled
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_EQUIVALENCES, labelled: bool = True) -> "LabelEquivalences":
+        """Read a two-column TSV (annotated label, candidate labels); ``#`` starts a comment.
+
+        Raises
+        ------
+        RankerError
+            Naming file and line of a malformed row.
+        """
+        path = Path(path)
+        table: dict[str, frozenset[str]] = {}
+        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != 2 or not cols[0].strip() or not cols[1].split():
+                raise RankerError(f"{path}:{no}: expected 'label<TAB>labels...', found {line[:60]!r}")
+            table[cols[0].strip()] = frozenset(cols[1].split())
+        return cls(table, labelled)
+
+    def accepts(self, annotated: str | None) -> frozenset[str] | None:
+        """Candidate base labels that match ``annotated``; None means any label (unlabelled)."""
+        if annotated is None or not self.labelled:
+            return None
+        base = base_label(annotated)
+        return self.table.get(base, frozenset({base}))
+
+
+def check_candidate(tree: Tree, brackets: Iterable[Bracket], eq: LabelEquivalences) -> tuple[int, int]:
+    """``(missing, crossing)``: annotated brackets the candidate lacks, and those it crosses.
+
+    Preterminals and the unlabelled root wrapper are not constituents a candidate can offer.
+    """
+    spans: dict[tuple[int, int], set[str]] = {}
+    for n in tree.root.subtrees():
+        if n.is_preterminal or (n.label == "" and n is tree.root):
+            continue
+        spans.setdefault((n.start, n.end), set()).add(base_label(n.label))
+    missing = crossing = 0
+    for b in brackets:
+        have = spans.get((b.start, b.end))
+        ok = have is not None
+        if ok:
+            want = eq.accepts(b.label)
+            ok = want is None or not want.isdisjoint(have)
+        if not ok:
+            missing += 1
+            if any(s < b.start < e < b.end or b.start < s < b.end < e for s, e in spans):
+                crossing += 1
+    return missing, crossing
+
+
+def riezler_annotations(gold_items) -> list[Annotation]:
+    """Kind ``riezler`` annotations from ``(sentence_id, gold tree)`` pairs."""
+    return [Annotation(sid, "riezler", riezler_brackets(tree)) for sid, tree in gold_items]
+
+
+def read_bracket_file(path: str | Path, kind: str, known_ids=None) -> list[Annotation]:
+    """A user bracket file: ``sentence_id <TAB> label <TAB> start <TAB> end`` per line.
+
+    ``label`` ``*`` means unlabelled; ``start``/``end`` are 0-based token offsets, end exclusive;
+    ``#`` starts a comment. Brackets of one sentence form one annotation, in file order.
+
+    Raises
+    ------
+    RankerError
+        Naming file and line for a malformed row, a bad span or an unknown sentence id.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    by_sentence: dict[str, list[Bracket]] = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) != 4:
+            raise RankerError(f"{path}:{no}: expected 4 tab-separated columns "
+                              f"(sentence_id, label, start, end), found {len(cols)}")
+        sid, label, s, e = (c.strip() for c in cols)
+        try:
+            start, end = int(s), int(e)
+        except ValueError:
+            raise RankerError(f"{path}:{no}: start and end must be integers, found {s!r} {e!r}") from None
+        if known_ids is not None:
+            n = known_ids.get(sid)
+            if n is None:
+                raise RankerError(f"{path}:{no}: no stored sentence {sid!r}")
+            if not 0 <= start < end <= n:
+                raise RankerError(f"{path}:{no}: span [{start}, {end}) is not inside the {n} tokens of {sid}")
+        elif not 0 <= start < end:
+            raise RankerError(f"{path}:{no}: span [{start}, {end}) is empty or negative")
+        by_sentence.setdefault(sid, []).append(Bracket(None if label == "*" else label, start, end))
+    return [Annotation(sid, kind, tuple(bs)) for sid, bs in by_sentence.items()]
+
+
+class CheckSummary(NamedTuple):
+    """What :func:`check_store` did."""
+
+    sentences: int
+    candidates: int
+
+
+def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
+                batch_size: int = 200) -> CheckSummary:
+    """Check every candidate of every sentence annotated with ``kind`` and store the counts.
+
+    Only candidates never checked are read unless ``recheck`` (needed after changing the label
+    equivalences or the annotations).
+    """
+    if recheck:
+        store.clear_annotation_checks(kind)
+    todo = sorted({sid for sid, _, _ in store.unchecked_candidates(kind)})
+    if not todo:
+        return CheckSummary(0, 0)
+    annotated = store.annotations(kind)
+    rows: list[tuple] = []
+    n = 0
+    for sid in todo:
+        brackets = annotated[sid].brackets
+        for c in store.forest(sid).candidates:
+            rows.append((sid, c.source, c.rank, *check_candidate(c.tree, brackets, eq)))
+            n += 1
+        if len(rows) >= batch_size:
+            store.put_annotation_checks(kind, rows)
+            rows = []
+    if rows:
+        store.put_annotation_checks(kind, rows)
+    return CheckSummary(len(todo), n)

@@ -1,0 +1,202 @@
+"""Candidate forests from files users bring: Penn bracketed trees and BLLIP/Charniak n-best lists.
+
+Both formats are read as blocks separated by blank lines, one block per sentence, so one bad block
+is reported with its file and line and skipped while the rest are stored:
+
+* ``penn``: one or more bracketed trees per block (a tree may span lines); each tree is a
+  candidate in file order.
+* ``bllip``: the first line holds the candidate count and the sentence id, then for each
+  candidate a line with its log probability and a line with its tree (the Charniak parser's and
+  BLLIP reranker's n-best output).
+
+A forest is matched to a stored sentence by id (BLLIP ids that name a stored sentence, with or
+without the ``treebank/`` prefix) or else by its tokens. A forest whose trees' leaves are not
+exactly its sentence's tokens is an error and nothing of it is stored.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict, deque
+from pathlib import Path
+from typing import Iterator, NamedTuple
+
+from ..errors import RankerError
+from ..store.records import Candidate
+from ..trees.penn import TreeSyntaxError, iter_trees
+from ..trees.tree import Tree
+
+FORMATS = ("penn", "bllip")
+
+
+class NbestError(RankerError):
+    """One forest of an n-best file that cannot be stored; ``str()`` reads ``file:line: what``."""
+
+
+class ForestBlock(NamedTuple):
+    """One sentence's candidates as read from a file, before matching it to a stored sentence."""
+
+    line: int                        # where the block starts (1-based)
+    sentence_key: str | None         # the id the file gives, if any
+    trees: tuple[Tree, ...]
+    scores: tuple[dict, ...]
+
+
+class ImportSummary(NamedTuple):
+    """What one import stored and what it skipped."""
+
+    forests: int
+    candidates: int
+    errors: tuple[str, ...]          # "file:line: message", one per skipped forest
+
+
+def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
+    """Blank-line separated blocks as (first line number, lines)."""
+    start, lines = 0, []
+    for no, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            if not lines:
+                start = no
+            lines.append(line)
+        elif lines:
+            yield start, lines
+            lines = []
+    if lines:
+        yield start, lines
+
+
+def _penn_block(path: str, start: int, lines: list[str]) -> ForestBlock:
+    trees = tuple(iter_trees("\n".join(lines), path, line_offset=start - 1))
+    return ForestBlock(start, None, trees, tuple({} for _ in trees))
+
+
+def _bllip_block(path: str, start: int, lines: list[str]) -> ForestBlock:
+    head = lines[0].split()
+    if len(head) != 2 or not head[0].isdigit():
+        raise NbestError(f"{path}:{start}: expected '<count> <sentence id>', found {lines[0][:60]!r}")
+    count, key = int(head[0]), head[1]
+    body = lines[1:]
+    if len(body) != 2 * count:
+        raise NbestError(f"{path}:{start}: header says {count} candidates but the block has "
+                         f"{len(body)} lines after it (expected {2 * count}: log probability, tree)")
+    trees, scores = [], []
+    for k in range(count):
+        no = start + 1 + 2 * k
+        try:
+            logprob = float(body[2 * k])
+        except ValueError:
+            raise NbestError(f"{path}:{no}: expected a log probability, found {body[2 * k][:60]!r}") from None
+        if logprob != logprob:
+            raise NbestError(f"{path}:{no}: log probability is NaN")
+        found = list(iter_trees(body[2 * k + 1], path, line_offset=no))
+        if len(found) != 1:
+            raise NbestError(f"{path}:{no + 1}: expected one tree, found {len(found)}")
+        trees.append(found[0])
+        scores.append({"logprob": logprob})
+    return ForestBlock(start, key, tuple(trees), tuple(scores))
+
+
+def read_blocks(path: str | Path, fmt: str) -> Iterator[ForestBlock | NbestError]:
+    """Every forest block of an n-best file; a malformed block is yielded as its error."""
+    if fmt not in FORMATS:
+        raise RankerError(f"unknown n-best format {fmt!r} (known: {', '.join(FORMATS)})")
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    except UnicodeDecodeError as e:
+        raise RankerError(f"{path}: not UTF-8 text ({e})") from None
+    read = _penn_block if fmt == "penn" else _bllip_block
+    for start, lines in _blocks(text):
+        try:
+            yield read(str(path), start, lines)
+        except TreeSyntaxError as e:
+            yield NbestError(str(e))
+        except NbestError as e:
+            yield e
+
+
+class SentenceMatcher:
+    """Finds the stored sentence of a forest: by the id the file gives, else by tokens in corpus order."""
+
+    def __init__(self, sentences):
+        self._by_id = {s.id: s for s in sentences}
+        self._by_tokens: dict[tuple, deque] = defaultdict(deque)
+        for s in sentences:
+            self._by_tokens[s.tokens].append(s)
+
+    def match(self, key: str | None, tokens: tuple[str, ...]):
+        if key is not None:
+            for k in (key, f"treebank/{key}"):
+                if k in self._by_id:
+                    return self._by_id[k]
+        queue = self._by_tokens.get(tokens)
+        if queue:
+            # identical token sequences are taken in corpus order, one forest each
+            return queue.popleft() if len(queue) > 1 else queue[0]
+        return None
+
+
+def import_file(store, path: str | Path, fmt: str, source: str | None = None, corpus: str | None = None,
+                batch_size: int = 200) -> ImportSummary:
+    """Store every well-formed forest of an n-best file, reporting (not raising) bad ones.
+
+    Parameters
+    ----------
+    store
+        An open store holding the sentences the file parses.
+    path, fmt
+        The file and its format (``penn`` or ``bllip``).
+    source
+        Source name for the candidates (default ``<fmt>:<file name>``).
+    corpus
+        Match only sentences of this corpus (all stored sentences when None).
+
+    Returns
+    -------
+    ImportSummary
+    """
+    path = Path(path)
+    source = source or f"{fmt}:{path.name}"
+    matcher = SentenceMatcher(store.sentences(corpus))
+    store.add_source(source, {"format": fmt, "file": str(path)})
+    errors: list[str] = []
+    forests = cands = 0
+    pending: list[tuple[str, list[Candidate]]] = []
+
+    def flush():
+        with store.batch():
+            for sid, cs in pending:
+                store.replace_forest(sid, source, cs)
+        pending.clear()
+
+    for block in read_blocks(path, fmt):
+        if isinstance(block, NbestError):
+            errors.append(str(block))
+            continue
+        first = block.trees[0].words if block.trees else ()
+        sent = matcher.match(block.sentence_key, first)
+        if sent is None:
+            where = f"id {block.sentence_key!r} and tokens" if block.sentence_key else "tokens"
+            errors.append(f"{path}:{block.line}: {where} match no stored sentence "
+                          f"(first tokens: {' '.join(first[:8])})")
+            continue
+        bad = next((k for k, t in enumerate(block.trees) if t.words != sent.tokens), None)
+        if bad is not None:
+            got = block.trees[bad].words
+            at = next((i for i, (a, b) in enumerate(zip(got, sent.tokens)) if a != b), min(len(got), len(sent.tokens)))
+            errors.append(f"{path}:{block.line}: candidate {bad} of {sent.id} has {len(got)} tokens, the sentence "
+                          f"{len(sent.tokens)}; first difference at token {at}: "
+                          f"{got[at] if at < len(got) else '<end>'!r} vs "
+                          f"{sent.tokens[at] if at < len(sent.tokens) else '<end>'!r}; forest not stored")
+            continue
+        cs = [Candidate(sent.id, source, k, t, "full", dict(sc))
+              for k, (t, sc) in enumerate(zip(block.trees, block.scores))]
+        pending.append((sent.id, cs))
+        forests += 1
+        cands += len(cs)
+        if len(pending) >= batch_size:
+            flush()
+    if pending:
+        flush()
+    return ImportSummary(forests, cands, tuple(errors))
