@@ -16,6 +16,9 @@ from ..errors import RankerError
 # Order is the order of ``ranker --help``.
 SUBCOMMANDS = [
     "parse",
+    "importing",
+    "annotate",
+    "store",
 ]
 
 
