@@ -1,0 +1,147 @@
+"""The store on a real SQLite file: round trips, idempotent writes, consistent sets, versions."""
+import sqlite3
+
+import pytest
+
+from ranker.store import (Annotation, Bracket, BracketCounts, Candidate, Link, SchemaVersionError, Sentence, Store,
+                          StoreError)
+from ranker.trees.penn import parse_tree
+
+
+def _sent(doc, i, words):
+    toks = tuple(words.split())
+    return Sentence(f"treebank/{doc}/{i}", "treebank", doc, i, toks, tuple("NN" for _ in toks))
+
+
+S1 = _sent("wsj_0002.mrg", 0, "dogs bark loudly")
+S0 = _sent("wsj_0001.mrg", 1, "cats sleep")
+S_TEST = _sent("wsj_0180.mrg", 0, "birds sing")
+
+
+def _cand(sid, rank, penn, source="lg", quality="full", **kw):
+    return Candidate(sid, source, rank, parse_tree(penn), quality, {"link_cost": float(rank)}, **kw)
+
+
+A = "(S (NP (NN dogs)) (VP (NN bark) (NN loudly)))"
+B = "(S (NP (NN dogs) (NN bark)) (NN loudly))"
+C = "(S (NN dogs) (NN bark) (NN loudly))"
+
+
+@pytest.fixture
+def st(tmp_path):
+    with Store.open(tmp_path / "sub" / "s.sqlite") as s:
+        s.add_sentences([S1, S0, S_TEST])
+        yield s
+
+
+def test_open_creates_file_in_wal_mode(tmp_path):
+    path = tmp_path / "a" / "b" / "s.sqlite"
+    with Store.open(path):
+        pass
+    assert path.exists()
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_sentences_in_corpus_order_and_split(st):
+    assert [s.id for s in st.sentences()] == [S0.id, S1.id, S_TEST.id]
+    assert [s.id for s in st.sentences("treebank", "test")] == [S_TEST.id]
+    assert [s.id for s in st.sentences("treebank", fileids="wsj_000*")] == [S0.id, S1.id]
+    st.add_sentences([S1, S0])  # idempotent
+    assert len(st.sentences()) == 3
+
+
+def test_candidates_round_trip_with_links_words_and_scores(st):
+    c = _cand(S1.id, 0, A, links=(Link(0, 2, "Wd"), Link(1, 2, "S")),
+              source_words=("LEFT-WALL", "dogs.n", "bark.v", "loudly.e"), word_to_token=(-1, 0, 1, 2), unmapped=1)
+    st.add_candidates([c, _cand(S1.id, 1, B, quality="fragment")])
+    st.add_gold(S1.id, parse_tree(A))
+    f = st.forest(S1.id)
+    assert f.sentence == S1 and f.gold == parse_tree(A)
+    assert f.candidates[0] == c
+    assert [x.rank for x in f.candidates] == [0, 1]
+    assert f.candidates[1].quality == "fragment"
+
+
+def test_add_candidates_is_idempotent_and_replace_forest_drops_stale_ranks(st):
+    cs = [_cand(S1.id, k, t) for k, t in enumerate([A, B, C])]
+    st.add_candidates(cs)
+    st.add_candidates(cs)
+    assert st.forest(S1.id).candidates == tuple(cs)
+    st.replace_forest(S1.id, "lg", cs[:1])
+    assert st.forest(S1.id).candidates == tuple(cs[:1])
+
+
+def test_gold_must_have_the_sentence_tokens(st):
+    with pytest.raises(StoreError, match="leaves"):
+        st.add_gold(S1.id, parse_tree("(S (NN cats) (NN sleep))"))
+
+
+def test_forests_keep_sentences_without_candidates(st):
+    st.add_candidates([_cand(S1.id, 0, A)])
+    forests = list(st.forests("treebank", "train"))
+    assert [(f.sentence.id, len(f.candidates)) for f in forests] == [(S0.id, 0), (S1.id, 1)]
+    assert list(st.forests("treebank", "train", source="other"))[1].candidates == ()
+
+
+def test_batch_rolls_back_as_a_whole(st):
+    with pytest.raises(RuntimeError):
+        with st.batch():
+            st.add_candidates([_cand(S1.id, 0, A)])
+            raise RuntimeError("killed half-way")
+    assert st.forest(S1.id).candidates == ()
+
+
+def test_consistent_sets_statuses_and_rules(st):
+    st.add_candidates([_cand(S1.id, k, t) for k, t in enumerate([A, B, C])])
+    st.add_annotations([Annotation(S1.id, "riezler", (Bracket("NP", 0, 1),))])
+    with pytest.raises(StoreError, match="ranker annotate"):
+        st.consistent_sets("riezler")
+    st.put_annotation_checks("riezler", [(S1.id, "lg", 0, 0, 0), (S1.id, "lg", 1, 1, 1), (S1.id, "lg", 2, 1, 0)])
+    cs = st.consistent_sets("riezler")[S1.id]
+    assert cs.weights == (1.0, 0.0, 0.0) and cs.status == "proper" and cs.rule == "consistent"
+    st.put_annotation_checks("riezler", [(S1.id, "lg", 0, 2, 0)])
+    strict = st.consistent_sets("riezler")[S1.id]
+    assert strict.weights == (0.0, 0.0, 0.0) and strict.status == "empty" and strict.rule == "none"
+    fewest = st.consistent_sets("riezler", rule="fewest")[S1.id]
+    assert fewest.weights == (0.0, 1.0, 1.0) and fewest.status == "empty" and fewest.rule == "fewest-violations"
+    assert st.stats().consistent_sets == {"riezler": {"empty": 1, "proper": 0, "all": 0}}
+
+
+def test_bracket_counts_and_artifacts_round_trip(st):
+    rows = [BracketCounts(S1.id, "lg", 1, 3, 2, 1, 1), BracketCounts(S1.id, "lg", 0, 3, 3, 3, 0)]
+    st.put_bracket_counts("evalb", rows)
+    assert st.bracket_counts("evalb") == {S1.id: (rows[1], rows[0])}
+    assert st.bracket_counts("other") == {}
+    st.put_artifact("model", "m1", b"\x00\x01", {"sigma": 1.5})
+    assert st.get_artifact("model", "m1") == (b"\x00\x01", {"sigma": 1.5})
+    assert st.get_artifact("model", "nope") is None
+
+
+def test_stats_counts(st):
+    st.add_candidates([_cand(S1.id, 0, A), _cand(S1.id, 1, B, quality="fragment"), _cand(S0.id, 0,
+                       "(S (NN cats) (NN sleep))", quality="timeout")])
+    s = st.stats()
+    assert (s.sentences, s.sentences_with_candidates, s.candidates) == (3, 2, 3)
+    assert (s.full, s.fragment, s.timeout) == (1, 1, 1)
+    assert s.mean_candidates == 1.5 and s.median_candidates == 1.5
+
+
+def test_schema_version_mismatch_is_a_clear_error(tmp_path):
+    path = tmp_path / "s.sqlite"
+    Store.open(path).close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value='999' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+    with pytest.raises(SchemaVersionError, match="version 999"):
+        Store.open(path)
+
+
+def test_a_foreign_sqlite_file_is_refused(tmp_path):
+    path = tmp_path / "other.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="not a ranker store"):
+        Store.open(path)
