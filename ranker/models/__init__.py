@@ -1,5 +1,6 @@
 """Rankers over grouped candidate parses: Heidorn's metric and the conditional log-linear model."""
 from .base import GroupedRanker, NotFittedError
+from .baselines import NativeRanker, OracleRanker, RandomRanker
 from .groups import GroupError, group_offsets
 from .heidorn import (CompiledTrees, HeadError, HeidornRanker, compile_trees, score_bottom_up,
                       score_top_down, star_head)
@@ -12,7 +13,8 @@ from .tuning import SigmaSelection, select_sigma2, selected_quality, tune_k_tabl
 
 __all__ = [
     "CompiledTrees", "ConditionalObjective", "GroupError", "GroupedRanker", "HeadError",
-    "HeidornRanker", "KTable", "KTableError", "LogLinearRanker", "ModelFileError", "NotFittedError",
+    "HeidornRanker", "KTable", "KTableError", "LogLinearRanker", "ModelFileError", "NativeRanker", "NotFittedError",
+    "OracleRanker", "RandomRanker",
     "SavedModel", "SigmaSelection", "TrainingRows", "compile_trees", "group_offsets", "load_model",
     "save_model", "score_bottom_up", "score_top_down", "select_sigma2", "select_training_rows",
     "selected_quality", "star_head", "tune_k_table",

@@ -43,7 +43,7 @@ def group_offsets(groups, n_rows: int | None = None) -> np.ndarray:
     if len(np.unique(firsts)) != len(firsts):
         # A repeated id means one sentence's candidates are split by another's.
         vals, counts = np.unique(firsts, return_counts=True)
-        raise GroupError(f"group {vals[counts > 1][0]!r} is not contiguous: the candidates of a "
+        raise GroupError(f"group {vals[counts > 1][0].item()!r} is not contiguous: the candidates of a "
                          "sentence must be adjacent rows")
     return offsets
 

@@ -148,6 +148,9 @@ class LogLinearRanker(GroupedRanker):
         options = {"maxiter": int(self.max_iter), "gtol": float(self.tol)}
         if self.solver == "cg":
             options["norm"] = np.inf
+        else:
+            # L-BFGS-B also stops on a small relative decrease; make the gradient test decide.
+            options["ftol"] = 10 * np.finfo(np.float64).eps
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             res = scipy.optimize.minimize(fun, np.zeros(d), jac=True, method=SOLVERS[self.solver],

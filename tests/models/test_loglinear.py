@@ -1,0 +1,157 @@
+"""The log-linear ranker: invariances, training filters, convergence reporting, σ² choice, save/load."""
+import json
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from ranker.errors import RankerError
+from ranker.models import (GroupError, LogLinearRanker, ModelFileError, load_model, save_model,
+                           select_sigma2, selected_quality)
+
+
+def noisy_problem(seed=0, n_groups=60, n_features=8):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 7, size=n_groups)
+    groups = np.repeat(np.arange(n_groups), sizes)
+    n = len(groups)
+    X = rng.integers(0, 3, size=(n, n_features)).astype(float)
+    hidden = rng.normal(size=n_features)
+    s = X @ hidden + rng.normal(0, 1.0, size=n)
+    y = np.zeros(n)
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    for j in range(n_groups):
+        y[offsets[j] + np.argmax(s[offsets[j]:offsets[j + 1]])] = 1.0
+    quality = 100 * np.exp(-(s.max() - s) / 3)
+    return sp.csr_matrix(X), y, groups, quality
+
+
+def test_constant_feature_changes_nothing():
+    X, y, groups, _ = noisy_problem(1)
+    with_const = sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr()
+    a = LogLinearRanker(sigma2=2.0, tol=1e-9).fit(X, y, groups)
+    b = LogLinearRanker(sigma2=2.0, tol=1e-9).fit(with_const, y, groups)
+    np.testing.assert_allclose(b.coef_[:-1], a.coef_, atol=1e-6)
+    assert abs(b.coef_[-1]) < 1e-9
+    np.testing.assert_array_equal(a.predict(X, groups), b.predict(with_const, groups))
+
+
+def test_cg_and_lbfgs_reach_the_same_optimum():
+    X, y, groups, _ = noisy_problem(2)
+    a = LogLinearRanker(sigma2=1.0, tol=1e-9).fit(X, y, groups)
+    b = LogLinearRanker(sigma2=1.0, tol=1e-9, solver="lbfgs").fit(X, y, groups)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-5)
+    assert a.converged_ and a.n_iter_ > 0 and a.n_evaluations_ >= a.n_iter_
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-9)
+
+
+def test_fractional_best_f_ties_weigh_like_duplicated_candidates():
+    # Weight 0.5 on each of two candidates with identical features equals weight 1 on one of them.
+    X = sp.csr_matrix(np.array([[1.0, 0], [1.0, 0], [0, 1.0], [0, 1.0], [1.0, 1.0]]))
+    groups = [0, 0, 0, 1, 1]
+    a = LogLinearRanker(sigma2=1.0, tol=1e-8).fit(X, [0.5, 0.5, 0, 1, 0], groups)
+    b = LogLinearRanker(sigma2=1.0, tol=1e-8).fit(X, [1, 0, 0, 1, 0], groups)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-7)
+
+
+def test_non_convergence_warns_and_records_iterations():
+    X, y, groups, _ = noisy_problem(3)
+    with pytest.warns(ConvergenceWarning, match="did not converge after 2 iterations"):
+        m = LogLinearRanker(sigma2=100.0, max_iter=2, tol=1e-12).fit(X, y, groups)
+    assert not m.converged_ and m.n_iter_ == 2
+
+
+def test_training_filters_drop_whole_sentences():
+    X = sp.csr_matrix(np.eye(9))
+    groups = [0, 0, 1, 1, 1, 2, 2, 3, 3]
+    y = [1, 0, 1, 0, 0, 1, 1, 0, 0]     # 2: all consistent, 3: none consistent
+    full = np.array([1, 1, 1, 1, 0, 1, 1, 1, 1], dtype=bool)
+    m = LogLinearRanker().fit(X, y, groups)
+    assert m.n_training_sentences_ == 2
+    assert m.dropped_ == {"empty_consistent_set": 1, "all_consistent": 1}
+    m = LogLinearRanker(max_parses=2, full_parses_only=True).fit(X, y, groups, full=full)
+    assert m.n_training_sentences_ == 1
+    assert m.dropped_["max_parses"] == 1
+    m = LogLinearRanker(proper_subset=False).fit(X, y, groups)
+    assert m.n_training_sentences_ == 3
+    with pytest.raises(RankerError, match="needs the per-candidate 'full' flags"):
+        LogLinearRanker(full_parses_only=True).fit(X, y, groups)
+    with pytest.raises(RankerError, match="no training sentence survives"):
+        LogLinearRanker(max_parses=1).fit(X, y, groups)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(y=[1, -1, 0]), "finite and >= 0"),
+    (dict(y=[1, np.nan, 0]), "finite and >= 0"),
+    (dict(groups=[0, 1, 0]), "group 0 is not contiguous"),
+    (dict(groups=[0, 0]), "2 ids but there are 3"),
+])
+def test_bad_training_input_is_a_clear_error(bad, message):
+    args = dict(X=np.eye(3), y=[1, 0, 0], groups=[0, 0, 0])
+    args.update(bad)
+    with pytest.raises(RankerError, match=message):
+        LogLinearRanker().fit(args["X"], args["y"], args["groups"])
+
+
+def test_bad_hyperparameters_are_reported():
+    with pytest.raises(RankerError, match="solver must be one of"):
+        LogLinearRanker(solver="newton").fit(np.eye(2), [1, 0], [0, 0])
+    with pytest.raises(RankerError, match="sigma2 must be positive"):
+        LogLinearRanker(sigma2=0).fit(np.eye(2), [1, 0], [0, 0])
+    assert issubclass(GroupError, RankerError)
+
+
+def test_sigma2_is_chosen_by_held_out_quality_of_the_selection():
+    X, y, groups, _ = noisy_problem(4, n_groups=80)
+    Xh, _, gh, qh = noisy_problem(5, n_groups=80)
+    sel = select_sigma2(LogLinearRanker(), X, y, groups, Xh, gh, qh, grid=(1e-4, 1.0, 100.0))
+    assert [t[0] for t in sel.trials] == [1e-4, 1.0, 100.0]
+    best = max(sel.trials, key=lambda t: t[1])
+    assert sel.sigma2 == best[0] and sel.ranker.sigma2 == best[0]
+    offsets = np.concatenate(([0], np.cumsum(np.unique(gh, return_counts=True)[1])))
+    assert best[1] == selected_quality(sel.ranker.decision_function(Xh), qh, offsets)
+    assert best[1] == pytest.approx(np.mean(qh[offsets[:-1] + sel.ranker.predict(Xh, gh)]))
+
+
+def test_save_and_load_round_trip_and_feature_space_checks(tmp_path):
+    X, y, groups, _ = noisy_problem(6)
+    names = [f"f{i}" for i in range(X.shape[1])]
+    m = LogLinearRanker(sigma2=3.0).fit(X, y, groups)
+    path = tmp_path / "model.json"
+    save_model(path, m, names, {"families": ["local_trees/1"]})
+    loaded = load_model(path, names)
+    np.testing.assert_array_equal(loaded.ranker.coef_, m.coef_)
+    assert loaded.ranker.get_params() == m.get_params()
+    assert loaded.feature_names == tuple(names)
+    assert loaded.feature_config == {"families": ["local_trees/1"]}
+    np.testing.assert_array_equal(loaded.ranker.predict(X, groups), m.predict(X, groups))
+    with pytest.raises(ModelFileError, match=r"different feature space .* first difference at column 1"):
+        load_model(path, ["f0", "g1"] + names[2:])
+    doc = json.loads(path.read_text())
+    doc["format_version"] = 99
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ModelFileError, match="format version 99"):
+        load_model(path)
+    path.write_text("{not json")
+    with pytest.raises(ModelFileError, match=r"model.json:1:2: not a model file"):
+        load_model(path)
+    with pytest.raises(RankerError, match="3 feature names for a model of 8 weights"):
+        save_model(path, m, names[:3])
+
+
+def test_decision_function_checks_the_width_of_X():
+    X, y, groups, _ = noisy_problem(7)
+    m = LogLinearRanker().fit(X, y, groups)
+    with pytest.raises(RankerError, match="X has 3 features but the model was trained on 8"):
+        m.decision_function(np.ones((2, 3)))
+
+
+def test_float32_training_matches_float64():
+    X, y, groups, _ = noisy_problem(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = LogLinearRanker(sigma2=1.0).fit(X, y, groups)
+        b = LogLinearRanker(sigma2=1.0, dtype="float32").fit(X, y, groups)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-3)
