@@ -1,0 +1,326 @@
+"""EVALB scoring of one (gold, test) pair and its corpus totals, with EVALB's semantics to the letter.
+
+This is the reference implementation: the vectorised reader in :mod:`.evalb_fast` must agree with
+it count for count (a test checks so on the whole WSJ sample), and falls back to it for every
+sentence it cannot decide alone. What EVALB (``evalb.c``, 2006 version with the quote fix) does,
+and so what we do:
+
+* A tree is read as EVALB reads its line: a bracket over exactly one word is a *terminal* (tag and
+  word); every other bracket, the empty-label root of ``( (S ...) )`` included, is a bracket.
+* A terminal whose tag is (exactly) a ``DELETE_LABEL`` is removed with its word *before* spans are
+  numbered; the sentence *length* counts terminals whose tag is not a ``DELETE_LABEL_FOR_LENGTH``
+  (so punctuation counts, traces do not), in the gold tree.
+* A bracket left with no word is dropped; a bracket label is cut at its first ``-`` or ``=``
+  (``NP-SBJ-1`` -> ``NP``, and ``-NONE-`` or ``-LRB-`` as bracket labels become ``""``), then dropped
+  if it equals a ``DELETE_LABEL`` (``EQ_LABEL`` pairs count as equal). Tags are never cut.
+* Status: no test word -> skip (2); a length difference that ``QUOTE_LABEL`` re-insertion cannot
+  mend, or a word that differs (modulo ``EQ_WORD``) -> error (1). Error and skip sentences add
+  nothing to the totals except the sentence counts.
+* Matching is EVALB's greedy loop (gold brackets in order, each takes the first unmatched test
+  bracket with the same span and an equal label), which is multiset matching of (span, label).
+  A test bracket is *crossing* when some gold bracket overlaps it without nesting.
+* Tags are compared position by position with ``label_comp`` (``EQ_LABEL`` applies).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..trees.tree import Node, Tree
+from .evalb_params import EvalbParams
+
+OK, ERROR, SKIP = 0, 1, 2
+QUOTE_WORDS = ("'", '"', "/")
+
+
+class EvalbSentence(NamedTuple):
+    """EVALB's per-sentence line: status, gold length and the integer counts behind the scores.
+
+    ``words`` is the number of scored words (0 for an error or skip sentence, as EVALB prints).
+    ``message`` says why a sentence is an error (EVALB's stderr text), else ``""``.
+    """
+
+    status: int
+    length: int
+    words: int
+    gold: int
+    test: int
+    matched: int
+    crossing: int
+    correct_tags: int
+    message: str = ""
+
+    @property
+    def recall(self) -> float:
+        """Percent, 0 when there is no gold bracket (as EVALB prints it)."""
+        return 100.0 * self.matched / self.gold if self.gold else 0.0
+
+    @property
+    def precision(self) -> float:
+        return 100.0 * self.matched / self.test if self.test else 0.0
+
+    @property
+    def tag_accuracy(self) -> float:
+        return 100.0 * self.correct_tags / self.words if self.words else 0.0
+
+
+class _Side:
+    """One tree as EVALB's ``read_line`` leaves it: terminals, brackets in opening order, quotes."""
+
+    __slots__ = ("words", "tags", "brackets", "length", "quotes")
+
+    def __init__(self, tree: Tree | None, params: EvalbParams):
+        self.words: list[str] = []
+        self.tags: list[str | None] = []
+        self.brackets: list[list] = []  # [start, end, raw label], in opening (pre-order) order
+        self.length = 0
+        self.quotes: list[list] = []  # [word, tag, index, bracket id, open bracket ids]
+        if tree is not None:
+            self._read(tree.root, tree.words, params, [])
+
+    def _terminal(self, tag, word, params, stack):
+        if tag is None or tag not in params.delete_labels_for_length:
+            self.length += 1
+        if tag is not None and tag in params.quote_labels and word in QUOTE_WORDS:
+            self.quotes.append([word, tag, len(self.words), len(self.brackets), list(stack)])
+        if tag is not None and tag in params.delete_labels:
+            return
+        self.words.append(word)
+        self.tags.append(tag)
+
+    def _read(self, n: Node, words, params, stack):
+        c = n.children
+        if len(c) == 1 and type(c[0]) is int:
+            self._terminal(n.label, words[c[0]], params, stack)
+            return
+        bid = len(self.brackets)
+        b = [len(self.words), -1, n.label]
+        self.brackets.append(b)
+        stack.append(bid)
+        for k in c:
+            if type(k) is int:  # a word straight under a phrase: a terminal with no tag
+                self._terminal(None, words[k], params, stack)
+            else:
+                self._read(k, words, params, stack)
+        stack.pop()
+        b[1] = len(self.words)
+
+    def reinsert(self, q):
+        """EVALB's ``reinsert_term``: put a deleted quote terminal back and shift the brackets."""
+        word, tag, ind, bra, ends = q
+        self.words.insert(ind, word)
+        self.tags.insert(ind, tag)
+        for k, b in enumerate(self.brackets):
+            if k >= bra:
+                b[0] += 1
+                b[1] += 1
+        for k in ends:
+            self.brackets[k][1] += 1
+
+
+def _fix_quote(g: _Side, t: _Side, params: EvalbParams) -> None:
+    """EVALB's ``fix_quote``: where one side deleted a quote-like terminal the other kept, restore it."""
+    deleted = params.delete_labels
+    for i, q2 in enumerate(t.quotes):
+        ind = q2[2]
+        for j, q1 in enumerate(g.quotes):
+            if q1[2] == ind and q1[1] != q2[1]:
+                if q1[1] in deleted and q2[1] not in deleted:
+                    g.reinsert(q1)
+                    for q in g.quotes[j:]:
+                        q[2] += 1
+                elif q2[1] in deleted and q1[1] not in deleted:
+                    t.reinsert(q2)
+                    for q in t.quotes[i:]:
+                        q[2] += 1
+
+
+def _cut_label(label: str) -> str:
+    """EVALB's ``modify_label``: drop everything from the first ``-`` or ``=``."""
+    for k, ch in enumerate(label):
+        if ch == "-" or ch == "=":
+            return label[:k]
+    return label
+
+
+def _kept_brackets(side: _Side, params: EvalbParams) -> list[tuple[int, int, str]]:
+    out = []
+    for s, e, label in side.brackets:
+        if s == e:
+            continue
+        label = _cut_label(label)
+        if params.delete_labels and params.deletes_bracket(label):
+            continue
+        out.append((s, e, label))
+    return out
+
+
+def _crosses(gs: int, ge: int, ts: int, te: int) -> bool:
+    return (gs < ts < ge < te) or (ts < gs < te < ge)
+
+
+def score_evalb(gold: Tree | None, test: Tree | None, params: EvalbParams) -> EvalbSentence:
+    """Score one test tree against its gold tree exactly as EVALB scores one line pair.
+
+    Parameters
+    ----------
+    gold, test
+        The two trees as EVALB would read them from one line each (``None`` is an empty line). The
+        empty-label root of treebank trees is a bracket like any other, as in EVALB: give both
+        sides the same root convention.
+    params
+        The parameter set (see :func:`ranker.evaluation.evalb_params.load_params`).
+
+    Returns
+    -------
+    EvalbSentence
+        The integer counts; ``status`` is 0 (scored), 1 (error) or 2 (skipped).
+    """
+    g = _Side(gold, params)
+    t = _Side(test, params)
+    length = g.length
+    if not t.words:
+        return EvalbSentence(SKIP, length, 0, 0, 0, 0, 0, 0)
+    if len(g.words) != len(t.words):
+        if params.quote_labels:
+            _fix_quote(g, t, params)
+        if len(g.words) != len(t.words):
+            return EvalbSentence(ERROR, length, 0, 0, 0, 0, 0, 0,
+                                 f"Length unmatch ({len(g.words)}|{len(t.words)})")
+    word_equal = params.word_equal
+    for w1, w2 in zip(g.words, t.words):
+        if w1 != w2 and not word_equal(w1, w2):
+            return EvalbSentence(ERROR, length, 0, 0, 0, 0, 0, 0, f"Words unmatch ({w1}|{w2})")
+    gb = _kept_brackets(g, params)
+    tb = _kept_brackets(t, params)
+
+    by_span: dict[tuple[int, int], list[list]] = {}
+    for s, e, label in tb:
+        by_span.setdefault((s, e), []).append([label, False])
+    matched = 0
+    labeled = params.labeled
+    label_equal = params.label_equal
+    for s, e, label in gb:
+        for cand in by_span.get((s, e), ()):
+            if not cand[1] and (not labeled or label_equal(label, cand[0])):
+                cand[1] = True
+                matched += 1
+                break
+
+    gold_spans = {(s, e) for s, e, _ in gb}
+    crossing = 0
+    for ts, te, _ in tb:
+        for gs, ge in gold_spans:
+            if _crosses(gs, ge, ts, te):
+                crossing += 1
+                break
+
+    correct = sum(1 for a, b in zip(g.tags, t.tags) if a == b or label_equal(a, b))
+    return EvalbSentence(OK, length, len(g.words), len(gb), len(tb), matched, crossing, correct)
+
+
+@dataclass
+class EvalbTotals:
+    """EVALB's running totals for one summary block (all sentences, or those within the cut-off)."""
+
+    sentences: int = 0
+    errors: int = 0
+    skipped: int = 0
+    gold: int = 0
+    test: int = 0
+    matched: int = 0
+    complete: int = 0
+    words: int = 0
+    crossing: int = 0
+    no_crossing: int = 0
+    two_or_less: int = 0
+    correct_tags: int = 0
+
+    def add(self, s: EvalbSentence) -> None:
+        """Add one sentence as EVALB's ``individual_result`` does: error and skip add only their count."""
+        self.sentences += 1
+        if s.status == ERROR:
+            self.errors += 1
+            return
+        if s.status == SKIP:
+            self.skipped += 1
+            return
+        self.gold += s.gold
+        self.test += s.test
+        self.matched += s.matched
+        self.complete += s.gold == s.test == s.matched
+        self.words += s.words
+        self.crossing += s.crossing
+        self.no_crossing += s.crossing == 0
+        self.two_or_less += s.crossing <= 2
+        self.correct_tags += s.correct_tags
+
+    @property
+    def valid(self) -> int:
+        return self.sentences - self.errors - self.skipped
+
+    @property
+    def recall(self) -> float:
+        """Bracketing recall in percent (summed over sentences), 0 without gold brackets."""
+        return 100.0 * self.matched / self.gold if self.gold > 0 else 0.0
+
+    @property
+    def precision(self) -> float:
+        return 100.0 * self.matched / self.test if self.test > 0 else 0.0
+
+    @property
+    def f1(self) -> float:
+        """F-measure from summed counts; 0 when nothing matched (EVALB itself prints NaN there)."""
+        den = self.gold + self.test
+        return 100.0 * 2 * self.matched / den if den and self.matched else 0.0
+
+    @property
+    def complete_match(self) -> float:
+        return 100.0 * self.complete / self.valid if self.valid > 0 else 0.0
+
+    @property
+    def average_crossing(self) -> float:
+        return self.crossing / self.valid if self.valid > 0 else 0.0
+
+    @property
+    def no_crossing_rate(self) -> float:
+        return 100.0 * self.no_crossing / self.valid if self.valid > 0 else 0.0
+
+    @property
+    def two_or_less_rate(self) -> float:
+        return 100.0 * self.two_or_less / self.valid if self.valid > 0 else 0.0
+
+    @property
+    def tag_accuracy(self) -> float:
+        return 100.0 * self.correct_tags / self.words if self.words > 0 else 0.0
+
+
+class EvalbSummary(NamedTuple):
+    """Both of EVALB's summary blocks: every sentence, and gold length <= ``cutoff_len``."""
+
+    all: EvalbTotals
+    cut: EvalbTotals
+    cutoff_len: int
+
+
+class EvalbAccumulator:
+    """Adds :class:`EvalbSentence` results into EVALB's two summary blocks; only adds."""
+
+    def __init__(self, params: EvalbParams):
+        self.cutoff_len = params.cutoff_len
+        self.all = EvalbTotals()
+        self.cut = EvalbTotals()
+
+    def add(self, s: EvalbSentence) -> None:
+        self.all.add(s)
+        if s.length <= self.cutoff_len:
+            self.cut.add(s)
+
+    def add_pair(self, gold: Tree | None, test: Tree | None, params: EvalbParams) -> EvalbSentence:
+        """Score a pair with :func:`score_evalb`, add it, and return its line."""
+        s = score_evalb(gold, test, params)
+        self.add(s)
+        return s
+
+    def result(self) -> EvalbSummary:
+        return EvalbSummary(self.all, self.cut, self.cutoff_len)
