@@ -15,6 +15,7 @@ from ..errors import RankerError
 
 # Order is the order of ``ranker --help``.
 SUBCOMMANDS = [
+    "evalb",
     "parse",
     "importing",
     "annotate",
