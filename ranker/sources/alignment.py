@@ -150,7 +150,24 @@ def build_tree(items, leaf_word: Sequence[int], w2t: Sequence[int], tokens: Sequ
         top.append(leaf(next_token))
         next_token += 1
     root = top[0] if len(top) == 1 and type(top[0]) is not int else node("", top)
-    return Tree.build(root, tokens)
+    _check_leaves(root, len(tokens))
+    return Tree(root, tuple(tokens))
+
+
+def _check_leaves(root: Node, n: int) -> None:
+    """Assert the leaves read left to right are exactly ``0..n-1`` (every token once, in order)."""
+    seen: list[int] = []
+
+    def walk(x: Node) -> None:
+        for c in x.children:
+            if type(c) is int:
+                seen.append(c)
+            else:
+                walk(c)
+
+    walk(root)
+    if seen != list(range(n)):
+        raise AssertionError(f"candidate leaves {seen} are not the {n} gold tokens in order")
 
 
 def flat_tree(tokens: Sequence[str], tags: Sequence[str]) -> Tree:

@@ -114,6 +114,8 @@ def run_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
                         continue
                 overdue = hard_timeout is not None and time.monotonic() - w.started > hard_timeout
                 if w.proc.sentinel in ready or w.conn in ready or overdue:
+                    if not overdue:
+                        w.proc.join(timeout=2)   # its pipe can close before it is reaped
                     item, code = w.item, w.proc.exitcode
                     w.stop(kill=True)
                     reason = (f"killed: no result after {hard_timeout:.0f}s" if overdue and code is None

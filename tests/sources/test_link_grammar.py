@@ -1,0 +1,91 @@
+"""The real Link Grammar parser: candidates over exactly the gold tokens, hard tokens, failures."""
+import sys
+
+import pytest
+
+from ranker.errors import RankerError
+from ranker.sources.link_grammar import LinkGrammarOptions, LinkGrammarParser, import_linkgrammar
+from ranker.store.records import Sentence
+
+HARD = ["Nov.", "n't", "'s", "$", "%", "-LRB-", "``", "''", "well-known", "1,000"]
+
+
+@pytest.fixture(scope="module")
+def parser():
+    return LinkGrammarParser(LinkGrammarOptions(linkage_limit=3, max_parse_time=5))
+
+
+def _sentence(words, tags=None):
+    toks = tuple(words.split())
+    return Sentence("x/y/0", "user", "y", 0, toks, tuple(tags or ["T"] * len(toks)))
+
+
+def test_short_sentence_full_parse(parser):
+    r = parser.parse(_sentence("The dog chased a cat .", "DT NN VBD DT NN .".split()))
+    assert r.status == "full" and r.candidates
+    c = r.candidates[0]
+    assert c.tree.words == ("The", "dog", "chased", "a", "cat", ".")
+    assert c.tree.tags() == ("DT", "NN", "VBD", "DT", "NN", ".")
+    assert c.source_words[0] == "LEFT-WALL" and c.source_words[-1] == "RIGHT-WALL"
+    assert c.word_to_token[0] == -1 and c.word_to_token[1:-1] == (0, 1, 2, 3, 4, 5)
+    assert set(c.scores) == {"unused_words", "disjunct_cost", "link_cost"}
+    assert c.links and all(0 <= l.left < l.right < len(c.source_words) for l in c.links)
+    assert [x.rank for x in r.candidates] == list(range(len(r.candidates)))
+    assert ("NP", 0, 2) in c.tree.constituents()
+
+
+def test_words_link_grammar_splits_map_back_to_one_token(parser):
+    r = parser.parse(_sentence("He will join the board Nov. 29 ."))
+    c = r.candidates[0]
+    nov = [w for w, t in zip(c.source_words, c.word_to_token) if t == 5]
+    assert nov == ["Nov.x", "."]          # LG splits "Nov." in two; both pieces are token 5
+    assert c.tree.words == tuple("He will join the board Nov. 29 .".split())
+    assert c.unmapped == 0
+
+
+def test_unparsable_sentence_gives_fragments_with_every_token(parser):
+    words = "He does n't like John 's $ 1,000 -LRB- 5 % -RRB- `` well-known '' offer ."
+    r = parser.parse(_sentence(words))
+    assert r.status == "fragment" and r.candidates
+    for c in r.candidates:
+        assert c.quality == "fragment" and c.tree.words == tuple(words.split())
+        assert c.scores["unused_words"] >= 1
+
+
+def test_hard_tokens_of_the_sample(parser, treebank_sample):
+    seen = set()
+    for g in treebank_sample:
+        s = g.sentence
+        hard = set(HARD) & set(s.tokens)
+        if not hard - seen or len(s.tokens) > 25:
+            continue
+        r = parser.parse(s)
+        assert r.candidates, (s.id, r.status, r.detail)
+        for c in r.candidates:
+            assert c.tree.words == s.tokens and c.tree.tags() == s.tags
+            assert c.unmapped == 0, (s.id, c.source_words, c.word_to_token)
+            # every token is covered by at least one of Link Grammar's own words
+            assert set(c.word_to_token) - {-1} == set(range(len(s.tokens)))
+        seen |= hard
+    assert seen == set(HARD)
+
+
+def test_200_sample_sentences_have_exactly_the_gold_tokens_as_leaves(treebank_sample):
+    p = LinkGrammarParser(LinkGrammarOptions(linkage_limit=2, max_parse_time=3))
+    sample = [g.sentence for g in treebank_sample if len(g.sentence.tokens) <= 20][::4][:200]
+    assert len(sample) == 200
+    statuses = {}
+    for s in sample:
+        r = p.parse(s)
+        statuses[r.status] = statuses.get(r.status, 0) + 1
+        for c in r.candidates:
+            assert c.tree.words == s.tokens
+            leaves = [i for n in c.tree.nodes() if n.is_preterminal for i in n.children]
+            assert leaves == list(range(len(s.tokens)))
+    assert statuses.get("full", 0) > 50 and sum(statuses.values()) == 200
+
+
+def test_missing_link_grammar_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "linkgrammar", None)
+    with pytest.raises(RankerError, match="apt-get install python3-link-grammar"):
+        import_linkgrammar()
