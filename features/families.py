@@ -1,0 +1,263 @@
+"""The built-in property-function families (Crouch et al. 2002 section 3.1; Johnson et al. 1999).
+
+Each family yields ``(property name, value)`` pairs for one candidate; repeated names add up. Names
+start with the family's short name so that families never collide. Categories are base labels
+(function tags and indices dropped), words are lower-cased.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from ranker.trees.transforms import base_label
+from ranker.trees.tree import Node, Tree
+
+from .registry import Family, register
+
+
+def cat(n: Node) -> str:
+    return base_label(n.label) or "ROOT"
+
+
+def phrases(tree: Tree):
+    """Every node that is not a preterminal, pre-order."""
+    return (n for n in tree.nodes() if not n.is_preterminal)
+
+
+def length_bin(n: int) -> str:
+    """Binned length: 1, 2, 3-4, 5-8, 9+ (heavy constituents)."""
+    return "1" if n <= 1 else "2" if n == 2 else "3-4" if n <= 4 else "5-8" if n <= 8 else "9+"
+
+
+def child_label(c, tags) -> str:
+    return tags[c] or "WORD" if type(c) is int else cat(c)
+
+
+@lru_cache(maxsize=4)
+def _head_rules(name: str):
+    from ranker.trees.heads import HeadRules
+
+    return HeadRules.load(name)
+
+
+@register("local_trees/1")
+class LocalTrees(Family):
+    """Local trees (rules) ``X -> Y Z``, optionally with the parent's category: attachment sites."""
+
+    def __init__(self, parent: bool = False, preterminals: bool = False):
+        self.parent = parent
+        self.preterminals = preterminals
+
+    def __call__(self, c):
+        t = c.tree
+        tags = t.tags()
+        stack = [(t.root, "TOP")]
+        while stack:
+            n, up = stack.pop()
+            if n.is_preterminal and not self.preterminals:
+                continue
+            rhs = " ".join(child_label(k, tags) for k in n.children)
+            yield (f"rule:{cat(n)}->{rhs}" + (f"^{up}" if self.parent else ""), 1.0)
+            stack.extend((k, cat(n)) for k in n.children if type(k) is not int)
+
+
+@register("embedding/1")
+class Embedding(Family):
+    """How deeply phrases of one category nest inside the same category (high vs low attachment)."""
+
+    def __call__(self, c):
+        stack = [(c.tree.root, {})]
+        while stack:
+            n, depth = stack.pop()
+            if n.is_preterminal:
+                continue
+            k = cat(n)
+            d = depth.get(k, 0)
+            if d:
+                yield (f"embed:{k}", 1.0)
+                yield (f"embed:{k}:{min(d, 4)}", 1.0)
+            inner = {**depth, k: d + 1}
+            stack.extend((ch, inner) for ch in n.children if type(ch) is not int)
+
+
+@register("right_branching/1")
+class RightBranching(Family):
+    """Right- versus left-branching: phrases whose last (first) child is itself a phrase."""
+
+    def __call__(self, c):
+        for n in phrases(c.tree):
+            kids = n.children
+            if len(kids) < 2:
+                continue
+            last, first = kids[-1], kids[0]
+            if type(last) is not int and not last.is_preterminal:
+                yield ("branch:right", 1.0)
+            if type(first) is not int and not first.is_preterminal:
+                yield ("branch:left", 1.0)
+        # Length of the rightmost spine, a single number per parse.
+        spine, n = 0, c.tree.root
+        while type(n) is not int and not n.is_preterminal:
+            spine += 1
+            n = n.children[-1]
+        yield ("branch:spine", float(spine))
+
+
+@register("weight/1")
+class ConstituentWeight(Family):
+    """Constituent weight (binned length) by its position among siblings: heavy ones come late."""
+
+    def __call__(self, c):
+        for n in phrases(c.tree):
+            kids = [k for k in n.children if type(k) is not int and not k.is_preterminal]
+            for i, k in enumerate(kids):
+                pos = "last" if i == len(kids) - 1 else "first" if i == 0 else "mid"
+                yield (f"weight:{cat(k)}:{length_bin(k.end - k.start)}:{pos}", 1.0)
+
+
+@register("coordination/1")
+class Coordination(Family):
+    """Parallelism of conjuncts: same or different category, and their length difference."""
+
+    def __init__(self, conjunctions: tuple = ("CC", "CONJP")):
+        self.conjunctions = frozenset(conjunctions)
+
+    def __call__(self, c):
+        for n in phrases(c.tree):
+            labels = [cat(k) if type(k) is not int else "" for k in n.children]
+            if not any(lab in self.conjunctions for lab in labels):
+                continue
+            conj = [k for k, lab in zip(n.children, labels)
+                    if type(k) is not int and lab not in self.conjunctions and lab not in (",", ":")]
+            for a, b in zip(conj, conj[1:]):
+                same = cat(a) == cat(b)
+                yield (f"coord:{'same' if same else 'diff'}", 1.0)
+                yield (f"coord:{cat(n)}:{cat(a)}+{cat(b)}", 1.0)
+                yield (f"coord:lendiff:{length_bin(abs((a.end - a.start) - (b.end - b.start)) + 1)}", 1.0)
+
+
+@register("sibling_ngrams/1")
+class SiblingNgrams(Family):
+    """n-grams of sibling categories under their parent, with boundary markers."""
+
+    def __init__(self, n: int = 2):
+        self.n = n
+
+    def __call__(self, c):
+        tags = c.tree.tags()
+        for p in phrases(c.tree):
+            seq = ["<"] + [child_label(k, tags) for k in p.children] + [">"]
+            for i in range(len(seq) - self.n + 1):
+                yield (f"sib{self.n}:{cat(p)}:{' '.join(seq[i:i + self.n])}", 1.0)
+
+
+@register("edges/1")
+class Edges(Family):
+    """Words and tags at constituent edges, with the constituent's binned length."""
+
+    def __init__(self, words: bool = True):
+        self.words = words
+
+    def __call__(self, c):
+        t = c.tree
+        tags = t.tags()
+        for n in phrases(t):
+            if n is t.root and not base_label(n.label):
+                continue
+            lb, k = length_bin(n.end - n.start), cat(n)
+            yield (f"edge:{k}:{lb}:first={tags[n.start]}", 1.0)
+            yield (f"edge:{k}:{lb}:last={tags[n.end - 1]}", 1.0)
+            if self.words:
+                yield (f"edgew:{k}:first={t.words[n.start].lower()}", 1.0)
+                yield (f"edgew:{k}:last={t.words[n.end - 1].lower()}", 1.0)
+
+
+def dependencies(tree: Tree, rules: str = "collins"):
+    """``(head word, dependent word, relation)`` of a tree, relation = parent/dependent categories."""
+    from ranker.trees.heads import head_words
+
+    hr = _head_rules(rules)
+    heads = dict(zip((id(n) for n in tree.nodes()), head_words(tree, hr)))
+    for n in tree.nodes():
+        if n.is_preterminal:
+            continue
+        h = heads[id(n)]
+        for k in n.children:
+            d = k if type(k) is int else heads[id(k)]
+            if d != h:
+                rel = f"{cat(n)}/{'WORD' if type(k) is int else cat(k)}"
+                yield h, d, rel
+
+
+@register("head_deps/1")
+class HeadDependencies(Family):
+    """Head-to-head dependencies: head word, dependent word and relation (and backed-off tags)."""
+
+    def __init__(self, rules: str = "collins", words: bool = True):
+        self.rules = rules
+        self.words = words
+
+    def __call__(self, c):
+        t = c.tree
+        tags = t.tags()
+        for h, d, rel in dependencies(t, self.rules):
+            yield (f"dep:{rel}:{tags[h]}>{tags[d]}", 1.0)
+            if self.words:
+                yield (f"depw:{rel}:{t.words[h].lower()}>{t.words[d].lower()}", 1.0)
+
+
+@register("link_grammar/1")
+class LinkGrammar(Family):
+    """Link Grammar's own evidence: link labels, binned link lengths, and the cost vector."""
+
+    COSTS = ("unused_words", "disjunct_cost", "link_cost")
+
+    def __call__(self, c):
+        for link in c.links:
+            base = link.label.rstrip("*").split("*")[0]
+            # Link Grammar labels are an upper-case type plus lower-case subscripts: ``Ss*s``.
+            kind = "".join(ch for ch in base if ch.isupper()) or base
+            yield (f"link:{base}", 1.0)
+            yield (f"linklen:{kind}:{length_bin(link.right - link.left)}", 1.0)
+        for k in self.COSTS:
+            if k in c.scores:
+                yield (f"lgcost:{k}", float(c.scores[k]))
+
+
+@register("quality/1")
+class Quality(Family):
+    """Whether the parse is a fragment or was cut off by the time limit."""
+
+    def __call__(self, c):
+        if c.quality != "full":
+            yield (f"quality:{c.quality}", 1.0)
+
+
+@register("heidorn/1")
+class HeidornScore(Family):
+    """Heidorn's (1982) score of the candidate under a K table, heads from a head-rule table."""
+
+    def __init__(self, k_table: str = "penn", heads: str = "collins", pp_as_np: bool = True):
+        from ranker.models.ktable import KTable
+
+        self.table = KTable.load(k_table)
+        self.heads = heads
+        self.pp_as_np = pp_as_np
+
+    def __call__(self, c):
+        from ranker.models.heidorn import score_bottom_up
+
+        yield ("heidorn", score_bottom_up(c.tree, self.table, _head_rules(self.heads).head_child,
+                                          self.pp_as_np))
+
+
+@register("source_rank/1")
+class SourceRank(Family):
+    """The candidate's rank in its source's own order (its first choice is rank 0)."""
+
+    def __call__(self, c):
+        yield ("rank:log1p", math.log1p(c.rank))
+        if c.rank == 0:
+            yield ("rank:first", 1.0)
+        for k, v in c.scores.items():
+            if k == "logprob":
+                yield ("rank:logprob", float(v))

@@ -1,0 +1,75 @@
+"""The registry of property-function families, by versioned name (``"local_trees/1"``).
+
+A family turns one :class:`ranker.store.records.Candidate` into named counts (property name ->
+value). Names carry a version so that an old feature configuration keeps meaning the same thing:
+a family whose output changes is registered under a new version, the old one stays.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from ranker.errors import RankerError
+
+_REGISTRY: dict[str, type] = {}
+
+
+class FeatureConfigError(RankerError):
+    """An unknown family or option in a feature configuration."""
+
+
+def register(name: str) -> Callable[[type], type]:
+    """Class decorator registering a family under ``name`` (``"family/version"``)."""
+    if "/" not in name:
+        raise ValueError(f"family name {name!r} needs a version, as 'name/1'")
+
+    def deco(cls: type) -> type:
+        if name in _REGISTRY:
+            raise ValueError(f"family {name!r} registered twice")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return deco
+
+
+def family_names() -> list[str]:
+    """Every registered family name, sorted."""
+    from . import families  # noqa: F401  (registers the built-in families)
+
+    return sorted(_REGISTRY)
+
+
+def make_family(name: str, options: dict | None = None, source: str = "<config>"):
+    """Build family ``name`` with ``options``.
+
+    Raises
+    ------
+    FeatureConfigError
+        If the name is not registered or an option is unknown.
+    """
+    from . import families  # noqa: F401
+
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        raise FeatureConfigError(f"{source}: unknown feature family {name!r} (known: "
+                                 f"{', '.join(sorted(_REGISTRY))})")
+    try:
+        return cls(**(options or {}))
+    except TypeError as e:
+        raise FeatureConfigError(f"{source}: family {name!r}: {e}") from None
+
+
+class Family:
+    """Base of property-function families: ``family(candidate) -> iterable of (name, value)``.
+
+    Families that learn from training data (the smoothed head-argument family) override
+    :meth:`fit`; the others ignore it.
+    """
+
+    name = "family/0"
+
+    def fit(self, candidates: Iterable) -> "Family":
+        return self
+
+    def __call__(self, candidate) -> Iterable[tuple[str, float]]:
+        raise NotImplementedError

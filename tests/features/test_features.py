@@ -1,0 +1,125 @@
+"""Feature families (one parametrised test over every family), vectorizer, cut-off, store caching."""
+import numpy as np
+import pytest
+
+from features import (FeatureConfigError, extract, family_names, feature_set_from_dict,
+                      frequency_cutoff, from_bytes, load_feature_set, make_family, stored_matrix,
+                      to_bytes)
+from ranker.store.records import Candidate, Forest, Link, Sentence
+from ranker.trees.penn import parse_tree
+
+HIGH = "( (S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope)))) (. .)) )"
+LOW = "( (S (NP (PRP I)) (VP (VBD saw) (NP (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope))))) (. .)) )"
+RICH = ("( (S (NP (NP (DT the) (NN man)) (CC and) (NP (DT a) (NN dog))) (VP (VBD saw) (NP (NP (DT the) "
+        "(NN cat)) (PP (IN with) (NP (DT a) (NN telescope))))) (. .)) )")
+COORD = "( (S (NP (NP (DT the) (NN man)) (CC and) (NP (DT a) (NN dog))) (VP (VBD ran)) (. .)) )"
+
+
+def cand(text, rank=0, quality="full", links=(), scores=None, sid="s1"):
+    return Candidate(sid, "test", rank, parse_tree(text, "<t>", 1), quality, scores or {}, links)
+
+
+def forest(sid, *cands):
+    words = cands[0].tree.words
+    return Forest(Sentence(sid, "test", "d", 0, words, ("",) * len(words)), None, tuple(cands))
+
+
+@pytest.mark.parametrize("name", family_names())
+def test_every_family_yields_finite_named_values_and_is_deterministic(name):
+    fam = make_family(name)
+    c = cand(RICH, rank=2, quality="fragment", links=(Link(0, 2, "Ss*s"), Link(2, 4, "Os")),
+             scores={"unused_words": 1.0, "disjunct_cost": 2.0, "link_cost": 5.0, "logprob": -7.5})
+    a, b = list(fam(c)), list(fam(c))
+    assert a == b and a
+    assert all(isinstance(k, str) and np.isfinite(v) for k, v in a)
+
+
+def test_families_tell_attachments_apart():
+    high, low = cand(HIGH), cand(LOW)
+    emb = make_family("embedding/1")
+    assert dict(emb(low)).get("embed:NP") == 1.0 and "embed:NP" not in dict(emb(high))
+    rules = make_family("local_trees/1", {"parent": True})
+    assert ("rule:VP->VBD NP PP^S", 1.0) in list(rules(high))
+    assert ("rule:NP->NP PP^VP", 1.0) in list(rules(low))
+    heid = make_family("heidorn/1")
+    assert dict(heid(low))["heidorn"] < dict(heid(high))["heidorn"]
+
+
+def test_coordination_quality_rank_and_links():
+    co = dict(make_family("coordination/1")(cand(COORD)))
+    assert co["coord:same"] == 1.0 and co["coord:NP:NP+NP"] == 1.0
+    assert dict(make_family("quality/1")(cand(LOW, quality="timeout"))) == {"quality:timeout": 1.0}
+    assert list(make_family("quality/1")(cand(LOW))) == []
+    r = dict(make_family("source_rank/1")(cand(LOW, rank=3)))
+    assert r["rank:log1p"] == pytest.approx(np.log(4)) and "rank:first" not in r
+    lg = list(make_family("link_grammar/1")(cand(LOW, links=(Link(0, 2, "Ss*s"),),
+                                                 scores={"link_cost": 4.0})))
+    assert ("link:Ss", 1.0) in lg and ("linklen:S:2", 1.0) in lg and ("lgcost:link_cost", 4.0) in lg
+
+
+def test_vectorizer_stacks_candidates_and_names_columns_stably():
+    fams = [make_family("embedding/1"), make_family("source_rank/1")]
+    forests = [forest("a", cand(HIGH, 0, sid="a"), cand(LOW, 1, sid="a")),
+               Forest(Sentence("empty", "test", "d", 1, ("x",), ("",)), None, ()),
+               forest("b", cand(LOW, 0, sid="b"))]
+    m = extract(forests, fams)
+    assert m.X.shape == (3, len(m.names)) and list(m.names) == sorted(m.names)
+    assert m.offsets.tolist() == [0, 2, 3] and m.sentence_ids == ("a", "b")
+    assert m.groups().tolist() == [0, 0, 1]
+    col = m.names.index("embed:NP")
+    assert m.X[:, col].toarray().ravel().tolist() == [0.0, 2.0, 2.0]  # "the man", "a telescope"
+    back = from_bytes(to_bytes(m))
+    assert back.names == m.names and (back.X != m.X).nnz == 0 and back.offsets.tolist() == [0, 2, 3]
+    # Restricting to a model's index reorders columns and zero-fills unknown ones.
+    R = m.restrict(["unknown", "embed:NP"]).toarray()
+    assert R[:, 0].tolist() == [0, 0, 0] and R[:, 1].tolist() == [0, 2, 2]
+
+
+def test_frequency_cutoff_counts_consistent_candidates_only():
+    fams = [make_family("embedding/1"), make_family("source_rank/1")]
+    m = extract([forest("a", cand(HIGH, 0, sid="a"), cand(LOW, 1, sid="a"))], fams)
+    assert "embed:NP" not in frequency_cutoff(m, np.array([1.0, 0.0]), 1)
+    assert "embed:NP" in frequency_cutoff(m, np.array([0.0, 1.0]), 1)
+    assert "rank:first" in frequency_cutoff(m, np.array([1.0, 1.0]), 1)
+    assert "rank:log1p" not in frequency_cutoff(m, np.array([1.0, 0.0]), 1)  # value 0 at rank 0
+
+
+def test_feature_configs_are_checked(tmp_path):
+    fs = load_feature_set("default")
+    assert fs.cutoff == 2 and fs.families[0][0] == "local_trees/1"
+    assert fs.version == load_feature_set("default").version
+    other = feature_set_from_dict({"name": "default", "family": [{"name": "local_trees/1"}]})
+    assert other.version != fs.version
+    with pytest.raises(FeatureConfigError, match=r"f.toml: unknown feature family 'trees/9'"):
+        feature_set_from_dict({"family": [{"name": "trees/9"}]}, "f.toml")
+    with pytest.raises(FeatureConfigError, match="family 'local_trees/1': .*colour"):
+        feature_set_from_dict({"family": [{"name": "local_trees/1", "colour": 1}]}, "f.toml")
+    with pytest.raises(FeatureConfigError, match="cutoff must be an integer"):
+        feature_set_from_dict({"cutoff": -1, "family": [{"name": "quality/1"}]}, "f.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = [")
+    with pytest.raises(FeatureConfigError, match="bad.toml"):
+        load_feature_set(bad)
+
+
+def test_matrices_are_stored_by_feature_set_version_and_not_extracted_twice(tmp_path):
+    from ranker.store import Store
+
+    fs = feature_set_from_dict({"name": "small", "family": [{"name": "embedding/1"},
+                                                            {"name": "source_rank/1"}]})
+    with Store.open(tmp_path / "s.sqlite") as st:
+        f = forest("test/d/0", cand(HIGH, 0, sid="test/d/0"), cand(LOW, 1, sid="test/d/0"))
+        st.add_sentences([f.sentence])
+        st.add_candidates(f.candidates)
+        m1 = stored_matrix(st, fs, "test", None)
+        keys = st.artifact_keys("features")
+        assert keys == [f"{fs.version}/test/None/*"]
+        payload, meta = st.get_artifact("features", keys[0])
+        assert meta["rows"] == 2 and meta["feature_set"]["name"] == "small"
+    with Store.open(tmp_path / "s.sqlite") as st:
+        # A stored matrix is read back as it was, even if the forests changed meanwhile.
+        st.add_candidates([cand(LOW, 2, sid="test/d/0")])
+        m2 = stored_matrix(st, fs, "test", None)
+        assert m2.X.shape == m1.X.shape and m2.names == m1.names
+        m3 = stored_matrix(st, fs, "test", None, refresh=True)
+        assert m3.X.shape[0] == 3
