@@ -101,3 +101,10 @@ def test_wsj_round_trip_and_transforms(wsj_trees):
         c = collapse_unary(p)
         assert collapse_unary(c) == c
         assert strip_root(t) == t  # NLTK drops the empty root already
+
+
+def test_public_names_exported():
+    import ranker.trees as trees
+
+    for name in trees.__all__:
+        assert hasattr(trees, name), name
