@@ -265,7 +265,7 @@ class HeidornRanker(GroupedRanker):
             params["grid"] = list(params["grid"])
         return params
 
-    def fit(self, X: Sequence[Tree], y=None, groups=None) -> "HeidornRanker":
+    def fit(self, X: Sequence[Tree] = (), y=None, groups=None) -> "HeidornRanker":
         """Load the K table and, with ``tune``, improve it on ``(X, y, groups)``.
 
         Parameters

@@ -1,0 +1,27 @@
+"""``ranker score``: Heidorn's score of every tree of a bracketed file, one per line."""
+from __future__ import annotations
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("score", help="score trees with Heidorn's metric (lower is better)",
+                              description="Print Heidorn's (1982) score of every tree of TREES, one "
+                              "per line, in file order.")
+    p.add_argument("trees", metavar="TREES", help="file of bracketed trees")
+    p.add_argument("--ranker", choices=["heidorn"], default="heidorn")
+    p.add_argument("--k-table", default="default", help="K table TOML (name in configs/k-tables or path)")
+    p.add_argument("--heads", default="star",
+                   help="'star' (head child labels end in '*') or a head-rule table (collins, ...)")
+    p.add_argument("--pp-as-np", action="store_true",
+                   help="read a PP as a noun phrase with the preposition as premodifier")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..models.heidorn import HeidornRanker
+    from ..trees.penn import read_trees
+
+    trees = read_trees(args.trees)
+    ranker = HeidornRanker(k_table=args.k_table, heads=args.heads, pp_as_np=args.pp_as_np).fit(trees)
+    for s in ranker.scores(trees):
+        print(f"{s:.12g}")
+    return 0

@@ -1,0 +1,126 @@
+"""``ranker score``, ``ranker train`` and ``ranker select`` end to end on a real SQLite store."""
+import json
+
+import pytest
+
+from ranker.cli.main import main
+from ranker.store import Annotation, Bracket, BracketCounts, Candidate, Sentence, Store
+from ranker.trees.penn import parse_tree, read_trees
+
+HIGH = "( (S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN {n})) (PP (IN with) (NP (DT a) (NN telescope)))) (. .)) )"
+LOW = "( (S (NP (PRP I)) (VP (VBD saw) (NP (NP (DT the) (NN {n})) (PP (IN with) (NP (DT a) (NN telescope))))) (. .)) )"
+NOUNS = ["man", "dog", "cat", "bird", "girl", "boy", "star", "ship"]
+
+
+def build_store(path):
+    """Train sentences (wsj_0001) and test sentences (wsj_0170); the low attachment is right."""
+    with Store.open(path) as st:
+        checks, counts = [], []
+        for doc, n_sent in (("wsj_0001.mrg", 8), ("wsj_0170.mrg", 3)):
+            for i in range(n_sent):
+                noun = NOUNS[i % len(NOUNS)]
+                sid = f"treebank/{doc}/{i}"
+                high, low = parse_tree(HIGH.format(n=noun), "<t>", 1), parse_tree(LOW.format(n=noun), "<t>", 1)
+                st.add_sentences([Sentence(sid, "treebank", doc, i, high.words, high.tags())])
+                # Alternate the source order so that "first candidate" is not the answer.
+                order = [high, low] if i % 2 == 0 else [low, high]
+                st.add_candidates([Candidate(sid, "test", r, t, "full", {}) for r, t in enumerate(order)])
+                st.add_annotations([Annotation(sid, "riezler", (Bracket("NP", 2, 7),))])
+                for r, t in enumerate(order):
+                    ok = t is low
+                    checks.append((sid, "test", r, 0 if ok else 1, 0))
+                    counts.append(BracketCounts(sid, "test", r, 7, 7 if ok else 6, 7 if ok else 5, 0))
+        st.put_annotation_checks("riezler", checks)
+        st.put_bracket_counts("evalb_labeled", counts)
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = tmp_path / "store.sqlite"
+    build_store(path)
+    return path
+
+
+@pytest.fixture
+def feature_config(tmp_path):
+    path = tmp_path / "feats.toml"
+    path.write_text('name = "small"\ncutoff = 1\n[[family]]\nname = "local_trees/1"\n'
+                    '[[family]]\nname = "embedding/1"\n')
+    return path
+
+
+def test_score_prints_heidorn_figure_1(tmp_path, capsys):
+    trees = tmp_path / "fig1.mrg"
+    trees.write_text(
+        "(VP (VERB* See) (NP (ADJ the) (NOUN* man)) (PP (PREP with) (ADJ the) (NOUN* telescope)))\n"
+        "(VP (VERB* See) (NP (ADJ the) (NOUN* man) (PP (PREP with) (ADJ the) (NOUN* telescope))))\n")
+    assert main(["score", "--ranker", "heidorn", "--k-table", "default", str(trees)]) == 0
+    assert capsys.readouterr().out.split() == ["0.23", "0.122"]
+
+
+def test_score_reports_bad_input_in_one_line(tmp_path, capsys):
+    trees = tmp_path / "bad.mrg"
+    trees.write_text("(VP (VERB See) (NP (ADJ the) (NOUN* man)))\n")
+    assert main(["score", str(trees)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ranker: error:") and "no child marked as head" in err and err.count("\n") == 1
+    bad_k = tmp_path / "k.toml"
+    bad_k.write_text("[heidorn]\ndefault = 'x'\n")
+    assert main(["score", "--k-table", str(bad_k), str(trees)]) == 2
+    assert "k.toml: [heidorn] default must be a number" in capsys.readouterr().err
+
+
+def test_train_then_select_picks_the_consistent_parses(store, feature_config, tmp_path, capsys):
+    model = tmp_path / "model.json"
+    assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
+                 "--sigma2", "10", "--out", str(model)]) == 0
+    assert "trained on 8 sentences" in capsys.readouterr().out
+    doc = json.loads(model.read_text())
+    assert doc["ranker"] == "loglinear" and doc["features"]["config"]["name"] == "small"
+    # Retraining reuses the stored matrix: exactly one feature artifact per split.
+    assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
+                 "--out", str(model)]) == 0
+    with Store.open(store) as st:
+        assert len(st.artifact_keys("features")) == 1
+    out = tmp_path / "sel.mrg"
+    assert main(["select", "--store", str(store), "--split", "test", "--ranker", "loglinear",
+                 "--model", str(model), "--out", str(out)]) == 0
+    chosen = read_trees(out)
+    assert [t.to_penn() for t in chosen] == [
+        parse_tree(LOW.format(n=n), "<t>", 1).to_penn() for n in NOUNS[:3]]
+
+
+@pytest.mark.parametrize("ranker, extra, low_expected", [
+    ("heidorn", [], [True, True, True]),
+    ("oracle", [], [True, True, True]),
+    ("native", [], [False, True, False]),   # the source's first candidate
+])
+def test_select_with_reference_rankers(store, tmp_path, ranker, extra, low_expected):
+    out = tmp_path / f"{ranker}.mrg"
+    assert main(["select", "--store", str(store), "--split", "test", "--ranker", ranker,
+                 "--out", str(out), *extra]) == 0
+    chosen = [t.to_penn() for t in read_trees(out)]
+    lows = [parse_tree(LOW.format(n=n), "<t>", 1).to_penn() for n in NOUNS[:3]]
+    assert [c == l for c, l in zip(chosen, lows)] == low_expected
+
+
+def test_select_random_is_reproducible(store, tmp_path):
+    a, b = tmp_path / "a.mrg", tmp_path / "b.mrg"
+    for out in (a, b):
+        assert main(["select", "--store", str(store), "--split", "test", "--ranker", "random",
+                     "--seed", "5", "--out", str(out)]) == 0
+    assert a.read_text() == b.read_text() and len(a.read_text().splitlines()) == 3
+
+
+def test_select_loglinear_against_another_feature_space_fails_clearly(store, feature_config, tmp_path, capsys):
+    model = tmp_path / "model.json"
+    assert main(["train", "--store", str(store), "--features", str(feature_config), "--out", str(model)]) == 0
+    doc = json.loads(model.read_text())
+    doc["format_version"] = 0
+    model.write_text(json.dumps(doc))
+    assert main(["select", "--store", str(store), "--ranker", "loglinear", "--model", str(model),
+                 "--out", str(tmp_path / "x.mrg")]) == 2
+    assert "model format version 0" in capsys.readouterr().err
+    assert main(["select", "--store", str(store), "--ranker", "loglinear",
+                 "--out", str(tmp_path / "x.mrg")]) == 2
+    assert "needs --model" in capsys.readouterr().err
