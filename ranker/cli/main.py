@@ -20,6 +20,9 @@ SUBCOMMANDS = [
     "importing",
     "annotate",
     "store",
+    "score",
+    "train",
+    "select",
 ]
 
 
