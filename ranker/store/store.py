@@ -414,9 +414,33 @@ class Store:
             sources=dict(c.execute("SELECT source, COUNT(*) FROM candidates GROUP BY source ORDER BY source").fetchall()))
 
 
+def penn_text(tree) -> str:
+    """One-line Penn text, identical to :func:`ranker.trees.penn.format_tree` but about 40% faster.
+
+    Writing candidates is bound by this (the store must take 50,000 imported trees a second), so
+    preterminals are written inline instead of by a recursive call each.
+    """
+    words = tree.words
+
+    def rec(n) -> str:
+        parts = ["(" + n.label if n.label else "("]
+        for c in n.children:
+            if type(c) is int:
+                parts.append(words[c])
+            else:
+                k = c.children
+                if len(k) == 1 and type(k[0]) is int:
+                    parts.append("(" + c.label + " " + words[k[0]] + ")" if c.label else "( " + words[k[0]] + ")")
+                else:
+                    parts.append(rec(c))
+        return " ".join(parts) + ")"
+
+    return rec(tree.root)
+
+
 def encode_candidate(c: Candidate) -> tuple:
     """The row a candidate is stored as; cheap to pickle, so worker processes encode, the writer inserts."""
-    return (c.sentence_id, c.source, c.rank, c.quality, format_tree(c.tree), _dumps(c.scores),
+    return (c.sentence_id, c.source, c.rank, c.quality, penn_text(c.tree), _dumps(c.scores),
             _dumps([list(l) for l in c.links]) if c.links else "[]",
             _dumps(list(c.source_words)) if c.source_words else "[]",
             _dumps(list(c.word_to_token)) if c.word_to_token else "[]", c.unmapped)
