@@ -316,6 +316,28 @@ class EvalbAccumulator:
         if s.length <= self.cutoff_len:
             self.cut.add(s)
 
+    def add_columns(self, cols) -> None:
+        """Add every line of an :class:`~ranker.evaluation.evalb_fast.EvalbColumns`, vectorised."""
+        import numpy as np
+
+        for totals, sel in ((self.all, np.ones(cols.size, dtype=bool)),
+                            (self.cut, cols.length <= self.cutoff_len)):
+            st = cols.status[sel]
+            ok = st == OK
+            totals.sentences += int(sel.sum())
+            totals.errors += int((st == ERROR).sum())
+            totals.skipped += int((st == SKIP).sum())
+            g, t, m, c = (a[sel][ok] for a in (cols.gold, cols.test, cols.matched, cols.crossing))
+            totals.gold += int(g.sum())
+            totals.test += int(t.sum())
+            totals.matched += int(m.sum())
+            totals.complete += int(((g == t) & (t == m)).sum())
+            totals.words += int(cols.words[sel][ok].sum())
+            totals.crossing += int(c.sum())
+            totals.no_crossing += int((c == 0).sum())
+            totals.two_or_less += int((c <= 2).sum())
+            totals.correct_tags += int(cols.correct_tags[sel][ok].sum())
+
     def add_pair(self, gold: Tree | None, test: Tree | None, params: EvalbParams) -> EvalbSentence:
         """Score a pair with :func:`score_evalb`, add it, and return its line."""
         s = score_evalb(gold, test, params)

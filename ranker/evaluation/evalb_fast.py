@@ -64,11 +64,31 @@ class EvalbColumns(NamedTuple):
                              self.messages.get(i, ""))
 
 
-def _pack(buf: np.ndarray, pos: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """The first ``length`` (<= 8) bytes at each ``pos`` as one little-endian uint64 (zero padded)."""
-    m = buf[pos[:, None] + np.arange(_PACK)]
-    m[np.arange(_PACK) >= length[:, None]] = 0
-    return np.ascontiguousarray(m).view("<u8").ravel()
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(_PACK)] + [(1 << 64) - 1],
+                      dtype=np.uint64)  # _LOW_BYTES[k] keeps the first k bytes of a packed word
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+
+
+def _words_at(buf: np.ndarray) -> np.ndarray:
+    """A view whose element ``i`` is the 8 bytes starting at byte ``i`` as a little-endian uint64."""
+    return np.ndarray(shape=(len(buf) - _PACK + 1,), dtype="<u8", buffer=buf, strides=(1,))
+
+
+def _pack(words_at: np.ndarray, pos: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The first ``length`` (<= 8) bytes at each ``pos`` as one uint64, zero padded."""
+    return words_at[pos] & _LOW_BYTES[length]
+
+
+def _first_byte(x: np.ndarray, byte: int) -> np.ndarray:
+    """Index (0-7) of the first byte equal to ``byte`` in each packed word, 8 where there is none."""
+    v = x ^ np.uint64(byte * 0x0101010101010101)
+    hits = (v - _ONES) & ~v & _HIGHS  # the lowest flagged byte is exact (SWAR zero-byte test)
+    low = hits & (~hits + np.uint64(1))
+    out = np.full(len(x), _PACK, dtype=np.int64)
+    nz = low != 0
+    out[nz] = np.log2(low[nz].astype(np.float64)).astype(np.int64) >> 3
+    return out
 
 
 def _pack_str(s: str) -> int | None:
@@ -92,6 +112,7 @@ class _Side(NamedTuple):
     b_start: np.ndarray
     b_end: np.ndarray
     b_label: np.ndarray
+    words_at: np.ndarray       # the 8-byte view of the padded text, for comparing words
 
 
 def _line_count(data: bytes) -> int:
@@ -103,6 +124,7 @@ def _read_side(data: bytes, params: EvalbParams, delete_tags: np.ndarray,
                length_tags: np.ndarray) -> _Side:
     n_lines = _line_count(data)
     buf = np.frombuffer(data + b"\0" * (_PACK + 1), dtype=np.uint8)
+    words_at = _words_at(buf)
     nb = len(data)
     cls = _LUT[buf[:nb]]
     prev = np.empty_like(cls)
@@ -176,7 +198,7 @@ def _read_side(data: bytes, params: EvalbParams, delete_tags: np.ndarray,
     tag_len = tok_len[t_open + 1]
     long_label = np.zeros(n_lines, dtype=bool)
     long_label[t_line[tag_len > _PACK]] = True
-    tags = _pack(buf, pos_pad[t_open + 1], np.minimum(tag_len, _PACK))
+    tags = _pack(words_at, pos_pad[t_open + 1], np.minimum(tag_len, _PACK))
     kept = ~np.isin(tags, delete_tags)
     length = np.bincount(t_line[~np.isin(tags, length_tags)], minlength=n_lines)
     kept_open = t_open[kept]
@@ -214,18 +236,15 @@ def _read_side(data: bytes, params: EvalbParams, delete_tags: np.ndarray,
 
     # labels: cut at the first '-' or '=', packed; longer than 8 bytes -> the line is deferred
     labeled = kind[o_idx + 1] == _CHAR
-    lab_pos = pos_pad[o_idx + 1]
     lab_len = np.where(labeled, tok_len[o_idx + 1], 0)
-    window = buf[lab_pos[:, None] + np.arange(_PACK)]
-    cut_here = ((window == 45) | (window == 61)) & (np.arange(_PACK) < lab_len[:, None])
-    has_cut = cut_here.any(axis=1)
-    cut = np.where(has_cut, cut_here.argmax(axis=1), lab_len)
+    raw = words_at[pos_pad[o_idx + 1]]
+    cut = np.minimum(_first_byte(raw, 45), _first_byte(raw, 61))  # '-' and '='
+    cut = np.where(cut < np.minimum(lab_len, _PACK), cut, lab_len)
     long_label[b_line[cut > _PACK]] = True
-    window[np.arange(_PACK) >= np.minimum(cut, _PACK)[:, None]] = 0
-    b_label = np.ascontiguousarray(window).view("<u8").ravel()
+    b_label = raw & _LOW_BYTES[np.minimum(cut, _PACK)]
 
     return _Side(n_lines, regular, long_label, wn, length, w_line, pos_pad[kept_open + 2],
-                 tok_len[kept_open + 2], tags[kept], b_line, b_start, b_end, b_label)
+                 tok_len[kept_open + 2], tags[kept], b_line, b_start, b_end, b_label, words_at)
 
 
 class _LabelTable:
@@ -254,7 +273,7 @@ class _LabelTable:
                     return self.slot_id[idx]
                 new = np.unique(packed[~ok])
             else:
-                new = np.unique(packed)
+                new = np.unique(packed[:4096])
             self._add(new)
 
     def _add(self, new: np.ndarray) -> None:
@@ -348,7 +367,40 @@ def score_evalb_bytes(gold: bytes, test: bytes, params: EvalbParams, *,
     if n1 != n2:
         raise EvalbInputError(f"{gold_source} has {n1} lines but {test_source} has {n2}; "
                               "EVALB pairs trees line by line")
-    n = n1
+    # chunks of lines keep every temporary array small: cache-friendly, and memory is reused
+    # instead of freshly mapped for each multi-megabyte temporary
+    g_ends = _chunk_ends(gold, _CHUNK_LINES)
+    t_ends = _chunk_ends(test, _CHUNK_LINES)
+    parts = []
+    for k, ((g0, g1), (t0, t1)) in enumerate(zip(g_ends, t_ends)):
+        parts.append(_score_chunk(gold[g0:g1], test[t0:t1], params, gold_source, test_source,
+                                  k * _CHUNK_LINES))
+    if not parts:
+        e = np.zeros(0, dtype=np.int64)
+        return EvalbColumns(e, e, e, e, e, e, e, e, {}, 0)
+    messages = {}
+    for k, c in enumerate(parts):
+        messages.update({i + k * _CHUNK_LINES: m for i, m in c.messages.items()})
+    arrays = [np.concatenate([getattr(c, f) for c in parts]) for f in EvalbColumns._fields[:8]]
+    return EvalbColumns(*arrays, messages, sum(c.deferred for c in parts))
+
+
+_CHUNK_LINES = 2000
+
+
+def _chunk_ends(data: bytes, lines: int) -> list[tuple[int, int]]:
+    """Byte ranges of consecutive blocks of ``lines`` lines (the last block may be shorter)."""
+    nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    cuts = [0] + [int(x) + 1 for x in nl[lines - 1::lines]]
+    if cuts[-1] < len(data):
+        cuts.append(len(data))
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def _score_chunk(gold: bytes, test: bytes, params: EvalbParams, gold_source: str,
+                 test_source: str, line0: int) -> EvalbColumns:
+    """Score one block of line pairs; ``line0`` is the number of lines before it in the files."""
+    n = _line_count(gold)
     if n == 0:
         e = np.zeros(0, dtype=np.int64)
         return EvalbColumns(e, e, e, e, e, e, e, e, {}, 0)
@@ -356,7 +408,7 @@ def score_evalb_bytes(gold: bytes, test: bytes, params: EvalbParams, *,
     status, words, gb, tb, matched, crossing, correct = (zeros() for _ in range(7))
     messages: dict[int, str] = {}
     if not fast_path_usable(params):
-        return _per_pair(gold, test, params, np.arange(n), gold_source, test_source,
+        return _per_pair(gold, test, params, np.arange(n), gold_source, test_source, line0,
                          EvalbColumns(status, zeros(), words, gb, tb, matched, crossing, correct,
                                       messages, 0))
     delete_tags = np.array([v for v in map(_pack_str, params.delete_labels) if v is not None],
@@ -379,18 +431,15 @@ def score_evalb_bytes(gold: bytes, test: bytes, params: EvalbParams, *,
     t_sel = same[t.w_line]
     w1_pos, w1_len, w_line = g.w_pos[g_sel], g.w_len[g_sel], g.w_line[g_sel]
     w2_pos, w2_len = t.w_pos[t_sel], t.w_len[t_sel]
-    gbuf = np.frombuffer(gold, dtype=np.uint8)
-    tbuf = np.frombuffer(test, dtype=np.uint8)
     mismatch = w1_len != w2_len
-    eq = np.flatnonzero(~mismatch)
-    if len(eq):
-        lens = w1_len[eq]
-        total = int(lens.sum())
-        offs = np.repeat(np.cumsum(lens) - lens, lens)
-        within = np.arange(total) - offs
-        differs = gbuf[np.repeat(w1_pos[eq], lens) + within] != tbuf[np.repeat(w2_pos[eq], lens) + within]
-        bad_pairs = np.unique(np.repeat(eq, lens)[differs])
-        mismatch[bad_pairs] = True
+    todo = np.flatnonzero(~mismatch)
+    rest, p1, p2 = w1_len[todo], w1_pos[todo], w2_pos[todo]
+    while len(todo):  # compare 8 bytes at a time; most words need one round
+        low = _LOW_BYTES[np.minimum(rest, _PACK)]
+        bad = (g.words_at[p1] & low) != (t.words_at[p2] & low)
+        mismatch[todo[bad]] = True
+        more = (rest > _PACK) & ~bad
+        todo, rest, p1, p2 = todo[more], rest[more] - _PACK, p1[more] + _PACK, p2[more] + _PACK
     bad_word_lines = np.zeros(n, dtype=bool)
     bad_word_lines[w_line[mismatch]] = True
     if params.eq_words:
@@ -437,7 +486,7 @@ def score_evalb_bytes(gold: bytes, test: bytes, params: EvalbParams, *,
     width = int(max(g.wn.max(initial=0), t.wn.max(initial=0))) + 1
     ncls = int(table.cls.max(initial=0)) + 1
     if n * width * width * ncls >= (1 << 61):
-        return _per_pair(gold, test, params, np.arange(n), gold_source, test_source,
+        return _per_pair(gold, test, params, np.arange(n), gold_source, test_source, line0,
                          EvalbColumns(status, length, words, gb, tb, matched, crossing, correct,
                                       messages, 0))
     gkey = ((gl * width + gs) * width + ge) * ncls + gc
@@ -457,10 +506,11 @@ def score_evalb_bytes(gold: bytes, test: bytes, params: EvalbParams, *,
     offset = np.zeros(n, dtype=np.int64)
     offset[1:] = np.cumsum(g.wn + 1)[:-1]
     size = int(offset[-1] + g.wn[-1] + 1) if n else 0
-    max_end = np.full(size, -1, dtype=np.int64)
-    np.maximum.at(max_end, offset[gl] + gs, ge)
-    min_start = np.full(size, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(min_start, offset[gl] + ge, gs)
+    gl32, gs32, ge32 = gl.astype(np.int32), gs.astype(np.int32), ge.astype(np.int32)
+    max_end = np.full(size, -1, dtype=np.int32)
+    np.maximum.at(max_end, offset[gl] + gs, ge32)
+    min_start = np.full(size, np.iinfo(np.int32).max, dtype=np.int32)
+    np.minimum.at(min_start, offset[gl] + ge, gs32)
     q = te - ts >= 2
     ql, qs, qe = tl[q], ts[q], te[q]
     if len(ql):
@@ -468,15 +518,16 @@ def score_evalb_bytes(gold: bytes, test: bytes, params: EvalbParams, *,
         lo, hi = offset[ql] + qs + 1, offset[ql] + qe - 1
         later = _range_query(_range_tables(max_end, levels, np.maximum, -1), lo, hi, np.maximum)
         earlier = _range_query(_range_tables(min_start, levels, np.minimum,
-                                             np.iinfo(np.int64).max), lo, hi, np.minimum)
+                                             np.iinfo(np.int32).max), lo, hi, np.minimum)
         crossed = (later > qe) | (earlier < qs)
         crossing[:] = np.bincount(ql[crossed], minlength=n)
 
     cols = EvalbColumns(status, length, words, gb, tb, matched, crossing, correct, messages, 0)
-    return _per_pair(gold, test, params, np.flatnonzero(defer), gold_source, test_source, cols)
+    return _per_pair(gold, test, params, np.flatnonzero(defer), gold_source, test_source, line0,
+                     cols)
 
 
-def _per_pair(gold: bytes, test: bytes, params, lines, gold_source, test_source,
+def _per_pair(gold: bytes, test: bytes, params, lines, gold_source, test_source, line0: int,
               cols: EvalbColumns) -> EvalbColumns:
     """Score the given (0-based) lines with the reference per-pair path, in place."""
     if len(lines) == 0:
@@ -485,11 +536,8 @@ def _per_pair(gold: bytes, test: bytes, params, lines, gold_source, test_source,
     tlines = test.decode("utf-8").split("\n")
     for i in lines:
         i = int(i)
-        gt = parse_tree(glines[i], gold_source, i + 1) if glines[i].strip() else None
-        tt = parse_tree(tlines[i], test_source, i + 1) if tlines[i].strip() else None
-        if gt is None:
-            # an empty gold line: EVALB reads no word, length 0
-            pass
+        gt = parse_tree(glines[i], gold_source, line0 + i + 1) if glines[i].strip() else None
+        tt = parse_tree(tlines[i], test_source, line0 + i + 1) if tlines[i].strip() else None
         s = score_evalb(gt, tt, params)
         for name in ("status", "length", "words", "gold", "test", "matched", "crossing",
                      "correct_tags"):
