@@ -151,6 +151,6 @@ def test_fast_penn_writer_equals_format_tree():
     from ranker.store.store import penn_text
     from ranker.trees.penn import format_tree
 
-    for text in [A, B, C, "( (S (NP a b) c (VP (V d))) (. .))", "(X (Y (Z w)))", "( w)", "(S (NP (DT the) x) y)"]:
+    for text in [A, B, C, "( (S (NP a b) c (VP (V d))) (. .))", "(X (Y (Z w)))", "( (X w) v)", "(S (NP (DT the) x) y)"]:
         t = parse_tree(text)
         assert penn_text(t) == format_tree(t)
