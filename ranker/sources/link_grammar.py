@@ -98,12 +98,14 @@ class LinkGrammarParser:
         if lgs.split(po) < 0:
             return "nolinkage", "Link Grammar could not split the sentence", (), 0
         po.min_null_count = po.max_null_count = 0
+        clg.parse_options_reset_resources(po._obj)   # the time limit is per sentence
         clg.sentence_parse(lgs._obj, po._obj)
         timed_out = bool(clg.parse_options_timer_expired(po._obj))
         quality = "full"
         n = clg.sentence_num_valid_linkages(lgs._obj)
         if n == 0 and not timed_out and self.options.null_links:
             po.min_null_count, po.max_null_count = 1, len(lgs)
+            clg.parse_options_reset_resources(po._obj)
             clg.sentence_parse(lgs._obj, po._obj)
             timed_out = bool(clg.parse_options_timer_expired(po._obj))
             n = clg.sentence_num_valid_linkages(lgs._obj)
