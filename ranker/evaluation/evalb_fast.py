@@ -134,6 +134,10 @@ def _read_side(data: bytes, params: EvalbParams, delete_tags: np.ndarray,
     start_mask = (cls != _WS) & (~is_char | (prev != _CHAR))
     tok_pos = np.flatnonzero(start_mask)
     ntok = len(tok_pos)
+    if ntok == 0:  # only empty lines
+        e, z = np.zeros(0, dtype=np.int64), np.zeros(n_lines, dtype=np.int64)
+        return _Side(n_lines, np.ones(n_lines, bool), np.zeros(n_lines, bool), z, z, e, e, e,
+                     e.astype(np.uint64), e, e, e, e.astype(np.uint64), words_at)
     kind = np.zeros(ntok + 4, dtype=np.uint8)
     kind[:ntok] = cls[tok_pos]
     nxt = np.empty_like(cls)

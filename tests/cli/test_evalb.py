@@ -1,0 +1,58 @@
+"""``ranker evalb``: EVALB's report on stdout, EVALB's error lines, and bad input as one-line errors."""
+import subprocess
+import sys
+
+from ranker.cli.main import main
+
+GOLD = "(S (NP (DT a) (NN b)) (VP (VB c)))\n"
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_report_and_exit_status(tmp_path, capsys):
+    g = write(tmp_path, "g", GOLD * 3)
+    t = write(tmp_path, "t", GOLD + "\n" + GOLD.replace("(NN b)", "(NN z)"))
+    assert main(["evalb", "-p", "COLLINS", g, t]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[3] == "   1    3    0  100.00 100.00     3      3    3      0      3     3   100.00"
+    assert "Number of Error sentence  =      1" in out and "Number of Skip  sentence  =      1" in out
+    assert err == "3 : Words unmatch (b|z)\n"
+
+
+def test_max_error_abort_prints_no_summary(tmp_path, capsys):
+    bad = GOLD.replace("(NN b)", "(NN z)")
+    g = write(tmp_path, "g", GOLD * 14)
+    t = write(tmp_path, "t", GOLD + bad * 13)
+    assert main(["evalb", "-p", "COLLINS", g, t]) == 1
+    out, err = capsys.readouterr()
+    assert "Summary" not in out
+    # EVALB stops at the error after MAX_ERROR + 1 = 11 counted ones: the 12th, on line 13
+    assert len(out.splitlines()) == 3 + 12 and err.splitlines()[-1].startswith("13 : ")
+
+
+def test_bad_input_is_one_line(tmp_path, capsys):
+    g = write(tmp_path, "g", GOLD * 2)
+    cases = [
+        ([g, write(tmp_path, "t1", GOLD)], "has 2 lines but"),
+        ([g, write(tmp_path, "t2", GOLD + "(S (NP (DT a) (NN b)) (VP (VB c))\n")], "t2:2:1: unclosed"),
+        (["-p", write(tmp_path, "x.prm", "LABELD 1\n"), g, g], "x.prm:1: unknown key 'LABELD'"),
+        ([g, str(tmp_path / "missing")], "missing: no such file"),
+    ]
+    for argv, what in cases:
+        assert main(["evalb"] + argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and what in err and err.startswith("ranker: error:")
+
+
+def test_as_a_real_command(tmp_path):
+    g = write(tmp_path, "g", GOLD)
+    r = subprocess.run([sys.executable, "-m", "ranker.cli.main", "evalb", g, str(tmp_path / "nope")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "nope: no such file" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "ranker.cli.main", "evalb", g, g],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "Bracketing FMeasure       = 100.00" in r.stdout
