@@ -23,6 +23,7 @@ SUBCOMMANDS = [
     "score",
     "train",
     "select",
+    "run",
 ]
 
 

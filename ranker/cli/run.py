@@ -1,0 +1,43 @@
+"""``ranker run CONFIG``: the whole experiment of a TOML config, end to end."""
+from __future__ import annotations
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "run", help="run a whole experiment from a TOML config",
+        description="Parse the configured corpus with Link Grammar into the store (cached), derive "
+        "partial annotations, score every candidate, train the log-linear model (sigma^2 chosen on "
+        "held-out), tune Heidorn's K on held-out, select one parse per test sentence with every "
+        "ranker, and write report.md/.json/.html, config.resolved.toml, gold.mrg and "
+        "selected/<ranker>.mrg to the output folder.")
+    p.add_argument("config", help="experiment config (e.g. configs/wsj-sample.toml)")
+    p.add_argument("--out", default=None, help="output folder (default runs/<experiment name>)")
+    p.add_argument("--store", default=None, help="store file (overrides [experiment] store)")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: [experiment] "
+                   "workers, 0 = all cores)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars or stage lines")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import dataclasses
+
+    from ..pipeline.config import load_config
+    from ..pipeline.experiment import run_experiment
+
+    cfg = load_config(args.config)
+    exp = cfg.experiment
+    if args.store is not None:
+        exp = dataclasses.replace(exp, store=args.store)
+    if args.workers is not None:
+        exp = dataclasses.replace(exp, workers=args.workers)
+    cfg = dataclasses.replace(cfg, experiment=exp)
+    out = args.out or f"runs/{cfg.experiment.name}"
+    report = run_experiment(cfg, out, progress=not args.no_progress)
+    print(f"report: {out}/report.md")
+    for name, t in report.metrics.items():
+        ll = t.rankers.get("loglinear")
+        er = "n/a" if ll is None or ll.error_reduction is None else f"{ll.error_reduction:.0f}%"
+        print(f"  {name:18s} upper {t.upper:5.1f}  loglinear {ll.score if ll else float('nan'):5.1f}"
+              f"  lower {t.lower:5.1f}  error reduction {er}")
+    return 0

@@ -1,0 +1,550 @@
+"""``ranker run``: one experiment end to end, every stage reading what the previous one stored.
+
+corpus -> parse (Link Grammar, cached in the store) -> partial annotations and consistent sets ->
+per-candidate counts under every metric (held-out and test) -> features -> log-linear model (sigma^2
+chosen on held-out) and Heidorn's K (tuned on held-out) -> one selection per test sentence and
+ranker -> bounds, intervals, p-values, breakdowns -> report files.
+
+Every expensive stage caches its output in the store, keyed by what it depends on, so a rerun with a
+warm store only repeats training, selection and reporting. The test split is touched only by
+selection and evaluation: nothing is tuned on it.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from ..errors import RankerError
+from ..evaluation.bounds import (METRICS, ForestCounts, corpus_score, error_reduction,
+                                 expected_counts, oracle_choice, selected_counts)
+from ..evaluation.significance import bootstrap_interval, paired_randomization_test
+from ..store import BracketCounts, Store
+from ..store.records import Sentence
+from ..trees.penn import parse_tree, write_trees
+from .config import ExperimentConfig
+from .report import BreakdownGroup, MetricTable, Plot, RankerScore, Report, write_report
+from .scoring import Scorer, ScoringSettings
+
+RANKERS = ("native", "heidorn", "heidorn_tuned", "loglinear")
+SOURCE = "link-grammar"
+
+
+class SplitSelection(NamedTuple):
+    """The sentences of one split an experiment uses (all, or whole documents up to ``limit``)."""
+
+    name: str
+    corpus: str
+    fileids: tuple[str, ...] | None
+    sentences: tuple[Sentence, ...]
+
+
+class StageClock:
+    """Times named stages and says what is happening, one line per stage."""
+
+    def __init__(self, verbose: bool = True):
+        self.seconds: dict[str, float] = {}
+        self.verbose = verbose
+
+    @contextmanager
+    def __call__(self, name: str):
+        if self.verbose:
+            print(f"[ranker] {name} ...", flush=True)
+        t0 = time.perf_counter()
+        yield
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+
+
+def select_split(store: Store, corpus: str, split: str, limit: int) -> SplitSelection:
+    """A split's sentences; with ``limit``, the first whole documents holding at least that many."""
+    sents = store.sentences(corpus, split)
+    if not sents:
+        raise RankerError(f"split {split!r} of corpus {corpus!r} has no sentences in the store")
+    if limit <= 0 or limit >= len(sents):
+        return SplitSelection(split, corpus, None, tuple(sents))
+    docs: list[str] = []
+    kept: list[Sentence] = []
+    for s in sents:
+        if s.document not in docs:
+            if len(kept) >= limit:
+                break
+            docs.append(s.document)
+        kept.append(s)
+    return SplitSelection(split, corpus, tuple(docs), tuple(kept))
+
+
+def _check_parse_options(store: Store, options) -> None:
+    """Refuse to mix forests parsed with other options into this experiment (a stale cache)."""
+    stored = store.source_options().get(SOURCE)
+    wanted = dict(options._asdict())
+    if stored and store.parsed_ids(SOURCE) and stored != wanted:
+        diff = ", ".join(f"{k}={stored.get(k)!r} (config: {wanted.get(k)!r})"
+                         for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k))
+        raise RankerError(f"{store.path} holds Link Grammar forests parsed with other options: {diff}; "
+                          "use another [experiment] store or the same [parse] settings")
+
+
+# ------------------------------------------------------------------------------------ scoring
+def _score_handler(settings: ScoringSettings):
+    scorer = Scorer(settings)
+
+    def handle(item):
+        sid, gold_text, gold_deps, texts = item
+        gold = parse_tree(gold_text, f"gold:{sid}")
+        side = scorer.gold_side(gold, gold_deps)
+        seen: dict[str, dict] = {}
+        rows = {m: [] for m in scorer.metrics}
+        for text in texts:                       # identical text is an identical tree: score once
+            c = seen.get(text)
+            if c is None:
+                c = seen[text] = scorer.count(side, parse_tree(text, f"candidate:{sid}"))
+            for m in rows:
+                rows[m].append(c[m])
+        return sid, rows
+
+    return handle
+
+
+def _score_failed(item, reason):
+    return item[0], RankerError(f"scoring {item[0]} failed: {reason}")
+
+
+def metric_key(metric: str, settings: ScoringSettings) -> str:
+    """Store key of a metric's counts: the metric and everything its counts depend on."""
+    return f"{metric}@{settings.key()}"
+
+
+def score_candidates(store: Store, sentences: Sequence[Sentence], settings: ScoringSettings,
+                     gold_deps: dict, workers: int, progress: bool) -> int:
+    """Store per-candidate counts under every metric for ``sentences`` lacking them; returns how many."""
+    from ..sources.pool import run_pool
+
+    metrics = Scorer(settings).metrics
+    have = store.bracket_counts(metric_key(metrics[-1], settings), None, None, source=SOURCE)
+    todo = [s for s in sentences if s.id not in have]
+
+    def items():
+        for s in todo:
+            texts = store.candidate_texts(s.id, SOURCE)
+            if texts:
+                yield (s.id, store.gold(s.id).to_penn(), gold_deps.get(s.id), texts)
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        tqdm.monitor_interval = 0
+        bar = tqdm(total=len(todo), unit="sent", desc="score", dynamic_ncols=True)
+    done = 0
+    pending: dict[str, list] = {m: [] for m in metrics}
+    try:
+        for sid, rows in run_pool(items(), _score_handler, settings, workers, _score_failed):
+            if isinstance(rows, Exception):
+                raise rows
+            for m, counts in rows.items():
+                pending[m].extend(BracketCounts(sid, SOURCE, rank, *c) for rank, c in enumerate(counts))
+            done += 1
+            if bar is not None:
+                bar.update(1)
+            if len(pending[metrics[0]]) > 20000:
+                _flush_counts(store, pending, settings)
+        _flush_counts(store, pending, settings)
+    finally:
+        if bar is not None:
+            bar.close()
+    return done
+
+
+def _flush_counts(store: Store, pending: dict[str, list], settings: ScoringSettings) -> None:
+    # The last metric is written last, and its presence marks a sentence as scored (see above).
+    with store.batch():
+        for m, rows in pending.items():
+            store.put_bracket_counts(metric_key(m, settings), rows)
+            rows.clear()
+
+
+def load_forest_counts(store: Store, sel: SplitSelection, metric: str,
+                       settings: ScoringSettings) -> ForestCounts:
+    """Per-candidate counts of a split under one stored metric, sentences in split order."""
+    stored = store.bracket_counts(metric_key(metric, settings), sel.corpus, sel.name,
+                                  fileids=list(sel.fileids) if sel.fileids else None, source=SOURCE)
+    per, gold = [], []
+    for s in sel.sentences:
+        rows = stored.get(s.id, ())
+        per.append([(r.gold, r.test, r.matched, r.crossing) for r in rows])
+        gold.append(rows[0].gold if rows else _gold_count(store, s, metric, settings))
+    return ForestCounts.from_lists(per, gold)
+
+
+def _gold_count(store: Store, s: Sentence, metric: str, settings: ScoringSettings) -> int:
+    # A sentence with no candidate still owes its gold brackets: score gold against nothing.
+    scorer = Scorer(settings)
+    gold = store.gold(s.id)
+    side = scorer.gold_side(gold)
+    return scorer.count(side, gold)[metric][0]
+
+
+# ------------------------------------------------------------------------------------ selection
+def _per_sentence(sel: SplitSelection, ids: Sequence[str], per_group: np.ndarray) -> np.ndarray:
+    """Spread per-group choices (groups = sentences with candidates) over every sentence, -1 for none."""
+    pos = dict(zip(ids, per_group.tolist()))
+    return np.array([pos.get(s.id, -1) for s in sel.sentences], dtype=np.int64)
+
+
+def _candidate_trees(store: Store, sel: SplitSelection):
+    """Every candidate tree of a split in forest order, with per-row groups and the grouped ids."""
+    trees, groups, ids = [], [], []
+    for s in sel.sentences:
+        texts = store.candidate_texts(s.id, SOURCE)
+        if not texts:
+            continue
+        cache: dict[str, object] = {}
+        for t in texts:
+            tree = cache.get(t)
+            if tree is None:
+                tree = cache[t] = parse_tree(t, f"candidate:{s.id}")
+            trees.append(tree)
+        groups.extend([len(ids)] * len(texts))
+        ids.append(s.id)
+    return trees, np.asarray(groups, dtype=np.int64), ids
+
+
+def _sentence_quality(store: Store, sel: SplitSelection) -> list[str]:
+    status = {sid: st for sid, src, st, *_ in store.parse_log(SOURCE)}
+    out = []
+    for s in sel.sentences:
+        st = status.get(s.id, "unparsed")
+        out.append(st if st in ("full", "fragment", "timeout") else "no parse")
+    return out
+
+
+def _candidate_f(fc: ForestCounts, metric: str) -> np.ndarray:
+    """Each candidate's own sentence score under ``metric`` (the oracle's and tuner's target)."""
+    return METRICS[metric].score(fc.counts) if len(fc.counts) else np.zeros(0)
+
+
+# ------------------------------------------------------------------------------------ tables
+def _table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], cfg: ExperimentConfig,
+           with_tests: bool) -> MetricTable:
+    m = METRICS[metric]
+    ev = cfg.evaluation
+    upper = corpus_score(m, selected_counts(fc, oracle_choice(fc, m.score)))
+    lower = corpus_score(m, expected_counts(fc))
+    sel = {r: selected_counts(fc, c) for r, c in choices.items()}
+    rankers = {}
+    for r, counts in sel.items():
+        score = corpus_score(m, counts)
+        ci = bootstrap_interval(counts, score=m.score, n_resamples=ev.bootstrap_resamples,
+                                confidence=ev.confidence, seed=cfg.experiment.seed)
+        p_native = p_heidorn = None
+        if with_tests and r != "native" and "native" in sel:
+            p_native = paired_randomization_test(counts, sel["native"], score=m.score,
+                                                 n_resamples=ev.randomization_resamples,
+                                                 seed=cfg.experiment.seed)
+        if with_tests and r != "heidorn" and "heidorn" in sel:
+            p_heidorn = paired_randomization_test(counts, sel["heidorn"], score=m.score,
+                                                  n_resamples=ev.randomization_resamples,
+                                                  seed=cfg.experiment.seed)
+        rankers[r] = RankerScore(score, error_reduction(score, lower, upper), tuple(ci),
+                                 p_native, p_heidorn)
+    return MetricTable(metric, m.title, upper, lower, rankers, fc.n_sentences)
+
+
+def _breakdown(labels: Sequence[str], order: Sequence[str], fcs: dict[str, ForestCounts],
+               choices: dict[str, np.ndarray], cfg: ExperimentConfig) -> list:
+    labels = np.asarray(labels)
+    n = len(labels)
+    groups = []
+    for g in order:
+        mask = labels == g if g != "all" else np.ones(n, dtype=bool)
+        k = int(mask.sum())
+        if k == 0:
+            continue
+        tables = {m: _table(m, fc.subset(mask), {r: c[mask] for r, c in choices.items()}, cfg, False)
+                  for m, fc in fcs.items()}
+        groups.append(BreakdownGroup(g, k, 100.0 * k / max(n, 1), tables))
+    return groups
+
+
+def _forest_size_plot(fc: ForestCounts, choices: dict[str, np.ndarray], metric: str) -> Plot:
+    sizes = np.diff(fc.offsets)
+    edges = [(1, 1), (2, 10), (11, 100), (101, 1000), (1001, 10 ** 9)]
+    m = METRICS[metric]
+    series: dict[str, tuple[list, list]] = {k: ([], []) for k in ("upper", *choices, "lower")}
+    for lo, hi in edges:
+        mask = (sizes >= lo) & (sizes <= hi)
+        if not mask.any():
+            continue
+        sub = fc.subset(mask)
+        x = float(np.median(sizes[mask]))
+        vals = {"upper": corpus_score(m, selected_counts(sub, oracle_choice(sub, m.score))),
+                "lower": corpus_score(m, expected_counts(sub))}
+        for r, c in choices.items():
+            vals[r] = corpus_score(m, selected_counts(sub, c[mask]))
+        for k, v in vals.items():
+            series[k][0].append(x)
+            series[k][1].append(v)
+    return Plot("forest_size", f"{metric} against forest size (test)", "candidates per sentence "
+                "(median of bin)", f"{metric} (%)",
+                {k: (tuple(x), tuple(y)) for k, (x, y) in series.items() if x}, "log")
+
+
+def _versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {"python": platform.python_version()}
+    for pkg in ("ranker", "numpy", "scipy", "scikit-learn", "nltk"):
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            pass
+    try:
+        from ..sources.link_grammar import import_linkgrammar
+
+        out["link-grammar"] = str(getattr(import_linkgrammar(), "__version__", "installed"))
+    except RankerError:
+        pass
+    return out
+
+
+# ------------------------------------------------------------------------------------ the run
+def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = True) -> Report:
+    """Run every stage of ``cfg`` and write the report, selections and resolved config to ``out_dir``.
+
+    Returns
+    -------
+    Report
+        What was written to ``report.json``.
+    """
+    from features import frequency_cutoff, load_feature_set, stored_matrix
+    from features.datasets import consistency_weights
+
+    from ..models import HeidornRanker, LogLinearRanker, RandomRanker, select_sigma2
+    from ..models.ktable import KTable
+    from ..sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, riezler_annotations
+    from ..sources.dependencies import dependency_gold
+    from ..sources.link_grammar import LinkGrammarOptions
+    from ..sources.parse_run import parse_into_store
+    from ..sources.treebank import ensure_corpus
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.resolved.toml").write_text(cfg.to_toml(), encoding="utf-8")
+    clock = StageClock(verbose=progress)
+    d, ev = cfg.data, cfg.evaluation
+    workers = cfg.experiment.workers or os.cpu_count() or 1
+    counts: dict[str, float] = {}
+    notes: list[str] = []
+    settings = ScoringSettings(ev.evalb_param, ev.head_rules, ev.flatten_rules)
+    if cfg.parse.source != SOURCE:
+        raise RankerError(f"{cfg.source}: [parse] source {cfg.parse.source!r} is not supported "
+                          f"(known: {SOURCE}); import other forests with ranker import")
+    metric_names = [m for m in METRICS if METRICS[m].counts_from in Scorer(settings).metrics]
+    for m in (cfg.loglinear.select_metric, cfg.heidorn.tune_metric):
+        if m not in metric_names:
+            raise RankerError(f"{cfg.source}: unknown metric {m!r} (known: {', '.join(metric_names)})")
+
+    Path(cfg.experiment.store).parent.mkdir(parents=True, exist_ok=True)
+    with Store.open(cfg.experiment.store) as st:
+        with clock("corpus"):
+            ensure_corpus(st, d.corpus)
+            for extra in d.extra_training:
+                ensure_corpus(st, extra)
+            sel = {name: select_split(st, d.corpus, split, d.limit)
+                   for name, split in (("train", d.train), ("heldout", d.heldout), ("test", d.test))}
+            extra_sel = [select_split(st, extra, "train", d.extra_limit) for extra in d.extra_training]
+        for name, s in sel.items():
+            counts[f"{name} sentences"] = len(s.sentences)
+        for s in extra_sel:
+            counts[f"{s.corpus} sentences (partial annotation only)"] = len(s.sentences)
+
+        options = LinkGrammarOptions(linkage_limit=cfg.parse.linkage_limit,
+                                     null_links=cfg.parse.allow_null,
+                                     max_parse_time=int(round(cfg.parse.max_parse_time)))
+        _check_parse_options(st, options)
+        with clock("parse"):
+            everything = [x for s in (*sel.values(), *extra_sel) for x in s.sentences]
+            summary = parse_into_store(st, everything, options, workers=workers, progress=progress)
+        counts["sentences parsed now"] = summary.parsed
+        counts["unmapped tokens (this run)"] = summary.unmapped
+
+        eq = LabelEquivalences.load(DEFAULT_EQUIVALENCES, labelled=True)
+        with clock("annotate"):
+            kind = cfg.annotation.kind
+            if kind != "riezler":
+                raise RankerError(f"{cfg.source}: [annotation] kind {kind!r} is not derivable from "
+                                  "gold trees here (known: riezler)")
+            have = st.annotations(kind, d.corpus)
+            new = [s for s in sel["train"].sentences if s.id not in have]
+            if new:
+                st.add_annotations(riezler_annotations((s.id, st.gold(s.id)) for s in new))
+            check_store(st, kind, eq)
+            if extra_sel:
+                check_store(st, cfg.annotation.extra_kind, eq)
+
+        with clock("score"):
+            gold_deps = dependency_gold([*sel["heldout"].sentences, *sel["test"].sentences])
+            score_candidates(st, [*sel["heldout"].sentences, *sel["test"].sentences], settings,
+                             gold_deps, workers, progress)
+            fcs = {m: load_forest_counts(st, sel["test"], METRICS[m].counts_from, settings)
+                   for m in metric_names}
+            held = {m: load_forest_counts(st, sel["heldout"], METRICS[m].counts_from, settings)
+                    for m in {cfg.loglinear.select_metric, cfg.heidorn.tune_metric, "mph"}
+                    if m in metric_names}
+
+        rule = "fewest" if cfg.annotation.fewest_violations else "strict"
+        with clock("features"):
+            fs = load_feature_set(cfg.features.set)
+            mats = {}
+            for name, s in sel.items():
+                mats[name] = stored_matrix(st, fs, d.corpus, s.name, SOURCE,
+                                           fileids=list(s.fileids) if s.fileids else None)
+            extra_mats = [stored_matrix(st, fs, s.corpus, s.name, SOURCE,
+                                        fileids=list(s.fileids) if s.fileids else None)
+                          for s in extra_sel]
+            y_train = consistency_weights(st, mats["train"], kind, d.corpus, d.train, SOURCE, rule)
+            y_extra = [consistency_weights(st, m, cfg.annotation.extra_kind, s.corpus, s.name,
+                                           SOURCE, rule) for m, s in zip(extra_mats, extra_sel)]
+        counts["features before cut-off"] = len(mats["train"].names)
+
+        with clock("train"):
+            import scipy.sparse as sp
+
+            names = frequency_cutoff(mats["train"], y_train, cfg.features.cutoff)
+            counts["features after cut-off"] = len(names)
+            blocks = [mats["train"], *extra_mats]
+            X = sp.vstack([m.restrict(names) for m in blocks]).tocsr()
+            y = np.concatenate([y_train, *y_extra])
+            groups = np.concatenate([m.groups() + k * 10 ** 7 for k, m in enumerate(blocks)])
+            status = {sid: stt for sid, src, stt, *_ in st.parse_log(SOURCE)}
+            full = np.concatenate([np.repeat([status.get(sid) == "full" for sid in m.sentence_ids],
+                                             np.diff(m.offsets)) for m in blocks]).astype(bool)
+            Xh = mats["heldout"].restrict(names)
+            gh = mats["heldout"].groups()
+            qh = _candidate_f(held[cfg.loglinear.select_metric], cfg.loglinear.select_metric)
+            if len(qh) != Xh.shape[0]:
+                raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
+            template = LogLinearRanker(solver=cfg.loglinear.optimizer, max_iter=cfg.loglinear.max_iter,
+                                       tol=cfg.loglinear.tol,
+                                       max_parses=cfg.loglinear.max_parses or None,
+                                       full_parses_only=cfg.loglinear.full_only,
+                                       proper_subset=cfg.loglinear.proper_subset)
+            chosen = select_sigma2(template, X, y, groups, Xh, gh, qh, grid=cfg.loglinear.sigma2_grid,
+                                   fit_params={"full": full})
+            model = chosen.ranker
+        counts["sigma2 (chosen on held-out)"] = chosen.sigma2
+        counts["training sentences kept"] = model.n_training_sentences_
+        for why, k in model.dropped_.items():
+            counts[f"training sentences dropped: {why}"] = k
+        counts["CG iterations"] = model.n_iter_
+        counts["objective evaluations"] = model.n_evaluations_
+        for s2, q in chosen.trials:
+            counts[f"held-out {cfg.loglinear.select_metric} at sigma2={s2:g}"] = q
+
+        with clock("heidorn"):
+            ht, hg, _ = _candidate_trees(st, sel["heldout"])
+            hq = _candidate_f(held[cfg.heidorn.tune_metric], cfg.heidorn.tune_metric)
+            heads = ev.head_rules
+            plain = HeidornRanker(k_table=cfg.heidorn.k_table, heads=heads, pp_as_np=True).fit()
+            tuned = HeidornRanker(k_table=cfg.heidorn.k_table, heads=heads, pp_as_np=True, tune=True,
+                                  max_rounds=cfg.heidorn.tune_rounds).fit(ht, hq, hg)
+            (out / "k-table.tuned.toml").write_text(tuned.k_table_.to_toml(
+                f"Heidorn K table tuned on {d.heldout} for {cfg.heidorn.tune_metric} by ranker run"),
+                encoding="utf-8")
+            k_curve = []
+            for k in (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0):
+                r = HeidornRanker(k_table=KTable(default=k), heads=heads, pp_as_np=True).fit()
+                k_curve.append((k, _heldout_quality(r.predict(ht, hg), hq, hg)))
+        counts["Heidorn K changes accepted in tuning"] = len(tuned.tuning_history_)
+
+        with clock("select"):
+            test = sel["test"]
+            tt, tg, tids = _candidate_trees(st, test)
+            mt = mats["test"]
+            if list(mt.sentence_ids) != tids:
+                raise RankerError("test features and forests disagree; rerun with a fresh store")
+            Xt = mt.restrict(names)
+            choices = {
+                "native": _per_sentence(test, tids, np.zeros(len(tids), dtype=np.int64)),
+                "heidorn": _per_sentence(test, tids, plain.predict(tt, tg)),
+                "heidorn_tuned": _per_sentence(test, tids, tuned.predict(tt, tg)),
+                "loglinear": _per_sentence(test, tids, model.predict(Xt, mt.groups())),
+            }
+            random_choice = _per_sentence(test, tids, RandomRanker(seed=cfg.experiment.seed).fit()
+                                          .predict(np.zeros(len(tt)), tg))
+
+        with clock("evaluate"):
+            tables = {m: _table(m, fcs[m], choices, cfg, True) for m in metric_names}
+            quality = _sentence_quality(st, test)
+            by_quality = _breakdown(quality, ("all", "full", "fragment", "timeout", "no parse"),
+                                    fcs, choices, cfg)
+            lengths = [f"< {ev.length_cutoff} words" if len(s.tokens) < ev.length_cutoff else
+                       f">= {ev.length_cutoff} words" for s in test.sentences]
+            by_length = _breakdown(lengths, (f"< {ev.length_cutoff} words", "all"), fcs, choices, cfg)
+            plots = [_forest_size_plot(fcs["mph"], choices, "mph")]
+            plots.append(Plot("k_sensitivity", "Heidorn: held-out score against a uniform K",
+                              "K (every modifier type)", f"held-out {cfg.heidorn.tune_metric} "
+                              "(mean sentence %)", {"heidorn": (tuple(k for k, _ in k_curve),
+                                                                 tuple(q for _, q in k_curve))}))
+
+        with clock("learning curve"):
+            curve = []
+            n_groups = int(groups.max()) + 1 if len(groups) else 0
+            train_groups = np.unique(groups)
+            for frac in cfg.report.learning_curve:
+                keep_groups = train_groups[: max(1, int(round(frac * len(train_groups))))]
+                rows = np.isin(groups, keep_groups)
+                part = LogLinearRanker(**{**template.get_params(), "sigma2": chosen.sigma2}).fit(
+                    X[rows], y[rows], groups[rows], full=full[rows])
+                c = _per_sentence(test, tids, part.predict(Xt, mt.groups()))
+                curve.append((float(len(keep_groups)), corpus_score(METRICS["mph"],
+                                                                    selected_counts(fcs["mph"], c))))
+            plots.append(Plot("learning_curve", "Log-linear: test MPH F against training sentences",
+                              "training sentences", "MPH F (%)",
+                              {"loglinear": (tuple(x for x, _ in curve), tuple(v for _, v in curve))}))
+            del n_groups
+
+        sizes = np.diff(fcs[metric_names[0]].offsets)
+        counts["test candidates"] = int(sizes.sum())
+        counts["test candidates per sentence (mean)"] = float(sizes.mean()) if len(sizes) else 0.0
+        counts["test candidates per sentence (median)"] = float(np.median(sizes)) if len(sizes) else 0.0
+        counts["test sentences without candidates"] = int((sizes == 0).sum())
+
+        with clock("report"):
+            sel_dir = out / "selected"
+            sel_dir.mkdir(exist_ok=True)
+            texts = {s.id: st.candidate_texts(s.id, SOURCE) for s in test.sentences}
+            write_trees(out / "gold.mrg", (st.gold(s.id) for s in test.sentences))
+            for r, c in {**choices, "random": random_choice}.items():
+                _write_selected(sel_dir / f"{r}.mrg", test, texts, c)
+            for m in metric_names:
+                _write_selected(sel_dir / f"oracle-{m}.mrg", test, texts,
+                                oracle_choice(fcs[m], METRICS[m].score))
+            if (sizes == 0).any():
+                notes.append(f"{int((sizes == 0).sum())} test sentences have no candidate: every "
+                             "system is charged their gold brackets (EVALB would skip their empty "
+                             "lines in selected/*.mrg).")
+            report = Report(cfg.experiment.name, tables, by_quality, by_length, counts,
+                            dict(clock.seconds), plots, notes, _versions())
+            write_report(report, out, plots=cfg.report.plots)
+    return report
+
+
+def _heldout_quality(choice_per_group: np.ndarray, quality: np.ndarray, groups: np.ndarray) -> float:
+    """Mean over held-out sentences of the chosen candidate's sentence score."""
+    from ..models.groups import group_offsets
+
+    offsets = group_offsets(groups, len(quality))
+    return float(np.mean(quality[offsets[:-1] + choice_per_group])) if len(choice_per_group) else 0.0
+
+
+def _write_selected(path: Path, sel: SplitSelection, texts: dict[str, list[str]],
+                    choice: np.ndarray) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for s, c in zip(sel.sentences, choice.tolist()):
+            f.write((texts[s.id][c] if c >= 0 else "") + "\n")

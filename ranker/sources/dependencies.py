@@ -1,0 +1,44 @@
+"""Gold head dependencies of treebank sentences, from NLTK's ``dependency_treebank``.
+
+The corpus holds the same sentences as the treebank sample, file by file (``wsj_0001.dp`` beside
+``wsj_0001.mrg``), as Malt-format head dependencies without relation labels. They are the gold of
+untyped dependency F; tokens are checked against the stored sentence, never assumed.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..errors import RankerError
+from ..store.records import Sentence
+from ..trees.dependencies import Dependency, conll_words, dependencies_from_conll
+from .treebank import require_corpus
+
+
+def dependency_gold(sentences: Iterable[Sentence]) -> dict[str, tuple[Dependency, ...]]:
+    """Gold dependencies of every treebank sentence given, by sentence id.
+
+    Raises
+    ------
+    RankerError
+        If the corpus is missing (with the download command) or a sentence's words differ from
+        the dependency corpus's words for it.
+    """
+    require_corpus("dependency_treebank")
+    from nltk.corpus import dependency_treebank
+
+    by_doc: dict[str, list[Sentence]] = {}
+    for s in sentences:
+        by_doc.setdefault(s.document, []).append(s)
+    out: dict[str, tuple[Dependency, ...]] = {}
+    for doc, sents in by_doc.items():
+        graphs = dependency_treebank.parsed_sents(doc.rsplit(".", 1)[0] + ".dp")
+        for s in sents:
+            if s.index >= len(graphs):
+                raise RankerError(f"dependency_treebank/{doc}: no sentence {s.index} for {s.id}")
+            words = conll_words(graphs[s.index])
+            if tuple(words) != tuple(s.tokens):
+                raise RankerError(f"dependency_treebank/{doc} sentence {s.index}: words differ from "
+                                  f"the treebank's ({' '.join(words[:8])} ... vs "
+                                  f"{' '.join(s.tokens[:8])} ...)")
+            out[s.id] = dependencies_from_conll(graphs[s.index])
+    return out
