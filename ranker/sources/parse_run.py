@@ -90,6 +90,9 @@ def parse_into_store(store, sentences: Sequence[Sentence], options: LinkGrammarO
     store.add_source(source, options._asdict())
     done = store.parsed_ids(source)
     todo = [s for s in sentences if s.id not in done]
+    # Longest first: parse time grows steeply with length, so a long sentence dealt out last would
+    # leave the other workers idle at the end (results are keyed, so order does not matter).
+    dispatch = sorted(todo, key=lambda s: -len(s.tokens))
     t0 = time.perf_counter()
     statuses: Counter = Counter()
     failures: list[tuple[str, str, str]] = []
@@ -112,7 +115,7 @@ def parse_into_store(store, sentences: Sequence[Sentence], options: LinkGrammarO
         bar = tqdm(total=len(todo), unit="sent", desc="parse", dynamic_ncols=True)
     hard = None if options.max_parse_time <= 0 else 3 * options.max_parse_time + 60
     try:
-        for r in run_pool(todo, _make_handler, options, workers, _failed, hard_timeout=hard):
+        for r in run_pool(dispatch, _make_handler, options, workers, _failed, hard_timeout=hard):
             statuses[r.status] += 1
             n_cands += len(r.rows)
             unmapped += r.unmapped
