@@ -74,7 +74,16 @@ class Tree(NamedTuple):
     def build(cls, root: Node, words) -> "Tree":
         """Make a tree after checking that its leaves are exactly ``0..len(words)-1`` in order."""
         words = tuple(words)
-        leaves = [i for n in root.subtrees() for i in n.children if type(i) is int]
+        leaves: list[int] = []
+
+        def collect(n: Node) -> None:  # in-order: words and child nodes as they stand
+            for c in n.children:
+                if type(c) is int:
+                    leaves.append(c)
+                else:
+                    collect(c)
+
+        collect(root)
         if leaves != list(range(len(words))):
             raise ValueError(f"leaves {leaves} do not index the {len(words)} words in order")
         return cls(root, words)
