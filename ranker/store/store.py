@@ -275,6 +275,14 @@ class Store:
         sql = "SELECT * FROM parse_log" + (" WHERE source=?" if source else "") + " ORDER BY sentence_id"
         return [tuple(r) for r in self._conn.execute(sql, (source,) if source else ())]
 
+    def forest_qualities(self, source: str) -> dict[str, tuple[str, ...]]:
+        """Each sentence's candidate qualities (forest order) from ``source``, without reading trees."""
+        out: dict[str, list[str]] = {}
+        for sid, q in self._conn.execute("SELECT sentence_id, quality FROM candidates WHERE source=? "
+                                         "ORDER BY sentence_id, rank", (source,)):
+            out.setdefault(sid, []).append(q)
+        return {k: tuple(v) for k, v in out.items()}
+
     # ---------------------------------------------------------------- annotations
     def add_annotations(self, annotations: Iterable[Annotation]) -> int:
         rows = [(a.sentence_id, a.kind, _dumps([list(b) for b in a.brackets])) for a in annotations]
