@@ -45,7 +45,8 @@ class DataSection:
 
 @dataclass(frozen=True)
 class ParseSection:
-    source: str = "link-grammar"
+    source: str = "link-grammar"          # or "penn" / "bllip": forests read from `forests`
+    forests: str = ""                      # the n-best file for source "penn" or "bllip"
     linkage_limit: int = 1000
     max_parse_time: float = 10.0           # seconds per sentence; hitting it marks the sentence "timeout"
     allow_null: bool = True                # null links for sentences with no full linkage ("fragment")

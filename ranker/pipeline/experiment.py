@@ -32,7 +32,8 @@ from .report import BreakdownGroup, MetricTable, Plot, RankerScore, Report, writ
 from .scoring import Scorer, ScoringSettings
 
 RANKERS = ("native", "heidorn", "heidorn_tuned", "loglinear")
-SOURCE = "link-grammar"
+LINK_GRAMMAR = "link-grammar"
+FILE_SOURCES = ("penn", "bllip")
 
 
 class SplitSelection(NamedTuple):
@@ -80,9 +81,9 @@ def select_split(store: Store, corpus: str, split: str, limit: int) -> SplitSele
 
 def _check_parse_options(store: Store, options) -> None:
     """Refuse to mix forests parsed with other options into this experiment (a stale cache)."""
-    stored = store.source_options().get(SOURCE)
+    stored = store.source_options().get(LINK_GRAMMAR)
     wanted = dict(options._asdict())
-    if stored and store.parsed_ids(SOURCE) and stored != wanted:
+    if stored and store.parsed_ids(LINK_GRAMMAR) and stored != wanted:
         diff = ", ".join(f"{k}={stored.get(k)!r} (config: {wanted.get(k)!r})"
                          for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k))
         raise RankerError(f"{store.path} holds Link Grammar forests parsed with other options: {diff}; "
@@ -120,17 +121,17 @@ def metric_key(metric: str, settings: ScoringSettings) -> str:
 
 
 def score_candidates(store: Store, sentences: Sequence[Sentence], settings: ScoringSettings,
-                     gold_deps: dict, workers: int, progress: bool) -> int:
+                     gold_deps: dict, workers: int, progress: bool, source: str) -> int:
     """Store per-candidate counts under every metric for ``sentences`` lacking them; returns how many."""
     from ..sources.pool import run_pool
 
     metrics = Scorer(settings).metrics
-    have = store.bracket_counts(metric_key(metrics[-1], settings), None, None, source=SOURCE)
+    have = store.bracket_counts(metric_key(metrics[-1], settings), None, None, source=source)
     todo = [s for s in sentences if s.id not in have]
 
     def items():
         for s in todo:
-            texts = store.candidate_texts(s.id, SOURCE)
+            texts = store.candidate_texts(s.id, source)
             if texts:
                 yield (s.id, store.gold(s.id).to_penn(), gold_deps.get(s.id), texts)
 
@@ -147,7 +148,7 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
             if isinstance(rows, Exception):
                 raise rows
             for m, counts in rows.items():
-                pending[m].extend(BracketCounts(sid, SOURCE, rank, *c) for rank, c in enumerate(counts))
+                pending[m].extend(BracketCounts(sid, source, rank, *c) for rank, c in enumerate(counts))
             done += 1
             if bar is not None:
                 bar.update(1)
@@ -169,10 +170,10 @@ def _flush_counts(store: Store, pending: dict[str, list], settings: ScoringSetti
 
 
 def load_forest_counts(store: Store, sel: SplitSelection, metric: str,
-                       settings: ScoringSettings) -> ForestCounts:
+                       settings: ScoringSettings, source: str) -> ForestCounts:
     """Per-candidate counts of a split under one stored metric, sentences in split order."""
     stored = store.bracket_counts(metric_key(metric, settings), sel.corpus, sel.name,
-                                  fileids=list(sel.fileids) if sel.fileids else None, source=SOURCE)
+                                  fileids=list(sel.fileids) if sel.fileids else None, source=source)
     per, gold = [], []
     for s in sel.sentences:
         rows = stored.get(s.id, ())
@@ -196,11 +197,11 @@ def _per_sentence(sel: SplitSelection, ids: Sequence[str], per_group: np.ndarray
     return np.array([pos.get(s.id, -1) for s in sel.sentences], dtype=np.int64)
 
 
-def _candidate_trees(store: Store, sel: SplitSelection):
+def _candidate_trees(store: Store, sel: SplitSelection, source: str):
     """Every candidate tree of a split in forest order, with per-row groups and the grouped ids."""
     trees, groups, ids = [], [], []
     for s in sel.sentences:
-        texts = store.candidate_texts(s.id, SOURCE)
+        texts = store.candidate_texts(s.id, source)
         if not texts:
             continue
         cache: dict[str, object] = {}
@@ -214,12 +215,23 @@ def _candidate_trees(store: Store, sel: SplitSelection):
     return trees, np.asarray(groups, dtype=np.int64), ids
 
 
-def _sentence_quality(store: Store, sel: SplitSelection) -> list[str]:
-    status = {sid: st for sid, src, st, *_ in store.parse_log(SOURCE)}
+def sentence_quality(store: Store, sentences: Sequence[Sentence], source: str) -> list[str]:
+    """Crouch et al.'s parse-quality class of each sentence: full, fragment, timeout or no parse.
+
+    A sentence is "full" when all its candidates are full parses, else "fragment" or "timeout" as
+    its candidates are; one with no candidate is "timeout" if the parser ran out of time on it.
+    """
+    qualities = store.forest_qualities(source)
+    status = {row[0]: row[2] for row in store.parse_log(source)}
     out = []
-    for s in sel.sentences:
-        st = status.get(s.id, "unparsed")
-        out.append(st if st in ("full", "fragment", "timeout") else "no parse")
+    for s in sentences:
+        qs = set(qualities.get(s.id, ()))
+        if not qs:
+            out.append("timeout" if status.get(s.id) == "timeout" else "no parse")
+        elif qs == {"full"}:
+            out.append("full")
+        else:
+            out.append("timeout" if "timeout" in qs else "fragment")
     return out
 
 
@@ -329,6 +341,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     from ..sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, riezler_annotations
     from ..sources.dependencies import dependency_gold
     from ..sources.link_grammar import LinkGrammarOptions
+    from ..sources.nbest import import_file
     from ..sources.parse_run import parse_into_store
     from ..sources.treebank import ensure_corpus
 
@@ -341,9 +354,18 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     counts: dict[str, float] = {}
     notes: list[str] = []
     settings = ScoringSettings(ev.evalb_param, ev.head_rules, ev.flatten_rules)
-    if cfg.parse.source != SOURCE:
-        raise RankerError(f"{cfg.source}: [parse] source {cfg.parse.source!r} is not supported "
-                          f"(known: {SOURCE}); import other forests with ranker import")
+    if cfg.parse.source == LINK_GRAMMAR:
+        source = LINK_GRAMMAR
+    elif cfg.parse.source in FILE_SOURCES:
+        if not cfg.parse.forests:
+            raise RankerError(f"{cfg.source}: [parse] source {cfg.parse.source!r} needs "
+                              "forests = \"FILE\" (the n-best file to read)")
+        if not Path(cfg.parse.forests).is_file():
+            raise RankerError(f"{cfg.source}: [parse] forests: no such file {cfg.parse.forests}")
+        source = f"{cfg.parse.source}:{Path(cfg.parse.forests).name}"
+    else:
+        raise RankerError(f"{cfg.source}: [parse] source {cfg.parse.source!r} is not known "
+                          f"(known: {LINK_GRAMMAR}, {', '.join(FILE_SOURCES)})")
     metric_names = [m for m in METRICS if METRICS[m].counts_from in Scorer(settings).metrics]
     for m in (cfg.loglinear.select_metric, cfg.heidorn.tune_metric):
         if m not in metric_names:
@@ -363,15 +385,26 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         for s in extra_sel:
             counts[f"{s.corpus} sentences (partial annotation only)"] = len(s.sentences)
 
-        options = LinkGrammarOptions(linkage_limit=cfg.parse.linkage_limit,
-                                     null_links=cfg.parse.allow_null,
-                                     max_parse_time=int(round(cfg.parse.max_parse_time)))
-        _check_parse_options(st, options)
         with clock("parse"):
             everything = [x for s in (*sel.values(), *extra_sel) for x in s.sentences]
-            summary = parse_into_store(st, everything, options, workers=workers, progress=progress)
-        counts["sentences parsed now"] = summary.parsed
-        counts["unmapped tokens (this run)"] = summary.unmapped
+            if source == LINK_GRAMMAR:
+                options = LinkGrammarOptions(linkage_limit=cfg.parse.linkage_limit,
+                                             null_links=cfg.parse.allow_null,
+                                             max_parse_time=int(round(cfg.parse.max_parse_time)))
+                _check_parse_options(st, options)
+                summary = parse_into_store(st, everything, options, workers=workers,
+                                           progress=progress)
+                counts["sentences parsed now"] = summary.parsed
+                counts["unmapped tokens (this run)"] = summary.unmapped
+            else:
+                imported = import_file(st, cfg.parse.forests, cfg.parse.source, source=source,
+                                       corpus=d.corpus)
+                for k, v in imported._asdict().items():
+                    if isinstance(v, (int, float)):
+                        counts[f"import: {k}"] = v
+                if getattr(imported, "errors", None):
+                    notes.append(f"{len(imported.errors)} forests of {cfg.parse.forests} were "
+                                 f"rejected, e.g. {imported.errors[0]}")
 
         eq = LabelEquivalences.load(DEFAULT_EQUIVALENCES, labelled=True)
         with clock("annotate"):
@@ -390,10 +423,10 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         with clock("score"):
             gold_deps = dependency_gold([*sel["heldout"].sentences, *sel["test"].sentences])
             score_candidates(st, [*sel["heldout"].sentences, *sel["test"].sentences], settings,
-                             gold_deps, workers, progress)
-            fcs = {m: load_forest_counts(st, sel["test"], METRICS[m].counts_from, settings)
+                             gold_deps, workers, progress, source)
+            fcs = {m: load_forest_counts(st, sel["test"], METRICS[m].counts_from, settings, source)
                    for m in metric_names}
-            held = {m: load_forest_counts(st, sel["heldout"], METRICS[m].counts_from, settings)
+            held = {m: load_forest_counts(st, sel["heldout"], METRICS[m].counts_from, settings, source)
                     for m in {cfg.loglinear.select_metric, cfg.heidorn.tune_metric, "mph"}
                     if m in metric_names}
 
@@ -402,14 +435,14 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             fs = load_feature_set(cfg.features.set)
             mats = {}
             for name, s in sel.items():
-                mats[name] = stored_matrix(st, fs, d.corpus, s.name, SOURCE,
+                mats[name] = stored_matrix(st, fs, d.corpus, s.name, source,
                                            fileids=list(s.fileids) if s.fileids else None)
-            extra_mats = [stored_matrix(st, fs, s.corpus, s.name, SOURCE,
+            extra_mats = [stored_matrix(st, fs, s.corpus, s.name, source,
                                         fileids=list(s.fileids) if s.fileids else None)
                           for s in extra_sel]
-            y_train = consistency_weights(st, mats["train"], kind, d.corpus, d.train, SOURCE, rule)
+            y_train = consistency_weights(st, mats["train"], kind, d.corpus, d.train, source, rule)
             y_extra = [consistency_weights(st, m, cfg.annotation.extra_kind, s.corpus, s.name,
-                                           SOURCE, rule) for m, s in zip(extra_mats, extra_sel)]
+                                           source, rule) for m, s in zip(extra_mats, extra_sel)]
         counts["features before cut-off"] = len(mats["train"].names)
 
         with clock("train"):
@@ -421,9 +454,9 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             X = sp.vstack([m.restrict(names) for m in blocks]).tocsr()
             y = np.concatenate([y_train, *y_extra])
             groups = np.concatenate([m.groups() + k * 10 ** 7 for k, m in enumerate(blocks)])
-            status = {sid: stt for sid, src, stt, *_ in st.parse_log(SOURCE)}
-            full = np.concatenate([np.repeat([status.get(sid) == "full" for sid in m.sentence_ids],
-                                             np.diff(m.offsets)) for m in blocks]).astype(bool)
+            qualities = st.forest_qualities(source)
+            full = np.array([q == "full" for m in blocks for sid in m.sentence_ids
+                             for q in qualities[sid]], dtype=bool)
             Xh = mats["heldout"].restrict(names)
             gh = mats["heldout"].groups()
             qh = _candidate_f(held[cfg.loglinear.select_metric], cfg.loglinear.select_metric)
@@ -447,7 +480,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             counts[f"held-out {cfg.loglinear.select_metric} at sigma2={s2:g}"] = q
 
         with clock("heidorn"):
-            ht, hg, _ = _candidate_trees(st, sel["heldout"])
+            ht, hg, _ = _candidate_trees(st, sel["heldout"], source)
             hq = _candidate_f(held[cfg.heidorn.tune_metric], cfg.heidorn.tune_metric)
             heads = ev.head_rules
             plain = HeidornRanker(k_table=cfg.heidorn.k_table, heads=heads, pp_as_np=True).fit()
@@ -464,7 +497,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         with clock("select"):
             test = sel["test"]
-            tt, tg, tids = _candidate_trees(st, test)
+            tt, tg, tids = _candidate_trees(st, test, source)
             mt = mats["test"]
             if list(mt.sentence_ids) != tids:
                 raise RankerError("test features and forests disagree; rerun with a fresh store")
@@ -480,7 +513,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         with clock("evaluate"):
             tables = {m: _table(m, fcs[m], choices, cfg, True) for m in metric_names}
-            quality = _sentence_quality(st, test)
+            quality = sentence_quality(st, test.sentences, source)
             by_quality = _breakdown(quality, ("all", "full", "fragment", "timeout", "no parse"),
                                     fcs, choices, cfg)
             lengths = [f"< {ev.length_cutoff} words" if len(s.tokens) < ev.length_cutoff else
@@ -518,7 +551,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         with clock("report"):
             sel_dir = out / "selected"
             sel_dir.mkdir(exist_ok=True)
-            texts = {s.id: st.candidate_texts(s.id, SOURCE) for s in test.sentences}
+            texts = {s.id: st.candidate_texts(s.id, source) for s in test.sentences}
             write_trees(out / "gold.mrg", (st.gold(s.id) for s in test.sentences))
             for r, c in {**choices, "random": random_choice}.items():
                 _write_selected(sel_dir / f"{r}.mrg", test, texts, c)

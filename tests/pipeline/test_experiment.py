@@ -1,0 +1,121 @@
+"""The whole experiment on a handful of WSJ sentences: report structure, bounds, rescoring, cache."""
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ranker.cli.main import main
+from ranker.evaluation.evalb import score_evalb
+from ranker.evaluation.evalb_params import load_params
+from ranker.pipeline.config import load_config
+from ranker.pipeline.experiment import run_experiment
+from ranker.store import Store
+from ranker.trees.penn import iter_trees
+
+CONTRACT = ("evalb_labeled", "evalb_unlabeled", "parseval", "mph", "flat_recall",
+            "flat_conformance", "deps_untyped", "deps_typed")
+RANKERS = ("native", "heidorn", "heidorn_tuned", "loglinear")
+TINY = "tests/pipeline/configs/tiny.toml"
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    base = tmp_path_factory.mktemp("tiny")
+    cfg = load_config(TINY)
+    cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(
+        cfg.experiment, store=str(base / "store.sqlite")))
+    out = base / "out"
+    report = run_experiment(cfg, out, progress=False)
+    return cfg, out, report
+
+
+def test_report_files_and_json_contract(tiny_run):
+    _, out, report = tiny_run
+    for name in ("report.md", "report.json", "report.html", "config.resolved.toml", "gold.mrg"):
+        assert (out / name).is_file(), name
+    doc = json.loads((out / "report.json").read_text())
+    for metric in set(CONTRACT) & set(report.metrics):
+        m = doc["metrics"][metric]
+        assert {"upper", "lower", "rankers"} <= set(m)
+        for r in RANKERS:
+            assert {"score", "error_reduction", "ci95"} <= set(m["rankers"][r])
+            assert (out / "selected" / f"{r}.mrg").is_file()
+    assert "NaN" not in (out / "report.json").read_text()
+
+
+def test_upper_bound_dominates_and_lower_bound_is_the_forest_mean(tiny_run):
+    cfg, out, report = tiny_run
+    for t in report.metrics.values():
+        for r in t.rankers.values():
+            assert t.lower - 1e-9 <= t.upper and r.score <= t.upper + 1e-9
+    # the lower bound recomputed by hand from the stored counts: mean count over each forest
+    from ranker.pipeline.experiment import (LINK_GRAMMAR, load_forest_counts, select_split)
+    from ranker.pipeline.scoring import ScoringSettings
+    with Store.open(cfg.experiment.store) as st:
+        test = select_split(st, "treebank", "test", cfg.data.limit)
+        fc = load_forest_counts(st, test, "evalb_labeled", ScoringSettings(), LINK_GRAMMAR)
+    sums = np.zeros(4)
+    for i in range(fc.n_sentences):
+        rows = fc.counts[fc.offsets[i]:fc.offsets[i + 1]]
+        sums += rows.mean(axis=0) if len(rows) else [fc.gold[i], 0, 0, 0]
+    lower = 200.0 * sums[2] / (sums[0] + sums[1])
+    assert report.metrics["evalb_labeled"].lower == pytest.approx(lower)
+
+
+def test_every_ranker_score_equals_a_rescoring_of_its_selected_file(tiny_run):
+    _, out, report = tiny_run
+    gold = list(iter_trees((out / "gold.mrg").read_text()))
+    params = load_params("COLLINS")
+    for r in RANKERS:
+        lines = (out / "selected" / f"{r}.mrg").read_text().split("\n")[:-1]
+        assert len(lines) == len(gold)
+        g = t = m = 0
+        for gt, line in zip(gold, lines):
+            test = next(iter_trees(line)) if line.strip() else None
+            s = score_evalb(gt, test, params)
+            g += s.gold
+            t += s.test
+            m += s.matched
+        assert report.metrics["evalb_labeled"].rankers[r].score == pytest.approx(200.0 * m / (g + t))
+
+
+def test_rerun_uses_the_cache(tiny_run, tmp_path):
+    cfg, _, report = tiny_run
+    again = run_experiment(cfg, tmp_path / "again", progress=False)
+    assert again.counts["sentences parsed now"] == 0
+    assert again.metrics["evalb_labeled"] == report.metrics["evalb_labeled"]
+
+
+def test_gold_as_only_candidate_gives_upper_equal_lower_equal_100(tmp_path):
+    cfg = load_config(TINY)
+    store = tmp_path / "gold.sqlite"
+    with Store.open(store) as st:
+        from ranker.sources.treebank import ensure_corpus
+        ensure_corpus(st, "treebank")
+        from ranker.pipeline.experiment import select_split
+        sents = [s for split in ("train", "heldout", "test")
+                 for s in select_split(st, "treebank", split, cfg.data.limit).sentences]
+        forests = "\n\n".join(st.gold(s.id).to_penn() for s in sents) + "\n"
+    nbest = tmp_path / "gold-forests.mrg"
+    nbest.write_text(forests)
+    cfg = dataclasses.replace(
+        cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store)),
+        parse=dataclasses.replace(cfg.parse, source="penn", forests=str(nbest)))
+    report = run_experiment(cfg, tmp_path / "out", progress=False)
+    for name, t in report.metrics.items():
+        assert t.upper == pytest.approx(100.0) and t.lower == pytest.approx(100.0), name
+        assert t.rankers["loglinear"].error_reduction is None
+
+
+def test_bad_config_fails_with_one_line_and_non_zero_exit(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[parse]\nlinkage_limt = 3\n")
+    assert main(["run", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "unknown key 'linkage_limt' in [parse]" in err
+    proc = subprocess.run([sys.executable, "-m", "ranker.cli.main", "run", str(tmp_path / "missing.toml")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "no such config file" in proc.stderr and "Traceback" not in proc.stderr
