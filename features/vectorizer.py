@@ -196,18 +196,21 @@ def from_bytes(payload: bytes) -> CandidateMatrix:
 
 
 def stored_matrix(store, feature_set: FeatureSet, corpus: str | None, split: str | None,
-                  source: str | None = None, refresh: bool = False) -> CandidateMatrix:
+                  source: str | None = None, refresh: bool = False,
+                  fileids: Sequence[str] | None = None) -> CandidateMatrix:
     """The split's matrix from the store, extracting and storing it first if it is not there.
 
-    The key names the feature set's version, corpus, split and source, so a changed feature
-    configuration never reads a stale matrix.
+    The key names the feature set's version, corpus, split, documents and source, so a changed
+    feature configuration or a different subset never reads a stale matrix.
     """
-    key = f"{feature_set.version}/{corpus}/{split}/{source or '*'}"
+    docs = "" if fileids is None else "/" + hashlib.sha1(" ".join(fileids).encode()).hexdigest()[:12]
+    key = f"{feature_set.version}/{corpus}/{split}{docs}/{source or '*'}"
     if not refresh:
         got = store.get_artifact(ARTIFACT_KIND, key)
         if got is not None:
             return from_bytes(got[0])
-    m = extract(store.forests(corpus, split, source=source), feature_set.build())
+    m = extract(store.forests(corpus, split, fileids=list(fileids) if fileids is not None else None,
+                              source=source), feature_set.build())
     store.put_artifact(ARTIFACT_KIND, key, to_bytes(m),
                        {"feature_set": feature_set.to_dict(), "rows": m.X.shape[0],
                         "columns": m.X.shape[1], "sentences": len(m.sentence_ids)})
