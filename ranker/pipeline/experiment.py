@@ -37,10 +37,16 @@ FILE_SOURCES = ("penn", "bllip")
 
 
 class SplitSelection(NamedTuple):
-    """The sentences of one split an experiment uses (all, or whole documents up to ``limit``)."""
+    """The sentences of one part of an experiment (a named split or document ranges, maybe cut short).
+
+    ``split`` is the store's split name (None for document ranges) and ``fileids`` the documents
+    kept (None for the whole split): every store query of the experiment passes both, so all
+    stages see exactly these sentences.
+    """
 
     name: str
     corpus: str
+    split: str | None
     fileids: tuple[str, ...] | None
     sentences: tuple[Sentence, ...]
 
@@ -61,22 +67,50 @@ class StageClock:
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
 
 
-def select_split(store: Store, corpus: str, split: str, limit: int) -> SplitSelection:
-    """A split's sentences; with ``limit``, the first whole documents holding at least that many."""
-    sents = store.sentences(corpus, split)
+def _stem(document: str) -> str:
+    return document.rsplit(".", 1)[0]
+
+
+def parse_ranges(spec: str) -> list[tuple[str, str]]:
+    """Document ranges like ``"wsj_0001-0019 wsj_0040-0199"`` (or single documents) as stem pairs."""
+    out = []
+    for part in spec.replace(",", " ").split():
+        first, _, last = part.partition("-")
+        first = _stem(first)
+        last = _stem(last) if last else first
+        if len(last) < len(first):      # "wsj_0001-0019": the end borrows the start's prefix
+            last = first[: len(first) - len(last)] + last
+        if last < first:
+            raise RankerError(f"document range {part!r} ends before it starts")
+        out.append((first, last))
+    if not out:
+        raise RankerError("an empty document range")
+    return out
+
+
+def select_split(store: Store, corpus: str, spec: str, limit: int = 0) -> SplitSelection:
+    """A split's sentences, by split name or document ranges; with ``limit``, whole documents up to it."""
+    from ..sources.splits import SPLITS
+
+    if (corpus, spec) in SPLITS:
+        split, sents = spec, store.sentences(corpus, spec)
+    else:
+        ranges = parse_ranges(spec)
+        split = None
+        sents = [s for s in store.sentences(corpus)
+                 if any(a <= _stem(s.document) <= b for a, b in ranges)]
     if not sents:
-        raise RankerError(f"split {split!r} of corpus {corpus!r} has no sentences in the store")
-    if limit <= 0 or limit >= len(sents):
-        return SplitSelection(split, corpus, None, tuple(sents))
+        raise RankerError(f"{spec!r} of corpus {corpus!r} selects no sentence in the store")
     docs: list[str] = []
     kept: list[Sentence] = []
     for s in sents:
         if s.document not in docs:
-            if len(kept) >= limit:
+            if limit > 0 and len(kept) >= limit:
                 break
             docs.append(s.document)
         kept.append(s)
-    return SplitSelection(split, corpus, tuple(docs), tuple(kept))
+    whole = split is not None and len(kept) == len(sents)
+    return SplitSelection(spec, corpus, split, None if whole else tuple(docs), tuple(kept))
 
 
 def _check_parse_options(store: Store, options) -> None:
@@ -172,7 +206,7 @@ def _flush_counts(store: Store, pending: dict[str, list], settings: ScoringSetti
 def load_forest_counts(store: Store, sel: SplitSelection, metric: str,
                        settings: ScoringSettings, source: str) -> ForestCounts:
     """Per-candidate counts of a split under one stored metric, sentences in split order."""
-    stored = store.bracket_counts(metric_key(metric, settings), sel.corpus, sel.name,
+    stored = store.bracket_counts(metric_key(metric, settings), sel.corpus, sel.split,
                                   fileids=list(sel.fileids) if sel.fileids else None, source=source)
     per, gold = [], []
     for s in sel.sentences:
@@ -367,6 +401,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         raise RankerError(f"{cfg.source}: [parse] source {cfg.parse.source!r} is not known "
                           f"(known: {LINK_GRAMMAR}, {', '.join(FILE_SOURCES)})")
     metric_names = [m for m in METRICS if METRICS[m].counts_from in Scorer(settings).metrics]
+    # the metric of the plots: MPH, the targets' metric, when the scorer provides it
+    primary = "mph" if "mph" in metric_names else metric_names[0]
     for m in (cfg.loglinear.select_metric, cfg.heidorn.tune_metric):
         if m not in metric_names:
             raise RankerError(f"{cfg.source}: unknown metric {m!r} (known: {', '.join(metric_names)})")
@@ -427,21 +463,21 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             fcs = {m: load_forest_counts(st, sel["test"], METRICS[m].counts_from, settings, source)
                    for m in metric_names}
             held = {m: load_forest_counts(st, sel["heldout"], METRICS[m].counts_from, settings, source)
-                    for m in {cfg.loglinear.select_metric, cfg.heidorn.tune_metric, "mph"}
-                    if m in metric_names}
+                    for m in {cfg.loglinear.select_metric, cfg.heidorn.tune_metric}}
 
         rule = "fewest" if cfg.annotation.fewest_violations else "strict"
         with clock("features"):
             fs = load_feature_set(cfg.features.set)
             mats = {}
             for name, s in sel.items():
-                mats[name] = stored_matrix(st, fs, d.corpus, s.name, source,
+                mats[name] = stored_matrix(st, fs, d.corpus, s.split, source,
                                            fileids=list(s.fileids) if s.fileids else None)
-            extra_mats = [stored_matrix(st, fs, s.corpus, s.name, source,
+            extra_mats = [stored_matrix(st, fs, s.corpus, s.split, source,
                                         fileids=list(s.fileids) if s.fileids else None)
                           for s in extra_sel]
-            y_train = consistency_weights(st, mats["train"], kind, d.corpus, d.train, source, rule)
-            y_extra = [consistency_weights(st, m, cfg.annotation.extra_kind, s.corpus, s.name,
+            y_train = consistency_weights(st, mats["train"], kind, d.corpus, sel["train"].split,
+                                          source, rule)
+            y_extra = [consistency_weights(st, m, cfg.annotation.extra_kind, s.corpus, s.split,
                                            source, rule) for m, s in zip(extra_mats, extra_sel)]
         counts["features before cut-off"] = len(mats["train"].names)
 
@@ -519,7 +555,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             lengths = [f"< {ev.length_cutoff} words" if len(s.tokens) < ev.length_cutoff else
                        f">= {ev.length_cutoff} words" for s in test.sentences]
             by_length = _breakdown(lengths, (f"< {ev.length_cutoff} words", "all"), fcs, choices, cfg)
-            plots = [_forest_size_plot(fcs["mph"], choices, "mph")]
+            plots = [_forest_size_plot(fcs[primary], choices, primary)]
             plots.append(Plot("k_sensitivity", "Heidorn: held-out score against a uniform K",
                               "K (every modifier type)", f"held-out {cfg.heidorn.tune_metric} "
                               "(mean sentence %)", {"heidorn": (tuple(k for k, _ in k_curve),
@@ -535,10 +571,10 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 part = LogLinearRanker(**{**template.get_params(), "sigma2": chosen.sigma2}).fit(
                     X[rows], y[rows], groups[rows], full=full[rows])
                 c = _per_sentence(test, tids, part.predict(Xt, mt.groups()))
-                curve.append((float(len(keep_groups)), corpus_score(METRICS["mph"],
-                                                                    selected_counts(fcs["mph"], c))))
-            plots.append(Plot("learning_curve", "Log-linear: test MPH F against training sentences",
-                              "training sentences", "MPH F (%)",
+                curve.append((float(len(keep_groups)), corpus_score(METRICS[primary],
+                                                                    selected_counts(fcs[primary], c))))
+            plots.append(Plot("learning_curve", f"Log-linear: test {primary} against training "
+                              "sentences", "training sentences", f"{primary} (%)",
                               {"loglinear": (tuple(x for x, _ in curve), tuple(v for _, v in curve))}))
             del n_groups
 
