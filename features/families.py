@@ -19,9 +19,60 @@ def cat(n: Node) -> str:
     return base_label(n.label) or "ROOT"
 
 
+class TreeFacts:
+    """What several families need from one tree, computed once and shared between them.
+
+    Extraction runs every family over the same candidate in turn; each used to walk the tree,
+    collect its tags and (for three families) find every head again. :func:`facts` hands them one
+    shared object instead.
+    """
+
+    __slots__ = ("tree", "nodes", "phrases", "tags", "_heads")
+
+    def __init__(self, tree: Tree):
+        self.tree = tree
+        self.nodes = list(tree.root.subtrees())
+        self.phrases = [n for n in self.nodes if not n.is_preterminal]
+        tags: list = [None] * len(tree.words)
+        for n in self.nodes:
+            if n.is_preterminal:
+                tags[n.children[0]] = n.label
+        self.tags = tags
+        self._heads: dict = {}
+
+    def heads(self, rules: str) -> tuple[dict[int, int], dict[int, int]]:
+        """``(id(node) -> head child index, id(node) -> head word)`` under head-rule table ``rules``."""
+        got = self._heads.get(rules)
+        if got is None:
+            hr = _head_rules(rules)
+            child: dict[int, int] = {}
+            word: dict[int, int] = {}
+            for n in reversed(self.nodes):  # reversed pre-order: children before parents
+                k = hr.head_child(n)
+                c = n.children[k]
+                child[id(n)] = k
+                word[id(n)] = c if type(c) is int else word[id(c)]
+            got = self._heads[rules] = (child, word)
+        return got
+
+
+_LAST: list = [None, None]
+
+
+def facts(tree: Tree) -> TreeFacts:
+    """The shared :class:`TreeFacts` of ``tree`` (the last tree asked about is remembered).
+
+    Keyed by identity; holding the tree keeps its ``id`` from being reused while remembered.
+    """
+    if _LAST[0] is not tree:
+        _LAST[1] = TreeFacts(tree)
+        _LAST[0] = tree
+    return _LAST[1]
+
+
 def phrases(tree: Tree):
     """Every node that is not a preterminal, pre-order."""
-    return (n for n in tree.nodes() if not n.is_preterminal)
+    return facts(tree).phrases
 
 
 def length_bin(n: int) -> str:
@@ -44,13 +95,15 @@ def _head_rules(name: str):
 class LocalTrees(Family):
     """Local trees (rules) ``X -> Y Z``, optionally with the parent's category: attachment sites."""
 
+    per_tree = True
+
     def __init__(self, parent: bool = False, preterminals: bool = False):
         self.parent = parent
         self.preterminals = preterminals
 
     def __call__(self, c):
         t = c.tree
-        tags = t.tags()
+        tags = facts(t).tags
         stack = [(t.root, "TOP")]
         while stack:
             n, up = stack.pop()
@@ -64,6 +117,8 @@ class LocalTrees(Family):
 @register("embedding/1")
 class Embedding(Family):
     """How deeply phrases of one category nest inside the same category (high vs low attachment)."""
+
+    per_tree = True
 
     def __call__(self, c):
         stack = [(c.tree.root, {})]
@@ -83,6 +138,8 @@ class Embedding(Family):
 @register("right_branching/1")
 class RightBranching(Family):
     """Right- versus left-branching: phrases whose last (first) child is itself a phrase."""
+
+    per_tree = True
 
     def __call__(self, c):
         for n in phrases(c.tree):
@@ -106,6 +163,8 @@ class RightBranching(Family):
 class ConstituentWeight(Family):
     """Constituent weight (binned length) by its position among siblings: heavy ones come late."""
 
+    per_tree = True
+
     def __call__(self, c):
         for n in phrases(c.tree):
             kids = [k for k in n.children if type(k) is not int and not k.is_preterminal]
@@ -117,6 +176,8 @@ class ConstituentWeight(Family):
 @register("coordination/1")
 class Coordination(Family):
     """Parallelism of conjuncts: same or different category, and their length difference."""
+
+    per_tree = True
 
     def __init__(self, conjunctions: tuple = ("CC", "CONJP")):
         self.conjunctions = frozenset(conjunctions)
@@ -139,11 +200,13 @@ class Coordination(Family):
 class SiblingNgrams(Family):
     """n-grams of sibling categories under their parent, with boundary markers."""
 
+    per_tree = True
+
     def __init__(self, n: int = 2):
         self.n = n
 
     def __call__(self, c):
-        tags = c.tree.tags()
+        tags = facts(c.tree).tags
         for p in phrases(c.tree):
             seq = ["<"] + [child_label(k, tags) for k in p.children] + [">"]
             for i in range(len(seq) - self.n + 1):
@@ -154,12 +217,14 @@ class SiblingNgrams(Family):
 class Edges(Family):
     """Words and tags at constituent edges, with the constituent's binned length."""
 
+    per_tree = True
+
     def __init__(self, words: bool = True):
         self.words = words
 
     def __call__(self, c):
         t = c.tree
-        tags = t.tags()
+        tags = facts(t).tags
         for n in phrases(t):
             if n is t.root and not base_label(n.label):
                 continue
@@ -173,13 +238,9 @@ class Edges(Family):
 
 def dependencies(tree: Tree, rules: str = "collins"):
     """``(head word, dependent word, relation)`` of a tree, relation = parent/dependent categories."""
-    from ranker.trees.heads import head_words
-
-    hr = _head_rules(rules)
-    heads = dict(zip((id(n) for n in tree.nodes()), head_words(tree, hr)))
-    for n in tree.nodes():
-        if n.is_preterminal:
-            continue
+    f = facts(tree)
+    heads = f.heads(rules)[1]
+    for n in f.phrases:
         h = heads[id(n)]
         for k in n.children:
             d = k if type(k) is int else heads[id(k)]
@@ -192,17 +253,20 @@ def dependencies(tree: Tree, rules: str = "collins"):
 class HeadDependencies(Family):
     """Head-to-head dependencies: head word, dependent word and relation (and backed-off tags)."""
 
+    per_tree = True
+
     def __init__(self, rules: str = "collins", words: bool = True):
         self.rules = rules
         self.words = words
 
     def __call__(self, c):
         t = c.tree
-        tags = t.tags()
+        tags = facts(t).tags
+        words = t.words
         for h, d, rel in dependencies(t, self.rules):
             yield (f"dep:{rel}:{tags[h]}>{tags[d]}", 1.0)
             if self.words:
-                yield (f"depw:{rel}:{t.words[h].lower()}>{t.words[d].lower()}", 1.0)
+                yield (f"depw:{rel}:{words[h].lower()}>{words[d].lower()}", 1.0)
 
 
 @register("link_grammar/1")
@@ -236,6 +300,8 @@ class Quality(Family):
 class HeidornScore(Family):
     """Heidorn's (1982) score of the candidate under a K table, heads from a head-rule table."""
 
+    per_tree = True
+
     def __init__(self, k_table: str = "penn", heads: str = "collins", pp_as_np: bool = True):
         from ranker.models.ktable import KTable
 
@@ -246,8 +312,8 @@ class HeidornScore(Family):
     def __call__(self, c):
         from ranker.models.heidorn import score_bottom_up
 
-        yield ("heidorn", score_bottom_up(c.tree, self.table, _head_rules(self.heads).head_child,
-                                          self.pp_as_np))
+        child = facts(c.tree).heads(self.heads)[0]
+        yield ("heidorn", score_bottom_up(c.tree, self.table, lambda n: child[id(n)], self.pp_as_np))
 
 
 @register("source_rank/1")

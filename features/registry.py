@@ -67,9 +67,24 @@ class Family:
     """
 
     name = "family/0"
+    #: True when the output depends on ``candidate.tree`` alone, so extraction computes it once
+    #: per distinct tree of a sentence (Link Grammar's linkages often share one constituent tree).
+    per_tree = False
+    #: True for families that must be fitted on training data before extraction.
+    needs_fit = False
+    #: For families that need fitting: whether :meth:`fit` has run (or a table was loaded).
+    fitted = True
 
-    def fit(self, candidates: Iterable) -> "Family":
+    def fit(self, forests: Iterable) -> "Family":
+        """Learn from training forests (the default family learns nothing)."""
         return self
+
+    def fingerprint(self) -> str:
+        """Digest of what the family learned in :meth:`fit` ("" when it learns nothing).
+
+        Part of the store key of extracted matrices, so a refitted family never reads a stale one.
+        """
+        return ""
 
     def __call__(self, candidate) -> Iterable[tuple[str, float]]:
         raise NotImplementedError

@@ -21,6 +21,8 @@ import scipy.sparse as sp
 from .registry import FeatureConfigError, make_family
 
 ARTIFACT_KIND = "features"
+#: Store kind of fitted family tables (the auxiliary distribution).
+TABLE_KIND = "feature-tables"
 #: ``<repo>/configs/features``.
 FEATURE_CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "features"
 
@@ -115,46 +117,149 @@ class CandidateMatrix(NamedTuple):
         return sp.csr_matrix(self.X @ sel)
 
 
-def extract(forests: Iterable, families: list) -> CandidateMatrix:
+class _Chunk(NamedTuple):
+    """Rows of a run of sentences with chunk-local column numbers (merged by :func:`_assemble`)."""
+
+    names: list[str]              # local column number -> property name
+    indptr: np.ndarray
+    cols: np.ndarray
+    vals: np.ndarray
+    sizes: list[int]              # candidates per sentence kept
+    ids: list[str]
+
+
+def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
+    """Run the families over the forests; tree-only families once per distinct tree of a sentence."""
+    tree_fams = [f for f in families if f.per_tree]
+    cand_fams = [f for f in families if not f.per_tree]
+    for fam in families:
+        if fam.needs_fit and not fam.fitted:
+            raise FeatureConfigError(f"feature family {fam.name!r} must be fitted on training data "
+                                     "before extraction (features.fit_families or stored_matrix)")
+    vocab: dict[str, int] = {}
+    lengths: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    sizes: list[int] = []
+    ids: list[str] = []
+    for forest in forests:
+        if not forest.candidates:
+            continue
+        # Linkages of one sentence often share their constituent tree; equal trees (by value)
+        # get the tree-only part of their row computed once.
+        by_tree: dict = {}
+        for cand in forest.candidates:
+            base = by_tree.get(cand.tree)
+            if base is None:
+                base = {}
+                for fam in tree_fams:
+                    for name, value in fam(cand):
+                        j = vocab.get(name)
+                        if j is None:
+                            j = vocab[name] = len(vocab)
+                        base[j] = base.get(j, 0.0) + value
+                by_tree[cand.tree] = base
+            if cand_fams:
+                row = dict(base)
+                for fam in cand_fams:
+                    for name, value in fam(cand):
+                        j = vocab.get(name)
+                        if j is None:
+                            j = vocab[name] = len(vocab)
+                        row[j] = row.get(j, 0.0) + value
+            else:
+                row = base
+            lengths.append(len(row))
+            cols.extend(row)
+            vals.extend(row.values())
+        sizes.append(len(forest.candidates))
+        ids.append(forest.sentence.id)
+    indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    return _Chunk(list(vocab), indptr, np.asarray(cols, dtype=np.int64),
+                  np.asarray(vals, dtype=np.float64), sizes, ids)
+
+
+def _assemble(chunks: Sequence[_Chunk]) -> CandidateMatrix:
+    """Stack chunks in order; columns are the sorted union of names (a function of the data alone)."""
+    names = sorted(set().union(*(c.names for c in chunks))) if chunks else []
+    pos = {n: i for i, n in enumerate(names)}
+    indptrs, cols, vals, sizes, ids = [np.zeros(1, dtype=np.int64)], [], [], [], []
+    done = 0
+    for c in chunks:
+        remap = np.fromiter((pos[n] for n in c.names), dtype=np.int64, count=len(c.names))
+        cols.append(remap[c.cols] if len(c.cols) else c.cols)
+        vals.append(c.vals)
+        indptrs.append(c.indptr[1:] + done)
+        done += int(c.indptr[-1])
+        sizes.extend(c.sizes)
+        ids.extend(c.ids)
+    indptr = np.concatenate(indptrs)
+    X = sp.csr_matrix((np.concatenate(vals) if vals else np.zeros(0),
+                       np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64), indptr),
+                      shape=(len(indptr) - 1, len(names)))
+    X.sort_indices()
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return CandidateMatrix(X, offsets, tuple(names), tuple(ids))
+
+
+# Worker state, inherited through fork so that neither forests nor families are pickled.
+_WORK: dict = {}
+
+
+def _work_on_forests(span: tuple[int, int]) -> _Chunk:
+    return _extract_chunk(_WORK["forests"][span[0]:span[1]], _WORK["families"])
+
+
+def _work_on_store(sentence_ids: list[str]) -> _Chunk:
+    from ranker.store import Store
+
+    with Store.open(_WORK["path"]) as st:
+        return _extract_chunk((st.forest(sid, _WORK["source"]) for sid in sentence_ids),
+                              _WORK["families"])
+
+
+def _spans(n: int, workers: int) -> list[tuple[int, int]]:
+    """Contiguous runs of sentences, several per worker so that long sentences even out."""
+    k = max(1, min(n, workers * 8))
+    bounds = [round(i * n / k) for i in range(k + 1)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def _pool_map(fn, tasks: list, workers: int, state: dict) -> list[_Chunk]:
+    import multiprocessing as mp
+
+    _WORK.clear()
+    _WORK.update(state)
+    try:
+        with mp.get_context("fork").Pool(workers) as pool:
+            return pool.map(fn, tasks, chunksize=1)
+    finally:
+        _WORK.clear()
+
+
+def extract(forests: Iterable, families: list, workers: int = 1) -> CandidateMatrix:
     """Run every family over every candidate of every forest (sentences with none give no rows).
 
     Parameters
     ----------
     forests : iterable of Forest
     families : list of Family
-        Built families (:meth:`FeatureSet.build`).
+        Built families (:meth:`FeatureSet.build`), fitted where they need it.
+    workers : int
+        Processes to extract in (data-parallel over sentences, forked so nothing is pickled on
+        the way in); the result is identical for any number.
 
     Returns
     -------
     CandidateMatrix
     """
-    vocab: dict[str, int] = {}
-    rows: list[dict[int, float]] = []
-    offsets = [0]
-    ids = []
-    for forest in forests:
-        if not forest.candidates:
-            continue
-        for cand in forest.candidates:
-            row: dict[int, float] = {}
-            for fam in families:
-                for name, value in fam(cand):
-                    j = vocab.setdefault(name, len(vocab))
-                    row[j] = row.get(j, 0.0) + value
-            rows.append(row)
-        offsets.append(len(rows))
-        ids.append(forest.sentence.id)
-    # Sorted names make the column order a function of the data alone.
-    names = sorted(vocab)
-    remap = np.empty(len(vocab), dtype=np.int64)
-    remap[[vocab[n] for n in names]] = np.arange(len(names))
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum([len(r) for r in rows])
-    cols = np.fromiter((j for r in rows for j in r), dtype=np.int64, count=int(indptr[-1]))
-    vals = np.fromiter((v for r in rows for v in r.values()), dtype=np.float64, count=int(indptr[-1]))
-    X = sp.csr_matrix((vals, remap[cols] if len(cols) else cols, indptr), shape=(len(rows), len(names)))
-    X.sort_indices()
-    return CandidateMatrix(X, np.asarray(offsets, dtype=np.int64), tuple(names), tuple(ids))
+    if workers <= 1:
+        return _assemble([_extract_chunk(forests, families)])
+    forests = list(forests)
+    return _assemble(_pool_map(_work_on_forests, _spans(len(forests), workers), workers,
+                               {"forests": forests, "families": families}))
 
 
 def frequency_cutoff(matrix: CandidateMatrix, weights: np.ndarray, min_count: int) -> tuple[str, ...]:
@@ -195,23 +300,91 @@ def from_bytes(payload: bytes) -> CandidateMatrix:
                            tuple(json.loads(str(z["ids"]))))
 
 
+def fit_families(store, families: list) -> None:
+    """Fit the families that learn from training data, reusing tables fitted before.
+
+    Each such family names its training data (``fit_corpus``, ``fit_split``); the fitted table is
+    kept in the store under the family's options and a digest of the training sentence ids, so
+    the same training data is never fitted twice and a grown training split is refitted.
+
+    Raises
+    ------
+    FeatureConfigError
+        If a family's training selection holds no usable sentence.
+    """
+    for fam in families:
+        if not fam.needs_fit or fam.fitted:
+            continue
+        sents = store.sentences(fam.fit_corpus, fam.fit_split)
+        digest = hashlib.sha256("\n".join(s.id for s in sents).encode()).hexdigest()[:12]
+        key = f"{fam.name}/{fam.options_key()}/{fam.fit_corpus}/{fam.fit_split}/{digest}"
+        got = store.get_artifact(TABLE_KIND, key)
+        if got is not None:
+            fam.load_table(got[0])
+            continue
+        if fam.fit_on == "gold":
+            from ranker.store.records import Forest
+
+            forests = (Forest(s, store.gold(s.id), ()) for s in sents)
+        else:
+            forests = (store.forest(s.id) for s in sents)
+        fam.fit(forests)
+        store.put_artifact(TABLE_KIND, key, fam.table_bytes(),
+                           {"family": fam.name, "sentences": len(sents), "digest": fam.fingerprint()})
+
+
+def _fileids_key(fileids) -> str:
+    if fileids is None:
+        return ""
+    doc = json.dumps([fileids] if isinstance(fileids, str) else list(fileids))
+    return f"/files={hashlib.sha256(doc.encode()).hexdigest()[:12]}"
+
+
 def stored_matrix(store, feature_set: FeatureSet, corpus: str | None, split: str | None,
-                  source: str | None = None, refresh: bool = False,
-                  fileids: Sequence[str] | None = None) -> CandidateMatrix:
+                  source: str | None = None, refresh: bool = False, fileids=None,
+                  workers: int = 1) -> CandidateMatrix:
     """The split's matrix from the store, extracting and storing it first if it is not there.
 
-    The key names the feature set's version, corpus, split, documents and source, so a changed
-    feature configuration or a different subset never reads a stale matrix.
+    The key names the feature set's version, what its fitted families learned, corpus, split,
+    source and file ids, so a changed feature configuration never reads a stale matrix.
+
+    Parameters
+    ----------
+    store : Store
+    feature_set : FeatureSet
+    corpus, split : str or None
+        As for ``store.forests``.
+    source : str, optional
+        Only this source's candidates.
+    refresh : bool
+        Extract again even if a matrix is stored.
+    fileids : str or list of str, optional
+        Globs over document ids: a subset of the split (``store.forests(fileids=...)``).
+    workers : int
+        Extraction processes; each reads its own sentences from the store, so the re-parsing of
+        candidate trees is parallel too.
+
+    Returns
+    -------
+    CandidateMatrix
     """
-    docs = "" if fileids is None else "/" + hashlib.sha1(" ".join(fileids).encode()).hexdigest()[:12]
-    key = f"{feature_set.version}/{corpus}/{split}{docs}/{source or '*'}"
+    families = feature_set.build()
+    fit_families(store, families)
+    learned = "".join(f"+{f.fingerprint()}" for f in families if f.fingerprint())
+    key = f"{feature_set.version}{learned}/{corpus}/{split}/{source or '*'}{_fileids_key(fileids)}"
     if not refresh:
         got = store.get_artifact(ARTIFACT_KIND, key)
         if got is not None:
             return from_bytes(got[0])
-    m = extract(store.forests(corpus, split, fileids=list(fileids) if fileids is not None else None,
-                              source=source), feature_set.build())
+    if workers <= 1:
+        m = extract(store.forests(corpus, split, fileids=fileids, source=source), families)
+    else:
+        sids = [s.id for s in store.sentences(corpus, split, fileids)]
+        m = _assemble(_pool_map(_work_on_store, [sids[a:b] for a, b in _spans(len(sids), workers)],
+                                workers, {"path": str(store.path), "source": source,
+                                          "families": families}))
     store.put_artifact(ARTIFACT_KIND, key, to_bytes(m),
                        {"feature_set": feature_set.to_dict(), "rows": m.X.shape[0],
-                        "columns": m.X.shape[1], "sentences": len(m.sentence_ids)})
+                        "columns": m.X.shape[1], "sentences": len(m.sentence_ids),
+                        "fileids": fileids, "learned": learned})
     return m
