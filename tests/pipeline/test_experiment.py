@@ -123,3 +123,14 @@ def test_bad_config_fails_with_one_line_and_non_zero_exit(tmp_path, capsys):
     proc = subprocess.run([sys.executable, "-m", "ranker.cli.main", "run", str(tmp_path / "missing.toml")],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "no such config file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_missing_corpus_names_the_download_command(tmp_path):
+    import os
+    env = {**os.environ, "NLTK_DATA": str(tmp_path / "no-nltk-data")}
+    proc = subprocess.run([sys.executable, "-m", "ranker.cli.main", "run", TINY, "--store",
+                           str(tmp_path / "s.sqlite"), "--out", str(tmp_path / "o"), "--no-progress"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 2
+    assert "python -m nltk.downloader" in proc.stderr and "treebank" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
