@@ -27,6 +27,9 @@ def forest(sid, *cands):
 @pytest.mark.parametrize("name", family_names())
 def test_every_family_yields_finite_named_values_and_is_deterministic(name):
     fam = make_family(name)
+    if fam.needs_fit:
+        fam.fit([Forest(Sentence("g", "test", "d", 0, (), ()), parse_tree(t, "<g>", 1), ())
+                 for t in (HIGH, LOW, RICH, COORD)])
     c = cand(RICH, rank=2, quality="fragment", links=(Link(0, 2, "Ss*s"), Link(2, 4, "Os")),
              scores={"unused_words": 1.0, "disjunct_cost": 2.0, "link_cost": 5.0, "logprob": -7.5})
     a, b = list(fam(c)), list(fam(c))
@@ -123,3 +126,40 @@ def test_matrices_are_stored_by_feature_set_version_and_not_extracted_twice(tmp_
         assert m2.X.shape == m1.X.shape and m2.names == m1.names
         m3 = stored_matrix(st, fs, "test", None, refresh=True)
         assert m3.X.shape[0] == 3
+
+
+def test_shared_trees_and_worker_processes_give_the_same_matrix_as_one_candidate_at_a_time():
+    fs = load_feature_set("default")
+    links = (Link(0, 2, "Ss*s"), Link(2, 4, "Os"))
+    forests = [forest(f"s{i}", *[cand(t, r, links=links[:r % 3], scores={"link_cost": float(r)},
+                                      sid=f"s{i}") for r, t in enumerate([HIGH, LOW, HIGH, LOW, HIGH])])
+               for i in range(5)]
+    m = extract(forests, fs.build())
+    # Reference: every candidate alone (a forest of one), so no tree is shared.
+    alone = extract([forest(c.sentence_id, c) for f in forests for c in f.candidates], fs.build())
+    assert alone.names == m.names and (alone.X != m.X).nnz == 0
+    assert m.X[0].toarray().tolist() != m.X[2].toarray().tolist()  # same tree, other links/rank
+    pooled = extract(forests, fs.build(), workers=2)
+    assert pooled.names == m.names and (pooled.X != m.X).nnz == 0
+    assert pooled.offsets.tolist() == m.offsets.tolist() and pooled.sentence_ids == m.sentence_ids
+
+
+def test_stored_matrix_on_a_subset_of_files_and_in_worker_processes(tmp_path):
+    from ranker.store import Store
+
+    fs = feature_set_from_dict({"name": "small", "family": [{"name": "local_trees/1"},
+                                                            {"name": "source_rank/1"}]})
+    with Store.open(tmp_path / "s.sqlite") as st:
+        for doc, k in (("a.mrg", 0), ("b.mrg", 1), ("b.mrg", 2)):
+            sid = f"test/{doc}/{k}"
+            f = forest(sid, cand(HIGH, 0, sid=sid), cand(LOW, 1, sid=sid))
+            st.add_sentences([f.sentence._replace(document=doc, index=k)])
+            st.add_candidates(f.candidates)
+        whole = stored_matrix(st, fs, "test", None)
+        part = stored_matrix(st, fs, "test", None, fileids=["b*"])
+        assert part.sentence_ids == ("test/b.mrg/1", "test/b.mrg/2") and part.X.shape[0] == 4
+        assert len(st.artifact_keys("features")) == 2  # the subset has its own key
+        again = stored_matrix(st, fs, "test", None, fileids=["a*"], workers=2)
+        assert again.sentence_ids == ("test/a.mrg/0",)
+        pooled = stored_matrix(st, fs, "test", None, refresh=True, workers=2)
+        assert pooled.names == whole.names and (pooled.X != whole.X).nnz == 0
