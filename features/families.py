@@ -15,8 +15,19 @@ from ranker.trees.tree import Node, Tree
 from .registry import Family, register
 
 
+class _Categories(dict):
+    """label -> category, filled on first use: one C-level lookup per node in the hot loops."""
+
+    def __missing__(self, label: str) -> str:
+        c = self[label] = base_label(label) or "ROOT"
+        return c
+
+
+CATEGORY = _Categories()
+
+
 def cat(n: Node) -> str:
-    return base_label(n.label) or "ROOT"
+    return CATEGORY[n.label]
 
 
 class TreeFacts:
@@ -77,11 +88,14 @@ def phrases(tree: Tree):
 
 def length_bin(n: int) -> str:
     """Binned length: 1, 2, 3-4, 5-8, 9+ (heavy constituents)."""
-    return "1" if n <= 1 else "2" if n == 2 else "3-4" if n <= 4 else "5-8" if n <= 8 else "9+"
+    return _BINS[n] if 0 <= n < 9 else "9+" if n > 0 else "1"
+
+
+_BINS = ("1", "1", "2", "3-4", "3-4", "5-8", "5-8", "5-8", "5-8")
 
 
 def child_label(c, tags) -> str:
-    return tags[c] or "WORD" if type(c) is int else cat(c)
+    return tags[c] or "WORD" if type(c) is int else CATEGORY[c.label]
 
 
 @lru_cache(maxsize=4)
@@ -110,8 +124,8 @@ class LocalTrees(Family):
             if n.is_preterminal and not self.preterminals:
                 continue
             rhs = " ".join(child_label(k, tags) for k in n.children)
-            yield (f"rule:{cat(n)}->{rhs}" + (f"^{up}" if self.parent else ""), 1.0)
-            stack.extend((k, cat(n)) for k in n.children if type(k) is not int)
+            yield (f"rule:{CATEGORY[n.label]}->{rhs}" + (f"^{up}" if self.parent else ""), 1.0)
+            stack.extend((k, CATEGORY[n.label]) for k in n.children if type(k) is not int)
 
 
 @register("embedding/1")
@@ -126,7 +140,7 @@ class Embedding(Family):
             n, depth = stack.pop()
             if n.is_preterminal:
                 continue
-            k = cat(n)
+            k = CATEGORY[n.label]
             d = depth.get(k, 0)
             if d:
                 yield (f"embed:{k}", 1.0)
@@ -170,7 +184,7 @@ class ConstituentWeight(Family):
             kids = [k for k in n.children if type(k) is not int and not k.is_preterminal]
             for i, k in enumerate(kids):
                 pos = "last" if i == len(kids) - 1 else "first" if i == 0 else "mid"
-                yield (f"weight:{cat(k)}:{length_bin(k.end - k.start)}:{pos}", 1.0)
+                yield (f"weight:{CATEGORY[k.label]}:{length_bin(k.end - k.start)}:{pos}", 1.0)
 
 
 @register("coordination/1")
@@ -184,15 +198,15 @@ class Coordination(Family):
 
     def __call__(self, c):
         for n in phrases(c.tree):
-            labels = [cat(k) if type(k) is not int else "" for k in n.children]
+            labels = [CATEGORY[k.label] if type(k) is not int else "" for k in n.children]
             if not any(lab in self.conjunctions for lab in labels):
                 continue
             conj = [k for k, lab in zip(n.children, labels)
                     if type(k) is not int and lab not in self.conjunctions and lab not in (",", ":")]
             for a, b in zip(conj, conj[1:]):
-                same = cat(a) == cat(b)
+                same = CATEGORY[a.label] == CATEGORY[b.label]
                 yield (f"coord:{'same' if same else 'diff'}", 1.0)
-                yield (f"coord:{cat(n)}:{cat(a)}+{cat(b)}", 1.0)
+                yield (f"coord:{CATEGORY[n.label]}:{CATEGORY[a.label]}+{CATEGORY[b.label]}", 1.0)
                 yield (f"coord:lendiff:{length_bin(abs((a.end - a.start) - (b.end - b.start)) + 1)}", 1.0)
 
 
@@ -210,7 +224,7 @@ class SiblingNgrams(Family):
         for p in phrases(c.tree):
             seq = ["<"] + [child_label(k, tags) for k in p.children] + [">"]
             for i in range(len(seq) - self.n + 1):
-                yield (f"sib{self.n}:{cat(p)}:{' '.join(seq[i:i + self.n])}", 1.0)
+                yield (f"sib{self.n}:{CATEGORY[p.label]}:{' '.join(seq[i:i + self.n])}", 1.0)
 
 
 @register("edges/1")
@@ -228,7 +242,7 @@ class Edges(Family):
         for n in phrases(t):
             if n is t.root and not base_label(n.label):
                 continue
-            lb, k = length_bin(n.end - n.start), cat(n)
+            lb, k = length_bin(n.end - n.start), CATEGORY[n.label]
             yield (f"edge:{k}:{lb}:first={tags[n.start]}", 1.0)
             yield (f"edge:{k}:{lb}:last={tags[n.end - 1]}", 1.0)
             if self.words:
@@ -245,7 +259,7 @@ def dependencies(tree: Tree, rules: str = "collins"):
         for k in n.children:
             d = k if type(k) is int else heads[id(k)]
             if d != h:
-                rel = f"{cat(n)}/{'WORD' if type(k) is int else cat(k)}"
+                rel = f"{CATEGORY[n.label]}/{'WORD' if type(k) is int else CATEGORY[k.label]}"
                 yield h, d, rel
 
 
@@ -275,13 +289,22 @@ class LinkGrammar(Family):
 
     COSTS = ("unused_words", "disjunct_cost", "link_cost")
 
+    def __init__(self):
+        self._names: dict = {}   # (label, length) -> the two property names, built once
+
+    def _link_names(self, label: str, length: int) -> tuple[str, str]:
+        base = label.rstrip("*").split("*")[0]
+        # Link Grammar labels are an upper-case type plus lower-case subscripts: ``Ss*s``.
+        kind = "".join(ch for ch in base if ch.isupper()) or base
+        got = self._names[(label, length)] = (f"link:{base}", f"linklen:{kind}:{length_bin(length)}")
+        return got
+
     def __call__(self, c):
-        for link in c.links:
-            base = link.label.rstrip("*").split("*")[0]
-            # Link Grammar labels are an upper-case type plus lower-case subscripts: ``Ss*s``.
-            kind = "".join(ch for ch in base if ch.isupper()) or base
-            yield (f"link:{base}", 1.0)
-            yield (f"linklen:{kind}:{length_bin(link.right - link.left)}", 1.0)
+        names = self._names
+        for left, right, label in c.links:
+            got = names.get((label, right - left)) or self._link_names(label, right - left)
+            yield (got[0], 1.0)
+            yield (got[1], 1.0)
         for k in self.COSTS:
             if k in c.scores:
                 yield (f"lgcost:{k}", float(c.scores[k]))
