@@ -16,6 +16,7 @@ from ..errors import RankerError
 # Order is the order of ``ranker --help``.
 SUBCOMMANDS = [
     "evalb",
+    "evaluate",
     "parse",
     "importing",
     "annotate",

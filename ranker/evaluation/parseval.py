@@ -57,7 +57,8 @@ def score_parseval(gold: Tree, test: Tree | None, erase: bool = True) -> Bracket
         Standard and candidate trees over the same words (``test`` None: no parse, nothing found).
     erase
         Apply Black et al.'s erasures (auxiliaries, "not", pre-infinitival "to", null categories,
-        possessive endings, word-external punctuation, trivial brackets) to both trees first.
+        possessive endings, word-external punctuation, trivial brackets) to both trees first; which
+        words are erased is decided on the gold tree and applied to both.
 
     Returns
     -------
@@ -66,16 +67,18 @@ def score_parseval(gold: Tree, test: Tree | None, erase: bool = True) -> Bracket
     Raises
     ------
     ValueError
-        If the two trees are not over the same words (after erasure).
+        If the two trees are not over the same words.
     """
-    if erase:
-        from ..trees.black import black_erase
-
-        gold = black_erase(gold)
-        test = black_erase(test) if test is not None else None
     if gold is not None and test is not None and gold.words != test.words:
         raise ValueError(f"gold and test words differ: {' '.join(gold.words)!r} vs "
                          f"{' '.join(test.words)!r}")
+    if erase:
+        from ..trees.black import black_erase, erased_words
+
+        # the standard decides which words go, so a candidate with other tags keeps the same words
+        erasure = erased_words(gold)
+        gold = black_erase(gold, erasure)
+        test = black_erase(test, erasure) if test is not None else None
     return span_counts(constituent_spans(gold), constituent_spans(test))
 
 

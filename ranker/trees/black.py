@@ -196,7 +196,7 @@ def _attach_adverbs(tree: Tree, stranded: frozenset[int]) -> Tree:
     return Tree(visit(tree.root), tree.words)
 
 
-def black_erase(tree: Tree) -> Tree | None:
+def black_erase(tree: Tree, erasure: tuple[frozenset[int], frozenset[int]] | None = None) -> Tree | None:
     """Black et al.'s steps one and two, with the appendix's note on stranded adverbs.
 
     Parameters
@@ -204,13 +204,17 @@ def black_erase(tree: Tree) -> Tree | None:
     tree
         A PTB tree (tags, function tags, empty elements allowed) or a tree in the paper's style
         (grammar-specific or no labels, words directly under phrases).
+    erasure
+        ``erased_words(other)`` of another tree over the same words, to erase the words *it*
+        decides on: scoring erases a candidate's words as the standard parse's are erased, so a
+        candidate whose tags or structure differ still keeps the same words.
 
     Returns
     -------
     Tree or None
         The reduced tree, or ``None`` if every word was erased.
     """
-    erased, verbal = erased_words(tree)
+    erased, verbal = erasure if erasure is not None else erased_words(tree)
     label, tagged, _, _ = _word_info(tree)
     stranded_old = set()
     for i in range(len(tree.words)):

@@ -1,0 +1,185 @@
+"""``ranker evaluate GOLD TEST --scheme S``: corpus scores of a test file under one scheme of the papers.
+
+Schemes: ``evalb`` (EVALB semantics, ``--param``, COLLINS.prm by default), ``parseval`` (Black et
+al., after their erasures), ``mph`` (Ringger et al., ``--head-rules``, ringger-reassign by default),
+``flat`` (Gaizauskas et al.: gold flattened into keys by ``--flatten-rules``, or used as they are
+with ``--keys-as-given``) and ``deps`` (head dependencies converted with ``--head-rules``, collins by
+default; GOLD may be a ``.dp``/``.conll`` dependency file).
+
+Pairs are read by position: the n-th TEST tree against the n-th GOLD tree. An empty TEST line
+(one-tree-per-line files) means **no parse**: the sentence is counted, its gold brackets (arcs, key
+constituents) count, nothing is proposed, matched, crossed or violated, and it is no complete
+match. Unlike ``ranker evalb``, which skips such lines as EVALB does, this is how the pipeline
+charges a sentence without a candidate, so a report's score equals ``ranker evaluate`` on its
+selected-parse file. Any sentence that cannot be scored (different words, malformed brackets,
+different numbers of sentences) stops the run with one ``ranker: error:`` line naming file and
+line: no score is printed rather than a wrong one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..evaluation.dependencies import (DependencyAccumulator, gold_from_conll, gold_from_tree,
+                                       score_tree_dependencies)
+from ..evaluation.evalb import ERROR, score_evalb
+from ..evaluation.evalb_params import load_params
+from ..evaluation.flat import FlatAccumulator, flat_key, score_flat
+from ..evaluation.inputs import EvaluationInputError, is_conll_path, read_conll, read_tree_lines
+from ..evaluation.mph import score_mph
+from ..evaluation.parseval import BracketCounts, ParsevalAccumulator, score_parseval
+from ..evaluation.summary import BracketAccumulator
+
+SCHEMES = ("evalb", "parseval", "mph", "flat", "deps")
+DEFAULT_HEAD_RULES = {"mph": "ringger-reassign", "deps": "collins"}
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "evaluate", help="score test parses against gold under EVALB, PARSEVAL, MPH, flat keys or dependencies",
+        description=__doc__.split("\n\n")[0])
+    p.add_argument("gold", metavar="GOLD", help="gold trees (one per line or .mrg layout), or a .dp/.conll "
+                                                "dependency file for --scheme deps")
+    p.add_argument("test", metavar="TEST", help="test trees, one per line (empty line: no parse)")
+    p.add_argument("--scheme", choices=SCHEMES, default="evalb", help="scoring scheme (default: evalb)")
+    p.add_argument("--param", metavar="FILE", default="COLLINS",
+                   help="EVALB parameter file or shipped name, for --scheme evalb (default: COLLINS)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    p.add_argument("--keys-as-given", action="store_true",
+                   help="--scheme flat: use the gold trees as keys, unflattened")
+    p.add_argument("--head-rules", metavar="NAME",
+                   help="head-rule table (configs/heads/NAME.txt or a path); default ringger-reassign "
+                        "for mph, collins for deps")
+    p.add_argument("--flatten-rules", metavar="NAME", default="ptb",
+                   help="flattening rules for --scheme flat (configs/flatten/NAME.txt or a path)")
+    p.add_argument("--relation-labels", metavar="NAME", default="labels",
+                   help="relation-label table for --scheme deps (configs/deps/NAME.txt or a path)")
+    p.set_defaults(func=run)
+
+
+def _pairs(args):
+    if args.scheme == "deps" and is_conll_path(args.gold):
+        gold = [(s.line, s) for s in read_conll(args.gold)]
+    else:
+        gold = [(t.line, t.tree) for t in read_tree_lines(args.gold, allow_no_parse=False)]
+    test = read_tree_lines(args.test)
+    if len(gold) != len(test):
+        raise EvaluationInputError(f"{args.gold} has {len(gold)} sentences but {args.test} has {len(test)}")
+    return [(gl, g, t.line, t.tree) for (gl, g), t in zip(gold, test)]
+
+
+def _evalb(args, pairs):
+    params = load_params(args.param)
+    acc = BracketAccumulator()
+    for _, g, tl, t in pairs:
+        if t is None:
+            acc.add(BracketCounts(score_evalb(g, g, params).gold, 0, 0, 0), parsed=False)
+            continue
+        s = score_evalb(g, t, params)
+        if s.status == ERROR:
+            raise EvaluationInputError(f"{args.test}:{tl}: {s.message}")
+        acc.add(BracketCounts(s.gold, s.test, s.matched, s.crossing))
+    return acc.result().as_dict()
+
+
+def _parseval(args, pairs):
+    acc, black = BracketAccumulator(), ParsevalAccumulator()
+    for _, g, tl, t in pairs:
+        c = score_parseval(g, t, erase=True)
+        acc.add(c, parsed=t is not None)
+        black.add(c)
+    out = acc.result().as_dict()
+    r = black.result()
+    out["averaged_recall"] = r.averaged_recall          # Black et al.: mean of sentence ratios
+    out["averaged_precision"] = r.averaged_precision
+    out["crossing_distribution"] = {str(k): v for k, v in r.crossing_distribution.items()}
+    return out
+
+
+def _mph(args, pairs):
+    from ..trees.heads import HeadRules
+
+    rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["mph"])
+    acc = BracketAccumulator()
+    for _, g, tl, t in pairs:
+        acc.add(score_mph(g, t, rules), parsed=t is not None)
+    return acc.result().as_dict()
+
+
+def _flat(args, pairs):
+    from ..trees.flatten import FlattenRules
+
+    rules = None if args.keys_as_given else FlattenRules.load(args.flatten_rules)
+    acc = FlatAccumulator()
+    for gl, g, tl, t in pairs:
+        key = g if rules is None else flat_key(g, rules)
+        if key is None:
+            raise EvaluationInputError(f"{args.gold}:{gl}: the gold tree holds no word")
+        acc.add(score_flat(key, t), parsed=t is not None)
+    return acc.result().as_dict()
+
+
+def _deps(args, pairs):
+    from ..trees.dependencies import RelationLabels
+    from ..trees.heads import HeadRules
+
+    rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["deps"])
+    labels = RelationLabels.load(args.relation_labels)
+    acc = DependencyAccumulator()
+    for gl, g, tl, t in pairs:
+        if hasattr(g, "deps"):  # a ConllSentence
+            gold = gold_from_conll(g.words, g.tags, g.deps)
+        else:
+            gold = gold_from_tree(g, rules, labels)
+        acc.add(score_tree_dependencies(gold, t, rules, labels), parsed=t is not None)
+    return acc.result().as_dict()
+
+
+_SCHEMES = {"evalb": _evalb, "parseval": _parseval, "mph": _mph, "flat": _flat, "deps": _deps}
+
+
+def evaluate(args: argparse.Namespace) -> dict:
+    """Score the files named in ``args`` and return the JSON figures (percentages 0-100)."""
+    pairs = _pairs(args)
+    try:
+        out = _SCHEMES[args.scheme](args, pairs)
+    except EvaluationInputError:
+        raise
+    except ValueError as e:                      # a pair the per-pair function cannot score
+        raise EvaluationInputError(f"{args.test}:{_failing_line(args, pairs)}: {e}") from None
+    return {"scheme": args.scheme, **out}
+
+
+def _failing_line(args, pairs) -> int:
+    # Re-run pair by pair to name the line: only on the error path, so the loop above stays lean.
+    for _, g, tl, t in pairs:
+        try:
+            _SCHEMES[args.scheme](args, [(0, g, tl, t)])
+        except (ValueError, EvaluationInputError):
+            return tl
+    return 0
+
+
+def _format_text(result: dict) -> str:
+    lines = [f"scheme: {result['scheme']}"]
+    for k, v in result.items():
+        if k == "scheme":
+            continue
+        if isinstance(v, float):
+            v = f"{v:.2f}"
+        elif isinstance(v, dict):
+            v = " ".join(f"{a}:{b}" for a, b in v.items())
+        elif v is None:
+            v = "n/a"
+        lines.append(f"{k:<24}{v}")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    result = evaluate(args)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        sys.stdout.write(_format_text(result))
+    return 0

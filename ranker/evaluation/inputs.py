@@ -1,0 +1,172 @@
+"""Reading the GOLD and TEST files of ``ranker evaluate``: trees by line, or CoNLL/Malt dependencies.
+
+A tree file is read in one of two ways, decided by its first non-empty line:
+
+* **one tree per line** (EVALB's format) when that line is a complete bracketing: every line then
+  holds exactly one tree, and an *empty line means "no parse"* (``None``), as ``write_trees``
+  writes it;
+* **free layout** otherwise (treebank ``.mrg`` files, trees over several lines): trees are read
+  wherever their line breaks fall and blank lines mean nothing.
+
+Errors name the file and line (and column, for malformed brackets). A gold file may not have a
+"no parse" line. Gold dependency files (``.dp``, ``.conll``, ``.conllu``, ``.malt``) are read as
+blank-line separated blocks of Malt (word tag head [relation]) or CoNLL-X/U (ten columns) lines.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import RankerError
+from ..trees.dependencies import Dependency
+from ..trees.penn import iter_trees, parse_tree
+from ..trees.tree import Tree
+
+#: File name endings read as dependency text rather than trees.
+CONLL_SUFFIXES = (".dp", ".conll", ".conllu", ".conllx", ".malt")
+
+
+class EvaluationInputError(RankerError, ValueError):
+    """GOLD/TEST input that cannot be scored; the message names the file and the line."""
+
+
+class TreeLine(NamedTuple):
+    """A tree (or ``None``: no parse) and the line where it starts."""
+
+    line: int
+    tree: Tree | None
+
+
+class ConllSentence(NamedTuple):
+    """One sentence of a dependency file: its first line, words, tags and arcs (0-based, root -1)."""
+
+    line: int
+    words: tuple[str, ...]
+    tags: tuple[str, ...]
+    deps: tuple[Dependency, ...]
+
+
+def _read_text(path: str | Path) -> str:
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{p}: no such file") from None
+    except UnicodeDecodeError as e:
+        raise EvaluationInputError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def _balanced(line: str) -> bool:
+    depth = 0
+    for ch in line:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def read_tree_lines(path: str | Path, allow_no_parse: bool = True) -> list[TreeLine]:
+    """Every tree of a file with its line number; ``None`` for an empty line in a one-per-line file.
+
+    Parameters
+    ----------
+    path
+        The file.
+    allow_no_parse
+        False for gold files: an empty line among one-per-line trees is then an error.
+
+    Returns
+    -------
+    list of TreeLine
+
+    Raises
+    ------
+    TreeSyntaxError
+        For malformed brackets (file:line:column).
+    EvaluationInputError
+        For an empty line where no parse is allowed.
+    """
+    text = _read_text(path)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()                       # the final newline ends the last line, it adds none
+    first = next((ln for ln in lines if ln.strip()), None)
+    if first is None:
+        return []
+    if not _balanced(first):
+        return [TreeLine(n, t) for n, t in iter_trees(text, str(path), with_lines=True)]
+    out = []
+    for n, ln in enumerate(lines, 1):
+        if not ln.strip():
+            if not allow_no_parse:
+                raise EvaluationInputError(f"{path}:{n}: empty line where a gold tree is expected")
+            out.append(TreeLine(n, None))
+        else:
+            out.append(TreeLine(n, parse_tree(ln, str(path), n)))
+    return out
+
+
+def is_conll_path(path: str | Path) -> bool:
+    """Whether a file is read as dependencies (by its name's ending)."""
+    return str(path).lower().endswith(CONLL_SUFFIXES)
+
+
+def _conll_block(path, rows: list[tuple[int, list[str]]]) -> ConllSentence:
+    words, tags, heads, rels = [], [], [], []
+    for n, f in rows:
+        if len(f) in (3, 4):
+            w, t, h, r = f[0], f[1], f[2], (f[3] if len(f) == 4 else "")
+        elif len(f) >= 8:
+            if not f[0].isdigit():        # CoNLL-U multi-word token or empty node: not a word
+                continue
+            w, t, h, r = f[1], f[4] if f[4] != "_" else f[3], f[6], f[7]
+        else:
+            raise EvaluationInputError(f"{path}:{n}: expected 3 or 4 (Malt) or 10 (CoNLL) "
+                                       f"tab-separated columns, found {len(f)}")
+        if not h.lstrip("-").isdigit():
+            raise EvaluationInputError(f"{path}:{n}: head {h!r} is not a number")
+        words.append(w)
+        tags.append(t)
+        heads.append((n, int(h)))
+        rels.append("" if r == "_" else r)
+    size = len(words)
+    deps = []
+    for k, ((n, h), r) in enumerate(zip(heads, rels)):
+        if not 0 <= h <= size:
+            raise EvaluationInputError(f"{path}:{n}: head {h} outside the sentence's {size} words")
+        deps.append(Dependency(h - 1, k, r))
+    return ConllSentence(rows[0][0], tuple(words), tuple(tags), tuple(deps))
+
+
+def read_conll(path: str | Path) -> list[ConllSentence]:
+    """Every sentence of a Malt or CoNLL dependency file (blank lines separate sentences).
+
+    Relations are ``""`` where the file has none (Malt's three columns); ``#`` comment lines of
+    CoNLL-U are skipped.
+
+    Raises
+    ------
+    EvaluationInputError
+        For a line with the wrong number of columns or a head that is not a word of its sentence.
+    """
+    text = _read_text(path)
+    out: list[ConllSentence] = []
+    block: list[tuple[int, list[str]]] = []
+    for n, ln in enumerate(text.split("\n"), 1):
+        if ln.startswith("#"):
+            continue
+        if not ln.strip():
+            if block:
+                out.append(_conll_block(path, block))
+                block = []
+            continue
+        f = ln.rstrip("\r").split("\t")
+        if len(f) == 1:
+            f = ln.split()
+        block.append((n, f))
+    if block:
+        out.append(_conll_block(path, block))
+    return out
