@@ -13,8 +13,7 @@ from collections import Counter
 from typing import NamedTuple, Sequence
 
 from ..store.records import Sentence
-from ..store.store import encode_candidate
-from .link_grammar import SOURCE, LinkGrammarOptions, LinkGrammarParser, SentenceResult
+from .link_grammar import SOURCE, EncodedResult, LinkGrammarOptions, LinkGrammarParser
 from .pool import run_pool
 
 
@@ -35,31 +34,13 @@ class ParseSummary(NamedTuple):
         return self.parsed / self.seconds if self.seconds > 0 else 0.0
 
 
-class _EncodedResult(NamedTuple):
-    sentence_id: str
-    status: str
-    detail: str
-    rows: list
-    unmapped: int
-    seconds: float
-
-
 def _make_handler(options: LinkGrammarOptions):
     parser = LinkGrammarParser(options)
-
-    def handle(sentence: Sentence) -> _EncodedResult:
-        r: SentenceResult = parser.parse(sentence)
-        try:
-            rows = [encode_candidate(c) for c in r.candidates]
-        except Exception as e:  # a tree that cannot be written is a failed sentence, not a dead run
-            return _EncodedResult(r.sentence_id, "error", f"{type(e).__name__}: {e}", [], r.unmapped, r.seconds)
-        return _EncodedResult(r.sentence_id, r.status, r.detail, rows, r.unmapped, r.seconds)
-
-    return handle
+    return parser.parse_rows
 
 
-def _failed(sentence: Sentence, reason: str) -> _EncodedResult:
-    return _EncodedResult(sentence.id, "crash", reason, [], 0, 0.0)
+def _failed(sentence: Sentence, reason: str) -> EncodedResult:
+    return EncodedResult(sentence.id, "crash", reason, [], 0, 0.0)
 
 
 def parse_into_store(store, sentences: Sequence[Sentence], options: LinkGrammarOptions = LinkGrammarOptions(),
@@ -97,14 +78,11 @@ def parse_into_store(store, sentences: Sequence[Sentence], options: LinkGrammarO
     statuses: Counter = Counter()
     failures: list[tuple[str, str, str]] = []
     n_cands = unmapped = 0
-    batch: list[_EncodedResult] = []
+    batch: list[EncodedResult] = []
     last_flush = time.monotonic()
 
     def flush() -> None:
-        with store.batch():
-            for r in batch:
-                store.replace_encoded_forest(r.sentence_id, source, r.rows)
-                store.record_parse(r.sentence_id, source, r.status, r.detail, len(r.rows), r.unmapped, r.seconds)
+        store.write_parsed(source, batch)
         batch.clear()
 
     bar = None

@@ -219,6 +219,35 @@ class Store:
             self._conn.executemany("INSERT INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
         return len(rows)
 
+    def write_parsed(self, source: str, results: Iterable) -> int:
+        """Store a batch of parsed sentences, each forest with its parse-log entry, in one transaction.
+
+        ``results`` have ``sentence_id``, ``status``, ``detail``, ``rows`` (from
+        :func:`candidate_row`), ``unmapped`` and ``seconds``
+        (:class:`ranker.sources.link_grammar.EncodedResult`). Each sentence's old forest from
+        ``source`` is replaced, as :meth:`replace_encoded_forest` does, but with one statement per
+        table for the whole batch, so the writer stays cheap beside the parsing processes.
+
+        Returns
+        -------
+        int
+            How many candidates were written.
+        """
+        results = list(results)
+        c = self._conn
+        with self.batch():
+            c.executemany("DELETE FROM candidates WHERE sentence_id=? AND source=?",
+                          [(r.sentence_id, source) for r in results])
+            n = 0
+            for r in results:
+                n += len(r.rows)
+            c.executemany("INSERT INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)",
+                          (row for r in results for row in r.rows))
+            c.executemany("INSERT OR REPLACE INTO parse_log VALUES (?,?,?,?,?,?,?)",
+                          [(r.sentence_id, source, r.status, r.detail, len(r.rows), r.unmapped, r.seconds)
+                           for r in results])
+        return n
+
     def _candidates(self, sentence: Sentence, source: str | None) -> tuple[Candidate, ...]:
         sql = ("SELECT source, rank, quality, tree, scores, links, source_words, word_to_token, unmapped "
                "FROM candidates WHERE sentence_id=?")
@@ -446,12 +475,27 @@ def penn_text(tree) -> str:
     return rec(tree.root)
 
 
+def encode_json(value) -> str:
+    """The JSON text the store keeps lists and score dicts as (compact, non-ASCII kept as is)."""
+    return _dumps(value)
+
+
+def candidate_row(sentence_id: str, source: str, rank: int, quality: str, tree_text: str, scores_json: str,
+                  links_json: str, words_json: str, w2t_json: str, unmapped: int) -> tuple:
+    """The row of the ``candidates`` table, from parts already encoded (:func:`encode_json`, Penn text).
+
+    A source that makes thousands of candidates a second encodes each distinct part once and
+    builds rows with this; :func:`encode_candidate` is the same row from a :class:`Candidate`.
+    """
+    return (sentence_id, source, rank, quality, tree_text, scores_json, links_json, words_json, w2t_json, unmapped)
+
+
 def encode_candidate(c: Candidate) -> tuple:
     """The row a candidate is stored as; cheap to pickle, so worker processes encode, the writer inserts."""
-    return (c.sentence_id, c.source, c.rank, c.quality, penn_text(c.tree), _dumps(c.scores),
-            _dumps([list(l) for l in c.links]) if c.links else "[]",
-            _dumps(list(c.source_words)) if c.source_words else "[]",
-            _dumps(list(c.word_to_token)) if c.word_to_token else "[]", c.unmapped)
+    return candidate_row(c.sentence_id, c.source, c.rank, c.quality, penn_text(c.tree), _dumps(c.scores),
+                         _dumps([list(l) for l in c.links]) if c.links else "[]",
+                         _dumps(list(c.source_words)) if c.source_words else "[]",
+                         _dumps(list(c.word_to_token)) if c.word_to_token else "[]", c.unmapped)
 
 
 def choose_consistent(sentence_id: str, violations: tuple[int, ...], rule: str) -> ConsistentSet:
