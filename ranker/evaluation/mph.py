@@ -83,9 +83,20 @@ def score_mph(gold: Tree, test: Tree | None, rules: HeadRules, punct_tags=PUNCT_
         If the two trees are not over the same words once empty elements and punctuation are gone.
     """
     g = mph_side(gold, rules, punct_tags)
+    return score_mph_sides(g, mph_side(test, rules, punct_tags) if test is not None else None)
+
+
+def score_mph_sides(gold: MphSide, test: MphSide | None) -> BracketCounts:
+    """MPH counts of two reduced sides (:func:`mph_side`), e.g. with the gold side computed once.
+
+    Raises
+    ------
+    ValueError
+        If the sides' words differ (``test`` None: no parse, nothing proposed).
+    """
     if test is None:
-        return BracketCounts(len(g.brackets), 0, 0, 0)
-    t = mph_side(test, rules, punct_tags)
-    if g.words != t.words:
-        raise ValueError(f"gold and test words differ: {' '.join(g.words)!r} vs {' '.join(t.words)!r}")
-    return mph_counts(g.brackets, t.brackets)
+        return BracketCounts(len(gold.brackets), 0, 0, 0)
+    if gold.words != test.words:
+        raise ValueError(f"gold and test words differ: {' '.join(gold.words)!r} vs "
+                         f"{' '.join(test.words)!r}")
+    return mph_counts(gold.brackets, test.brackets)

@@ -2,60 +2,75 @@
 
 The counts of one candidate under one metric are four integers (gold, test, matched, crossing),
 the BLLIP reranker's idea: once they are in the store, the oracle, the random expectation and any
-ranker's selection are sums. The gold side of every scheme (erased tree, MPH brackets, flattened
-key, dependencies) is computed once per sentence, and identical candidate trees (Link Grammar
-gives many linkages with the same constituents) are scored once per sentence.
+ranker's selection are sums. The gold side of every scheme (erasure decision and erased spans,
+MPH brackets, flattened key, dependencies) is computed once per sentence, and identical candidate
+trees (Link Grammar gives many linkages with the same constituents) are scored once per sentence.
 
-Each scheme's per-pair function comes from :mod:`ranker.evaluation`; this module only routes trees
-to them and packs the results.
+Each scheme's counting comes from :mod:`ranker.evaluation`, the same functions ``ranker
+evaluate`` uses, so a report's score equals a rescoring of its selected-parse file:
+
+========================  =================================================================
+metric                    counts (gold, test, matched, 4th)
+========================  =================================================================
+``evalb_labeled``         :func:`~ranker.evaluation.evalb.score_evalb`, the EVALB parameter file
+``evalb_unlabeled``       the same with ``LABELED 0``
+``parseval``              Black et al. after erasure (:func:`~ranker.evaluation.parseval.score_parseval`)
+``mph``                   Ringger et al. (:func:`~ranker.evaluation.mph.score_mph`), ``mph_head_rules``
+``flat``                  key = flattened gold, response = candidate as it is; the 4th count is
+                          key constituents violated (:func:`~ranker.evaluation.flat.score_flat`)
+``deps_untyped``          (governor, dependent) arcs, crossing 0
+``deps_typed``            (relation, governor, dependent) arcs, crossing 0
+========================  =================================================================
 """
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 from ..errors import RankerError
+from ..evaluation.dependencies import DependencyGold, gold_from_tree, score_tree_dependencies
 from ..evaluation.evalb import score_evalb
 from ..evaluation.evalb_params import EvalbParams, load_params
-from ..trees.dependencies import Dependency, RelationLabels, tree_to_dependencies
+from ..evaluation.flat import flat_constituents, flat_counts, flat_key
+from ..evaluation.mph import MphSide, mph_side, score_mph_sides
+from ..evaluation.parseval import constituent_spans, span_counts
+from ..trees.black import black_erase, erased_words
+from ..trees.dependencies import Dependency, RelationLabels
+from ..trees.flatten import FlattenRules
 from ..trees.heads import HeadRules
-from ..trees.transforms import PUNCT_TAGS
+from ..trees.transforms import NONE_TAG
 from ..trees.tree import Tree
 
 Counts = tuple[int, int, int, int]
+
+#: Every stored metric, in storage order. The LAST one is written last and its presence marks a
+#: sentence as scored (``experiment.score_candidates``).
+METRICS = ("evalb_labeled", "evalb_unlabeled", "parseval", "mph", "flat", "deps_untyped", "deps_typed")
 
 
 class ScoringSettings(NamedTuple):
     """What the counts depend on; its key names the stored counts, so a change never reads stale ones."""
 
     evalb_param: str = "COLLINS"
-    head_rules: str = "collins"
+    head_rules: str = "collins"              # dependency conversion
     flatten_rules: str = "ptb"
     relation_labels: str = "labels"
+    mph_head_rules: str = "ringger-reassign"  # Charniak's rules with Ringger et al.'s reassignment
 
     def key(self) -> str:
-        return f"{self.evalb_param}+{self.head_rules}+{self.flatten_rules}+{self.relation_labels}"
+        return (f"{self.evalb_param}+{self.head_rules}+{self.flatten_rules}+{self.relation_labels}"
+                f"+mph:{self.mph_head_rules}")
 
 
 class GoldSide(NamedTuple):
     """One sentence's gold standard, pre-digested for every scheme."""
 
     tree: Tree
-    deps_untyped: frozenset[tuple[int, int]]          # (head, dependent), punctuation excluded
-    deps_typed: frozenset[tuple[str, int, int]]        # (relation, head, dependent)
-    scoring_words: frozenset[int]                      # dependents that are scored (not punctuation)
-
-
-def _untyped(deps: Sequence[Dependency], scored: frozenset[int]) -> frozenset[tuple[int, int]]:
-    return frozenset((d.head, d.dependent) for d in deps if d.dependent in scored)
-
-
-def _typed(deps: Sequence[Dependency], scored: frozenset[int]) -> frozenset[tuple[str, int, int]]:
-    return frozenset((d.relation, d.head, d.dependent) for d in deps if d.dependent in scored)
-
-
-def _set_counts(gold: frozenset, test: frozenset) -> Counts:
-    return (len(gold), len(test), len(gold & test), 0)
+    erasure: tuple[frozenset[int], frozenset[int]]     # Black et al.'s erased and verbal words
+    parseval: frozenset[tuple[int, int]]               # erased gold constituents
+    mph: MphSide
+    flat_key: frozenset[tuple[int, int]]               # constituents of the flattened key
+    deps: DependencyGold
 
 
 class Scorer:
@@ -66,53 +81,64 @@ class Scorer:
         self.evalb: EvalbParams = load_params(settings.evalb_param)
         self.evalb_unlabeled = replace(self.evalb, labeled=False)
         self.rules = HeadRules.load(settings.head_rules)
+        self.mph_rules = HeadRules.load(settings.mph_head_rules)
+        self.flatten_rules = FlattenRules.load(settings.flatten_rules)
         self.labels = RelationLabels.load(settings.relation_labels)
-        self._metrics: dict[str, Callable[[GoldSide, Tree], Counts]] = {
-            "evalb_labeled": self._evalb_labeled,
-            "evalb_unlabeled": self._evalb_unlabeled,
-        }
 
     @property
     def metrics(self) -> tuple[str, ...]:
-        return tuple(self._metrics) + ("deps_untyped", "deps_typed")
+        return METRICS
 
     def gold_side(self, gold: Tree, gold_deps: Sequence[Dependency] | None = None) -> GoldSide:
         """Digest a gold tree; ``gold_deps`` (e.g. from ``dependency_treebank``) are the untyped gold.
 
         Without ``gold_deps`` the untyped gold comes from converting the gold tree, like the typed.
+
+        Raises
+        ------
+        RankerError
+            If ``gold_deps`` does not cover the gold tree's words.
         """
-        tags = gold.tags()
-        scored = frozenset(i for i, t in enumerate(tags) if t not in PUNCT_TAGS)
-        typed = tree_to_dependencies(gold, self.rules, self.labels)
-        if gold_deps is not None and len(gold_deps) != len(gold.words):
-            raise RankerError(f"gold dependencies cover {len(gold_deps)} words but the gold tree "
-                              f"has {len(gold.words)}")
-        return GoldSide(gold, _untyped(gold_deps if gold_deps is not None else typed, scored),
-                        _typed(typed, scored), scored)
-
-    @staticmethod
-    def _evalb_counts(g: GoldSide, t: Tree, params: EvalbParams) -> Counts:
-        s = score_evalb(g.tree, t, params)
-        if s.status != 0:  # leaves are the gold tokens, so this is a bug upstream, not bad luck
-            raise RankerError(f"EVALB could not score a candidate: {s.message or 'status %d' % s.status}")
-        return (s.gold, s.test, s.matched, s.crossing)
-
-    def _evalb_labeled(self, g: GoldSide, t: Tree) -> Counts:
-        return self._evalb_counts(g, t, self.evalb)
-
-    def _evalb_unlabeled(self, g: GoldSide, t: Tree) -> Counts:
-        return self._evalb_counts(g, t, self.evalb_unlabeled)
-
-    def _deps(self, g: GoldSide, t: Tree) -> tuple[Counts, Counts]:
-        # One conversion serves both dependency metrics: it is the costliest step of scoring.
-        deps = tree_to_dependencies(t, self.rules, self.labels)
-        return (_set_counts(g.deps_untyped, _untyped(deps, g.scoring_words)),
-                _set_counts(g.deps_typed, _typed(deps, g.scoring_words)))
+        if NONE_TAG in gold.tags():
+            # candidates have no empty elements: word positions would not line up
+            raise RankerError("a gold tree for scoring candidates still holds empty elements (-NONE-)")
+        erasure = erased_words(gold)
+        key = flat_key(gold, self.flatten_rules)
+        try:
+            deps = gold_from_tree(gold, self.rules, self.labels, gold_deps)
+        except ValueError as e:
+            raise RankerError(str(e)) from None
+        return GoldSide(gold, erasure, constituent_spans(black_erase(gold, erasure)),
+                        mph_side(gold, self.mph_rules), flat_constituents(key), deps)
 
     def count(self, gold: GoldSide, t: Tree) -> dict[str, Counts]:
-        """Counts of one candidate tree under every metric."""
-        out = {m: f(gold, t) for m, f in self._metrics.items()}
-        out["deps_untyped"], out["deps_typed"] = self._deps(gold, t)
+        """Counts of one candidate tree (over the gold words) under every metric.
+
+        Raises
+        ------
+        RankerError
+            If the candidate's words are not the gold words: candidates are aligned to the gold
+            tokens upstream, so this is a bug there, never a score.
+        """
+        if t.words != gold.tree.words:
+            raise RankerError(f"a candidate's words differ from the gold words: {' '.join(t.words)!r} "
+                              f"vs {' '.join(gold.tree.words)!r}")
+        out: dict[str, Counts] = {}
+        for name, params in (("evalb_labeled", self.evalb), ("evalb_unlabeled", self.evalb_unlabeled)):
+            s = score_evalb(gold.tree, t, params)
+            if s.status != 0:
+                raise RankerError(f"EVALB could not score a candidate: {s.message or 'status %d' % s.status}")
+            out[name] = (s.gold, s.test, s.matched, s.crossing)
+        out["parseval"] = tuple(span_counts(gold.parseval, constituent_spans(black_erase(t, gold.erasure))))
+        try:
+            out["mph"] = tuple(score_mph_sides(gold.mph, mph_side(t, self.mph_rules)))
+            # one conversion serves both dependency metrics: it is the costliest step of scoring
+            d = score_tree_dependencies(gold.deps, t, self.rules, self.labels)
+        except ValueError as e:     # punctuation tagged differently: the words to score differ
+            raise RankerError(f"a candidate cannot be scored: {e}") from None
+        out["flat"] = tuple(flat_counts(gold.flat_key, flat_constituents(t)))
+        out["deps_untyped"] = tuple(d.untyped)
+        out["deps_typed"] = tuple(d.typed)
         return out
 
     def score(self, gold: GoldSide, candidates: Sequence[Tree]) -> dict[str, list[Counts]]:

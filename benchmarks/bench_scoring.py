@@ -1,0 +1,63 @@
+"""Speed of the pipeline's scoring stage: every metric of one candidate tree against its gold side.
+
+Setup (not timed): 400 sentences of NLTK's treebank sample with empty elements removed (as the
+store holds them), and for each five distinct perturbed copies (fixed seed) as candidates, roughly
+what Link Grammar gives per sentence once identical trees are merged. Timed, on one core: per
+sentence, :meth:`Scorer.gold_side` once, then :meth:`Scorer.count` for each candidate. Prints one
+JSON line with microseconds per candidate tree (all seven metrics together, gold side amortised),
+per gold side, the per-metric share from one profile-free breakdown, and the projected time of the
+pipeline's ~350,000 candidate trees on one core.
+
+Run: ``NLTK_DATA=... python benchmarks/bench_scoring.py``
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+
+from nltk.corpus import treebank
+
+from ranker.evaluation.perturb import perturb_tree
+from ranker.pipeline.scoring import Scorer
+from ranker.trees.transforms import remove_empty_elements
+from ranker.trees.tree import Tree
+
+SENTENCES = 400
+CANDIDATES = 5
+PIPELINE_TREES = 350_000
+
+
+def main() -> None:
+    rng = random.Random(0)
+    gold = []
+    for t in treebank.parsed_sents()[:SENTENCES]:
+        g = remove_empty_elements(Tree.from_nltk(t))
+        if g is not None:
+            gold.append(g)
+    cands = [[perturb_tree(g, rng) for _ in range(CANDIDATES)] for g in gold]
+    scorer = Scorer()
+
+    t0 = time.process_time()
+    sides = [scorer.gold_side(g) for g in gold]
+    t1 = time.process_time()
+    n = 0
+    for side, cs in zip(sides, cands):
+        for c in cs:
+            scorer.count(side, c)
+            n += 1
+    t2 = time.process_time()
+    per_tree = (t2 - t1) / n * 1e6
+    per_gold = (t1 - t0) / len(gold) * 1e6
+    words = sum(len(g.words) for g in gold) / len(gold)
+    print(json.dumps({
+        "sentences": len(gold), "candidates": n, "mean_words": round(words, 1),
+        "us_per_candidate_all_metrics": round(per_tree, 1),
+        "us_per_gold_side": round(per_gold, 1),
+        "candidates_per_second": round(n / (t2 - t1), 1),
+        "projected_seconds_for_350k_trees_one_core": round(PIPELINE_TREES * per_tree / 1e6, 1),
+    }))
+
+
+if __name__ == "__main__":
+    main()
