@@ -1,0 +1,163 @@
+"""``ranker evaluate``: every scheme through ``main``, JSON fields, no-parse lines and bad input."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from nltk.corpus import dependency_treebank, treebank
+
+from ranker.cli.main import main
+from ranker.trees.penn import write_trees
+from ranker.trees.transforms import remove_empty_elements
+from ranker.trees.tree import Tree
+
+SCHEMES = ("evalb", "parseval", "mph", "flat", "deps")
+FIELDS = ("sentences", "gold_brackets", "test_brackets", "matched", "recall", "precision", "f1", "crossing")
+
+
+@pytest.fixture(scope="module")
+def wsj1():
+    """wsj_0001's two sentences, empty elements removed (the dependency corpus has none)."""
+    return [remove_empty_elements(Tree.from_nltk(t)) for t in treebank.parsed_sents("wsj_0001.mrg")]
+
+
+def _run(capsys, *argv):
+    code = main(["evaluate", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _json(capsys, *argv):
+    code, out, err = _run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_gold_against_itself_scores_100(tmp_path, capsys, wsj1, scheme):
+    write_trees(tmp_path / "g.txt", wsj1)
+    extra = ("--keys-as-given",) if scheme == "flat" else ()
+    r = _json(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--scheme", scheme, *extra)
+    assert all(k in r for k in FIELDS)
+    assert r["sentences"] == 2 and r["recall"] == r["precision"] == r["f1"] == 100.0
+    assert r["gold_brackets"] == r["test_brackets"] == r["matched"] > 0
+    if scheme == "flat":
+        assert r["conformance"] == 100.0 and r["key_violated"] == 0
+        # against its flattened key a tree has full recall and conformance, and more structure
+        k = _json(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--scheme", scheme)
+        assert k["recall"] == k["conformance"] == 100.0 and k["test_brackets"] > k["gold_brackets"]
+    if scheme == "deps":
+        assert r["typed_f1"] == 100.0 and r["crossing"] is None
+    else:
+        assert r["crossing"] == 0
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_empty_test_line_is_no_parse_and_charged(tmp_path, capsys, wsj1, scheme):
+    write_trees(tmp_path / "g.txt", wsj1)
+    write_trees(tmp_path / "t.txt", [wsj1[0], None])
+    both = _json(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--scheme", scheme)
+    first = _json(capsys, tmp_path / "g.txt", tmp_path / "t.txt", "--scheme", scheme)
+    assert first["sentences"] == 2 and first["no_parse"] == 1
+    assert first["gold_brackets"] == both["gold_brackets"]        # the unparsed sentence's count
+    assert first["matched"] < both["matched"] and first["test_brackets"] < both["test_brackets"]
+    assert first["recall"] < 100.0
+    if scheme != "flat":            # (flat: a response has more structure than its flat key)
+        assert first["precision"] == 100.0
+
+
+def test_mrg_layout_gold_and_text_output(tmp_path, capsys, wsj1):
+    (tmp_path / "g.mrg").write_text("\n".join(t.pretty() for t in wsj1) + "\n")
+    write_trees(tmp_path / "t.txt", wsj1)
+    code, out, _ = _run(capsys, tmp_path / "g.mrg", tmp_path / "t.txt", "--scheme", "mph")
+    assert code == 0 and out.startswith("scheme: mph\n") and "recall                  100.00" in out
+
+
+def test_flat_keys_as_given_differs_from_flattened(tmp_path, capsys):
+    write_trees(tmp_path / "g.txt", [Tree.from_nltk(t) for t in treebank.parsed_sents("wsj_0016.mrg")[2:3]])
+    (tmp_path / "t.txt").write_text(
+        "((S (NP (DT The) (NBAR (JJ monthly) (NNS sales))) (VP (VBAR (VC (VBP have) (VC (VBN been) "
+        "(VBG setting))) (NP (NNS records))) (NP (DT every) (NN month) (PP (IN since) "
+        "(NP (NNP March))))) (. .)))\n")
+    flat = _json(capsys, tmp_path / "g.txt", tmp_path / "t.txt", "--scheme", "flat")
+    ptb = _json(capsys, tmp_path / "g.txt", tmp_path / "t.txt", "--scheme", "flat", "--keys-as-given")
+    # Gaizauskas et al. Table 1, rows Flat/ALT-good and PTB/ALT-good
+    assert (flat["gold_brackets"], flat["test_brackets"], flat["matched"], flat["key_violated"]) == (5, 11, 5, 0)
+    assert (ptb["gold_brackets"], ptb["test_brackets"], ptb["matched"], ptb["key_violated"]) == (10, 11, 7, 2)
+    assert ptb["conformance"] == 80.0
+
+
+def test_deps_with_dependency_treebank_gold(tmp_path, capsys, wsj1):
+    graphs = dependency_treebank.parsed_sents("wsj_0001.dp")
+    (tmp_path / "g.dp").write_text("\n\n".join(g.to_conll(3).strip() for g in graphs) + "\n")
+    write_trees(tmp_path / "t.txt", wsj1)
+    r = _json(capsys, tmp_path / "g.dp", tmp_path / "t.txt", "--scheme", "deps")
+    assert r["sentences"] == 2 and 50 < r["f1"] < 100 and r["typed_f1"] is None
+
+
+# ----------------------------------------------------------------------------- bad input
+def _error(capsys, *argv):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ranker: error: ")
+    return lines[0]
+
+
+def test_malformed_tree_names_file_line_and_column(tmp_path, capsys, wsj1):
+    write_trees(tmp_path / "g.txt", wsj1)
+    (tmp_path / "t.txt").write_text(wsj1[0].to_penn() + "\n(S (NP (DT a) (NN b))\n")
+    msg = _error(capsys, tmp_path / "g.txt", tmp_path / "t.txt", "--scheme", "parseval")
+    assert "t.txt:2:1:" in msg and "missing ')'" in msg
+
+
+def test_mismatched_sentence_counts(tmp_path, capsys, wsj1):
+    write_trees(tmp_path / "g.txt", wsj1)
+    write_trees(tmp_path / "t.txt", wsj1[:1])
+    msg = _error(capsys, tmp_path / "g.txt", tmp_path / "t.txt", "--scheme", "mph")
+    assert "g.txt has 2 sentences" in msg and "t.txt has 1" in msg
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_word_mismatch_names_the_test_line(tmp_path, capsys, wsj1, scheme):
+    write_trees(tmp_path / "g.txt", wsj1)
+    (tmp_path / "t.txt").write_text(wsj1[0].to_penn() + "\n" + wsj1[1].to_penn().replace("Mr.", "Mrs.") + "\n")
+    msg = _error(capsys, tmp_path / "g.txt", tmp_path / "t.txt", "--scheme", scheme)
+    assert "t.txt:2:" in msg
+
+
+def test_unknown_parameter_key(tmp_path, capsys, wsj1):
+    write_trees(tmp_path / "g.txt", wsj1)
+    (tmp_path / "bad.prm").write_text("LABELED 1\nDELETE_LABLE TOP\n")
+    msg = _error(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--param", tmp_path / "bad.prm")
+    assert "bad.prm:2" in msg and "DELETE_LABLE" in msg
+
+
+def test_missing_file(tmp_path, capsys, wsj1):
+    write_trees(tmp_path / "g.txt", wsj1)
+    msg = _error(capsys, tmp_path / "g.txt", tmp_path / "nope.txt", "--scheme", "flat")
+    assert "nope.txt" in msg and "no such file" in msg
+
+
+def test_empty_gold_line(tmp_path, capsys, wsj1):
+    write_trees(tmp_path / "g.txt", [wsj1[0], None])
+    write_trees(tmp_path / "t.txt", wsj1)
+    assert "g.txt:2: empty line" in _error(capsys, tmp_path / "g.txt", tmp_path / "t.txt")
+
+
+def test_bad_conll_line(tmp_path, capsys, wsj1):
+    (tmp_path / "g.dp").write_text("Pierre\tNNP\t2\nVinken\tNNP\n")
+    write_trees(tmp_path / "t.txt", wsj1[:1])
+    msg = _error(capsys, tmp_path / "g.dp", tmp_path / "t.txt", "--scheme", "deps")
+    assert "g.dp:2:" in msg and "columns" in msg
+
+
+def test_a_real_process_reports_one_line_and_exit_2(tmp_path, wsj1):
+    write_trees(tmp_path / "g.txt", wsj1)
+    write_trees(tmp_path / "t.txt", wsj1[:1])
+    p = subprocess.run([sys.executable, "-m", "ranker.cli.main", "evaluate", str(tmp_path / "g.txt"),
+                        str(tmp_path / "t.txt"), "--scheme", "flat"],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
+    assert p.stderr.startswith("ranker: error: ") and len(p.stderr.strip().splitlines()) == 1
