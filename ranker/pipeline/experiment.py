@@ -493,9 +493,11 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             mats = {}
             for name, s in sel.items():
                 mats[name] = stored_matrix(st, fs, d.corpus, s.split, source,
-                                           fileids=list(s.fileids) if s.fileids else None)
+                                           fileids=list(s.fileids) if s.fileids else None,
+                                           workers=workers)
             extra_mats = [stored_matrix(st, fs, s.corpus, s.split, source,
-                                        fileids=list(s.fileids) if s.fileids else None)
+                                        fileids=list(s.fileids) if s.fileids else None,
+                                        workers=workers)
                           for s in extra_sel]
             y_train = consistency_weights(st, mats["train"], kind, d.corpus, sel["train"].split,
                                           source, rule)
