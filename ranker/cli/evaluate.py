@@ -77,6 +77,7 @@ def _evalb(args, pairs):
             acc.add(BracketCounts(score_evalb(g, g, params).gold, 0, 0, 0), parsed=False)
             continue
         s = score_evalb(g, t, params)
+        # a skip here means no word is left after deletion on either side: zeros, as scored
         if s.status == ERROR:
             raise EvaluationInputError(f"{args.test}:{tl}: {s.message}")
         acc.add(BracketCounts(s.gold, s.test, s.matched, s.crossing))

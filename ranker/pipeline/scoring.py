@@ -29,7 +29,7 @@ from typing import NamedTuple, Sequence
 
 from ..errors import RankerError
 from ..evaluation.dependencies import DependencyGold, gold_from_tree, score_tree_dependencies
-from ..evaluation.evalb import score_evalb
+from ..evaluation.evalb import ERROR, score_evalb
 from ..evaluation.evalb_params import EvalbParams, load_params
 from ..evaluation.flat import flat_constituents, flat_counts, flat_key
 from ..evaluation.mph import MphSide, mph_side, score_mph_sides
@@ -126,8 +126,10 @@ class Scorer:
         out: dict[str, Counts] = {}
         for name, params in (("evalb_labeled", self.evalb), ("evalb_unlabeled", self.evalb_unlabeled)):
             s = score_evalb(gold.tree, t, params)
-            if s.status != 0:
-                raise RankerError(f"EVALB could not score a candidate: {s.message or 'status %d' % s.status}")
+            # a skip (no word left after deletion: an all-punctuation sentence) counts zeros, as
+            # ranker evaluate does; an error cannot be scored
+            if s.status == ERROR:
+                raise RankerError(f"EVALB could not score a candidate: {s.message}")
             out[name] = (s.gold, s.test, s.matched, s.crossing)
         out["parseval"] = tuple(span_counts(gold.parseval, constituent_spans(black_erase(t, gold.erasure))))
         try:

@@ -106,3 +106,11 @@ def test_a_candidate_over_other_words_is_an_error(scorer, gold):
 def test_settings_key_names_everything_the_counts_depend_on():
     a, b = ScoringSettings(), ScoringSettings(mph_head_rules="charniak")
     assert a.key() != b.key()
+
+
+def test_an_all_punctuation_sentence_scores_nothing_rather_than_failing(scorer):
+    from ranker.trees.penn import parse_tree
+
+    g = parse_tree("(S (: --) (. .))")
+    counts = scorer.count(scorer.gold_side(g), g)
+    assert counts["evalb_labeled"] == counts["mph"] == counts["deps_untyped"] == (0, 0, 0, 0)
