@@ -14,6 +14,16 @@ charges a sentence without a candidate, so a report's score equals ``ranker eval
 selected-parse file. Any sentence that cannot be scored (different words, malformed brackets,
 different numbers of sentences) stops the run with one ``ranker: error:`` line naming file and
 line: no score is printed rather than a wrong one.
+
+Output: ``--format json`` gives ``sentences``, ``no_parse``, ``gold_brackets``, ``test_brackets``,
+``matched``, ``recall``, ``precision``, ``f1`` (percentages 0-100, from summed counts, 100 when the
+denominator is 0) and ``crossing`` (test brackets crossing a gold bracket, summed), plus per scheme:
+EVALB's ``complete_match``, ``average_crossing``, ``no_crossing``, ``two_or_fewer_crossing`` (all
+bracket schemes; the rows of Ringger et al.'s Table 1 for mph); for parseval Black et al.'s per-sentence
+``averaged_recall``/``averaged_precision`` and the ``crossing_distribution``; for flat
+``key_violated`` and ``conformance`` (there ``crossing`` is the number of key constituents violated,
+the paper's modified crossing measure); for deps ``typed_*`` figures (null when the gold has no
+relation labels) and ``crossing`` null. ``--format text`` prints the same, one figure a line.
 """
 from __future__ import annotations
 
@@ -21,6 +31,7 @@ import argparse
 import json
 import sys
 
+from ..errors import RankerError
 from ..evaluation.dependencies import (DependencyAccumulator, gold_from_conll, gold_from_tree,
                                        score_tree_dependencies)
 from ..evaluation.evalb import ERROR, score_evalb
@@ -145,7 +156,7 @@ def evaluate(args: argparse.Namespace) -> dict:
     pairs = _pairs(args)
     try:
         out = _SCHEMES[args.scheme](args, pairs)
-    except EvaluationInputError:
+    except RankerError:                          # bad rule files, parameters: already one line
         raise
     except ValueError as e:                      # a pair the per-pair function cannot score
         raise EvaluationInputError(f"{args.test}:{_failing_line(args, pairs)}: {e}") from None
@@ -157,7 +168,7 @@ def _failing_line(args, pairs) -> int:
     for _, g, tl, t in pairs:
         try:
             _SCHEMES[args.scheme](args, [(0, g, tl, t)])
-        except (ValueError, EvaluationInputError):
+        except ValueError:
             return tl
     return 0
 

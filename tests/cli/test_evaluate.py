@@ -161,3 +161,11 @@ def test_a_real_process_reports_one_line_and_exit_2(tmp_path, wsj1):
                        capture_output=True, text=True, env=dict(os.environ))
     assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
     assert p.stderr.startswith("ranker: error: ") and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_bad_rule_file_is_reported_as_itself(tmp_path, capsys, wsj1):
+    write_trees(tmp_path / "g.txt", wsj1)
+    (tmp_path / "rules.txt").write_text("(NP * NP^ *)\nnot a rule\n")
+    msg = _error(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--scheme", "flat",
+                 "--flatten-rules", tmp_path / "rules.txt")
+    assert "rules.txt:2:" in msg and "g.txt" not in msg
