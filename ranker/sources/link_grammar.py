@@ -35,6 +35,7 @@ class LinkGrammarOptions(NamedTuple):
     repeatable: bool = True         # repeatable sampling: a rerun gives the same candidates
     language: str = "en"
     short_length: int = 16          # Link Grammar's default maximum length of most links
+    skim_short_length: int = 6      # link length when skimming a sentence that timed out (LG's panic mode)
 
 
 class SentenceResult(NamedTuple):
@@ -171,9 +172,13 @@ class LinkGrammarParser:
             timed_out = bool(C.parse_options_timer_expired(opts))
             n = C.sentence_num_valid_linkages(sent)
             quality = "fragment"
+        detail = ""
         if timed_out:
             quality = "timeout"
-        detail = f"{n} linkages, {C.sentence_null_count(sent)} null links"
+            if n == 0:
+                n = self._skim(lgs)
+                detail = f"timed out after {self.options.max_parse_time}s, skimmed: "
+        detail += f"{n} linkages, {C.sentence_null_count(sent)} null links"
         if n == 0:
             return ("timeout" if timed_out else "nolinkage"), detail, quality, []
         create, delete = C.linkage_create, C.linkage_delete
@@ -197,6 +202,27 @@ class LinkGrammarParser:
                 delete(lk)
             raw.append((words, offsets, links, costs, brackets))
         return quality, detail, quality, raw
+
+
+    def _skim(self, lgs) -> int:
+        """Parse a sentence that ran out of time again, quickly, as XLE skims; returns the linkage count.
+
+        Link Grammar's own "panic mode" (what its ``link-parser`` does after a timeout): only short
+        links (``skim_short_length``), null links allowed, a fresh time budget. The linkages are
+        poor but real, so the sentence keeps candidates (marked ``timeout``) instead of none.
+        """
+        C, po, o = self._C, self._po, self.options
+        opts = po._obj
+        po.min_null_count, po.max_null_count = 0, (len(lgs) if o.null_links else 0)
+        C.parse_options_set_short_length(opts, min(o.short_length, o.skim_short_length))
+        C.parse_options_set_all_short_connectors(opts, 1)
+        try:
+            C.parse_options_reset_resources(opts)
+            C.sentence_parse(lgs._obj, opts)
+            return C.sentence_num_valid_linkages(lgs._obj)
+        finally:   # the options serve the next sentence
+            C.parse_options_set_short_length(opts, o.short_length)
+            C.parse_options_set_all_short_connectors(opts, 0)
 
 
 class _Aligned(NamedTuple):

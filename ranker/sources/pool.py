@@ -109,7 +109,15 @@ def run_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
                     except (EOFError, OSError):
                         result = None
                     else:
+                        # Hand out the next item before the caller sees the result: the caller
+                        # may take a while (a database commit), and the worker must not wait for it.
                         w.item = None
+                        if not exhausted:
+                            nxt = next(pending, _END)
+                            if nxt is _END:
+                                exhausted = True
+                            else:
+                                w.give(nxt)
                         yield result
                         continue
                 overdue = hard_timeout is not None and time.monotonic() - w.started > hard_timeout

@@ -85,6 +85,24 @@ def test_200_sample_sentences_have_exactly_the_gold_tokens_as_leaves(treebank_sa
     assert statuses.get("full", 0) > 50 and sum(statuses.values()) == 200
 
 
+def test_rows_for_the_store_equal_the_encoded_candidates(treebank_sample):
+    """The parse run's fast path (cached Penn text, JSON, alignments) stores exactly what parse() gives."""
+    from ranker.store.store import encode_candidate
+
+    p = LinkGrammarParser(LinkGrammarOptions(linkage_limit=300, max_parse_time=10))
+    hard = [g.sentence for g in treebank_sample if set(HARD) & set(g.sentence.tokens) and len(g.sentence.tokens) <= 22]
+    sample = hard[:8] + [g.sentence for g in treebank_sample if len(g.sentence.tokens) <= 16][:4]
+    statuses, shared = set(), 0
+    for s in sample:
+        r, rows = p.parse(s), p.parse_rows(s)
+        assert (rows.sentence_id, rows.status, rows.detail, rows.unmapped) == (r.sentence_id, r.status, r.detail, r.unmapped)
+        assert rows.rows == [encode_candidate(c) for c in r.candidates]
+        statuses.add(r.status)
+        shared += len(rows.rows) - len({row[4] for row in rows.rows})
+    assert {"full", "fragment"} <= statuses
+    assert shared > 0   # linkages that repeat a tree: the cache was used and still agreed
+
+
 def test_missing_link_grammar_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "linkgrammar", None)
     with pytest.raises(RankerError, match="apt-get install python3-link-grammar"):
