@@ -2,15 +2,22 @@
 
 Parses the same 300 treebank sample sentences (every 10th sentence of the sample) into a fresh
 store with each worker count, through the same code path as ``ranker parse`` (process pool,
-batched writes). Prints JSON with ``sentences_per_second`` for each and their ratio. Run on a quiet
-machine: other load on the two cores lowers the ratio.
+batched writes). Prints JSON with ``sentences_per_second`` for each and their ratio.
+
+The machine is shared, so the JSON also says what else was going on: the load average before each
+run, the writer's (parent's) own CPU seconds, the workers' busy seconds (sum of per-sentence parse
+times) and their utilisation (busy / (workers x wall)), and ``machine_ratio``: how much faster two
+processes of a fixed pure-Python loop finish than one, measured just before. A parse ratio well
+below ``machine_ratio`` is ours; a low ``machine_ratio`` means other load took the second core.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing as mp
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from ranker.sources.link_grammar import LinkGrammarOptions
@@ -19,6 +26,29 @@ from ranker.sources.treebank import treebank_sentences
 from ranker.store import Store
 
 TARGET_RATIO = 1.8
+
+
+def _spin(n: int) -> None:
+    x = 0
+    for i in range(n):
+        x += i * i
+
+
+def machine_ratio(n: int = 6_000_000) -> float:
+    """Throughput of two processes running a fixed CPU loop, relative to one (2.0 on two idle cores)."""
+    ctx = mp.get_context("fork")
+
+    def run(k: int) -> float:
+        procs = [ctx.Process(target=_spin, args=(n,)) for _ in range(k)]
+        t = time.perf_counter()
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        return time.perf_counter() - t
+
+    one, two = run(1), run(2)
+    return 2 * one / two
 
 
 def main() -> None:
@@ -31,18 +61,28 @@ def main() -> None:
     step = max(1, len(gold) // args.sentences)
     sample = [g for g in gold[::step]][:args.sentences]
     options = LinkGrammarOptions(linkage_limit=args.linkage_limit, max_parse_time=args.max_parse_time)
-    out: dict = {"sentences": len(sample), "linkage_limit": options.linkage_limit, "cpu_count": os.cpu_count()}
+    out: dict = {"sentences": len(sample), "linkage_limit": options.linkage_limit, "cpu_count": os.cpu_count(),
+                 "machine_ratio": round(machine_ratio(), 3)}
     for workers in (1, 2):
         with tempfile.TemporaryDirectory() as tmp, Store.open(Path(tmp) / "s.sqlite") as st:
             st.add_sentences(g.sentence for g in sample)
+            load = os.getloadavg()[0]
+            cpu = time.process_time()
             s = parse_into_store(st, [g.sentence for g in sample], options, workers=workers, progress=False)
+            parent_cpu = time.process_time() - cpu
+            busy = sum(r[6] for r in st.parse_log())
             out[f"workers_{workers}"] = {"sentences_per_second": round(s.sentences_per_second, 2),
                                          "seconds": round(s.seconds, 2), "candidates": s.candidates,
-                                         "statuses": s.statuses, "unmapped": s.unmapped}
+                                         "statuses": s.statuses, "unmapped": s.unmapped,
+                                         "parent_cpu_seconds": round(parent_cpu, 2),
+                                         "worker_busy_seconds": round(busy, 2),
+                                         "worker_utilisation": round(busy / (workers * s.seconds), 3),
+                                         "load_average_before": round(load, 2)}
     ratio = out["workers_2"]["sentences_per_second"] / out["workers_1"]["sentences_per_second"]
     out["ratio"] = round(ratio, 3)
     out["target_ratio"] = TARGET_RATIO
     out["meets_target"] = ratio >= TARGET_RATIO
+    out["load_average_after"] = round(os.getloadavg()[0], 2)
     print(json.dumps(out, indent=2))
 
 
