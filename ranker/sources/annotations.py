@@ -195,8 +195,12 @@ def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
     n = 0
     for sid in todo:
         brackets = annotated[sid].brackets
+        seen: dict[int, tuple[int, int]] = {}   # the store shares one Tree per distinct tree text
         for c in store.forest(sid).candidates:
-            rows.append((sid, c.source, c.rank, *check_candidate(c.tree, brackets, eq)))
+            r = seen.get(id(c.tree))
+            if r is None:
+                r = seen[id(c.tree)] = check_candidate(c.tree, brackets, eq)
+            rows.append((sid, c.source, c.rank, *r))
             n += 1
         if len(rows) >= batch_size:
             store.put_annotation_checks(kind, rows)
