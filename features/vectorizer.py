@@ -233,15 +233,28 @@ def _spans(n: int, workers: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
-def _pool_map(fn, tasks: list, workers: int, state: dict) -> list[_Chunk]:
+def _pool_map(fn, tasks: list, workers: int, state: dict, progress: str | None = None) -> list[_Chunk]:
     import multiprocessing as mp
 
     _WORK.clear()
     _WORK.update(state)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        tqdm.monitor_interval = 0   # no monitor thread across fork
+        bar = tqdm(total=len(tasks), unit="chunk", desc=progress, dynamic_ncols=True)
     try:
         with mp.get_context("fork").Pool(workers) as pool:
-            return pool.map(fn, tasks, chunksize=1)
+            out = []
+            for chunk in pool.imap(fn, tasks, chunksize=1):   # in order: same matrix for any N
+                out.append(chunk)
+                if bar is not None:
+                    bar.update(1)
+            return out
     finally:
+        if bar is not None:
+            bar.close()
         _WORK.clear()
 
 
@@ -348,7 +361,7 @@ def _fileids_key(fileids) -> str:
 
 def stored_matrix(store, feature_set: FeatureSet, corpus: str | None, split: str | None,
                   source: str | None = None, refresh: bool = False, fileids=None,
-                  workers: int = 1) -> CandidateMatrix:
+                  workers: int = 1, progress: str | None = None) -> CandidateMatrix:
     """The split's matrix from the store, extracting and storing it first if it is not there.
 
     The key names the feature set's version, what its fitted families learned, corpus, split,
@@ -369,6 +382,8 @@ def stored_matrix(store, feature_set: FeatureSet, corpus: str | None, split: str
     workers : int
         Extraction processes; each reads its own sentences from the store, so the re-parsing of
         candidate trees is parallel too.
+    progress : str, optional
+        Show a progress bar with this label (with ``workers`` > 1).
 
     Returns
     -------
@@ -388,7 +403,7 @@ def stored_matrix(store, feature_set: FeatureSet, corpus: str | None, split: str
         sids = [s.id for s in store.sentences(corpus, split, fileids)]
         m = _assemble(_pool_map(_work_on_store, [sids[a:b] for a, b in _spans(len(sids), workers)],
                                 workers, {"path": str(store.path), "source": source,
-                                          "families": families}))
+                                          "families": families}, progress))
     store.put_artifact(ARTIFACT_KIND, key, to_bytes(m),
                        {"feature_set": feature_set.to_dict(), "rows": m.X.shape[0],
                         "columns": m.X.shape[1], "sentences": len(m.sentence_ids),

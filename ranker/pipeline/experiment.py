@@ -472,9 +472,9 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             new = [s for s in sel["train"].sentences if s.id not in have]
             if new:
                 st.add_annotations(riezler_annotations((s.id, st.gold(s.id)) for s in new))
-            check_store(st, kind, eq)
+            check_store(st, kind, eq, progress=progress)
             if extra_sel:
-                check_store(st, cfg.annotation.extra_kind, eq)
+                check_store(st, cfg.annotation.extra_kind, eq, progress=progress)
 
         with clock("score"):
             gold_deps = dependency_gold([*sel["heldout"].sentences, *sel["test"].sentences])
@@ -494,10 +494,12 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             for name, s in sel.items():
                 mats[name] = stored_matrix(st, fs, d.corpus, s.split, source,
                                            fileids=list(s.fileids) if s.fileids else None,
-                                           workers=workers)
+                                           workers=workers,
+                                           progress=f"features {name}" if progress else None)
             extra_mats = [stored_matrix(st, fs, s.corpus, s.split, source,
                                         fileids=list(s.fileids) if s.fileids else None,
-                                        workers=workers)
+                                        workers=workers,
+                                        progress=f"features {s.corpus}" if progress else None)
                           for s in extra_sel]
             y_train = consistency_weights(st, mats["train"], kind, d.corpus, sel["train"].split,
                                           source, rule)

@@ -179,7 +179,7 @@ class CheckSummary(NamedTuple):
 
 
 def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
-                batch_size: int = 200) -> CheckSummary:
+                batch_size: int = 200, progress: bool = False) -> CheckSummary:
     """Check every candidate of every sentence annotated with ``kind`` and store the counts.
 
     Only candidates never checked are read unless ``recheck`` (needed after changing the label
@@ -193,7 +193,12 @@ def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
     annotated = store.annotations(kind)
     rows: list[tuple] = []
     n = 0
-    for sid in todo:
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(todo, unit="sent", desc=f"check {kind}", dynamic_ncols=True)
+    for sid in bar if bar is not None else todo:
         brackets = annotated[sid].brackets
         seen: dict[int, tuple[int, int]] = {}   # the store shares one Tree per distinct tree text
         for c in store.forest(sid).candidates:
