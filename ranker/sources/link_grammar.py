@@ -5,8 +5,9 @@ becomes one :class:`~ranker.store.records.Candidate`, in Link Grammar's own orde
 the constituent tree (bracket mode) rebuilt over the gold tokens (:mod:`ranker.sources.alignment`)
 with the gold tag as each leaf's preterminal, the links, Link Grammar's own word forms (walls and
 subscripts kept, for features) and its cost vector. When no complete linkage exists the sentence is
-parsed again allowing null links (candidates ``fragment``); a sentence that runs out of time is
-``timeout``, like XLE's skimming.
+parsed again allowing null links (candidates ``fragment``). A sentence that runs out of time with
+no linkage is skimmed, as XLE does: parsed again quickly in Link Grammar's own panic mode (short
+links only, null links allowed); its candidates, and the sentence, are ``timeout``.
 """
 from __future__ import annotations
 
