@@ -393,7 +393,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     from ..models.training_set import select_training_rows
     from ..models.ktable import KTable
     from ..sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, riezler_annotations
-    from ..sources.dependencies import dependency_gold
+    from ..sources.dependencies import ensure_dependency_gold
     from ..sources.link_grammar import LinkGrammarOptions
     from ..sources.nbest import import_file
     from ..sources.parse_run import parse_into_store
@@ -431,6 +431,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     with Store.open(cfg.experiment.store) as st:
         with clock("corpus"):
             ensure_corpus(st, d.corpus)
+            if d.corpus == "treebank":
+                ensure_dependency_gold(st)
             for extra in d.extra_training:
                 ensure_corpus(st, extra)
             sel = {name: select_split(st, d.corpus, split, d.limit)
@@ -477,7 +479,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 check_store(st, cfg.annotation.extra_kind, eq, progress=progress)
 
         with clock("score"):
-            gold_deps = dependency_gold([*sel["heldout"].sentences, *sel["test"].sentences])
+            gold_deps = {s.id: st.gold_dependencies(s.id)
+                         for s in (*sel["heldout"].sentences, *sel["test"].sentences)}
             score_candidates(st, [*sel["heldout"].sentences, *sel["test"].sentences], settings,
                              gold_deps, workers, progress, source)
             counts["deps_untyped ceiling: gold trees converted by head rules (test)"] = \

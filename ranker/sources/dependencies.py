@@ -42,3 +42,22 @@ def dependency_gold(sentences: Iterable[Sentence]) -> dict[str, tuple[Dependency
                                   f"{' '.join(s.tokens[:8])} ...)")
             out[s.id] = dependencies_from_conll(graphs[s.index])
     return out
+
+
+def ensure_dependency_gold(store, batch_size: int = 500) -> int:
+    """Put the gold dependencies of every stored treebank sentence into ``store``, once.
+
+    A marker artifact is written after the last batch, so a load killed half-way is redone
+    (writes are idempotent). Returns the sentences loaded now (0 when already there).
+    """
+    if store.get_artifact("corpus", "dependency_treebank") is not None:
+        return 0
+    sentences = store.sentences("treebank")
+    gold = dependency_gold(sentences)
+    items = list(gold.items())
+    for a in range(0, len(items), batch_size):
+        with store.batch():
+            for sid, deps in items[a:a + batch_size]:
+                store.add_gold_dependencies(sid, deps)
+    store.put_artifact("corpus", "dependency_treebank", b"", {"sentences": len(items)})
+    return len(items)

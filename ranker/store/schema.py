@@ -14,6 +14,7 @@ CREATE TABLE IF NOT EXISTS sentences (
     tokens TEXT NOT NULL, tags TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS sentences_order ON sentences (corpus, document, idx);
 CREATE TABLE IF NOT EXISTS gold (sentence_id TEXT PRIMARY KEY, tree TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS gold_dependencies (sentence_id TEXT PRIMARY KEY, deps TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources (name TEXT PRIMARY KEY, options TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS candidates (
     sentence_id TEXT NOT NULL, source TEXT NOT NULL, rank INTEGER NOT NULL,

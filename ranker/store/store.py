@@ -186,6 +186,27 @@ class Store:
         r = self._conn.execute("SELECT tree FROM gold WHERE sentence_id=?", (sentence_id,)).fetchone()
         return None if r is None else parse_tree(r[0], f"gold:{sentence_id}")
 
+    def add_gold_dependencies(self, sentence_id: str, deps) -> None:
+        """Store a sentence's gold head dependencies (one per token, heads -1 for the root)."""
+        tokens = self._tokens(sentence_id)
+        deps = tuple(deps)
+        if sorted(d.dependent for d in deps) != list(range(len(tokens))):
+            raise StoreError(f"gold dependencies of {sentence_id} do not give one head to each of "
+                             f"its {len(tokens)} tokens")
+        if any(not -1 <= d.head < len(tokens) for d in deps):
+            raise StoreError(f"gold dependencies of {sentence_id} name a head outside the sentence")
+        with self.batch():
+            self._conn.execute("INSERT OR REPLACE INTO gold_dependencies VALUES (?,?)",
+                               (sentence_id, _dumps([[d.head, d.dependent, d.relation] for d in deps])))
+
+    def gold_dependencies(self, sentence_id: str):
+        """The stored gold dependencies of a sentence, or None."""
+        from ..trees.dependencies import Dependency
+
+        r = self._conn.execute("SELECT deps FROM gold_dependencies WHERE sentence_id=?",
+                               (sentence_id,)).fetchone()
+        return None if r is None else tuple(Dependency(h, d, rel) for h, d, rel in _loads(r[0]))
+
     # ---------------------------------------------------------------- candidates
     def add_source(self, name: str, options: dict) -> None:
         """Record the options a source ran with (provenance shown by stats and reports)."""
