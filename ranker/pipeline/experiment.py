@@ -388,7 +388,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
     from sklearn.base import clone
 
-    from ..models import HeidornRanker, LogLinearRanker, RandomRanker, select_sigma2
+    from ..models import HeidornRanker, LogLinearRanker, RandomRanker, SigmaSelection, select_sigma2
     from ..models.groups import group_offsets
     from ..models.training_set import select_training_rows
     from ..models.ktable import KTable
@@ -538,9 +538,17 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 proper_subset=template.proper_subset)
             model = chosen = None
             if survivors.group_mask.any():
-                chosen = select_sigma2(template, X, y, groups, Xh, gh, qh,
-                                       grid=cfg.loglinear.sigma2_grid, fit_params={"full": full})
-                model = chosen.ranker
+                def fit_all():
+                    c = select_sigma2(template, X, y, groups, Xh, gh, qh,
+                                      grid=cfg.loglinear.sigma2_grid, fit_params={"full": full})
+                    return c.ranker, {"sigma2": c.sigma2, "trials": [list(t) for t in c.trials]}
+
+                key = data_digest([X, y, groups, full, Xh, gh, qh],
+                                  {"template": template.get_params(), "names": names,
+                                   "grid": cfg.loglinear.sigma2_grid})
+                model, meta = cached_fit(st, key, names, fit_all)
+                chosen = SigmaSelection(meta["sigma2"], tuple(tuple(t) for t in meta["trials"]),
+                                        model)
             else:
                 notes.append("The log-linear model was not trained: no training sentence survives the "
                              f"filters ({survivors.dropped}); with nothing to learn it selects the "
@@ -614,8 +622,12 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                             proper_subset=template.proper_subset)
                 if not kept.group_mask.any():
                     continue
-                part = clone(template).set_params(sigma2=chosen.sigma2).fit(
-                    X[keep], y[keep], groups[keep], full=full[keep])
+                part_template = clone(template).set_params(sigma2=chosen.sigma2)
+                part, _ = cached_fit(
+                    st, data_digest([X[keep], y[keep], groups[keep], full[keep]],
+                                    {"template": part_template.get_params(), "names": names}),
+                    names, lambda: (part_template.fit(X[keep], y[keep], groups[keep],
+                                                      full=full[keep]), {}))
                 c = _per_sentence(test, tids, part.predict(Xt, mt.groups()))
                 curve.append((float(kept.group_mask.sum()),
                               corpus_score(METRICS[primary], selected_counts(fcs[primary], c))))
@@ -649,6 +661,45 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                             dict(clock.seconds), plots, notes, _versions())
             write_report(report, out, plots=cfg.report.plots)
     return report
+
+
+def data_digest(arrays: Sequence, params: dict) -> str:
+    """A digest of every input array and setting of a fit: the key of its cached result."""
+    import hashlib
+    import json
+
+    import scipy.sparse as sp
+
+    h = hashlib.sha1(json.dumps(params, sort_keys=True, default=str).encode())
+    for a in arrays:
+        parts = (a.data, a.indices, a.indptr, np.asarray(a.shape)) if sp.issparse(a) else (a,)
+        for p in parts:
+            p = np.ascontiguousarray(p)
+            h.update(str((p.dtype, p.shape)).encode())
+            h.update(p.view(np.uint8).reshape(-1))
+    return h.hexdigest()
+
+
+def cached_fit(store: Store, key: str, names: Sequence[str], fit):
+    """``fit()`` once per key: the fitted ranker and its metadata are kept in the store as a model.
+
+    ``fit`` returns ``(ranker, meta)``; a warm rerun of an experiment loads both instead of
+    training again. Models are saved by :func:`ranker.models.save_model` (JSON, format version).
+    """
+    import tempfile
+
+    from ..models.persistence import load_model, save_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.json"
+        got = store.get_artifact("model", key)
+        if got is not None:
+            path.write_bytes(got[0])
+            return load_model(path, names).ranker, got[1]
+        ranker, meta = fit()
+        save_model(path, ranker, names, {})
+        store.put_artifact("model", key, path.read_bytes(), meta)
+        return ranker, meta
 
 
 def _heldout_quality(choice_per_group: np.ndarray, quality: np.ndarray, groups: np.ndarray) -> float:
