@@ -1,2 +1,45 @@
-"""ranker: store candidate parses, rank them, and measure how good the choice was."""
+"""ranker: store candidate parses, rank them, and measure how good the choice was.
+
+The public surface, in one place: import what you need from ``ranker`` directly. Names load on
+first use, so ``import ranker`` stays cheap for the command line.
+"""
+from importlib import import_module
+
 __version__ = "0.1.0"
+
+_PUBLIC = {
+    # trees
+    "Tree": "ranker.trees", "Node": "ranker.trees", "parse_tree": "ranker.trees",
+    "read_trees": "ranker.trees", "write_trees": "ranker.trees", "iter_trees": "ranker.trees",
+    # store and records
+    "Store": "ranker.store", "Sentence": "ranker.store", "Candidate": "ranker.store",
+    "Forest": "ranker.store", "Annotation": "ranker.store", "Bracket": "ranker.store",
+    # rankers
+    "HeidornRanker": "ranker.models", "LogLinearRanker": "ranker.models",
+    "NativeRanker": "ranker.models", "RandomRanker": "ranker.models",
+    "OracleRanker": "ranker.models", "save_model": "ranker.models", "load_model": "ranker.models",
+    # evaluation
+    "score_evalb": "ranker.evaluation", "load_params": "ranker.evaluation",
+    "score_parseval": "ranker.evaluation", "score_mph": "ranker.evaluation",
+    "score_flat": "ranker.evaluation", "bootstrap_interval": "ranker.evaluation",
+    "paired_randomization_test": "ranker.evaluation",
+    # experiments
+    "load_config": "ranker.pipeline.config", "run_experiment": "ranker.pipeline.experiment",
+    # errors
+    "RankerError": "ranker.errors",
+}
+
+__all__ = sorted(_PUBLIC) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ranker' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__
