@@ -16,39 +16,25 @@ import platform
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from ..errors import RankerError
-from ..evaluation.bounds import (METRICS, ForestCounts, corpus_score, error_reduction,
-                                 expected_counts, oracle_choice, selected_counts)
-from ..evaluation.significance import bootstrap_interval, paired_randomization_test
-from ..store import BracketCounts, Store
+from ..evaluation.bounds import METRICS, ForestCounts, corpus_score, oracle_choice, selected_counts
+from ..store import Store
 from ..store.records import Sentence
 from ..trees.penn import parse_tree, write_trees
 from .config import ExperimentConfig
-from .report import BreakdownGroup, MetricTable, Plot, RankerScore, Report, write_report
+from .counts import conversion_ceiling, load_forest_counts, score_candidates
+from .report import Plot, Report, write_report
 from .scoring import Scorer, ScoringSettings
+from .splits import SplitSelection, select_split
+from .tables import breakdown, forest_size_plot, metric_table
 
 RANKERS = ("native", "heidorn", "heidorn_tuned", "loglinear")
 LINK_GRAMMAR = "link-grammar"
 FILE_SOURCES = ("penn", "bllip")
-
-
-class SplitSelection(NamedTuple):
-    """The sentences of one part of an experiment (a named split or document ranges, maybe cut short).
-
-    ``split`` is the store's split name (None for document ranges) and ``fileids`` the documents
-    kept (None for the whole split): every store query of the experiment passes both, so all
-    stages see exactly these sentences.
-    """
-
-    name: str
-    corpus: str
-    split: str | None
-    fileids: tuple[str, ...] | None
-    sentences: tuple[Sentence, ...]
 
 
 class StageClock:
@@ -67,52 +53,6 @@ class StageClock:
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
 
 
-def _stem(document: str) -> str:
-    return document.rsplit(".", 1)[0]
-
-
-def parse_ranges(spec: str) -> list[tuple[str, str]]:
-    """Document ranges like ``"wsj_0001-0019 wsj_0040-0199"`` (or single documents) as stem pairs."""
-    out = []
-    for part in spec.replace(",", " ").split():
-        first, _, last = part.partition("-")
-        first = _stem(first)
-        last = _stem(last) if last else first
-        if len(last) < len(first):      # "wsj_0001-0019": the end borrows the start's prefix
-            last = first[: len(first) - len(last)] + last
-        if last < first:
-            raise RankerError(f"document range {part!r} ends before it starts")
-        out.append((first, last))
-    if not out:
-        raise RankerError("an empty document range")
-    return out
-
-
-def select_split(store: Store, corpus: str, spec: str, limit: int = 0) -> SplitSelection:
-    """A split's sentences, by split name or document ranges; with ``limit``, whole documents up to it."""
-    from ..sources.splits import SPLITS
-
-    if (corpus, spec) in SPLITS:
-        split, sents = spec, store.sentences(corpus, spec)
-    else:
-        ranges = parse_ranges(spec)
-        split = None
-        sents = [s for s in store.sentences(corpus)
-                 if any(a <= _stem(s.document) <= b for a, b in ranges)]
-    if not sents:
-        raise RankerError(f"{spec!r} of corpus {corpus!r} selects no sentence in the store")
-    docs: list[str] = []
-    kept: list[Sentence] = []
-    for s in sents:
-        if s.document not in docs:
-            if limit > 0 and len(kept) >= limit:
-                break
-            docs.append(s.document)
-        kept.append(s)
-    whole = split is not None and len(kept) == len(sents)
-    return SplitSelection(spec, corpus, split, None if whole else tuple(docs), tuple(kept))
-
-
 def _check_parse_options(store: Store, options) -> None:
     """Refuse to mix forests parsed with other options into this experiment (a stale cache)."""
     stored = store.source_options().get(LINK_GRAMMAR)
@@ -122,122 +62,6 @@ def _check_parse_options(store: Store, options) -> None:
                          for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k))
         raise RankerError(f"{store.path} holds Link Grammar forests parsed with other options: {diff}; "
                           "use another [experiment] store or the same [parse] settings")
-
-
-# ------------------------------------------------------------------------------------ scoring
-def _score_handler(settings: ScoringSettings):
-    scorer = Scorer(settings)
-
-    def handle(item):
-        sid, gold_text, gold_deps, texts = item
-        gold = parse_tree(gold_text, f"gold:{sid}")
-        side = scorer.gold_side(gold, gold_deps)
-        seen: dict[str, dict] = {}
-        rows = {m: [] for m in scorer.metrics}
-        for text in texts:                       # identical text is an identical tree: score once
-            c = seen.get(text)
-            if c is None:
-                c = seen[text] = scorer.count(side, parse_tree(text, f"candidate:{sid}"))
-            for m in rows:
-                rows[m].append(c[m])
-        return sid, rows
-
-    return handle
-
-
-def _score_failed(item, reason):
-    return item[0], RankerError(f"scoring {item[0]} failed: {reason}")
-
-
-def metric_key(metric: str, settings: ScoringSettings) -> str:
-    """Store key of a metric's counts: the metric and everything its counts depend on."""
-    return f"{metric}@{settings.key()}"
-
-
-def score_candidates(store: Store, sentences: Sequence[Sentence], settings: ScoringSettings,
-                     gold_deps: dict, workers: int, progress: bool, source: str) -> int:
-    """Store per-candidate counts under every metric for ``sentences`` lacking them; returns how many."""
-    from ..sources.pool import run_pool
-
-    metrics = Scorer(settings).metrics
-    have = store.bracket_counts(metric_key(metrics[-1], settings), None, None, source=source)
-    todo = [s for s in sentences if s.id not in have]
-
-    def items():
-        for s in todo:
-            texts = store.candidate_texts(s.id, source)
-            if texts:
-                yield (s.id, store.gold(s.id).to_penn(), gold_deps.get(s.id), texts)
-
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        tqdm.monitor_interval = 0
-        bar = tqdm(total=len(todo), unit="sent", desc="score", dynamic_ncols=True)
-    done = 0
-    pending: dict[str, list] = {m: [] for m in metrics}
-    try:
-        for sid, rows in run_pool(items(), _score_handler, settings, workers, _score_failed):
-            if isinstance(rows, Exception):
-                raise rows
-            for m, counts in rows.items():
-                pending[m].extend(BracketCounts(sid, source, rank, *c) for rank, c in enumerate(counts))
-            done += 1
-            if bar is not None:
-                bar.update(1)
-            if len(pending[metrics[0]]) > 20000:
-                _flush_counts(store, pending, settings)
-        _flush_counts(store, pending, settings)
-    finally:
-        if bar is not None:
-            bar.close()
-    return done
-
-
-def conversion_ceiling(store: Store, sentences: Sequence[Sentence], settings: ScoringSettings,
-                       gold_deps: dict) -> float:
-    """Untyped dependency F of the gold trees themselves, converted with the head rules.
-
-    Untyped dependencies are scored against ``dependency_treebank``, whose head conventions differ
-    from any head-rule table, so even the gold tree does not score 100: this is the ceiling of
-    every tree-based selection, and the report says what it is.
-    """
-    scorer = Scorer(settings)
-    sums = np.zeros(4)
-    for s in sentences:
-        gold = store.gold(s.id)
-        sums += scorer.count(scorer.gold_side(gold, gold_deps.get(s.id)), gold)["deps_untyped"]
-    return corpus_score(METRICS["deps_untyped"], sums[None, :])
-
-
-def _flush_counts(store: Store, pending: dict[str, list], settings: ScoringSettings) -> None:
-    # The last metric is written last, and its presence marks a sentence as scored (see above).
-    with store.batch():
-        for m, rows in pending.items():
-            store.put_bracket_counts(metric_key(m, settings), rows)
-            rows.clear()
-
-
-def load_forest_counts(store: Store, sel: SplitSelection, metric: str,
-                       settings: ScoringSettings, source: str) -> ForestCounts:
-    """Per-candidate counts of a split under one stored metric, sentences in split order."""
-    stored = store.bracket_counts(metric_key(metric, settings), sel.corpus, sel.split,
-                                  fileids=list(sel.fileids) if sel.fileids else None, source=source)
-    per, gold = [], []
-    for s in sel.sentences:
-        rows = stored.get(s.id, ())
-        per.append([(r.gold, r.test, r.matched, r.crossing) for r in rows])
-        gold.append(rows[0].gold if rows else _gold_count(store, s, metric, settings))
-    return ForestCounts.from_lists(per, gold)
-
-
-def _gold_count(store: Store, s: Sentence, metric: str, settings: ScoringSettings) -> int:
-    # A sentence with no candidate still owes its gold brackets: score gold against nothing.
-    scorer = Scorer(settings)
-    gold = store.gold(s.id)
-    side = scorer.gold_side(gold)
-    return scorer.count(side, gold)[metric][0]
 
 
 # ------------------------------------------------------------------------------------ selection
@@ -288,72 +112,6 @@ def sentence_quality(store: Store, sentences: Sequence[Sentence], source: str) -
 def _candidate_f(fc: ForestCounts, metric: str) -> np.ndarray:
     """Each candidate's own sentence score under ``metric`` (the oracle's and tuner's target)."""
     return METRICS[metric].score(fc.counts) if len(fc.counts) else np.zeros(0)
-
-
-# ------------------------------------------------------------------------------------ tables
-def _table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], cfg: ExperimentConfig,
-           with_tests: bool) -> MetricTable:
-    m = METRICS[metric]
-    ev = cfg.evaluation
-    upper = corpus_score(m, selected_counts(fc, oracle_choice(fc, m.score)))
-    lower = corpus_score(m, expected_counts(fc))
-    sel = {r: selected_counts(fc, c) for r, c in choices.items()}
-    rankers = {}
-    for r, counts in sel.items():
-        score = corpus_score(m, counts)
-        ci = bootstrap_interval(counts, score=m.score, n_resamples=ev.bootstrap_resamples,
-                                confidence=ev.confidence, seed=cfg.experiment.seed)
-        p_native = p_heidorn = None
-        if with_tests and r != "native" and "native" in sel:
-            p_native = paired_randomization_test(counts, sel["native"], score=m.score,
-                                                 n_resamples=ev.randomization_resamples,
-                                                 seed=cfg.experiment.seed)
-        if with_tests and r != "heidorn" and "heidorn" in sel:
-            p_heidorn = paired_randomization_test(counts, sel["heidorn"], score=m.score,
-                                                  n_resamples=ev.randomization_resamples,
-                                                  seed=cfg.experiment.seed)
-        rankers[r] = RankerScore(score, error_reduction(score, lower, upper), tuple(ci),
-                                 p_native, p_heidorn)
-    return MetricTable(metric, m.title, upper, lower, rankers, fc.n_sentences)
-
-
-def _breakdown(labels: Sequence[str], order: Sequence[str], fcs: dict[str, ForestCounts],
-               choices: dict[str, np.ndarray], cfg: ExperimentConfig) -> list:
-    labels = np.asarray(labels)
-    n = len(labels)
-    groups = []
-    for g in order:
-        mask = labels == g if g != "all" else np.ones(n, dtype=bool)
-        k = int(mask.sum())
-        if k == 0:
-            continue
-        tables = {m: _table(m, fc.subset(mask), {r: c[mask] for r, c in choices.items()}, cfg, False)
-                  for m, fc in fcs.items()}
-        groups.append(BreakdownGroup(g, k, 100.0 * k / max(n, 1), tables))
-    return groups
-
-
-def _forest_size_plot(fc: ForestCounts, choices: dict[str, np.ndarray], metric: str) -> Plot:
-    sizes = np.diff(fc.offsets)
-    edges = [(1, 1), (2, 10), (11, 100), (101, 1000), (1001, 10 ** 9)]
-    m = METRICS[metric]
-    series: dict[str, tuple[list, list]] = {k: ([], []) for k in ("upper", *choices, "lower")}
-    for lo, hi in edges:
-        mask = (sizes >= lo) & (sizes <= hi)
-        if not mask.any():
-            continue
-        sub = fc.subset(mask)
-        x = float(np.median(sizes[mask]))
-        vals = {"upper": corpus_score(m, selected_counts(sub, oracle_choice(sub, m.score))),
-                "lower": corpus_score(m, expected_counts(sub))}
-        for r, c in choices.items():
-            vals[r] = corpus_score(m, selected_counts(sub, c[mask]))
-        for k, v in vals.items():
-            series[k][0].append(x)
-            series[k][1].append(v)
-    return Plot("forest_size", f"{metric} against forest size (test)", "candidates per sentence "
-                "(median of bin)", f"{metric} (%)",
-                {k: (tuple(x), tuple(y)) for k, (x, y) in series.items() if x}, "log")
 
 
 def _versions() -> dict[str, str]:
@@ -597,14 +355,14 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                           .predict(np.zeros(len(tt)), tg))
 
         with clock("evaluate"):
-            tables = {m: _table(m, fcs[m], choices, cfg, True) for m in metric_names}
+            tables = {m: metric_table(m, fcs[m], choices, cfg, True) for m in metric_names}
             quality = sentence_quality(st, test.sentences, source)
-            by_quality = _breakdown(quality, ("all", "full", "fragment", "timeout", "no parse"),
+            by_quality = breakdown(quality, ("all", "full", "fragment", "timeout", "no parse"),
                                     fcs, choices, cfg)
             lengths = [f"< {ev.length_cutoff} words" if len(s.tokens) < ev.length_cutoff else
                        f">= {ev.length_cutoff} words" for s in test.sentences]
-            by_length = _breakdown(lengths, (f"< {ev.length_cutoff} words", "all"), fcs, choices, cfg)
-            plots = [_forest_size_plot(fcs[primary], choices, primary)]
+            by_length = breakdown(lengths, (f"< {ev.length_cutoff} words", "all"), fcs, choices, cfg)
+            plots = [forest_size_plot(fcs[primary], choices, primary)]
             plots.append(Plot("k_sensitivity", "Heidorn: held-out score against a uniform K",
                               "K (every modifier type)", f"held-out {cfg.heidorn.tune_metric} "
                               "(mean sentence %)", {"heidorn": (tuple(k for k, _ in k_curve),

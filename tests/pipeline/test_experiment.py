@@ -52,7 +52,9 @@ def test_upper_bound_dominates_and_lower_bound_is_the_forest_mean(tiny_run):
         for r in t.rankers.values():
             assert t.lower - 1e-9 <= t.upper and r.score <= t.upper + 1e-9
     # the lower bound recomputed by hand from the stored counts: mean count over each forest
-    from ranker.pipeline.experiment import (LINK_GRAMMAR, load_forest_counts, select_split)
+    from ranker.pipeline.counts import load_forest_counts
+    from ranker.pipeline.experiment import LINK_GRAMMAR
+    from ranker.pipeline.splits import select_split
     from ranker.pipeline.scoring import ScoringSettings
     with Store.open(cfg.experiment.store) as st:
         test = select_split(st, "treebank", "test", cfg.data.limit)
@@ -100,7 +102,7 @@ def test_gold_as_only_candidate_gives_upper_equal_lower_equal_100(tmp_path):
     with Store.open(store) as st:
         from ranker.sources.treebank import ensure_corpus
         ensure_corpus(st, "treebank")
-        from ranker.pipeline.experiment import select_split
+        from ranker.pipeline.splits import select_split
         sents = [s for split in ("train", "heldout", "test")
                  for s in select_split(st, "treebank", split, cfg.data.limit).sentences]
         forests = "\n\n".join(st.gold(s.id).to_penn() for s in sents) + "\n"

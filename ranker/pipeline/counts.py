@@ -1,0 +1,134 @@
+"""Per-candidate counts against gold under every metric: computed in parallel, kept in the store.
+
+The counts of a candidate are four integers per metric; once stored, bounds and selections are sums
+(see :mod:`ranker.evaluation.bounds`), and a rerun computes nothing again. The stored metric key
+names everything the counts depend on (:class:`ScoringSettings`).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import RankerError
+from ..evaluation.bounds import METRICS, ForestCounts, corpus_score
+from ..store import BracketCounts, Store
+from ..store.records import Sentence
+from ..trees.penn import parse_tree
+from .scoring import Scorer, ScoringSettings
+from .splits import SplitSelection
+
+
+def _score_handler(settings: ScoringSettings):
+    scorer = Scorer(settings)
+
+    def handle(item):
+        sid, gold_text, gold_deps, texts = item
+        gold = parse_tree(gold_text, f"gold:{sid}")
+        side = scorer.gold_side(gold, gold_deps)
+        seen: dict[str, dict] = {}
+        rows = {m: [] for m in scorer.metrics}
+        for text in texts:                       # identical text is an identical tree: score once
+            c = seen.get(text)
+            if c is None:
+                c = seen[text] = scorer.count(side, parse_tree(text, f"candidate:{sid}"))
+            for m in rows:
+                rows[m].append(c[m])
+        return sid, rows
+
+    return handle
+
+
+def _score_failed(item, reason):
+    return item[0], RankerError(f"scoring {item[0]} failed: {reason}")
+
+
+def metric_key(metric: str, settings: ScoringSettings) -> str:
+    """Store key of a metric's counts: the metric and everything its counts depend on."""
+    return f"{metric}@{settings.key()}"
+
+
+def score_candidates(store: Store, sentences: Sequence[Sentence], settings: ScoringSettings,
+                     gold_deps: dict, workers: int, progress: bool, source: str) -> int:
+    """Store per-candidate counts under every metric for ``sentences`` lacking them; returns how many."""
+    from ..sources.pool import run_pool
+
+    metrics = Scorer(settings).metrics
+    have = store.bracket_counts(metric_key(metrics[-1], settings), None, None, source=source)
+    todo = [s for s in sentences if s.id not in have]
+
+    def items():
+        for s in todo:
+            texts = store.candidate_texts(s.id, source)
+            if texts:
+                yield (s.id, store.gold(s.id).to_penn(), gold_deps.get(s.id), texts)
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        tqdm.monitor_interval = 0
+        bar = tqdm(total=len(todo), unit="sent", desc="score", dynamic_ncols=True)
+    done = 0
+    pending: dict[str, list] = {m: [] for m in metrics}
+    try:
+        for sid, rows in run_pool(items(), _score_handler, settings, workers, _score_failed):
+            if isinstance(rows, Exception):
+                raise rows
+            for m, counts in rows.items():
+                pending[m].extend(BracketCounts(sid, source, rank, *c) for rank, c in enumerate(counts))
+            done += 1
+            if bar is not None:
+                bar.update(1)
+            if len(pending[metrics[0]]) > 20000:
+                _flush_counts(store, pending, settings)
+        _flush_counts(store, pending, settings)
+    finally:
+        if bar is not None:
+            bar.close()
+    return done
+
+
+def conversion_ceiling(store: Store, sentences: Sequence[Sentence], settings: ScoringSettings,
+                       gold_deps: dict) -> float:
+    """Untyped dependency F of the gold trees themselves, converted with the head rules.
+
+    Untyped dependencies are scored against ``dependency_treebank``, whose head conventions differ
+    from any head-rule table, so even the gold tree does not score 100: this is the ceiling of
+    every tree-based selection, and the report says what it is.
+    """
+    scorer = Scorer(settings)
+    sums = np.zeros(4)
+    for s in sentences:
+        gold = store.gold(s.id)
+        sums += scorer.count(scorer.gold_side(gold, gold_deps.get(s.id)), gold)["deps_untyped"]
+    return corpus_score(METRICS["deps_untyped"], sums[None, :])
+
+
+def _flush_counts(store: Store, pending: dict[str, list], settings: ScoringSettings) -> None:
+    # The last metric is written last, and its presence marks a sentence as scored (see above).
+    with store.batch():
+        for m, rows in pending.items():
+            store.put_bracket_counts(metric_key(m, settings), rows)
+            rows.clear()
+
+
+def load_forest_counts(store: Store, sel: SplitSelection, metric: str,
+                       settings: ScoringSettings, source: str) -> ForestCounts:
+    """Per-candidate counts of a split under one stored metric, sentences in split order."""
+    stored = store.bracket_counts(metric_key(metric, settings), sel.corpus, sel.split,
+                                  fileids=list(sel.fileids) if sel.fileids else None, source=source)
+    per, gold = [], []
+    for s in sel.sentences:
+        rows = stored.get(s.id, ())
+        per.append([(r.gold, r.test, r.matched, r.crossing) for r in rows])
+        gold.append(rows[0].gold if rows else _gold_count(store, s, metric, settings))
+    return ForestCounts.from_lists(per, gold)
+
+
+def _gold_count(store: Store, s: Sentence, metric: str, settings: ScoringSettings) -> int:
+    # A sentence with no candidate still owes its gold brackets: score gold against nothing.
+    scorer = Scorer(settings)
+    gold = store.gold(s.id)
+    side = scorer.gold_side(gold)
+    return scorer.count(side, gold)[metric][0]
