@@ -12,6 +12,7 @@ import importlib
 import sys
 
 from ..errors import RankerError
+from ..gcpause import gc_paused
 
 # Order is the order of ``ranker --help``.
 SUBCOMMANDS = [
@@ -43,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with gc_paused():   # commands build millions of cycle-free tuples: see ranker.gcpause
+            return int(args.func(args) or 0)
     except (RankerError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
         print(f"ranker: error: {e}", file=sys.stderr)
         return 2

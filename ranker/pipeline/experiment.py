@@ -11,6 +11,7 @@ selection and evaluation: nothing is tuned on it.
 """
 from __future__ import annotations
 
+import gc
 import os
 import platform
 import time
@@ -21,10 +22,11 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import RankerError
+from ..gcpause import gc_paused
 from ..evaluation.bounds import METRICS, ForestCounts, corpus_score, oracle_choice, selected_counts
 from ..store import Store
 from ..store.records import Sentence
-from ..trees.penn import parse_tree, write_trees
+from ..trees.penn import write_trees
 from .config import ExperimentConfig
 from .counts import conversion_ceiling, load_forest_counts, score_candidates
 from .report import Plot, Report, write_report
@@ -49,7 +51,9 @@ class StageClock:
         if self.verbose:
             print(f"[ranker] {name} ...", flush=True)
         t0 = time.perf_counter()
-        yield
+        with gc_paused():   # stages build millions of cycle-free tuples: see ranker.gcpause
+            yield
+        gc.collect()        # whatever cycles the stage made, once (paused or not by the caller)
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
 
 
@@ -75,16 +79,11 @@ def _candidate_trees(store: Store, sel: SplitSelection, source: str):
     """Every candidate tree of a split in forest order, with per-row groups and the grouped ids."""
     trees, groups, ids = [], [], []
     for s in sel.sentences:
-        texts = store.candidate_texts(s.id, source)
-        if not texts:
+        forest = store.candidate_trees(s.id, source)
+        if not forest:
             continue
-        cache: dict[str, object] = {}
-        for t in texts:
-            tree = cache.get(t)
-            if tree is None:
-                tree = cache[t] = parse_tree(t, f"candidate:{s.id}")
-            trees.append(tree)
-        groups.extend([len(ids)] * len(texts))
+        trees.extend(t for _, _, t in forest)
+        groups.extend([len(ids)] * len(forest))
         ids.append(s.id)
     return trees, np.asarray(groups, dtype=np.int64), ids
 

@@ -201,11 +201,11 @@ def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
     for sid in bar if bar is not None else todo:
         brackets = annotated[sid].brackets
         seen: dict[int, tuple[int, int]] = {}   # the store shares one Tree per distinct tree text
-        for c in store.forest(sid).candidates:
-            r = seen.get(id(c.tree))
+        for source, rank, tree in store.candidate_trees(sid):
+            r = seen.get(id(tree))
             if r is None:
-                r = seen[id(c.tree)] = check_candidate(c.tree, brackets, eq)
-            rows.append((sid, c.source, c.rank, *r))
+                r = seen[id(tree)] = check_candidate(tree, brackets, eq)
+            rows.append((sid, source, rank, *r))
             n += 1
         if len(rows) >= batch_size:
             store.put_annotation_checks(kind, rows)

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from ..gcpause import gc_paused
 from ..sources.splits import document_filter
 from ..trees.penn import format_tree, parse_tree
 from .errors import SchemaVersionError, StoreError
@@ -288,18 +289,21 @@ class Store:
         # downstream hit by identity.
         trees: dict[str, object] = {}
         seqs: dict[str, tuple] = {}
-        for src, rank, quality, tree, scores, links, words, w2t, unmapped in self._conn.execute(sql, args):
-            t = trees.get(tree)
-            if t is None:
-                t = trees[tree] = parse_tree(tree, f"candidate:{sentence.id}:{src}:{rank}")
-            w = seqs.get(words)
-            if w is None:
-                w = seqs[words] = tuple(_loads(words))
-            m = seqs.get(w2t)
-            if m is None:
-                m = seqs[w2t] = tuple(_loads(w2t))
-            out.append(Candidate(sentence.id, src, rank, t, quality, _loads(scores),
-                                 tuple(Link(*l) for l in _loads(links)), w, m, unmapped))
+        make_link = Link._make
+        with gc_paused():   # millions of cycle-free tuples: see ranker.gcpause
+            for src, rank, quality, tree, scores, links, words, w2t, unmapped in \
+                    self._conn.execute(sql, args):
+                t = trees.get(tree)
+                if t is None:
+                    t = trees[tree] = parse_tree(tree, f"candidate:{sentence.id}:{src}:{rank}")
+                w = seqs.get(words)
+                if w is None:
+                    w = seqs[words] = tuple(_loads(words))
+                m = seqs.get(w2t)
+                if m is None:
+                    m = seqs[w2t] = tuple(_loads(w2t))
+                out.append(Candidate(sentence.id, src, rank, t, quality, _loads(scores),
+                                     tuple(map(make_link, _loads(links))), w, m, unmapped))
         return tuple(out)
 
     def forests(self, corpus: str | None = "treebank", split: str | None = None, fileids=None,
@@ -315,6 +319,27 @@ class Store:
     def forest(self, sentence_id: str, source: str | None = None) -> Forest:
         s = self.sentence(sentence_id)
         return Forest(s, self.gold(sentence_id), self._candidates(s, source))
+
+    def candidate_trees(self, sentence_id: str, source: str | None = None) -> list[tuple[str, int, object]]:
+        """``(source, rank, tree)`` of a sentence's candidates in forest order, nothing else decoded.
+
+        For the stages that need only trees (annotation checks, Heidorn): links, scores and word
+        maps are left unread, and equal tree texts share one parsed :class:`Tree`.
+        """
+        sql = "SELECT source, rank, tree FROM candidates WHERE sentence_id=?"
+        args: list = [sentence_id]
+        if source is not None:
+            sql += " AND source=?"
+            args.append(source)
+        trees: dict[str, object] = {}
+        out = []
+        with gc_paused():
+            for src, rank, text in self._conn.execute(sql + " ORDER BY source, rank", args):
+                t = trees.get(text)
+                if t is None:
+                    t = trees[text] = parse_tree(text, f"candidate:{sentence_id}:{src}:{rank}")
+                out.append((src, rank, t))
+        return out
 
     def candidate_texts(self, sentence_id: str, source: str | None = None) -> list[str]:
         """The stored Penn text of a sentence's candidates in forest order (export without re-parsing)."""

@@ -62,6 +62,17 @@ def test_candidates_round_trip_with_links_words_and_scores(st):
     assert f.candidates[1].quality == "fragment"
 
 
+def test_candidate_trees_share_one_tree_per_text_in_forest_order(st):
+    st.add_candidates([_cand(S1.id, 0, A), _cand(S1.id, 1, B), _cand(S1.id, 2, A),
+                       _cand(S1.id, 0, C, source="other")])
+    got = st.candidate_trees(S1.id)
+    assert [(s, r) for s, r, _ in got] == [("lg", 0), ("lg", 1), ("lg", 2), ("other", 0)]
+    assert [t for _, _, t in got] == [parse_tree(t) for t in (A, B, A, C)]
+    assert got[0][2] is got[2][2]
+    assert [r for _, r, _ in st.candidate_trees(S1.id, "lg")] == [0, 1, 2]
+    assert st.candidate_trees(S0.id) == []
+
+
 def test_add_candidates_is_idempotent_and_replace_forest_drops_stale_ranks(st):
     cs = [_cand(S1.id, k, t) for k, t in enumerate([A, B, C])]
     st.add_candidates(cs)
