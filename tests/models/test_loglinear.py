@@ -115,6 +115,24 @@ def test_sigma2_is_chosen_by_held_out_quality_of_the_selection():
     assert best[1] == pytest.approx(np.mean(qh[offsets[:-1] + sel.ranker.predict(Xh, gh)]))
 
 
+def test_warm_started_sigma2_search_reaches_the_cold_optima():
+    X, y, groups, _ = noisy_problem(4, n_groups=80)
+    Xh, _, gh, qh = noisy_problem(5, n_groups=80)
+    template = LogLinearRanker(tol=1e-8, max_iter=5000)
+    grid = (10.0, 0.1, 1.0)
+    warm = select_sigma2(template, X, y, groups, Xh, gh, qh, grid=grid)
+    cold = select_sigma2(template, X, y, groups, Xh, gh, qh, grid=grid, warm_start=False)
+    assert [t[0] for t in warm.trials] == [0.1, 1.0, 10.0]     # ascending, whatever the order given
+    assert warm.sigma2 == cold.sigma2
+    np.testing.assert_allclose(warm.ranker.coef_, cold.ranker.coef_, atol=1e-5)
+    cold_fit = LogLinearRanker(sigma2=1.0, tol=1e-6, max_iter=5000).fit(X, y, groups)
+    from_optimum = LogLinearRanker(sigma2=1.0, tol=1e-6, max_iter=5000).fit(
+        X, y, groups, coef_init=cold_fit.coef_)
+    assert from_optimum.n_evaluations_ <= 2 < cold_fit.n_evaluations_   # the start is used
+    with pytest.raises(RankerError, match="coef_init has shape"):
+        LogLinearRanker().fit(X, y, groups, coef_init=np.zeros(X.shape[1] + 1))
+
+
 def test_save_and_load_round_trip_and_feature_space_checks(tmp_path):
     X, y, groups, _ = noisy_problem(6)
     names = [f"f{i}" for i in range(X.shape[1])]

@@ -4,7 +4,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from ranker.models.objective import ConditionalObjective
+from ranker.models.objective import ConditionalObjective, drop_sentence_constants
 
 
 def random_problem(seed, n_groups=40, n_features=12, fractional=False, dtype=np.float64):
@@ -100,3 +100,37 @@ def test_all_consistent_sentence_contributes_nothing_but_the_prior():
     v, g = obj(lam)
     assert v == pytest.approx(np.sum(lam ** 2) / 4, abs=1e-15)
     np.testing.assert_allclose(g, lam / 2, atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_properties_constant_over_a_sentence_are_dropped_without_changing_the_objective(seed):
+    X, w, offsets, sigma2 = random_problem(seed)
+    X = X.tolil()
+    rng = np.random.default_rng(seed)
+    planted = []
+    for j in range(len(offsets) - 1):
+        col, val = int(rng.integers(X.shape[1])), float(rng.integers(1, 4))
+        for i in range(offsets[j], offsets[j + 1]):
+            X[i, col] = val                       # one value on every candidate of sentence j
+        planted.append((offsets[j], col))
+    X = X.tocsr()
+    if X.shape[0] > 1:  # a property that differs inside a sentence is kept
+        X[offsets[1] - 1, 0] = 7.0 if X[offsets[1] - 1, 0] != 7.0 else 8.0
+    X.eliminate_zeros()
+    reduced = drop_sentence_constants(X, offsets)
+    assert reduced.nnz < X.nnz
+    for row, col in planted:
+        assert reduced[row, col] == 0
+    changed = (reduced != X).tocoo()
+    assert np.all(X.toarray()[changed.row, changed.col] != 0)   # only existing entries go
+    lam = rng.normal(0, 1.0, size=X.shape[1])
+    v, g = ConditionalObjective(X, w, offsets, sigma2)(lam)
+    v_ref, g_ref = loop_objective(X, w, offsets, sigma2, lam)
+    assert v == pytest.approx(v_ref, rel=1e-12, abs=1e-10)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-10, atol=1e-10)
+
+
+def test_a_property_with_two_values_in_a_sentence_is_kept():
+    X = sp.csr_matrix(np.array([[1.0, 2.0], [1.0, 3.0], [5.0, 0.0]]))
+    reduced = drop_sentence_constants(X, np.array([0, 2, 3]))
+    np.testing.assert_array_equal(reduced.toarray(), [[0.0, 2.0], [0.0, 3.0], [0.0, 0.0]])
