@@ -110,6 +110,18 @@ def test_bottom_up_equals_top_down_on_random_trees(t, table, pp_as_np):
     assert abs(b - c) <= 1e-12 * max(1.0, abs(b))
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(random_trees(), min_size=1, max_size=4), random_tables(),
+       st.lists(st.integers(0, 3), min_size=1, max_size=12))
+def test_a_tree_object_given_twice_is_compiled_once_and_scored_in_every_row(trees, table, picks):
+    rows = [trees[i % len(trees)] for i in picks]
+    compiled = compile_trees(rows, star_head)
+    assert compiled.n_trees == len(rows)
+    assert compiled.n_distinct == len({id(t) for t in rows})
+    expected = [score_bottom_up(t, table, star_head) for t in rows]
+    np.testing.assert_allclose(compiled.scores(table), expected, rtol=1e-12, atol=1e-12)
+
+
 def test_k_table_round_trip_and_bad_tables(tmp_path):
     table = KTable(("modifier", "side"), 0.1, {("ADVP", "pre"): 2.0, ("MD", "pre"): 0.0})
     path = tmp_path / "k.toml"
