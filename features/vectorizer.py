@@ -120,7 +120,9 @@ class CandidateMatrix(NamedTuple):
         have = src >= 0
         sel = sp.csr_matrix((np.ones(have.sum()), (src[have], np.flatnonzero(have))),
                             shape=(len(self.names), len(names)))
-        return sp.csr_matrix(self.X @ sel)
+        out = sp.csr_matrix(self.X @ sel)
+        out.sort_indices()   # canonical, so digests of equal data agree (products leave them unsorted)
+        return out
 
 
 class _Chunk(NamedTuple):

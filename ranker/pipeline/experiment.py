@@ -22,8 +22,8 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import RankerError
-from ..gcpause import gc_paused
 from ..evaluation.bounds import METRICS, ForestCounts, corpus_score, oracle_choice, selected_counts
+from ..gcpause import gc_paused
 from ..store import Store
 from ..store.records import Sentence
 from ..trees.penn import write_trees
@@ -33,6 +33,7 @@ from .report import Plot, Report, write_report
 from .scoring import Scorer, ScoringSettings
 from .splits import SplitSelection, select_split
 from .tables import breakdown, forest_size_plot, metric_table
+from .training import learning_curve, select_model, training_data
 
 RANKERS = ("native", "heidorn", "heidorn_tuned", "loglinear")
 LINK_GRAMMAR = "link-grammar"
@@ -140,15 +141,10 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     Report
         What was written to ``report.json``.
     """
-    from features import frequency_cutoff, load_feature_set, stored_matrix
+    from features import load_feature_set, stored_matrix
     from features.datasets import consistency_weights
 
-    from sklearn.base import clone
-
-    from ..models import HeidornRanker, LogLinearRanker, RandomRanker, SigmaSelection, select_sigma2
-    from ..models.groups import group_offsets
-    from ..models.training_set import select_training_rows
-    from ..models.ktable import KTable
+    from ..models import HeidornRanker, LogLinearRanker, RandomRanker
     from ..sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, riezler_annotations
     from ..sources.dependencies import ensure_dependency_gold
     from ..sources.link_grammar import LinkGrammarOptions
@@ -268,44 +264,26 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         counts["features before cut-off"] = len(mats["train"].names)
 
         with clock("train"):
-            import scipy.sparse as sp
-
-            names = frequency_cutoff(mats["train"], y_train, cfg.features.cutoff)
-            counts["features after cut-off"] = len(names)
-            blocks = [mats["train"], *extra_mats]
-            X = sp.vstack([m.restrict(names) for m in blocks]).tocsr()
-            y = np.concatenate([y_train, *y_extra])
-            groups = np.concatenate([m.groups() + k * 10 ** 7 for k, m in enumerate(blocks)])
-            qualities = st.forest_qualities(source)
-            full = np.array([q == "full" for m in blocks for sid in m.sentence_ids
-                             for q in qualities[sid]], dtype=bool)
-            Xh = mats["heldout"].restrict(names)
-            gh = mats["heldout"].groups()
-            qh = _candidate_f(held[cfg.loglinear.select_metric], cfg.loglinear.select_metric)
-            if len(qh) != Xh.shape[0]:
-                raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
             template = LogLinearRanker(solver=cfg.loglinear.optimizer, max_iter=cfg.loglinear.max_iter,
                                        tol=cfg.loglinear.tol,
                                        max_parses=cfg.loglinear.max_parses or None,
                                        full_parses_only=cfg.loglinear.full_only,
                                        proper_subset=cfg.loglinear.proper_subset)
-            survivors = select_training_rows(
-                y, group_offsets(groups, len(y)), max_parses=template.max_parses,
-                full=full if template.full_parses_only else None,
-                proper_subset=template.proper_subset)
+            data = training_data([mats["train"], *extra_mats], [y_train, *y_extra],
+                                 cfg.features.cutoff, st.forest_qualities(source), template)
+            names, survivors = data.names, data.survivors
+            del mats["train"], extra_mats    # the kept rows are in data; free the rest (GBs)
+            counts["features after cut-off"] = len(names)
+            Xh = mats["heldout"].restrict(names)
+            gh = mats["heldout"].groups()
+            qh = _candidate_f(held[cfg.loglinear.select_metric], cfg.loglinear.select_metric)
+            if len(qh) != Xh.shape[0]:
+                raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
             model = chosen = None
             if survivors.group_mask.any():
-                def fit_all():
-                    c = select_sigma2(template, X, y, groups, Xh, gh, qh,
-                                      grid=cfg.loglinear.sigma2_grid, fit_params={"full": full})
-                    return c.ranker, {"sigma2": c.sigma2, "trials": [list(t) for t in c.trials]}
-
-                key = data_digest([X, y, groups, full, Xh, gh, qh],
-                                  {"template": template.get_params(), "names": names,
-                                   "grid": cfg.loglinear.sigma2_grid})
-                model, meta = cached_fit(st, key, names, fit_all)
-                chosen = SigmaSelection(meta["sigma2"], tuple(tuple(t) for t in meta["trials"]),
-                                        model)
+                chosen = select_model(st, template, data, Xh, gh, qh, cfg.loglinear.sigma2_grid,
+                                      progress)
+                model = chosen.ranker
             else:
                 notes.append("The log-linear model was not trained: no training sentence survives the "
                              f"filters ({survivors.dropped}); with nothing to learn it selects the "
@@ -321,19 +299,14 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 counts[f"held-out {cfg.loglinear.select_metric} at sigma2={s2:g}"] = q
 
         with clock("heidorn"):
-            ht, hg, _ = _candidate_trees(st, sel["heldout"], source)
             hq = _candidate_f(held[cfg.heidorn.tune_metric], cfg.heidorn.tune_metric)
             heads = ev.head_rules
             plain = HeidornRanker(k_table=cfg.heidorn.k_table, heads=heads, pp_as_np=True).fit()
-            tuned = HeidornRanker(k_table=cfg.heidorn.k_table, heads=heads, pp_as_np=True, tune=True,
-                                  max_rounds=cfg.heidorn.tune_rounds).fit(ht, hq, hg)
+            tuned, k_curve = tune_heidorn(st, sel["heldout"], source, hq, cfg.heidorn.k_table, heads,
+                                          cfg.heidorn.tune_rounds)
             (out / "k-table.tuned.toml").write_text(tuned.k_table_.to_toml(
                 f"Heidorn K table tuned on {d.heldout} for {cfg.heidorn.tune_metric} by ranker run"),
                 encoding="utf-8")
-            k_curve = []
-            for k in (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0):
-                r = HeidornRanker(k_table=KTable(default=k), heads=heads, pp_as_np=True).fit()
-                k_curve.append((k, _heldout_quality(r.predict(ht, hg), hq, hg)))
         counts["Heidorn K changes accepted in tuning"] = len(tuned.tuning_history_)
 
         with clock("select"):
@@ -368,26 +341,13 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                                                  tuple(q for _, q in k_curve))}))
 
         with clock("learning curve"):
-            # Test score against training-set size: the first k training sentences, sigma^2 fixed.
-            curve = []
-            train_groups = np.unique(groups)
-            for frac in cfg.report.learning_curve if model is not None else ():
-                keep = np.isin(groups, train_groups[: max(1, int(round(frac * len(train_groups))))])
-                kept = select_training_rows(y[keep], group_offsets(groups[keep], int(keep.sum())),
-                                            max_parses=template.max_parses,
-                                            full=full[keep] if template.full_parses_only else None,
-                                            proper_subset=template.proper_subset)
-                if not kept.group_mask.any():
-                    continue
-                part_template = clone(template).set_params(sigma2=chosen.sigma2)
-                part, _ = cached_fit(
-                    st, data_digest([X[keep], y[keep], groups[keep], full[keep]],
-                                    {"template": part_template.get_params(), "names": names}),
-                    names, lambda: (part_template.fit(X[keep], y[keep], groups[keep],
-                                                      full=full[keep]), {}))
-                c = _per_sentence(test, tids, part.predict(Xt, mt.groups()))
-                curve.append((float(kept.group_mask.sum()),
-                              corpus_score(METRICS[primary], selected_counts(fcs[primary], c))))
+            # Test score against training-set size: the first k kept training sentences, sigma^2 fixed.
+            def test_score(m) -> float:
+                c = _per_sentence(test, tids, m.predict(Xt, mt.groups()))
+                return corpus_score(METRICS[primary], selected_counts(fcs[primary], c))
+
+            curve = learning_curve(st, template, data, chosen, cfg.report.learning_curve,
+                                   test_score, progress) if model is not None else []
             if curve:
                 plots.append(Plot("learning_curve", f"Log-linear: test {primary} against training "
                                   "sentences", "training sentences kept by the filters",
@@ -420,51 +380,41 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     return report
 
 
-def data_digest(arrays: Sequence, params: dict) -> str:
-    """A digest of every input array and setting of a fit: the key of its cached result."""
-    import hashlib
-    import json
+def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np.ndarray,
+                 k_table, heads: str, rounds: int):
+    """Heidorn's K tuned on held-out, and the held-out score of uniform K's (the sensitivity plot).
 
-    import scipy.sparse as sp
-
-    h = hashlib.sha1(json.dumps(params, sort_keys=True, default=str).encode())
-    for a in arrays:
-        parts = (a.data, a.indices, a.indptr, np.asarray(a.shape)) if sp.issparse(a) else (a,)
-        for p in parts:
-            p = np.ascontiguousarray(p)
-            h.update(str((p.dtype, p.shape)).encode())
-            h.update(p.view(np.uint8).reshape(-1))
-    return h.hexdigest()
-
-
-def cached_fit(store: Store, key: str, names: Sequence[str], fit):
-    """``fit()`` once per key: the fitted ranker and its metadata are kept in the store as a model.
-
-    ``fit`` returns ``(ranker, meta)``; a warm rerun of an experiment loads both instead of
-    training again. Models are saved by :func:`ranker.models.save_model` (JSON, format version).
+    Both are kept in the store keyed by the held-out forests, their quality and the settings, so
+    a warm rerun compiles no tree. Returns the fitted tuned ranker and ``[(K, score), ...]``.
     """
-    import tempfile
-
-    from ..models.persistence import load_model, save_model
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "model.json"
-        got = store.get_artifact("model", key)
-        if got is not None:
-            path.write_bytes(got[0])
-            return load_model(path, names).ranker, got[1]
-        ranker, meta = fit()
-        save_model(path, ranker, names, {})
-        store.put_artifact("model", key, path.read_bytes(), meta)
-        return ranker, meta
-
-
-def _heldout_quality(choice_per_group: np.ndarray, quality: np.ndarray, groups: np.ndarray) -> float:
-    """Mean over held-out sentences of the chosen candidate's sentence score."""
+    from ..models import HeidornRanker
     from ..models.groups import group_offsets
+    from ..models.heidorn import compile_trees, head_finder
+    from ..models.ktable import KTable
+    from ..models.tuning import selected_quality
+    from .cache import cached_result, data_digest, text_digest
 
-    offsets = group_offsets(groups, len(quality))
-    return float(np.mean(quality[offsets[:-1] + choice_per_group])) if len(choice_per_group) else 0.0
+    texts = text_digest(t for s in heldout.sentences for t in store.candidate_texts(s.id, source))
+    template = HeidornRanker(k_table=k_table, heads=heads, pp_as_np=True, tune=True, max_rounds=rounds)
+    params = {k: (v.to_dict() if isinstance(v, KTable) else v)
+              for k, v in template.get_params().items()}
+    uniform = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+
+    def compute() -> dict:
+        trees, groups, _ = _candidate_trees(store, heldout, source)
+        tuned = template.fit(trees, quality, groups)
+        compiled = compile_trees(trees, head_finder(heads), True)
+        offsets = group_offsets(groups, len(trees))
+        curve = [[k, selected_quality(-compiled.scores(KTable(default=k)), quality, offsets)]
+                 for k in uniform]
+        return {"state": tuned._get_state(), "curve": curve}
+
+    got = cached_result(store, data_digest([quality], {"texts": texts, "params": params,
+                                                        "uniform": uniform, "what": "heidorn"}),
+                        compute)
+    tuned = HeidornRanker(**template.get_params())
+    tuned._set_state(got["state"])
+    return tuned, [(float(k), float(q)) for k, q in got["curve"]]
 
 
 def _write_selected(path: Path, sel: SplitSelection, texts: dict[str, list[str]],

@@ -88,11 +88,16 @@ def test_rerun_uses_the_cache(tiny_run, tmp_path):
     cfg, _, report = tiny_run
     with Store.open(cfg.experiment.store) as st:
         models = st.artifact_keys("model")
+        results = st.artifact_keys("result")
     assert models   # the log-linear fits were kept
+    assert len(results) == 1   # Heidorn's tuned K table and its sensitivity curve
     again = run_experiment(cfg, tmp_path / "again", progress=False)
     assert again.counts["sentences parsed now"] == 0
     with Store.open(cfg.experiment.store) as st:
         assert st.artifact_keys("model") == models   # loaded, not trained again
+        assert st.artifact_keys("result") == results
+    assert (tmp_path / "again" / "k-table.tuned.toml").read_text() == \
+        (tiny_run[1] / "k-table.tuned.toml").read_text()
     assert again.metrics == report.metrics
 
 
