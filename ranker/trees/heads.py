@@ -57,6 +57,9 @@ class HeadRules(NamedTuple):
     punctuation: frozenset
     coordination: frozenset
     source: str
+    # node shape (label, children's labels and preterminal flags) -> head child, filled as trees
+    # are read: a forest repeats the same local trees thousands of times
+    shapes: dict
 
     @classmethod
     def load(cls, path_or_name: str | Path, _seen: tuple = ()) -> "HeadRules":
@@ -119,7 +122,7 @@ class HeadRules(NamedTuple):
         return cls(merged,
                    frozenset(punct) if punct is not None else (base.punctuation if base else frozenset()),
                    frozenset(coord) if coord is not None else (base.coordination if base else frozenset()),
-                   source)
+                   source, {})
 
     def head_child(self, node: Node) -> int:
         """Index into ``node.children`` of the head child.
@@ -137,6 +140,14 @@ class HeadRules(NamedTuple):
         kids = node.children
         if len(kids) == 1:
             return 0
+        shape = (node.label, tuple(None if type(c) is int else (c.label, c.is_preterminal) for c in kids))
+        head = self.shapes.get(shape)
+        if head is None:
+            head = self.shapes[shape] = self._find_head_child(node)
+        return head
+
+    def _find_head_child(self, node: Node) -> int:
+        kids = node.children
         cats = [None if type(c) is int else base_label(c.label) for c in kids]
         pre = [type(c) is not int and c.is_preterminal for c in kids]
         punct = self.punctuation
