@@ -1,6 +1,8 @@
 """``ranker annotate``: store partial bracketings and check every candidate against them."""
 from __future__ import annotations
 
+import os
+
 DEFAULT_STORE = "runs/store.sqlite"
 
 
@@ -18,6 +20,7 @@ def add_parser(subparsers) -> None:
                    "(default configs/labels/annotation-equivalences.tsv)")
     p.add_argument("--unlabelled", action="store_true", help="match spans only, ignoring labels")
     p.add_argument("--recheck", action="store_true", help="recheck candidates checked before")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     p.set_defaults(func=run)
 
 
@@ -47,7 +50,7 @@ def run(args) -> int:
             anns = read_bracket_file(args.file, kind, known)
             n = st.add_annotations(anns)
             args.recheck = True   # a user file may have changed since the last check
-        done = check_store(st, kind, eq, recheck=args.recheck)
+        done = check_store(st, kind, eq, recheck=args.recheck, workers=args.workers or os.cpu_count() or 1)
         counts = st.stats().consistent_sets.get(kind, {})
     print(f"{kind}: {n} sentences annotated; checked {done.candidates} candidates of {done.sentences} sentences")
     print(f"consistent sets: " + ", ".join(f"{k} {v}" for k, v in counts.items()))

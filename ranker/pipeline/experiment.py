@@ -227,9 +227,9 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             new = [s for s in sel["train"].sentences if s.id not in have]
             if new:
                 st.add_annotations(riezler_annotations((s.id, st.gold(s.id)) for s in new))
-            check_store(st, kind, eq, progress=progress)
+            check_store(st, kind, eq, progress=progress, workers=workers)
             if extra_sel:
-                check_store(st, cfg.annotation.extra_kind, eq, progress=progress)
+                check_store(st, cfg.annotation.extra_kind, eq, progress=progress, workers=workers)
 
         with clock("score"):
             gold_deps = {s.id: st.gold_dependencies(s.id)

@@ -18,6 +18,7 @@ from typing import Iterable, NamedTuple
 
 from ..errors import RankerError
 from ..store.records import Annotation, Bracket
+from ..trees.penn import parse_tree
 from ..trees.transforms import base_label, function_tags
 from ..trees.tree import Tree
 
@@ -178,13 +179,36 @@ class CheckSummary(NamedTuple):
     candidates: int
 
 
+def _check_handler(eq: LabelEquivalences):
+    def handle(item):
+        sid, brackets, rows = item           # rows: (source, rank, tree text) in forest order
+        seen: dict[str, tuple[int, int]] = {}   # equal text, equal tree: check once
+        out = []
+        for source, rank, text in rows:
+            r = seen.get(text)
+            if r is None:
+                r = seen[text] = check_candidate(parse_tree(text, f"candidate:{sid}:{source}:{rank}"),
+                                                 brackets, eq)
+            out.append((sid, source, rank, *r))
+        return sid, out
+
+    return handle
+
+
+def _check_failed(item, reason):
+    return item[0], RankerError(f"checking {item[0]} failed: {reason}")
+
+
 def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
-                batch_size: int = 200, progress: bool = False) -> CheckSummary:
+                batch_size: int = 200, progress: bool = False, workers: int = 1) -> CheckSummary:
     """Check every candidate of every sentence annotated with ``kind`` and store the counts.
 
     Only candidates never checked are read unless ``recheck`` (needed after changing the label
-    equivalences or the annotations).
+    equivalences or the annotations). With ``workers`` > 1 the trees are parsed and checked in
+    that many processes while this one reads and writes the store.
     """
+    from .pool import run_pool
+
     if recheck:
         store.clear_annotation_checks(kind)
     todo = sorted({sid for sid, _, _ in store.unchecked_candidates(kind)})
@@ -197,19 +221,32 @@ def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(todo, unit="sent", desc=f"check {kind}", dynamic_ncols=True)
-    for sid in bar if bar is not None else todo:
-        brackets = annotated[sid].brackets
-        seen: dict[int, tuple[int, int]] = {}   # the store shares one Tree per distinct tree text
-        for source, rank, tree in store.candidate_trees(sid):
-            r = seen.get(id(tree))
-            if r is None:
-                r = seen[id(tree)] = check_candidate(tree, brackets, eq)
-            rows.append((sid, source, rank, *r))
-            n += 1
-        if len(rows) >= batch_size:
+        tqdm.monitor_interval = 0
+        bar = tqdm(total=len(todo), unit="sent", desc=f"check {kind}", dynamic_ncols=True)
+
+    def items():
+        for sid in todo:
+            yield sid, annotated[sid].brackets, store.candidate_rows(sid)
+
+    try:
+        if workers > 1:
+            results = run_pool(items(), _check_handler, eq, workers, _check_failed)
+        else:
+            handle = _check_handler(eq)
+            results = (handle(item) for item in items())
+        for sid, checked in results:
+            if isinstance(checked, Exception):
+                raise checked
+            rows.extend(checked)
+            n += len(checked)
+            if bar is not None:
+                bar.update(1)
+            if len(rows) >= batch_size:
+                store.put_annotation_checks(kind, rows)
+                rows = []
+        if rows:
             store.put_annotation_checks(kind, rows)
-            rows = []
-    if rows:
-        store.put_annotation_checks(kind, rows)
+    finally:
+        if bar is not None:
+            bar.close()
     return CheckSummary(len(todo), n)

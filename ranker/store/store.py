@@ -320,21 +320,25 @@ class Store:
         s = self.sentence(sentence_id)
         return Forest(s, self.gold(sentence_id), self._candidates(s, source))
 
-    def candidate_trees(self, sentence_id: str, source: str | None = None) -> list[tuple[str, int, object]]:
-        """``(source, rank, tree)`` of a sentence's candidates in forest order, nothing else decoded.
-
-        For the stages that need only trees (annotation checks, Heidorn): links, scores and word
-        maps are left unread, and equal tree texts share one parsed :class:`Tree`.
-        """
+    def candidate_rows(self, sentence_id: str, source: str | None = None) -> list[tuple[str, int, str]]:
+        """``(source, rank, Penn text)`` of a sentence's candidates in forest order, nothing decoded."""
         sql = "SELECT source, rank, tree FROM candidates WHERE sentence_id=?"
         args: list = [sentence_id]
         if source is not None:
             sql += " AND source=?"
             args.append(source)
+        return self._conn.execute(sql + " ORDER BY source, rank", args).fetchall()
+
+    def candidate_trees(self, sentence_id: str, source: str | None = None) -> list[tuple[str, int, object]]:
+        """``(source, rank, tree)`` of a sentence's candidates in forest order, nothing else decoded.
+
+        For the stages that need only trees (Heidorn): links, scores and word maps are left
+        unread, and equal tree texts share one parsed :class:`Tree`.
+        """
         trees: dict[str, object] = {}
         out = []
         with gc_paused():
-            for src, rank, text in self._conn.execute(sql + " ORDER BY source, rank", args):
+            for src, rank, text in self.candidate_rows(sentence_id, source):
                 t = trees.get(text)
                 if t is None:
                     t = trees[text] = parse_tree(text, f"candidate:{sentence_id}:{src}:{rank}")
@@ -343,12 +347,7 @@ class Store:
 
     def candidate_texts(self, sentence_id: str, source: str | None = None) -> list[str]:
         """The stored Penn text of a sentence's candidates in forest order (export without re-parsing)."""
-        sql = "SELECT tree FROM candidates WHERE sentence_id=?"
-        args: list = [sentence_id]
-        if source is not None:
-            sql += " AND source=?"
-            args.append(source)
-        return [r[0] for r in self._conn.execute(sql + " ORDER BY source, rank", args)]
+        return [text for _, _, text in self.candidate_rows(sentence_id, source)]
 
     # ---------------------------------------------------------------- parse log
     def record_parse(self, sentence_id: str, source: str, status: str, detail: str = "",

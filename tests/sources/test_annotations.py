@@ -62,3 +62,30 @@ def test_equivalence_and_bracket_files_report_file_and_line(tmp_path):
     b.write_text("s1 NP 0 1\n")
     with pytest.raises(RankerError, match=f"{b}:1: expected 4"):
         read_bracket_file(b, "mine", {"s1": 3})
+
+
+def test_check_store_in_worker_processes_equals_one_process(tmp_path):
+    from ranker.sources.annotations import check_store, riezler_annotations
+    from ranker.store import Candidate, Sentence, Store
+
+    gold = parse_tree(WSJ_1305)
+    words = gold.words
+    cands = [gold,
+             parse_tree("(S (NP (PRP$ His) (NN credibility) (VBZ is)) (RB also) (PP (IN on) (NP (DT the) "
+                        "(NN line) (IN in) (DT the) (NN investment) (NN community))) (. .))"),
+             parse_tree("(S " + " ".join(f"(X {w})" for w in words) + ")")]
+    stored = {}
+    for workers in (1, 2):
+        with Store.open(tmp_path / f"w{workers}.sqlite") as st:
+            sents = [Sentence(f"treebank/wsj_1305.mrg/{i}", "treebank", "wsj_1305.mrg", i, words,
+                              gold.tags()) for i in range(5)]
+            st.add_sentences(sents)
+            st.add_candidates([Candidate(s.id, "lg", r, cands[(r + i) % 3], "full", {})
+                               for i, s in enumerate(sents) for r in range(4)])
+            st.add_annotations(riezler_annotations((s.id, gold) for s in sents))
+            done = check_store(st, "riezler", LabelEquivalences.load(), workers=workers)
+            assert (done.sentences, done.candidates) == (5, 20)
+            assert check_store(st, "riezler", LabelEquivalences.load(), workers=workers).candidates == 0
+            stored[workers] = st.consistent_sets("riezler", fileids="wsj_1305.mrg")
+    assert stored[1] == stored[2]
+    assert stored[1]["treebank/wsj_1305.mrg/0"].weights == (1.0, 0.0, 0.0, 1.0)
