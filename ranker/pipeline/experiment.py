@@ -15,11 +15,13 @@ import gc
 import os
 import platform
 import time
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
 from ..evaluation.bounds import METRICS, ForestCounts, corpus_score, oracle_choice, selected_counts
@@ -281,9 +283,15 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
             model = chosen = None
             if survivors.group_mask.any():
-                chosen = select_model(st, template, data, Xh, gh, qh, cfg.loglinear.sigma2_grid,
-                                      progress)
+                with warnings.catch_warnings():   # reported once, below, not once per fit
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    chosen = select_model(st, template, data, Xh, gh, qh, cfg.loglinear.sigma2_grid,
+                                          progress)
                 model = chosen.ranker
+                if not model.converged_:
+                    notes.append(f"The chosen log-linear model stopped at [loglinear] max_iter = "
+                                 f"{cfg.loglinear.max_iter} iterations before its gradient reached "
+                                 f"tol = {cfg.loglinear.tol:g} (early stopping).")
             else:
                 notes.append("The log-linear model was not trained: no training sentence survives the "
                              f"filters ({survivors.dropped}); with nothing to learn it selects the "
@@ -346,8 +354,10 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 c = _per_sentence(test, tids, m.predict(Xt, mt.groups()))
                 return corpus_score(METRICS[primary], selected_counts(fcs[primary], c))
 
-            curve = learning_curve(st, template, data, chosen, cfg.report.learning_curve,
-                                   test_score, progress) if model is not None else []
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                curve = learning_curve(st, template, data, chosen, cfg.report.learning_curve,
+                                       test_score, progress) if model is not None else []
             if curve:
                 plots.append(Plot("learning_curve", f"Log-linear: test {primary} against training "
                                   "sentences", "training sentences kept by the filters",
