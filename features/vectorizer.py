@@ -283,6 +283,64 @@ def extract(forests: Iterable, families: list, workers: int = 1) -> CandidateMat
                                {"forests": forests, "families": families}))
 
 
+def _from_stored_splits(store, prefix: str, source: str, corpus, split, fileids):
+    """The selection assembled from stored matrices of whole splits that hold all its sentences.
+
+    After the main experiment has stored its train, held-out and test matrices, a document
+    selection over them (a cross-validation fold) is made of their rows instead of being
+    extracted again; ``None`` when they do not cover it.
+    """
+    suffix = f"/{source}"
+    stored = [k[len(prefix) + 1:-len(suffix)] for k in store.artifact_keys(ARTIFACT_KIND)
+              if k.startswith(prefix + "/") and k.endswith(suffix) and "/files=" not in k]
+    stored = [sp_name for sp_name in stored if "/" not in sp_name]
+    if not stored:
+        return None
+    wanted = [s.id for s in store.sentences(corpus, split, fileids)]
+    owner: dict[str, str] = {}
+    for name in stored:
+        for s in store.sentences(corpus, None if name == "None" else name):
+            owner.setdefault(s.id, name)
+    if not wanted or any(sid not in owner for sid in wanted):
+        return None
+    loaded = {}
+    chunks = []
+    run: list[str] = []
+    for k, sid in enumerate(wanted):   # consecutive sentences of one stored matrix form a chunk
+        run.append(sid)
+        if k + 1 == len(wanted) or owner[wanted[k + 1]] != owner[sid]:
+            name = owner[sid]
+            if name not in loaded:
+                loaded[name] = from_bytes(store.get_artifact(ARTIFACT_KIND,
+                                                             f"{prefix}/{name}{suffix}")[0])
+            part = select_sentences(loaded[name], run)
+            chunks.append(_Chunk(list(part.names), part.X.indptr, part.X.indices, part.X.data,
+                                 np.diff(part.offsets).tolist(), list(part.sentence_ids)))
+            run = []
+    return _assemble(chunks)
+
+
+def select_sentences(m: CandidateMatrix, sentence_ids: Sequence[str]) -> CandidateMatrix:
+    """The rows of ``sentence_ids`` (in that order; ids without rows are skipped) as a matrix of its own.
+
+    Columns are the properties those rows instantiate, sorted, exactly as if they had been
+    extracted alone (unused columns of ``m`` are dropped).
+    """
+    where = {sid: k for k, sid in enumerate(m.sentence_ids)}
+    picked = [where[sid] for sid in sentence_ids if sid in where]
+    starts, ends = m.offsets[picked], m.offsets[np.asarray(picked, dtype=np.int64) + 1]
+    rows = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends)]) if picked else \
+        np.zeros(0, dtype=np.int64)
+    X = m.X[rows]
+    used = np.unique(X.indices)
+    X = sp.csr_matrix(X[:, used])
+    X.sort_indices()
+    offsets = np.zeros(len(picked) + 1, dtype=np.int64)
+    np.cumsum(ends - starts, out=offsets[1:])
+    return CandidateMatrix(X, offsets, tuple(m.names[i] for i in used),
+                           tuple(m.sentence_ids[k] for k in picked))
+
+
 def frequency_cutoff(matrix: CandidateMatrix, weights: np.ndarray, min_count: int) -> tuple[str, ...]:
     """Names of the properties instantiated in at least ``min_count`` consistent candidates.
 
@@ -394,11 +452,15 @@ def stored_matrix(store, feature_set: FeatureSet, corpus: str | None, split: str
     families = feature_set.build()
     fit_families(store, families)
     learned = "".join(f"+{f.fingerprint()}" for f in families if f.fingerprint())
-    key = f"{feature_set.version}{learned}/{corpus}/{split}/{source or '*'}{_fileids_key(fileids)}"
+    prefix = f"{feature_set.version}{learned}/{corpus}"
+    key = f"{prefix}/{split}/{source or '*'}{_fileids_key(fileids)}"
     if not refresh:
         got = store.get_artifact(ARTIFACT_KIND, key)
         if got is not None:
             return from_bytes(got[0])
+        m = _from_stored_splits(store, prefix, source or "*", corpus, split, fileids)
+        if m is not None:
+            return m
     if workers <= 1:
         m = extract(store.forests(corpus, split, fileids=fileids, source=source), families)
     else:

@@ -152,14 +152,21 @@ def test_stored_matrix_on_a_subset_of_files_and_in_worker_processes(tmp_path):
     with Store.open(tmp_path / "s.sqlite") as st:
         for doc, k in (("a.mrg", 0), ("b.mrg", 1), ("b.mrg", 2)):
             sid = f"test/{doc}/{k}"
-            f = forest(sid, cand(HIGH, 0, sid=sid), cand(LOW, 1, sid=sid))
+            second = HIGH if doc == "a.mrg" else LOW   # document a instantiates fewer properties
+            f = forest(sid, cand(HIGH, 0, sid=sid), cand(second, 1, sid=sid))
             st.add_sentences([f.sentence._replace(document=doc, index=k)])
             st.add_candidates(f.candidates)
-        whole = stored_matrix(st, fs, "test", None)
-        part = stored_matrix(st, fs, "test", None, fileids=["b*"])
+        part = stored_matrix(st, fs, "test", None, fileids=["b*"])   # extracted: nothing to slice
         assert part.sentence_ids == ("test/b.mrg/1", "test/b.mrg/2") and part.X.shape[0] == 4
-        assert len(st.artifact_keys("features")) == 2  # the subset has its own key
-        again = stored_matrix(st, fs, "test", None, fileids=["a*"], workers=2)
-        assert again.sentence_ids == ("test/a.mrg/0",)
+        assert len(st.artifact_keys("features")) == 1  # the subset has its own key
+        whole = stored_matrix(st, fs, "test", None)
+        assert len(st.artifact_keys("features")) == 2
+        for globs in (["b*"], ["a*"], ["a*", "b.mrg"]):
+            sliced = stored_matrix(st, fs, "test", None, fileids=globs, workers=2)
+            alone = stored_matrix(st, fs, "test", None, fileids=globs, refresh=True)
+            assert sliced.names == alone.names and sliced.sentence_ids == alone.sentence_ids
+            assert sliced.offsets.tolist() == alone.offsets.tolist()
+            assert sliced.X.shape == alone.X.shape and (sliced.X != alone.X).nnz == 0
+        assert len(stored_matrix(st, fs, "test", None, fileids=["a*"]).names) < len(whole.names)
         pooled = stored_matrix(st, fs, "test", None, refresh=True, workers=2)
         assert pooled.names == whole.names and (pooled.X != whole.X).nnz == 0
