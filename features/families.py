@@ -12,7 +12,7 @@ from functools import lru_cache
 from ranker.trees.transforms import base_label
 from ranker.trees.tree import Node, Tree
 
-from .registry import Family, register
+from .registry import Family, NodeFamily, register
 
 
 class _Categories(dict):
@@ -38,10 +38,11 @@ class TreeFacts:
     shared object instead.
     """
 
-    __slots__ = ("tree", "nodes", "phrases", "tags", "_heads")
+    __slots__ = ("tree", "nodes", "phrases", "tags", "_heads", "_walk")
 
     def __init__(self, tree: Tree):
         self.tree = tree
+        self._walk = None
         self.nodes = list(tree.root.subtrees())
         self.phrases = [n for n in self.nodes if not n.is_preterminal]
         tags: list = [None] * len(tree.words)
@@ -50,6 +51,20 @@ class TreeFacts:
                 tags[n.children[0]] = n.label
         self.tags = tags
         self._heads: dict = {}
+
+    @property
+    def walk(self) -> list:
+        """``(node, parent's category)`` of every node in pre-order, ``"TOP"`` above the root."""
+        if self._walk is None:
+            out = []
+            stack = [(self.tree.root, "TOP")]
+            while stack:
+                n, up = stack.pop()
+                out.append((n, up))
+                k = CATEGORY[n.label]
+                stack.extend((c, k) for c in reversed(n.children) if type(c) is not int)
+            self._walk = out
+        return self._walk
 
     def heads(self, rules: str) -> tuple[dict[int, int], dict[int, int]]:
         """``(id(node) -> head child index, id(node) -> head word)`` under head-rule table ``rules``."""
@@ -106,26 +121,19 @@ def _head_rules(name: str):
 
 
 @register("local_trees/1")
-class LocalTrees(Family):
+class LocalTrees(NodeFamily):
     """Local trees (rules) ``X -> Y Z``, optionally with the parent's category: attachment sites."""
-
-    per_tree = True
 
     def __init__(self, parent: bool = False, preterminals: bool = False):
         self.parent = parent
         self.preterminals = preterminals
 
-    def __call__(self, c):
-        t = c.tree
+    def node_properties(self, n, up, t):
+        if n.is_preterminal and not self.preterminals:
+            return
         tags = facts(t).tags
-        stack = [(t.root, "TOP")]
-        while stack:
-            n, up = stack.pop()
-            if n.is_preterminal and not self.preterminals:
-                continue
-            rhs = " ".join(child_label(k, tags) for k in n.children)
-            yield (f"rule:{CATEGORY[n.label]}->{rhs}" + (f"^{up}" if self.parent else ""), 1.0)
-            stack.extend((k, CATEGORY[n.label]) for k in n.children if type(k) is not int)
+        rhs = " ".join(child_label(k, tags) for k in n.children)
+        yield (f"rule:{CATEGORY[n.label]}->{rhs}" + (f"^{up}" if self.parent else ""), 1.0)
 
 
 @register("embedding/1")
@@ -150,23 +158,22 @@ class Embedding(Family):
 
 
 @register("right_branching/1")
-class RightBranching(Family):
+class RightBranching(NodeFamily):
     """Right- versus left-branching: phrases whose last (first) child is itself a phrase."""
 
-    per_tree = True
+    def node_properties(self, n, up, t):
+        kids = n.children
+        if n.is_preterminal or len(kids) < 2:
+            return
+        last, first = kids[-1], kids[0]
+        if type(last) is not int and not last.is_preterminal:
+            yield ("branch:right", 1.0)
+        if type(first) is not int and not first.is_preterminal:
+            yield ("branch:left", 1.0)
 
-    def __call__(self, c):
-        for n in phrases(c.tree):
-            kids = n.children
-            if len(kids) < 2:
-                continue
-            last, first = kids[-1], kids[0]
-            if type(last) is not int and not last.is_preterminal:
-                yield ("branch:right", 1.0)
-            if type(first) is not int and not first.is_preterminal:
-                yield ("branch:left", 1.0)
+    def tree_properties(self, t):
         # Length of the rightmost spine, a single number per parse.
-        spine, n = 0, c.tree.root
+        spine, n = 0, t.root
         while type(n) is not int and not n.is_preterminal:
             spine += 1
             n = n.children[-1]
@@ -174,80 +181,73 @@ class RightBranching(Family):
 
 
 @register("weight/1")
-class ConstituentWeight(Family):
+class ConstituentWeight(NodeFamily):
     """Constituent weight (binned length) by its position among siblings: heavy ones come late."""
 
-    per_tree = True
-
-    def __call__(self, c):
-        for n in phrases(c.tree):
-            kids = [k for k in n.children if type(k) is not int and not k.is_preterminal]
-            for i, k in enumerate(kids):
-                pos = "last" if i == len(kids) - 1 else "first" if i == 0 else "mid"
-                yield (f"weight:{CATEGORY[k.label]}:{length_bin(k.end - k.start)}:{pos}", 1.0)
+    def node_properties(self, n, up, t):
+        if n.is_preterminal:
+            return
+        kids = [k for k in n.children if type(k) is not int and not k.is_preterminal]
+        for i, k in enumerate(kids):
+            pos = "last" if i == len(kids) - 1 else "first" if i == 0 else "mid"
+            yield (f"weight:{CATEGORY[k.label]}:{length_bin(k.end - k.start)}:{pos}", 1.0)
 
 
 @register("coordination/1")
-class Coordination(Family):
+class Coordination(NodeFamily):
     """Parallelism of conjuncts: same or different category, and their length difference."""
-
-    per_tree = True
 
     def __init__(self, conjunctions: tuple = ("CC", "CONJP")):
         self.conjunctions = frozenset(conjunctions)
 
-    def __call__(self, c):
-        for n in phrases(c.tree):
-            labels = [CATEGORY[k.label] if type(k) is not int else "" for k in n.children]
-            if not any(lab in self.conjunctions for lab in labels):
-                continue
-            conj = [k for k, lab in zip(n.children, labels)
-                    if type(k) is not int and lab not in self.conjunctions and lab not in (",", ":")]
-            for a, b in zip(conj, conj[1:]):
-                same = CATEGORY[a.label] == CATEGORY[b.label]
-                yield (f"coord:{'same' if same else 'diff'}", 1.0)
-                yield (f"coord:{CATEGORY[n.label]}:{CATEGORY[a.label]}+{CATEGORY[b.label]}", 1.0)
-                yield (f"coord:lendiff:{length_bin(abs((a.end - a.start) - (b.end - b.start)) + 1)}", 1.0)
+    def node_properties(self, n, up, t):
+        if n.is_preterminal:
+            return
+        labels = [CATEGORY[k.label] if type(k) is not int else "" for k in n.children]
+        if not any(lab in self.conjunctions for lab in labels):
+            return
+        conj = [k for k, lab in zip(n.children, labels)
+                if type(k) is not int and lab not in self.conjunctions and lab not in (",", ":")]
+        for a, b in zip(conj, conj[1:]):
+            same = CATEGORY[a.label] == CATEGORY[b.label]
+            yield (f"coord:{'same' if same else 'diff'}", 1.0)
+            yield (f"coord:{CATEGORY[n.label]}:{CATEGORY[a.label]}+{CATEGORY[b.label]}", 1.0)
+            yield (f"coord:lendiff:{length_bin(abs((a.end - a.start) - (b.end - b.start)) + 1)}", 1.0)
 
 
 @register("sibling_ngrams/1")
-class SiblingNgrams(Family):
+class SiblingNgrams(NodeFamily):
     """n-grams of sibling categories under their parent, with boundary markers."""
-
-    per_tree = True
 
     def __init__(self, n: int = 2):
         self.n = n
 
-    def __call__(self, c):
-        tags = facts(c.tree).tags
-        for p in phrases(c.tree):
-            seq = ["<"] + [child_label(k, tags) for k in p.children] + [">"]
-            for i in range(len(seq) - self.n + 1):
-                yield (f"sib{self.n}:{CATEGORY[p.label]}:{' '.join(seq[i:i + self.n])}", 1.0)
+    def node_properties(self, p, up, t):
+        if p.is_preterminal:
+            return
+        tags = facts(t).tags
+        seq = ["<"] + [child_label(k, tags) for k in p.children] + [">"]
+        for i in range(len(seq) - self.n + 1):
+            yield (f"sib{self.n}:{CATEGORY[p.label]}:{' '.join(seq[i:i + self.n])}", 1.0)
 
 
 @register("edges/1")
-class Edges(Family):
+class Edges(NodeFamily):
     """Words and tags at constituent edges, with the constituent's binned length."""
-
-    per_tree = True
 
     def __init__(self, words: bool = True):
         self.words = words
 
-    def __call__(self, c):
-        t = c.tree
+    def node_properties(self, n, up, t):
+        if n.is_preterminal or (up == "TOP" and not base_label(n.label)):
+            return
         tags = facts(t).tags
-        for n in phrases(t):
-            if n is t.root and not base_label(n.label):
-                continue
-            lb, k = length_bin(n.end - n.start), CATEGORY[n.label]
-            yield (f"edge:{k}:{lb}:first={tags[n.start]}", 1.0)
-            yield (f"edge:{k}:{lb}:last={tags[n.end - 1]}", 1.0)
-            if self.words:
-                yield (f"edgew:{k}:first={t.words[n.start].lower()}", 1.0)
-                yield (f"edgew:{k}:last={t.words[n.end - 1].lower()}", 1.0)
+        lb, k = length_bin(n.end - n.start), CATEGORY[n.label]
+        yield (f"edge:{k}:{lb}:first={tags[n.start]}", 1.0)
+        yield (f"edge:{k}:{lb}:last={tags[n.end - 1]}", 1.0)
+        if self.words:
+            yield (f"edgew:{k}:first={t.words[n.start].lower()}", 1.0)
+            yield (f"edgew:{k}:last={t.words[n.end - 1].lower()}", 1.0)
 
 
 def dependencies(tree: Tree, rules: str = "collins"):
@@ -263,24 +263,35 @@ def dependencies(tree: Tree, rules: str = "collins"):
                 yield h, d, rel
 
 
-@register("head_deps/1")
-class HeadDependencies(Family):
-    """Head-to-head dependencies: head word, dependent word and relation (and backed-off tags)."""
+def head_word(n, rules) -> int:
+    """The lexical head (a word position) of node ``n`` under a loaded head-rule table."""
+    while type(n) is not int:
+        n = n.children[rules.head_child(n)]
+    return n
 
-    per_tree = True
+
+@register("head_deps/1")
+class HeadDependencies(NodeFamily):
+    """Head-to-head dependencies: head word, dependent word and relation (and backed-off tags)."""
 
     def __init__(self, rules: str = "collins", words: bool = True):
         self.rules = rules
         self.words = words
 
-    def __call__(self, c):
-        t = c.tree
-        tags = facts(t).tags
-        words = t.words
-        for h, d, rel in dependencies(t, self.rules):
-            yield (f"dep:{rel}:{tags[h]}>{tags[d]}", 1.0)
-            if self.words:
-                yield (f"depw:{rel}:{words[h].lower()}>{words[d].lower()}", 1.0)
+    def node_properties(self, n, up, t):
+        # The dependencies of ``dependencies(t)`` whose head phrase is ``n``.
+        if n.is_preterminal:
+            return
+        hr = _head_rules(self.rules)
+        tags, words = facts(t).tags, t.words
+        h = head_word(n, hr)
+        for k in n.children:
+            d = k if type(k) is int else head_word(k, hr)
+            if d != h:
+                rel = f"{CATEGORY[n.label]}/{'WORD' if type(k) is int else CATEGORY[k.label]}"
+                yield (f"dep:{rel}:{tags[h]}>{tags[d]}", 1.0)
+                if self.words:
+                    yield (f"depw:{rel}:{words[h].lower()}>{words[d].lower()}", 1.0)
 
 
 @register("link_grammar/1")
@@ -331,12 +342,15 @@ class HeidornScore(Family):
         self.table = KTable.load(k_table)
         self.heads = heads
         self.pp_as_np = pp_as_np
+        self._memo: dict = {}   # subtree scores by node identity (the store shares subtrees)
 
     def __call__(self, c):
         from ranker.models.heidorn import score_bottom_up
 
-        child = facts(c.tree).heads(self.heads)[0]
-        yield ("heidorn", score_bottom_up(c.tree, self.table, lambda n: child[id(n)], self.pp_as_np))
+        if len(self._memo) > 500_000:   # it holds nodes; bound what it keeps alive
+            self._memo.clear()
+        yield ("heidorn", score_bottom_up(c.tree, self.table, _head_rules(self.heads).head_child,
+                                          self.pp_as_np, self._memo))
 
 
 @register("source_rank/1")

@@ -88,3 +88,33 @@ class Family:
 
     def __call__(self, candidate) -> Iterable[tuple[str, float]]:
         raise NotImplementedError
+
+
+class NodeFamily(Family):
+    """A tree-only family whose properties are a sum over the tree's nodes (plus a tree-level rest).
+
+    :meth:`node_properties` may look at the node's subtree, the parent's category and the tree's
+    words and tags inside the node's span, nothing else, so its result is the same wherever an
+    equal subtree stands under a parent of the same category. Extraction computes it once per
+    distinct (subtree, parent category) of a forest (the store shares equal subtrees between a
+    sentence's linkages); :meth:`__call__` adds it up over one tree, the definition the shared
+    computation is tested against.
+    """
+
+    per_tree = True
+
+    def node_properties(self, node, up: str, tree) -> Iterable[tuple[str, float]]:
+        """Properties contributed by ``node`` whose parent's category is ``up`` (``"TOP"``)."""
+        raise NotImplementedError
+
+    def tree_properties(self, tree) -> Iterable[tuple[str, float]]:
+        """Properties of the tree as a whole (none by default)."""
+        return ()
+
+    def __call__(self, candidate) -> Iterable[tuple[str, float]]:
+        from .families import facts
+
+        t = candidate.tree
+        for n, up in facts(t).walk:
+            yield from self.node_properties(n, up, t)
+        yield from self.tree_properties(t)

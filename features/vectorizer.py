@@ -7,10 +7,12 @@ kept names, in order, are the feature index saved beside the model. Extracted ma
 in the store under the feature set's version, so training again needs no re-extraction.
 
 Speed (``benchmarks/bench_features.py``): families whose output depends on the tree alone run once
-per distinct tree of a sentence (Link Grammar's linkages share constituent trees, ~2.35 candidates
-per distinct tree on WSJ), families share one walk, tag list and head assignment per tree
-(:func:`features.families.facts`), and extraction can run in forked worker processes over runs of
-sentences; the matrix is the same for any number of workers.
+per distinct tree of a sentence (Link Grammar's linkages share constituent trees, ~2.75 candidates
+per distinct tree on WSJ); node families run once per distinct subtree of a forest (the store
+makes equal subtrees one object: 11.7 node occurrences per distinct subtree on WSJ); a tree's part
+of a row is one array shared by its candidates; families share one walk and tag list per tree
+(:func:`features.families.facts`); and extraction can run in forked worker processes over runs of
+sentences. The matrix is the same for any number of workers and any sharing.
 """
 from __future__ import annotations
 
@@ -137,8 +139,17 @@ class _Chunk(NamedTuple):
 
 
 def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
-    """Run the families over the forests; tree-only families once per distinct tree of a sentence."""
-    tree_fams = [f for f in families if f.per_tree]
+    """Run the families over the forests, sharing what equal trees and equal subtrees have in common.
+
+    Tree-only families run once per distinct tree of a sentence; node families
+    (:class:`features.registry.NodeFamily`) once per distinct (subtree, parent category, words)
+    of a forest, the store having made equal subtrees one object.
+    """
+    from .families import facts
+    from .registry import NodeFamily
+
+    node_fams = [f for f in families if isinstance(f, NodeFamily)]
+    tree_fams = [f for f in families if f.per_tree and not isinstance(f, NodeFamily)]
     cand_fams = [f for f in families if not f.per_tree]
     for fam in families:
         if fam.needs_fit and not fam.fitted:
@@ -146,46 +157,72 @@ def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
                                      "before extraction (features.fit_families or stored_matrix)")
     vocab: dict[str, int] = {}
     lengths: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
+    cols: list[np.ndarray] = []    # row pieces: a tree's part is one array shared by its candidates
+    vals: list[np.ndarray] = []
     sizes: list[int] = []
     ids: list[str] = []
+
+    def arrays(row: dict) -> tuple[np.ndarray, np.ndarray]:
+        return (np.fromiter(row.keys(), dtype=np.int64, count=len(row)),
+                np.fromiter(row.values(), dtype=np.float64, count=len(row)))
+
+    def add(row: dict, pairs) -> None:
+        for name, value in pairs:
+            j = vocab.get(name)
+            if j is None:
+                j = vocab[name] = len(vocab)
+            row[j] = row.get(j, 0.0) + value
+
     for forest in forests:
         if not forest.candidates:
             continue
         # Linkages of one sentence often share their constituent tree; equal trees (by value)
-        # get the tree-only part of their row computed once.
+        # get the tree-only part of their row computed once, equal subtrees their node part.
         by_tree: dict = {}
+        by_node: dict = {}   # (id(node), parent category, id(words)) -> [(column, value)]
         for cand in forest.candidates:
-            base = by_tree.get(cand.tree)
+            t = cand.tree
+            base = by_tree.get(t)
             if base is None:
                 base = {}
+                if node_fams:
+                    words_id = id(t.words)
+                    for n, up in facts(t).walk:
+                        key = (id(n), up, words_id)
+                        part = by_node.get(key)
+                        if part is None:
+                            local: dict = {}
+                            for fam in node_fams:
+                                add(local, fam.node_properties(n, up, t))
+                            part = by_node[key] = list(local.items())
+                        for j, v in part:
+                            base[j] = base.get(j, 0.0) + v
+                    for fam in node_fams:
+                        add(base, fam.tree_properties(t))
                 for fam in tree_fams:
-                    for name, value in fam(cand):
-                        j = vocab.get(name)
-                        if j is None:
-                            j = vocab[name] = len(vocab)
-                        base[j] = base.get(j, 0.0) + value
-                by_tree[cand.tree] = base
+                    add(base, fam(cand))
+                base = by_tree[t] = arrays(base)
+            cols.append(base[0])
+            vals.append(base[1])
+            length = len(base[0])
             if cand_fams:
-                row = dict(base)
+                # A name both parts give ends up twice in the row; _assemble adds such duplicates.
+                row: dict = {}
                 for fam in cand_fams:
-                    for name, value in fam(cand):
-                        j = vocab.get(name)
-                        if j is None:
-                            j = vocab[name] = len(vocab)
-                        row[j] = row.get(j, 0.0) + value
-            else:
-                row = base
-            lengths.append(len(row))
-            cols.extend(row)
-            vals.extend(row.values())
+                    add(row, fam(cand))
+                if row:
+                    c, v = arrays(row)
+                    cols.append(c)
+                    vals.append(v)
+                    length += len(c)
+            lengths.append(length)
         sizes.append(len(forest.candidates))
         ids.append(forest.sentence.id)
     indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    return _Chunk(list(vocab), indptr, np.asarray(cols, dtype=np.int64),
-                  np.asarray(vals, dtype=np.float64), sizes, ids)
+    return _Chunk(list(vocab), indptr,
+                  np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64),
+                  np.concatenate(vals) if vals else np.zeros(0, dtype=np.float64), sizes, ids)
 
 
 def _assemble(chunks: Sequence[_Chunk]) -> CandidateMatrix:
@@ -206,7 +243,7 @@ def _assemble(chunks: Sequence[_Chunk]) -> CandidateMatrix:
     X = sp.csr_matrix((np.concatenate(vals) if vals else np.zeros(0),
                        np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64), indptr),
                       shape=(len(indptr) - 1, len(names)))
-    X.sort_indices()
+    X.sum_duplicates()   # sorted columns; a name given by two parts of a row is added up
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     return CandidateMatrix(X, offsets, tuple(names), tuple(ids))

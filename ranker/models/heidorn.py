@@ -91,7 +91,8 @@ def _is_word(n) -> bool:
     return type(n) is int or n.is_preterminal
 
 
-def score_bottom_up(tree: Tree, table: KTable, find: HeadFinder = star_head, pp_as_np: bool = False) -> float:
+def score_bottom_up(tree: Tree, table: KTable, find: HeadFinder = star_head, pp_as_np: bool = False,
+                    memo: dict | None = None) -> float:
     """Heidorn's score by the recursive formula, as modifiers are picked up bottom-up.
 
     Parameters
@@ -101,6 +102,10 @@ def score_bottom_up(tree: Tree, table: KTable, find: HeadFinder = star_head, pp_
     find : callable
         Head child index of a node.
     pp_as_np : bool
+    memo : dict, optional
+        Scores of subtrees already seen, by node identity, for scoring many trees that share
+        subtree objects (a forest read from the store) under the same table, ``find`` and
+        ``pp_as_np``: each distinct subtree is scored once.
 
     Returns
     -------
@@ -110,6 +115,15 @@ def score_bottom_up(tree: Tree, table: KTable, find: HeadFinder = star_head, pp_
     def score(n: Node) -> float:
         if _is_word(n):
             return 0.0
+        if memo is not None:
+            hit = memo.get(id(n))
+            if hit is not None and hit[0] is n:   # the node is kept alive: its id is not reused
+                return hit[1]
+            value = memo[id(n)] = (n, scored(n))
+            return value[1]
+        return scored(n)
+
+    def scored(n: Node) -> float:
         h = _head_index(n, find, pp_as_np)
         parent = category(n.label)
         total = 0.0

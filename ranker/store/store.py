@@ -289,13 +289,15 @@ class Store:
         # downstream hit by identity.
         trees: dict[str, object] = {}
         seqs: dict[str, tuple] = {}
+        subtrees: dict = {}   # equal subtrees of the sentence's candidates share one Node
         make_link = Link._make
         with gc_paused():   # millions of cycle-free tuples: see ranker.gcpause
             for src, rank, quality, tree, scores, links, words, w2t, unmapped in \
                     self._conn.execute(sql, args):
                 t = trees.get(tree)
                 if t is None:
-                    t = trees[tree] = parse_tree(tree, f"candidate:{sentence.id}:{src}:{rank}")
+                    t = trees[tree] = parse_tree(tree, f"candidate:{sentence.id}:{src}:{rank}",
+                                                 shared=subtrees)
                 w = seqs.get(words)
                 if w is None:
                     w = seqs[words] = tuple(_loads(words))
@@ -333,15 +335,17 @@ class Store:
         """``(source, rank, tree)`` of a sentence's candidates in forest order, nothing else decoded.
 
         For the stages that need only trees (Heidorn): links, scores and word maps are left
-        unread, and equal tree texts share one parsed :class:`Tree`.
+        unread, equal tree texts share one parsed :class:`Tree` and equal subtrees one node.
         """
         trees: dict[str, object] = {}
+        subtrees: dict = {}
         out = []
         with gc_paused():
             for src, rank, text in self.candidate_rows(sentence_id, source):
                 t = trees.get(text)
                 if t is None:
-                    t = trees[text] = parse_tree(text, f"candidate:{sentence_id}:{src}:{rank}")
+                    t = trees[text] = parse_tree(text, f"candidate:{sentence_id}:{src}:{rank}",
+                                                 shared=subtrees)
                 out.append((src, rank, t))
         return out
 

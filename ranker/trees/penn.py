@@ -43,7 +43,7 @@ def _fail(text: str, source: str, token_index: int, message: str, line_offset: i
 
 
 def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
-               with_lines: bool = False) -> Iterator:
+               with_lines: bool = False, shared: dict | None = None) -> Iterator:
     """Yield every tree in ``text`` (whitespace between trees is free, newlines included).
 
     Parameters
@@ -56,6 +56,11 @@ def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
         Added to reported line numbers, for callers that parse a slice of a larger file.
     with_lines
         Yield ``(line, tree)`` pairs, ``line`` being where the tree's first bracket stands.
+    shared
+        Equal subtrees (and equal word sequences) of every tree read with the same dict become
+        one object. The linkages of a sentence repeat most of their subtrees (on the WSJ sample
+        11.7 node occurrences per distinct subtree), so work memoised by node identity (feature
+        extraction) is done once per distinct subtree.
 
     Raises
     ------
@@ -90,10 +95,15 @@ def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
             nd = Node(label, tuple(kids),
                       first if type(first) is int else first.start,
                       last + 1 if type(last) is int else last.end)
+            if shared is not None:
+                nd = shared.setdefault(nd, nd)   # children are shared already: cheap equality
             if stack:
                 stack[-1][1].append(nd)
             else:
-                tree = Tree(nd, tuple(words))
+                seq = tuple(words)
+                if shared is not None:
+                    seq = shared.setdefault(seq, seq)
+                tree = Tree(nd, seq)
                 words = []
                 if with_lines:
                     yield _position(text, opened)[0] + line_offset, tree
@@ -110,9 +120,12 @@ def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
         _fail(text, source, stack[-1][2], "unclosed bracket: missing ')'", line_offset)
 
 
-def parse_tree(text: str, source: str = "<string>", line: int = 1) -> Tree:
-    """Parse exactly one tree (a line of an EVALB file, a Link Grammar constituent string)."""
-    trees = list(iter_trees(text, source, line_offset=line - 1))
+def parse_tree(text: str, source: str = "<string>", line: int = 1, shared: dict | None = None) -> Tree:
+    """Parse exactly one tree (a line of an EVALB file, a Link Grammar constituent string).
+
+    ``shared``: as for :func:`iter_trees`.
+    """
+    trees = list(iter_trees(text, source, line_offset=line - 1, shared=shared))
     if len(trees) != 1:
         raise TreeSyntaxError(f"expected one tree, found {len(trees)}", source, line, 1)
     return trees[0]

@@ -144,6 +144,28 @@ def test_shared_trees_and_worker_processes_give_the_same_matrix_as_one_candidate
     assert pooled.offsets.tolist() == m.offsets.tolist() and pooled.sentence_ids == m.sentence_ids
 
 
+def test_subtrees_shared_between_linkages_give_the_same_matrix_as_separate_trees():
+    # The store parses a sentence's candidates with one shared dict, so equal subtrees are one
+    # object and node families compute them once; the rows must not change.
+    texts = [HIGH, LOW, HIGH.replace("(NN man)", "(NNS man)"), LOW.replace("(VBD saw)", "(VBZ saw)")]
+    shared: dict = {}
+    trees = [parse_tree(t, "<t>", 1, shared=shared) for t in texts]
+    assert trees[0].root.children[0].children[0] is trees[1].root.children[0].children[0]  # NP I
+    shared_forest = forest("s1", *[Candidate("s1", "test", r, t, "full", {"link_cost": float(r)},
+                                             (Link(0, 1 + r, "Ss"),)) for r, t in enumerate(trees)])
+    separate = forest("s1", *[cand(t, r, links=(Link(0, 1 + r, "Ss"),), scores={"link_cost": float(r)})
+                              for r, t in enumerate(texts)])
+    for fs in (load_feature_set("default"), load_feature_set("lexical")):
+        if any(f.needs_fit for f in fs.build()):
+            continue
+        a, b = extract([shared_forest], fs.build()), extract([separate], fs.build())
+        assert a.names == b.names and (a.X != b.X).nnz == 0
+        # each node family alone, one candidate at a time, gives the same properties
+        for fam in fs.build():
+            for c1, c2 in zip(shared_forest.candidates, separate.candidates):
+                assert sorted(fam(c1)) == sorted(fam(c2))
+
+
 def test_stored_matrix_on_a_subset_of_files_and_in_worker_processes(tmp_path):
     from ranker.store import Store
 

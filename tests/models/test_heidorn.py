@@ -161,3 +161,18 @@ def test_tuning_learns_a_penalty_that_fixes_the_choice(tmp_path):
     path = tmp_path / "tuned.toml"
     path.write_text(tuned.k_table_.to_toml("tuned"))
     assert HeidornRanker(k_table=str(path)).fit(X).score(X, quality, groups) == 100.0
+
+
+def test_bottom_up_memo_over_shared_subtrees_gives_the_same_scores():
+    from ranker.trees.penn import parse_tree
+
+    texts = ["(S (NP* (NN* dogs)) (VP (VB* bark) (ADVP (RB* loudly))))",
+             "(S (NP* (NN* dogs)) (VP (VB* bark)) (ADVP (RB* loudly)))",
+             "(S (NP (NN* dogs)) (VP* (VB* bark) (ADVP (RB* loudly))))"]
+    shared, memo = {}, {}
+    table = KTable(("modifier",), 0.1, {("ADVP",): 0.5})
+    for text in texts + texts:
+        t = parse_tree(text, shared=shared)
+        assert score_bottom_up(t, table, star_head, memo=memo) == \
+            score_bottom_up(parse_tree(text), table, star_head)
+    assert len(memo) < sum(len(list(parse_tree(x).root.subtrees())) for x in texts)

@@ -34,3 +34,16 @@ def test_node_needs_children():
 def test_nltk_round_trip():
     t = parse_tree("( (S (NP-SBJ (NNP John)) (VP (VBZ runs)) (. .)) )")
     assert Tree.from_nltk(t.to_nltk()) == t
+
+
+def test_trees_read_with_a_shared_dict_share_equal_subtrees_and_words():
+    a_text = "(S (NP (DT the) (NN man)) (VP (VBD saw) (NP (DT a) (NN dog))))"
+    b_text = "(S (NP (DT the) (NN man)) (VP (VBD saw) (NP (DT a) (NNS dog))))"
+    shared: dict = {}
+    a, b = parse_tree(a_text, shared=shared), parse_tree(b_text, shared=shared)
+    assert a == parse_tree(a_text) and b == parse_tree(b_text)       # same values as unshared
+    assert a.root.children[0] is b.root.children[0]                   # (NP the man)
+    assert a.words is b.words
+    assert a.root.children[1] is not b.root.children[1]               # the VPs differ
+    assert a.root.children[1].children[0] is b.root.children[1].children[0]   # (VBD saw)
+    assert parse_tree(a_text, shared=shared) is not a and parse_tree(a_text, shared=shared).root is a.root
