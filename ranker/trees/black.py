@@ -29,7 +29,7 @@ Xydis)``), which is what the paper prints; the root bracket is always kept.
 from __future__ import annotations
 
 from .transforms import BRACKET_TAGS, NONE_TAG, PUNCT_TAGS, base_label
-from .tree import Node, Tree, delete_words
+from .tree import Node, Tree, delete_words, map_nodes
 
 _AUX_FORMS = frozenset("""
 be am is are was were been being 's 're 'm ai
@@ -147,27 +147,15 @@ def remove_trivial_brackets(tree: Tree) -> Tree:
     The outer label survives a merge; the root bracket is never erased.
     """
 
-    def visit(n: Node, is_root: bool):
-        kids: list = []
-        for c in n.children:
-            if type(c) is int:
-                kids.append(c)
-            else:
-                r = visit(c, False)
-                if type(r) is tuple:
-                    kids.extend(r)
-                else:
-                    kids.append(r)
-        if len(kids) == 1:
-            only = kids[0]
+    def erase(n: Node, is_root: bool):
+        if len(n.children) == 1:
+            only = n.children[0]
             if type(only) is int:
-                return Node(n.label, (only,), only, only + 1) if is_root else (only,)
+                return n if is_root else (only,)
             return Node(n.label, only.children, only.start, only.end)
-        first, last = kids[0], kids[-1]
-        return Node(n.label, tuple(kids), first if type(first) is int else first.start,
-                    last + 1 if type(last) is int else last.end)
+        return n
 
-    return Tree(visit(tree.root, True), tree.words)
+    return map_nodes(tree, erase, with_root=True)
 
 
 def _attach_adverbs(tree: Tree, stranded: frozenset[int]) -> Tree:

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from .rulefiles import RuleFileError, config_path, rule_lines
 from .transforms import remove_empty_elements, strip_function_tags
-from .tree import Node, Tree
+from .tree import Node, Tree, map_nodes
 
 
 class FlattenRule(NamedTuple):
@@ -143,14 +143,8 @@ def _rebuild(label: str, kids) -> Node:
 def _apply_rules(tree: Tree, rules: FlattenRules) -> Tree:
     """Step two: bottom-up, every rule in file order at every node."""
 
-    def visit(n: Node, is_root: bool):
-        kids: list = []
-        for c in n.children:
-            if type(c) is int:
-                kids.append(c)
-            else:
-                r = visit(c, False)
-                kids.extend(r) if type(r) is tuple else kids.append(r)
+    def apply(n: Node, is_root: bool):
+        kids = list(n.children)
         for rule in rules.rules:
             if rule.parent != n.label:
                 continue
@@ -171,7 +165,7 @@ def _apply_rules(tree: Tree, rules: FlattenRules) -> Tree:
                 kids = new
         return _rebuild(n.label, kids)
 
-    return Tree(visit(tree.root, True), tree.words)
+    return map_nodes(tree, apply, with_root=True)
 
 
 def remove_unary(tree: Tree) -> Tree:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .heads import HeadRules, head_words
 from .transforms import PUNCT_TAGS, remove_empty_elements, strip_function_tags, strip_root
-from .tree import Node, Tree, delete_words
+from .tree import Node, Tree, delete_words, map_nodes
 
 
 def _rebuild(label: str, kids: list) -> Node:
@@ -70,20 +70,14 @@ def maximal_projections(tree: Tree, rules: HeadRules, punct_tags=PUNCT_TAGS) -> 
         return None
 
     def simplify(n: Node, is_root: bool):
-        kids: list = []
-        for c in n.children:
-            if type(c) is int:
-                kids.append(c)
-            else:
-                r = simplify(c, False)
-                kids.extend(r) if type(r) is tuple else kids.append(r)
+        kids = list(n.children)
         while len(kids) == 1 and type(kids[0]) is not int:   # non-branching: one bracket stays
             kids = list(kids[0].children)
         if not is_root and len(kids) == 1:                  # one word: not a bracket to score
             return tuple(kids)
         return _rebuild(n.label, kids)
 
-    return Tree(simplify(mph.root, True), mph.words)
+    return map_nodes(mph, simplify, with_root=True)
 
 
 def mph_brackets(tree: Tree, rules: HeadRules, punct_tags=PUNCT_TAGS) -> list[tuple[int, int]]:

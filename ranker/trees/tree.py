@@ -177,27 +177,30 @@ def delete_words(tree: Tree, keep_word) -> Tree | None:
     return None if root is None else Tree(root, tuple(words))
 
 
-def map_nodes(tree: Tree, fn) -> Tree:
+def map_nodes(tree: Tree, fn, with_root: bool = False) -> Tree:
     """Rebuild a tree bottom-up, replacing each node by ``fn(node_with_new_children)``.
 
     ``fn`` returns a :class:`Node` or a tuple of children to splice into the parent in its place
-    (how unary collapsing and bracket removal are written); the words never change.
+    (how unary collapsing and bracket removal are written); the words never change. With
+    ``with_root``, ``fn(node, is_root)`` also learns whether it is at the root (which rules that
+    erase brackets usually keep).
     """
 
-    def visit(n: Node):
+    def visit(n: Node, is_root: bool):
         kids: list[Child] = []
         for c in n.children:
             if type(c) is int:
                 kids.append(c)
             else:
-                r = visit(c)
+                r = visit(c, False)
                 if isinstance(r, Node):
                     kids.append(r)
                 else:
                     kids.extend(r)
-        return fn(node(n.label, kids))
+        rebuilt = node(n.label, kids)
+        return fn(rebuilt, is_root) if with_root else fn(rebuilt)
 
-    r = visit(tree.root)
+    r = visit(tree.root, True)
     if not isinstance(r, Node):
         r = r[0] if len(r) == 1 and isinstance(r[0], Node) else node("", r)
     return Tree(r, tree.words)
