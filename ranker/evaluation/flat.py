@@ -28,6 +28,17 @@ from .parseval import crossing_count
 from .summary import percent
 
 
+def _figures() -> tuple[property, property, property]:
+    """Recall, precision and conformance (percent) of anything with the four counts as fields.
+
+    One definition for both :class:`FlatCounts` (a pair) and :class:`FlatResult` (a corpus).
+    """
+    return (property(lambda c: percent(c.matched, c.key), doc="Key constituents matched."),
+            property(lambda c: percent(c.matched, c.response), doc="Response constituents matched."),
+            property(lambda c: percent(c.key - c.violated, c.key),
+                     doc="Key constituents not crossed by any response constituent."))
+
+
 class FlatCounts(NamedTuple):
     """One key/response pair: key and response constituents, matched, key constituents violated."""
 
@@ -36,18 +47,7 @@ class FlatCounts(NamedTuple):
     matched: int
     violated: int
 
-    @property
-    def recall(self) -> float:
-        return percent(self.matched, self.key)
-
-    @property
-    def precision(self) -> float:
-        return percent(self.matched, self.response)
-
-    @property
-    def conformance(self) -> float:
-        """Key constituents not crossed by any response constituent, in percent."""
-        return percent(self.key - self.violated, self.key)
+    recall, precision, conformance = _figures()
 
 
 def flat_constituents(tree: Tree | None) -> frozenset[tuple[int, int]]:
@@ -111,21 +111,11 @@ class FlatResult(NamedTuple):
     matched: int
     violated: int
 
-    @property
-    def recall(self) -> float:
-        return percent(self.matched, self.key)
-
-    @property
-    def precision(self) -> float:
-        return percent(self.matched, self.response)
+    recall, precision, conformance = _figures()
 
     @property
     def f1(self) -> float:
         return percent(2 * self.matched, self.key + self.response)
-
-    @property
-    def conformance(self) -> float:
-        return percent(self.key - self.violated, self.key)
 
     def as_dict(self) -> dict:
         """Counts and percentages under the names of ``ranker evaluate --format json``."""
