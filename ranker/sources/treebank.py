@@ -82,6 +82,14 @@ def treebank_sentences(fileids=None, keep=None) -> Iterator[GoldSentence]:
             yield GoldSentence(Sentence(sid, "treebank", fid, i, tree.words, tags), tree)
 
 
+#: Sentences per document of a CoNLL-2000 file (see conll2000_sentences).
+CONLL_DOCUMENT_SIZE = 20
+#: The store marker of each corpus's loaded form; a new form makes ensure_corpus load it again.
+CORPUS_MARKERS = {"treebank": "treebank", "conll2000": "conll2000/2"}
+#: Bracket tokens (and their tags) as the Penn Treebank writes them.
+PTB_ESCAPES = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-"}
+
+
 def conll2000_sentences(fileids=None) -> Iterator[tuple[Sentence, Annotation]]:
     """Every CoNLL-2000 sentence with its chunk brackets (kind ``chunks``), in corpus order.
 
@@ -116,7 +124,15 @@ def conll2000_sentences(fileids=None) -> Iterator[tuple[Sentence, Annotation]]:
                     tags.append(tag)
                 brackets.append(Bracket(child.label(), start, len(tokens)))
             sid = f"conll2000/{fid}/{i}"
-            yield (Sentence(sid, "conll2000", fid, i, tuple(tokens), tuple(tags)),
+            # CoNLL-2000 writes brackets raw; stored sentences follow the Penn Treebank's escapes,
+            # as the treebank's own tokens do, so that trees over them can be written as text.
+            tokens = [PTB_ESCAPES.get(w, w) for w in tokens]
+            tags = [PTB_ESCAPES.get(t, t) for t in tags]
+            # One file of 8,936 sentences would be one document, and limits cut whole documents
+            # (every stage selects by document): runs of CONLL_DOCUMENT_SIZE sentences are the
+            # documents instead, ``train.txt#0000``, ``train.txt#0001``, ...
+            doc = f"{fid}#{i // CONLL_DOCUMENT_SIZE:04d}"
+            yield (Sentence(sid, "conll2000", doc, i, tuple(tokens), tuple(tags)),
                    Annotation(sid, "chunks", tuple(brackets)))
 
 
@@ -163,8 +179,9 @@ def ensure_corpus(store, corpus: str) -> int:
     A marker artifact is written in the last batch's wake, so a load killed half-way is simply
     redone (the load is idempotent). Returns the sentences loaded now (0 when already there).
     """
-    if store.get_artifact("corpus", corpus) is not None:
+    marker = CORPUS_MARKERS.get(corpus, corpus)
+    if store.get_artifact("corpus", marker) is not None:
         return 0
     n = load_corpus(store, corpus)
-    store.put_artifact("corpus", corpus, b"", {"sentences": n})
+    store.put_artifact("corpus", marker, b"", {"sentences": n})
     return n

@@ -9,6 +9,7 @@ writes.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import statistics
 from contextlib import contextmanager
@@ -517,6 +518,10 @@ class Store:
             sources=dict(c.execute("SELECT source, COUNT(*) FROM candidates GROUP BY source ORDER BY source").fetchall()))
 
 
+#: A word Penn text cannot hold: a bracket or white space inside, or nothing (words joined by \x01).
+_UNWRITABLE = re.compile(r"[()\s]|\x01\x01|^\x01|\x01$|^$")
+
+
 def penn_text(tree) -> str:
     """One-line Penn text, identical to :func:`ranker.trees.penn.format_tree` but about 40% faster.
 
@@ -524,6 +529,10 @@ def penn_text(tree) -> str:
     preterminals are written inline instead of by a recursive call each.
     """
     words = tree.words
+    if _UNWRITABLE.search("\x01".join(words)):
+        bad = next(w for w in words if not w or _UNWRITABLE.search(w))
+        raise StoreError(f"word {bad!r} cannot be written as Penn text (brackets, spaces or empty); "
+                         "escape brackets as -LRB- -RRB- -LCB- -RCB- as the Penn Treebank does")
 
     def rec(n) -> str:
         parts = ["(" + n.label if n.label else "("]

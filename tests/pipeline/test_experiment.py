@@ -146,3 +146,29 @@ def test_missing_corpus_names_the_download_command(tmp_path):
     assert proc.returncode == 2
     assert "python -m nltk.downloader" in proc.stderr and "treebank" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_extra_corpus_with_chunk_brackets_only_joins_the_training_data(tmp_path):
+    # What configs/wsj-sample-chunks.toml does, on a few sentences: conll2000 sentences have no
+    # treebank tree; Link Grammar parses them, their chunk brackets decide the consistent sets,
+    # and they are trained on beside the treebank sentences.
+    cfg = load_config(TINY)
+    cfg = dataclasses.replace(
+        cfg, experiment=dataclasses.replace(cfg.experiment, store=str(tmp_path / "s.sqlite")),
+        data=dataclasses.replace(cfg.data, extra_training=("conll2000",), extra_limit=6),
+        report=dataclasses.replace(cfg.report, learning_curve=()))
+    with_chunks = run_experiment(cfg, tmp_path / "out", progress=False)
+    # limits cut whole documents; conll2000's are runs of 20 sentences
+    n_extra = with_chunks.counts["conll2000 sentences (partial annotation only)"]
+    assert n_extra == 20
+    with Store.open(cfg.experiment.store) as st:
+        extra = [s.id for s in st.sentences("conll2000")][:n_extra]
+        assert sum(bool(st.forest(sid).candidates) for sid in extra) >= n_extra - 2   # parsed
+        assert len(st.parsed_ids("link-grammar") & set(extra)) == n_extra
+        assert set(st.consistent_sets("chunks", corpus="conll2000")) <= set(extra)
+    plain = run_experiment(dataclasses.replace(cfg, data=dataclasses.replace(
+        cfg.data, extra_training=())), tmp_path / "plain", progress=False)
+    kept = with_chunks.counts["training sentences kept"]
+    assert kept > plain.counts["training sentences kept"]
+    dropped = sum(v for k, v in with_chunks.counts.items() if k.startswith("training sentences dropped"))
+    assert kept + dropped <= with_chunks.counts["train sentences"] + n_extra

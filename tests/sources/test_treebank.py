@@ -32,6 +32,10 @@ def test_conll2000_chunks():
     assert len(items) == 8936
     sent, ann = items[0]
     assert sent.id == "conll2000/train.txt/0" and sent.tokens[:3] == ("Confidence", "in", "the")
+    assert [items[i][0].document for i in (0, 19, 20, 8935)] == \
+        ["train.txt#0000", "train.txt#0000", "train.txt#0001", "train.txt#0446"]
+    assert not any(w in ("(", ")") for s, _ in items for w in s.tokens)     # PTB escapes
+    assert any("-LRB-" in s.tokens for s, _ in items)
     assert ann.kind == "chunks"
     assert [tuple(b) for b in ann.brackets[:4]] == [("NP", 0, 1), ("PP", 1, 2), ("NP", 2, 4), ("VP", 4, 9)]
 

@@ -165,3 +165,13 @@ def test_fast_penn_writer_equals_format_tree():
     for text in [A, B, C, "( (S (NP a b) c (VP (V d))) (. .))", "(X (Y (Z w)))", "( (X w) v)", "(S (NP (DT the) x) y)"]:
         t = parse_tree(text)
         assert penn_text(t) == format_tree(t)
+
+
+def test_a_word_penn_text_cannot_hold_is_refused_before_anything_is_written(st):
+    from ranker.trees import Tree
+
+    good = parse_tree(A)
+    bad = Candidate(S1.id, "lg", 1, Tree(good.root, ("dogs", "(", "loudly")), "full", {})
+    with pytest.raises(StoreError, match=r"word '\(' cannot be written as Penn text.*-LRB-"):
+        st.add_candidates([_cand(S1.id, 0, A), bad])
+    assert st.forest(S1.id).candidates == ()
