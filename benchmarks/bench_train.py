@@ -12,6 +12,10 @@ hidden weight vector plus noise), then report as JSON:
   ``Xᵀ (p - q)``; plus the weight vector) over the copy bandwidth measured here and now (bytes read
   plus bytes written by a large ``np.copyto``, STREAM's convention), and ``floor_ratio``.
 
+* ``threads``: seconds per evaluation with 1, 2, ... threads (up to the cores here) and the
+  speed-up over one thread; the objective's fixed row blocks make every count give the same bits
+  (``same_result``).
+
 Targets: an evaluation in at most 0.12 s on one core and within 2x of the floor; training in at
 most 30 s. Run alone: ``python benchmarks/bench_train.py [--dtype float32]``.
 """
@@ -86,15 +90,27 @@ def main(argv=None) -> None:
     X, y, groups = synthetic(dtype=dtype)
     build_seconds = time.perf_counter() - t0
     offsets = np.concatenate(([0], np.flatnonzero(np.diff(groups)) + 1, [len(groups)]))
-    objective = ConditionalObjective(X, y, offsets, 1.0)
     lam = np.random.default_rng(1).normal(0, 0.1, size=X.shape[1])
-    objective(lam)  # warm the buffers and caches
-    times = []
-    for _ in range(args.evaluations):
-        t = time.perf_counter()
-        objective(lam)
-        times.append(time.perf_counter() - t)
-    per_eval = float(np.median(times))
+
+    def seconds_per_evaluation(n_jobs: int) -> tuple[float, tuple[float, np.ndarray]]:
+        objective = ConditionalObjective(X, y, offsets, 1.0, n_jobs=n_jobs)
+        first = objective(lam)  # warm the buffers and caches
+        times = []
+        for _ in range(args.evaluations):
+            t = time.perf_counter()
+            objective(lam)
+            times.append(time.perf_counter() - t)
+        objective.close()
+        return float(np.median(times)), first
+
+    per_eval, reference = seconds_per_evaluation(1)
+    threads = {"1": {"seconds_per_evaluation": round(per_eval, 4), "speedup": 1.0}}
+    same = True
+    for k in range(2, (os.cpu_count() or 1) + 1):
+        secs, got = seconds_per_evaluation(k)
+        same = same and got[0] == reference[0] and np.array_equal(got[1], reference[1])
+        threads[str(k)] = {"seconds_per_evaluation": round(secs, 4),
+                           "speedup": round(per_eval / secs, 2)}
 
     matrix_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     must_read = 2 * matrix_bytes + y.nbytes
@@ -113,6 +129,8 @@ def main(argv=None) -> None:
         "bytes_per_evaluation": int(must_read),
         "floor_seconds": round(floor, 4),
         "floor_ratio": round(per_eval / floor, 2),
+        "threads": threads,
+        "same_result": same,
         "targets": {"seconds_per_evaluation": 0.12, "floor_ratio": 2.0, "train_seconds": 30.0},
     }
     if not args.no_train:

@@ -25,6 +25,9 @@ def add_parser(subparsers) -> None:
                    help="choose sigma2 from --sigma2-grid by F of the selected parses of this split")
     p.add_argument("--sigma2-grid", default="0.01,0.1,1,10,100")
     p.add_argument("--metric", default="evalb_labeled", help="bracket counts for held-out F")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads evaluating the objective (-1: every core); the model is the same "
+                        "for any number")
     p.add_argument("--out", required=True, help="model file (JSON)")
     p.set_defaults(func=run)
 
@@ -53,7 +56,8 @@ def run(args) -> int:
             full = np.array([c.quality == "full" for f in st.forests(args.corpus, args.split, source=args.source)
                              for c in f.candidates])
         ranker = LogLinearRanker(sigma2=args.sigma2, solver=args.solver, max_iter=args.max_iter,
-                                 max_parses=args.max_parses, full_parses_only=args.full_only)
+                                 max_parses=args.max_parses, full_parses_only=args.full_only,
+                                 n_jobs=args.threads)
         if args.heldout:
             h = stored_matrix(st, fs, args.corpus, args.heldout, args.source)
             f = candidate_f(st, h, args.metric, args.corpus, args.heldout, args.source)

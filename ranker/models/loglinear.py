@@ -7,6 +7,7 @@ paper (scipy's Polak-Ribière CG with a Wolfe line search) or, as an option, L-B
 """
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -55,6 +56,10 @@ class LogLinearRanker(GroupedRanker):
         consistent candidate are always dropped.
     dtype : {"float64", "float32"}
         Precision of the stored feature values during training; float32 halves memory traffic.
+    n_jobs : int or None
+        Threads evaluating the objective (``None``: 1, -1: every core). The fitted model is the same for any
+        value: the objective's sums run in a fixed block order
+        (:class:`~ranker.models.objective.ConditionalObjective`).
 
     Attributes
     ----------
@@ -76,7 +81,7 @@ class LogLinearRanker(GroupedRanker):
 
     def __init__(self, sigma2=1.0, solver: str = "cg", max_iter: int = 1000, tol: float = 1e-5,
                  max_parses: int | None = None, full_parses_only: bool = False,
-                 proper_subset: bool = True, dtype: str = "float64"):
+                 proper_subset: bool = True, dtype: str = "float64", n_jobs: int | None = None):
         self.sigma2 = sigma2
         self.solver = solver
         self.max_iter = max_iter
@@ -85,12 +90,17 @@ class LogLinearRanker(GroupedRanker):
         self.full_parses_only = full_parses_only
         self.proper_subset = proper_subset
         self.dtype = dtype
+        self.n_jobs = n_jobs
 
     def _validate_params(self) -> None:
         if self.solver not in SOLVERS:
             raise RankerError(f"solver must be one of {sorted(SOLVERS)}, not {self.solver!r}")
         if self.dtype not in ("float64", "float32"):
             raise RankerError(f"dtype must be 'float64' or 'float32', not {self.dtype!r}")
+        if self.n_jobs is not None and (not isinstance(self.n_jobs, (int, np.integer))
+                                        or isinstance(self.n_jobs, bool)
+                                        or not (self.n_jobs >= 1 or self.n_jobs == -1)):
+            raise RankerError(f"n_jobs must be None, -1 or a positive integer, not {self.n_jobs!r}")
         s2 = np.asarray(self.sigma2, dtype=np.float64)
         if np.any(~(s2 > 0)):
             raise RankerError("sigma2 must be positive (inf for no prior)")
@@ -148,7 +158,7 @@ class LogLinearRanker(GroupedRanker):
             if start.shape != (d,):
                 raise RankerError(f"coef_init has shape {start.shape}; expected ({d},)")
         sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
-        objective = ConditionalObjective(X, y, offsets, sigma2)
+        objective = ConditionalObjective(X, y, offsets, sigma2, n_jobs=self._threads())
         scale = 1.0 / n_kept
 
         def fun(lam):
@@ -161,10 +171,13 @@ class LogLinearRanker(GroupedRanker):
         else:
             # L-BFGS-B also stops on a small relative decrease; make the gradient test decide.
             options["ftol"] = 10 * np.finfo(np.float64).eps
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],
-                                          options=options)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],
+                                              options=options)
+        finally:
+            objective.close()
         self.coef_ = np.asarray(res.x, dtype=np.float64)
         self.n_features_in_ = d
         self.n_iter_ = int(res.nit)
@@ -182,6 +195,11 @@ class LogLinearRanker(GroupedRanker):
                           f"(max |gradient| {grad_max:.3g} per sentence)", ConvergenceWarning,
                           stacklevel=2)
         return self
+
+    def _threads(self) -> int:
+        if self.n_jobs == -1:
+            return os.cpu_count() or 1
+        return self.n_jobs or 1
 
     def decision_function(self, X) -> np.ndarray:
         """``λ·f(x)`` of every candidate (higher is better).

@@ -270,7 +270,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                        tol=cfg.loglinear.tol,
                                        max_parses=cfg.loglinear.max_parses or None,
                                        full_parses_only=cfg.loglinear.full_only,
-                                       proper_subset=cfg.loglinear.proper_subset)
+                                       proper_subset=cfg.loglinear.proper_subset,
+                                       n_jobs=workers)
             data = training_data([mats["train"], *extra_mats], [y_train, *y_extra],
                                  cfg.features.cutoff, st.forest_qualities(source), template)
             names, survivors = data.names, data.survivors

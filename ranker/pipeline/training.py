@@ -30,6 +30,11 @@ class TrainingData(NamedTuple):
     survivors: TrainingRows       # the filters over every training sentence, before removal
 
 
+def fit_params(ranker) -> dict:
+    """The hyperparameters a fitted model depends on: its cache key (threads change nothing)."""
+    return {k: v for k, v in ranker.get_params().items() if k != "n_jobs"}
+
+
 def training_data(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int,
                   qualities: dict[str, tuple[str, ...]], template) -> TrainingData:
     """Stack the training corpora's matrices, apply the cut-off and the template's filters.
@@ -79,7 +84,7 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
 
     key = data_digest([data.X, data.y, data.groups, data.full, X_heldout, groups_heldout,
                        quality_heldout],
-                      {"template": template.get_params(), "names": data.names,
+                      {"template": fit_params(template), "names": data.names,
                        "grid": sorted(float(g) for g in grid), "search": "ascending, warm"})
     model, meta = cached_fit(store, key, data.names, fit_all)
     return SigmaSelection(meta["sigma2"], tuple(tuple(t) for t in meta["trials"]), model)
@@ -111,7 +116,7 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
             part = clone(template).set_params(sigma2=chosen.sigma2)
             X, y, g, full = data.X[:rows], data.y[:rows], data.groups[:rows], data.full[:rows]
             model, _ = cached_fit(store, data_digest([X, y, g, full],
-                                                     {"template": part.get_params(),
+                                                     {"template": fit_params(part),
                                                       "names": data.names}),
                                   data.names, lambda: (part.fit(X, y, g, full=full), {}))
         curve.append((float(k), float(score(model))))

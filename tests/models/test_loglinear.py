@@ -100,6 +100,9 @@ def test_bad_hyperparameters_are_reported():
         LogLinearRanker(solver="newton").fit(np.eye(2), [1, 0], [0, 0])
     with pytest.raises(RankerError, match="sigma2 must be positive"):
         LogLinearRanker(sigma2=0).fit(np.eye(2), [1, 0], [0, 0])
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(RankerError, match="n_jobs must be"):
+            LogLinearRanker(n_jobs=bad).fit(np.eye(2), [1, 0], [0, 0])
     assert issubclass(GroupError, RankerError)
 
 
@@ -173,3 +176,14 @@ def test_float32_training_matches_float64():
         a = LogLinearRanker(sigma2=1.0).fit(X, y, groups)
         b = LogLinearRanker(sigma2=1.0, dtype="float32").fit(X, y, groups)
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-3)
+
+
+def test_the_fit_does_not_depend_on_the_number_of_threads():
+    X, y, groups, _ = noisy_problem(9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = LogLinearRanker(sigma2=1.0, max_iter=50).fit(X, y, groups)
+        b = LogLinearRanker(sigma2=1.0, max_iter=50, n_jobs=2).fit(X, y, groups)
+        c = LogLinearRanker(sigma2=1.0, max_iter=50, n_jobs=-1).fit(X, y, groups)
+    assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.coef_, c.coef_)
+    assert a.n_iter_ == b.n_iter_

@@ -44,10 +44,11 @@ def loop_objective(X, w, offsets, sigma2, lam):
 
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("fractional", [False, True])
-def test_vectorised_objective_equals_per_sentence_loop(seed, fractional):
+@pytest.mark.parametrize("n_jobs", [1, 3])
+def test_vectorised_objective_equals_per_sentence_loop(seed, fractional, n_jobs):
     X, w, offsets, sigma2 = random_problem(seed, fractional=fractional)
     lam = np.random.default_rng(seed + 100).normal(0, 1.0, size=X.shape[1])
-    v, g = ConditionalObjective(X, w, offsets, sigma2)(lam)
+    v, g = ConditionalObjective(X, w, offsets, sigma2, n_jobs=n_jobs)(lam)
     v_ref, g_ref = loop_objective(X, w, offsets, sigma2, lam)
     assert v == pytest.approx(v_ref, rel=1e-12, abs=1e-10)
     np.testing.assert_allclose(g, g_ref, rtol=1e-10, atol=1e-10)
@@ -134,3 +135,28 @@ def test_a_property_with_two_values_in_a_sentence_is_kept():
     X = sp.csr_matrix(np.array([[1.0, 2.0], [1.0, 3.0], [5.0, 0.0]]))
     reduced = drop_sentence_constants(X, np.array([0, 2, 3]))
     np.testing.assert_array_equal(reduced.toarray(), [[0.0, 2.0], [0.0, 3.0], [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("n_groups", [1, 5, 200])
+def test_threads_do_not_change_a_single_bit(n_groups):
+    """Blocks are fixed and added in order, so any number of threads gives the same sums."""
+    X, w, offsets, sigma2 = random_problem(11, n_groups=n_groups, fractional=True)
+    lam = np.random.default_rng(3).normal(0, 1.0, size=X.shape[1])
+    one = ConditionalObjective(X, w, offsets, sigma2, n_jobs=1)
+    results = [ConditionalObjective(X, w, offsets, sigma2, n_jobs=k)(lam) for k in (2, 4, 16)]
+    v1, g1 = one(lam)
+    assert 1 <= len(one.blocks) <= min(n_groups, 8)
+    assert n_groups < 100 or len(one.blocks) == 8
+    for v, g in results:
+        assert v == v1
+        assert np.array_equal(g, g1)
+
+
+def test_blocks_share_the_matrix_and_cover_every_row_once():
+    X, w, offsets, sigma2 = random_problem(12, n_groups=100)
+    obj = ConditionalObjective(X, w, offsets, sigma2)
+    assert sum(b.X.shape[0] for b in obj.blocks) == X.shape[0]
+    assert sum(b.X.nnz for b in obj.blocks) == obj.X.nnz
+    for b in obj.blocks:
+        assert np.shares_memory(b.X.data, obj.X.data)
+        assert b.offsets[0] == 0 and b.offsets[-1] == b.X.shape[0]
