@@ -18,7 +18,10 @@ from typing import Callable, Iterable, Iterator
 _CTX = mp.get_context("fork")
 
 
-def _worker_main(conn, make_handler, init_arg) -> None:
+def _worker_main(conn, parent_end, make_handler, init_arg) -> None:
+    # The fork copied the parent's end of this pipe too: close it, or the worker holds its own
+    # pipe open and never reads EOF when the parent is killed (it would wait forever, orphaned).
+    parent_end.close()
     handler = make_handler(init_arg)
     while True:
         try:
@@ -33,7 +36,8 @@ def _worker_main(conn, make_handler, init_arg) -> None:
 class _Worker:
     def __init__(self, make_handler, init_arg):
         self.conn, child = _CTX.Pipe()
-        self.proc = _CTX.Process(target=_worker_main, args=(child, make_handler, init_arg), daemon=True)
+        self.proc = _CTX.Process(target=_worker_main, args=(child, self.conn, make_handler, init_arg),
+                                 daemon=True)
         self.proc.start()
         child.close()
         self.item = None

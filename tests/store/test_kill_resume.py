@@ -15,6 +15,20 @@ def _parse(store):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
 
 
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(x) for x in f.read().split()]
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan's exit status may wait for a reaper that never comes)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def _logged(store) -> int:
     try:
         con = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10)
@@ -46,8 +60,15 @@ def test_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path):
     while _logged(killed) < 6 and p.poll() is None and time.time() < deadline:
         time.sleep(0.05)
     assert p.poll() is None, "the run finished before it could be killed; make it longer"
+    workers = _children(p.pid)
+    assert workers, "the parse runs Link Grammar in a worker process"
     p.send_signal(signal.SIGKILL)
     p.wait()
+    # the orphaned workers read EOF on their pipes and end instead of waiting forever
+    deadline = time.time() + 60
+    while any(_running(w) for w in workers) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not any(_running(w) for w in workers)
     partial = _logged(killed)
     assert 6 <= partial < 60
     cands, log, dups = _content(killed)
