@@ -131,24 +131,46 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def _breakdown_md(title: str, groups: list[BreakdownGroup]) -> str:
-    if not groups:
-        return ""
-    metric_names = list(groups[0].tables)
-    out = [f"## {title}", ""]
-    header = ["metric / selection"] + [f"{g.group} ({g.sentences} sent., {g.share:.1f}%)"
-                                       for g in groups]
+def _breakdown_header(groups: list[BreakdownGroup]) -> list[str]:
+    return ["metric / selection"] + [f"{g.group} ({g.sentences} sent., {g.share:.1f}%)"
+                                     for g in groups]
+
+
+def _breakdown_rows(groups: list[BreakdownGroup], bold: str = "") -> list[list[str]]:
+    """Bounds, every ranker and the log-linear error reduction, per metric, one column per group."""
     rows = []
-    for m in metric_names:
+    for m in groups[0].tables:
         rankers = list(groups[0].tables[m].rankers)
-        rows.append([f"**{m}** upper"] + [_fmt(g.tables[m].upper) for g in groups])
+        rows.append([f"{bold}{m}{bold} upper"] + [_fmt(g.tables[m].upper) for g in groups])
         for r in rankers:
             rows.append([f"{m} {r}"] + [_fmt(g.tables[m].rankers[r].score) for g in groups])
         rows.append([f"{m} lower"] + [_fmt(g.tables[m].lower) for g in groups])
         rows.append([f"{m} error red. (loglinear)"] + [
             _fmt(g.tables[m].rankers["loglinear"].error_reduction, 0)
             if "loglinear" in g.tables[m].rankers else "-" for g in groups])
-    out.append(_md_table(header, rows))
+    return rows
+
+
+def _summary(report: Report) -> tuple[list[str], list[list[str]]]:
+    """Crouch et al.'s Table 1 for every metric at once: each ranker's score (error reduction %)."""
+    first = next(iter(report.metrics.values()))
+    header = ["metric", "upper"] + list(first.rankers) + ["lower"]
+    rows = [[t.title, _fmt(t.upper)]
+            + [f"{_fmt(r.score)} ({_fmt(r.error_reduction, 0)}%)" if r.error_reduction is not None
+               and math.isfinite(r.error_reduction) else f"{_fmt(r.score)} (n/a)"
+               for r in t.rankers.values()]
+            + [_fmt(t.lower)] for t in report.metrics.values()]
+    return header, rows
+
+
+_SUMMARY_TEXT = ("Test-split score of each selection, with its error reduction in parentheses; "
+                 "each metric's own section below gives 95% intervals and p-values.")
+
+
+def _breakdown_md(title: str, groups: list[BreakdownGroup]) -> str:
+    if not groups:
+        return ""
+    out = [f"## {title}", "", _md_table(_breakdown_header(groups), _breakdown_rows(groups, "**"))]
     return "\n".join(out) + "\n"
 
 
@@ -163,6 +185,8 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
             "Intervals are paired-bootstrap percentile intervals over test sentences; p-values are "
             "two-sided approximate randomization tests against Link Grammar's first linkage "
             "(native) and Heidorn's metric with K = 0.1.", ""]
+    if report.metrics:
+        out += ["## Summary", "", _SUMMARY_TEXT, "", _md_table(*_summary(report)), ""]
     for name, t in report.metrics.items():
         out += [f"## {name}: {t.title}", ""]
         out.append(_md_table(_HEAD, _metric_rows(t, with_stats=True)))
@@ -230,23 +254,16 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
         body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
         return f"<table><tr>{h}</tr>{body}</table>"
 
+    if report.metrics:
+        parts.append(f"<h2>Summary</h2><p>{e(_SUMMARY_TEXT)}</p>" + table(*_summary(report)))
     for name, t in report.metrics.items():
         parts.append(f"<h2>{e(name)}: {e(t.title)}</h2>")
         parts.append(table(_HEAD, _metric_rows(t, with_stats=True)))
     for title, groups in (("Breakdown by parse quality", report.by_quality),
                           ("Breakdown by sentence length", report.by_length)):
-        if not groups:
-            continue
-        parts.append(f"<h2>{e(title)}</h2>")
-        header = ["metric / selection"] + [f"{g.group} ({g.sentences}, {g.share:.1f}%)"
-                                           for g in groups]
-        rows = []
-        for m in groups[0].tables:
-            rows.append([f"{m} upper"] + [_fmt(g.tables[m].upper) for g in groups])
-            for r in groups[0].tables[m].rankers:
-                rows.append([f"{m} {r}"] + [_fmt(g.tables[m].rankers[r].score) for g in groups])
-            rows.append([f"{m} lower"] + [_fmt(g.tables[m].lower) for g in groups])
-        parts.append(table(header, rows))
+        if groups:
+            parts.append(f"<h2>{e(title)}</h2>")
+            parts.append(table(_breakdown_header(groups), _breakdown_rows(groups)))
     if report.counts:
         parts.append("<h2>Counts</h2>" + table(["what", "value"],
                                                [[k, _num(v)] for k, v in report.counts.items()]))

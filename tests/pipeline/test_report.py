@@ -36,3 +36,15 @@ def test_markdown_and_html_show_tables_and_plots(tmp_path):
     assert "nan" not in md.lower()
     assert (tmp_path / "plots" / "forest.png").read_bytes()[:4] == b"\x89PNG"
     assert "data:image/png;base64," in paths["html"].read_text()
+
+
+def test_summary_table_leads_and_breakdowns_agree_in_markdown_and_html(tmp_path):
+    paths = write_report(_report(), tmp_path)
+    md, page = paths["md"].read_text(), paths["html"].read_text()
+    assert md.index("## Summary") < md.index("## mph: MPH F")
+    assert "| metric | upper | native | loglinear | lower |" in md
+    assert "| MPH F | 85.0 | 68.5 (34%) | 75.0 (n/a) | 60.0 |" in md
+    assert "<td>68.5 (34%)</td>" in page
+    # the HTML breakdown carries the same rows as the Markdown one, error reduction included
+    assert "| mph error red. (loglinear) | n/a |" in md
+    assert "<td>mph error red. (loglinear)</td><td>n/a</td>" in page
