@@ -192,3 +192,21 @@ def test_stored_matrix_on_a_subset_of_files_and_in_worker_processes(tmp_path):
         assert len(stored_matrix(st, fs, "test", None, fileids=["a*"]).names) < len(whole.names)
         pooled = stored_matrix(st, fs, "test", None, refresh=True, workers=2)
         assert pooled.names == whole.names and (pooled.X != whole.X).nnz == 0
+
+
+def test_matrices_stored_before_the_faster_deflate_level_still_load():
+    import io
+    import json
+
+    import numpy as np
+
+    m = extract([forest("a", cand(HIGH, 0, sid="a"), cand(LOW, 1, sid="a"))],
+                [make_family("embedding/1"), make_family("source_rank/1")])
+    buf = io.BytesIO()   # what to_bytes wrote until 2026-11-23
+    np.savez_compressed(buf, data=m.X.data, indices=m.X.indices, indptr=m.X.indptr,
+                        shape=np.array(m.X.shape), offsets=m.offsets,
+                        names=np.array(json.dumps(m.names)), ids=np.array(json.dumps(m.sentence_ids)))
+    for payload in (buf.getvalue(), to_bytes(m)):
+        back = from_bytes(payload)
+        assert back.names == m.names and back.sentence_ids == m.sentence_ids
+        assert (back.X != m.X).nnz == 0 and back.offsets.tolist() == m.offsets.tolist()
