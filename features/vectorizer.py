@@ -256,7 +256,7 @@ def _assemble(chunks: Sequence[_Chunk]) -> CandidateMatrix:
     del vocab
     nnz = sum(len(a) for a in col_parts)
     index_dtype = np.int32 if nnz < np.iinfo(np.int32).max else np.int64
-    indices = np.empty(nnz, dtype=np.int32)
+    indices = np.empty(nnz, dtype=index_dtype)   # scipy wants indices and indptr of one type
     data = np.empty(nnz, dtype=np.float64)
     at = 0
     while col_parts:                   # front to back, freeing each part once copied

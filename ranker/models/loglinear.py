@@ -57,8 +57,8 @@ class LogLinearRanker(GroupedRanker):
     dtype : {"float64", "float32"}
         Precision of the stored feature values during training; float32 halves memory traffic.
     n_jobs : int or None
-        Threads evaluating the objective (``None``: 1, -1: every core). The fitted model is the same for any
-        value: the objective's sums run in a fixed block order
+        Threads evaluating the objective (``None``: 1, -1: every core). The fitted model is the
+        same for any value: the objective's sums run in a fixed block order
         (:class:`~ranker.models.objective.ConditionalObjective`).
 
     Attributes
