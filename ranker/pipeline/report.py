@@ -28,6 +28,7 @@ class RankerScore:
     ci95: tuple[float, float]
     p_vs_native: float | None = None
     p_vs_heidorn: float | None = None
+    phi: float | None = None          # share (%) of the native-to-oracle gap closed; Alpino's phi
 
 
 @dataclass(frozen=True)
@@ -112,17 +113,17 @@ def _fmt_p(p: float | None) -> str:
 
 
 def _metric_rows(t: MetricTable, with_stats: bool) -> list[list[str]]:
-    rows = [["upper bound (oracle)", _fmt(t.upper), "", "", "", ""]]
+    rows = [["upper bound (oracle)", _fmt(t.upper), "", "", "", "", ""]]
     for name, r in t.rankers.items():
         ci = f"[{_fmt(r.ci95[0])}, {_fmt(r.ci95[1])}]" if with_stats else ""
-        rows.append([name, _fmt(r.score), _fmt(r.error_reduction, 0), ci,
+        rows.append([name, _fmt(r.score), _fmt(r.error_reduction, 0), _fmt(r.phi, 0), ci,
                      _fmt_p(r.p_vs_native) if with_stats else "",
                      _fmt_p(r.p_vs_heidorn) if with_stats else ""])
-    rows.append(["lower bound (random)", _fmt(t.lower), "", "", "", ""])
+    rows.append(["lower bound (random)", _fmt(t.lower), "", "", "", "", ""])
     return rows
 
 
-_HEAD = ["selection", "score", "error red. %", "95% CI", "p vs native", "p vs heidorn"]
+_HEAD = ["selection", "score", "error red. %", "phi %", "95% CI", "p vs native", "p vs heidorn"]
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> str:
@@ -147,6 +148,9 @@ def _breakdown_rows(groups: list[BreakdownGroup], bold: str = "") -> list[list[s
         rows.append([f"{m} lower"] + [_fmt(g.tables[m].lower) for g in groups])
         rows.append([f"{m} error red. (loglinear)"] + [
             _fmt(g.tables[m].rankers["loglinear"].error_reduction, 0)
+            if "loglinear" in g.tables[m].rankers else "-" for g in groups])
+        rows.append([f"{m} phi (loglinear)"] + [
+            _fmt(g.tables[m].rankers["loglinear"].phi, 0)
             if "loglinear" in g.tables[m].rankers else "-" for g in groups])
     return rows
 
@@ -179,7 +183,9 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
     out = [f"# Parse selection report: {report.name}", ""]
     if report.notes:
         out += [f"- {n}" for n in report.notes] + [""]
-    out += ["Scores are percentages. Error reduction = (ranker - lower) / (upper - lower) x 100. "
+    out += ["Scores are percentages. Error reduction = (ranker - lower) / (upper - lower) x 100; "
+            "phi = (ranker - native) / (upper - native) x 100, the share of the gap the source's own "
+            "first choice leaves that the ranker closes (as Alpino's papers report it). "
             "The lower bound is the exact expectation of a random pick (mean counts over each "
             "forest); the upper bound picks, per sentence, the best candidate under that metric. "
             "Intervals are paired-bootstrap percentile intervals over test sentences; p-values are "

@@ -20,6 +20,7 @@ def metric_table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], 
     lower = corpus_score(m, expected_counts(fc))
     sel = {r: selected_counts(fc, c) for r, c in choices.items()}
     rankers = {}
+    native = corpus_score(m, sel["native"]) if "native" in sel else None
     for r, counts in sel.items():
         score = corpus_score(m, counts)
         ci = bootstrap_interval(counts, score=m.score, n_resamples=ev.bootstrap_resamples,
@@ -33,8 +34,10 @@ def metric_table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], 
             p_heidorn = paired_randomization_test(counts, sel["heidorn"], score=m.score,
                                                   n_resamples=ev.randomization_resamples,
                                                   seed=cfg.experiment.seed)
+        # phi is error reduction measured from the native choice instead of from random
+        phi = error_reduction(score, native, upper) if native is not None else None
         rankers[r] = RankerScore(score, error_reduction(score, lower, upper), tuple(ci),
-                                 p_native, p_heidorn)
+                                 p_native, p_heidorn, phi)
     return MetricTable(metric, m.title, upper, lower, rankers, fc.n_sentences)
 
 

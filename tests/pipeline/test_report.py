@@ -1,6 +1,8 @@
 """Tests for the report writers: the JSON contract, no NaN in any file, plots embedded."""
 import json
 
+import pytest
+
 from ranker.pipeline.report import (BreakdownGroup, MetricTable, Plot, RankerScore, Report,
                                     write_report)
 
@@ -8,7 +10,7 @@ from ranker.pipeline.report import (BreakdownGroup, MetricTable, Plot, RankerSco
 def _report():
     t = MetricTable("mph", "MPH F", 85.0, 60.0, {
         "native": RankerScore(68.5, 34.0, (66.0, 71.0), None, 0.2),
-        "loglinear": RankerScore(75.0, float("nan"), (73.0, 77.0), 0.0004, 0.01)}, 413)
+        "loglinear": RankerScore(75.0, float("nan"), (73.0, 77.0), 0.0004, 0.01, 39.2)}, 413)
     return Report("demo", {"mph": t},
                   by_quality=[BreakdownGroup("full", 300, 72.6, {"mph": t})],
                   counts={"sentences": 413}, timings={"parse": 1.5},
@@ -24,7 +26,8 @@ def test_json_follows_the_output_contract_and_has_no_nan(tmp_path):
     m = doc["metrics"]["mph"]
     assert (m["upper"], m["lower"]) == (85.0, 60.0)
     assert m["rankers"]["native"] == {"score": 68.5, "error_reduction": 34.0, "ci95": [66.0, 71.0],
-                                      "p_vs_native": None, "p_vs_heidorn": 0.2}
+                                      "p_vs_native": None, "p_vs_heidorn": 0.2, "phi": None}
+    assert m["rankers"]["loglinear"]["phi"] == 39.2
     assert m["rankers"]["loglinear"]["error_reduction"] is None
 
 
@@ -32,7 +35,7 @@ def test_markdown_and_html_show_tables_and_plots(tmp_path):
     paths = write_report(_report(), tmp_path)
     md = paths["md"].read_text()
     assert "| upper bound (oracle) | 85.0 |" in md and "| lower bound (random) | 60.0 |" in md
-    assert "| loglinear | 75.0 | n/a | [73.0, 77.0] | <0.001 | 0.010 |" in md
+    assert "| loglinear | 75.0 | n/a | 39 | [73.0, 77.0] | <0.001 | 0.010 |" in md
     assert "nan" not in md.lower()
     assert (tmp_path / "plots" / "forest.png").read_bytes()[:4] == b"\x89PNG"
     assert "data:image/png;base64," in paths["html"].read_text()
@@ -48,3 +51,22 @@ def test_summary_table_leads_and_breakdowns_agree_in_markdown_and_html(tmp_path)
     # the HTML breakdown carries the same rows as the Markdown one, error reduction included
     assert "| mph error red. (loglinear) | n/a |" in md
     assert "<td>mph error red. (loglinear)</td><td>n/a</td>" in page
+    assert "| mph phi (loglinear) | 39 |" in md
+    assert "<td>mph phi (loglinear)</td><td>39</td>" in page
+
+
+def test_phi_is_the_share_of_the_native_to_oracle_gap_closed():
+    """phi = (ranker - native) / (oracle - native): Alpino's measure, beside error reduction."""
+    import numpy as np
+
+    from ranker.evaluation.bounds import ForestCounts
+    from ranker.pipeline.config import ExperimentConfig
+    from ranker.pipeline.tables import metric_table
+
+    # one sentence, three candidates; counts (gold, test, matched, crossing) of brackets
+    fc = ForestCounts.from_lists([[(4, 4, 1, 0), (4, 4, 3, 0), (4, 4, 4, 0)]], [4])
+    choices = {"native": np.array([0]), "loglinear": np.array([1])}
+    t = metric_table("evalb_unlabeled", fc, choices, ExperimentConfig(), False)
+    # F: native 25, loglinear 75, oracle 100 -> phi = 50/75
+    assert t.rankers["loglinear"].phi == pytest.approx(100 * 50 / 75)
+    assert t.rankers["native"].phi == pytest.approx(0.0)
