@@ -347,6 +347,22 @@ def extract(forests: Iterable, families: list, workers: int = 1) -> CandidateMat
                                {"forests": forests, "families": families}))
 
 
+def extract_stored(store, sentence_ids: Sequence[str], source: str | None, families: list,
+                   workers: int = 1, progress: str | None = None) -> CandidateMatrix:
+    """The matrix of stored sentences' candidates (rows in the order of ``sentence_ids``).
+
+    Nothing is cached here: the pipeline keeps matrices in the store keyed by their content
+    (:mod:`ranker.pipeline.feature_cache`). With ``workers`` > 1 each process reads its own
+    sentences from the store, so the re-parsing of candidate trees is parallel too.
+    """
+    sids = list(sentence_ids)
+    if workers <= 1:
+        return _assemble([_extract_chunk((store.forest(sid, source) for sid in sids), families)])
+    return _assemble(_pool_map(_work_on_store, [sids[a:b] for a, b in _spans(len(sids), workers)],
+                               workers, {"path": str(store.path), "source": source,
+                                         "families": families}, progress))
+
+
 def _from_stored_splits(store, prefix: str, source: str, corpus, split, fileids):
     """The selection assembled from stored matrices of whole splits that hold all its sentences.
 
@@ -537,10 +553,8 @@ def stored_matrix(store, feature_set: FeatureSet, corpus: str | None, split: str
     if workers <= 1:
         m = extract(store.forests(corpus, split, fileids=fileids, source=source), families)
     else:
-        sids = [s.id for s in store.sentences(corpus, split, fileids)]
-        m = _assemble(_pool_map(_work_on_store, [sids[a:b] for a, b in _spans(len(sids), workers)],
-                                workers, {"path": str(store.path), "source": source,
-                                          "families": families}, progress))
+        m = extract_stored(store, [s.id for s in store.sentences(corpus, split, fileids)], source,
+                           families, workers, progress)
     store.put_artifact(ARTIFACT_KIND, key, to_bytes(m),
                        {"feature_set": feature_set.to_dict(), "rows": m.X.shape[0],
                         "columns": m.X.shape[1], "sentences": len(m.sentence_ids),

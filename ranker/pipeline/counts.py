@@ -48,20 +48,36 @@ def metric_key(metric: str, settings: ScoringSettings) -> str:
     return f"{metric}@{settings.key()}"
 
 
+#: Store kind of the per-sentence forest digests the stored counts were computed from.
+DIGEST_KIND = "counts-digest"
+
+
 def score_candidates(store: Store, sentences: Sequence[Sentence], settings: ScoringSettings,
                      gold_deps: dict, workers: int, progress: bool, source: str) -> int:
-    """Store per-candidate counts under every metric for ``sentences`` lacking them; returns how many."""
+    """Store per-candidate counts under every metric for ``sentences`` lacking them; returns how many.
+
+    Whether a sentence's counts are current is decided by content: a digest of its candidates'
+    texts is recorded with them, so a forest imported or parsed again is scored again (and its
+    old counts dropped), while an unchanged one is never rescored.
+    """
     from ..sources.pool import run_pool
+    from .cache import text_digest
 
     metrics = Scorer(settings).metrics
-    have = store.bracket_counts(metric_key(metrics[-1], settings), None, None, source=source)
-    todo = [s for s in sentences if s.id not in have]
+    digest_key = f"{metric_key(metrics[-1], settings)}/{source}"
+    got = store.get_artifact(DIGEST_KIND, digest_key)
+    recorded: dict[str, str] = dict(got[1]) if got is not None else {}
+    current = {}
+    todo = []
+    for s in sentences:
+        texts = store.candidate_texts(s.id, source)
+        if texts and recorded.get(s.id) != (d := text_digest(texts)):
+            current[s.id] = d
+            todo.append((s, texts))
 
     def items():
-        for s in todo:
-            texts = store.candidate_texts(s.id, source)
-            if texts:
-                yield (s.id, store.gold(s.id).to_penn(), gold_deps.get(s.id), texts)
+        for s, texts in todo:
+            yield (s.id, store.gold(s.id).to_penn(), gold_deps.get(s.id), texts)
 
     bar = None
     if progress:
@@ -71,18 +87,29 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
         bar = tqdm(total=len(todo), unit="sent", desc="score", dynamic_ncols=True)
     done = 0
     pending: dict[str, list] = {m: [] for m in metrics}
+    scored: list[str] = []
+
+    def flush():
+        with store.batch():   # counts and the digests saying what they were computed from, together
+            _flush_counts(store, pending, settings, scored, source)
+            recorded.update((sid, current[sid]) for sid in scored)
+            store.put_artifact(DIGEST_KIND, digest_key, b"", recorded)
+        scored.clear()
+
     try:
         for sid, rows in run_pool(items(), _score_handler, settings, workers, _score_failed):
             if isinstance(rows, Exception):
                 raise rows
             for m, counts in rows.items():
                 pending[m].extend(BracketCounts(sid, source, rank, *c) for rank, c in enumerate(counts))
+            scored.append(sid)
             done += 1
             if bar is not None:
                 bar.update(1)
             if len(pending[metrics[0]]) > 20000:
-                _flush_counts(store, pending, settings)
-        _flush_counts(store, pending, settings)
+                flush()
+        if scored:
+            flush()
     finally:
         if bar is not None:
             bar.close()
@@ -105,9 +132,11 @@ def conversion_ceiling(store: Store, sentences: Sequence[Sentence], settings: Sc
     return corpus_score(METRICS["deps_untyped"], sums[None, :])
 
 
-def _flush_counts(store: Store, pending: dict[str, list], settings: ScoringSettings) -> None:
-    # The last metric is written last, and its presence marks a sentence as scored (see above).
+def _flush_counts(store: Store, pending: dict[str, list], settings: ScoringSettings,
+                  sentence_ids: Sequence[str], source: str) -> None:
+    # One transaction: a sentence's old counts (of an earlier forest) go, its new ones come.
     with store.batch():
+        store.delete_bracket_counts(sentence_ids, source)
         for m, rows in pending.items():
             store.put_bracket_counts(metric_key(m, settings), rows)
             rows.clear()

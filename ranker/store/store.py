@@ -462,6 +462,12 @@ class Store:
             self._conn.executemany("INSERT OR REPLACE INTO bracket_counts VALUES (?,?,?,?,?,?,?,?)",
                                    ((metric, *tuple(r)[:7]) for r in rows))
 
+    def delete_bracket_counts(self, sentence_ids: Iterable[str], source: str) -> None:
+        """Forget every metric's counts of these sentences' candidates from ``source`` (a new forest)."""
+        with self.batch():
+            self._conn.executemany("DELETE FROM bracket_counts WHERE sentence_id=? AND source=?",
+                                   ((sid, source) for sid in sentence_ids))
+
     def bracket_counts(self, metric: str, corpus: str | None = "treebank", split: str | None = None,
                        fileids=None, source: str | None = None) -> dict[str, tuple[BracketCounts, ...]]:
         """Counts by sentence id (corpus order), each tuple in forest candidate order."""

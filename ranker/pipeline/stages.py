@@ -1,0 +1,471 @@
+"""The stages of an experiment as public functions: each takes its config section and returns a record.
+
+``ranker run`` (:func:`ranker.pipeline.experiment.run_experiment`) is their composition, and every
+subcommand (``ranker parse``, ``import``, ``annotate``, ``counts``, ``train``, ``select``,
+``gold``) is a thin call of the same stage with the same defaults (the config dataclasses), so a
+store prepared by hand is the store ``ranker run --store`` would have made.
+
+=================  ==================================  ==========================================
+stage              reads                               returns
+=================  ==================================  ==========================================
+select_splits      ``[data]``, the corpora             :class:`Splits`
+parse_or_import    ``[parse]``, the sentences          :class:`ParseOutcome` (forests stored)
+annotate           ``[annotation]``, train sentences   :class:`AnnotationOutcome` (checks stored)
+compute_counts     ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
+extract_features   ``[features]``, forests             :class:`~features.CandidateMatrix` per split
+training_rows      ``[features]``, ``[loglinear]``     :class:`~.training.TrainingData`
+fit_loglinear      ``[loglinear]``, training rows      :class:`LogLinearFit`
+fit_heidorn        ``[heidorn]``, held-out counts      :class:`HeidornFit`
+select_test        the fitted rankers                  :class:`Choices`
+evaluate           ``[evaluation]``, counts, choices   :class:`Evaluation`
+=================  ==================================  ==========================================
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..errors import RankerError
+from ..evaluation.bounds import METRICS, ForestCounts
+from ..store import Store
+from ..store.records import Sentence
+from .config import (AnnotationSection, DataSection, EvaluationSection, FeaturesSection,
+                     HeidornSection, LogLinearSection, ParseSection)
+from .counts import conversion_ceiling, load_forest_counts, score_candidates
+from .scoring import Scorer, ScoringSettings
+from .splits import SplitSelection, select_split
+
+LINK_GRAMMAR = "link-grammar"
+
+
+def resolve_workers(workers: int) -> int:
+    """Processes (or threads) to use: ``0`` means every core, as ``[experiment] workers`` says."""
+    if workers < 0:
+        raise RankerError(f"workers must be >= 0 (0 = every core), not {workers}")
+    return workers or os.cpu_count() or 1
+
+
+def scoring_settings(evaluation: EvaluationSection) -> ScoringSettings:
+    """What the stored per-candidate counts depend on, from the ``[evaluation]`` section."""
+    return ScoringSettings(evaluation.evalb_param, evaluation.head_rules, evaluation.flatten_rules)
+
+
+def metric_names(evaluation: EvaluationSection) -> list[str]:
+    """The report's metrics, in report order: those whose counts the scorer stores."""
+    stored = Scorer(scoring_settings(evaluation)).metrics
+    return [m for m in METRICS if METRICS[m].counts_from in stored]
+
+
+# ------------------------------------------------------------------------------------ splits
+class Splits(NamedTuple):
+    """The sentences of an experiment: the three parts of the main corpus and any extra corpora."""
+
+    train: SplitSelection
+    heldout: SplitSelection
+    test: SplitSelection
+    extra: tuple[SplitSelection, ...]   # extra training corpora (partial annotation only)
+
+    def main(self) -> dict[str, SplitSelection]:
+        """``{"train": ..., "heldout": ..., "test": ...}``."""
+        return {"train": self.train, "heldout": self.heldout, "test": self.test}
+
+    def sentences(self) -> list[Sentence]:
+        """Every sentence of every part, main corpus first."""
+        return [x for s in (*self.main().values(), *self.extra) for x in s.sentences]
+
+
+def select_splits(store: Store, data: DataSection) -> Splits:
+    """Load the corpora into the store (once) and select the experiment's sentences."""
+    from ..sources.dependencies import ensure_dependency_gold
+    from ..sources.treebank import ensure_corpus
+
+    ensure_corpus(store, data.corpus)
+    if data.corpus == "treebank":
+        ensure_dependency_gold(store)
+    for extra in data.extra_training:
+        ensure_corpus(store, extra)
+    return Splits(select_split(store, data.corpus, data.train, data.limit),
+                  select_split(store, data.corpus, data.heldout, data.limit),
+                  select_split(store, data.corpus, data.test, data.limit),
+                  tuple(select_split(store, extra, "train", data.extra_limit)
+                        for extra in data.extra_training))
+
+
+# ------------------------------------------------------------------------------------ parse
+FILE_SOURCES = ("penn", "bllip")
+
+
+class ParseOutcome(NamedTuple):
+    """The candidate source the later stages read, and what parsing or importing did."""
+
+    source: str                     # the store's source name of the candidates
+    counts: dict[str, float]        # report counts ("sentences parsed now", "import: forests", ...)
+    notes: tuple[str, ...]          # report notes (rejected forests)
+    summary: object = None          # Link Grammar's ParseSummary (None for imported forests)
+
+
+def candidate_source(parse: ParseSection, where: str = "<config>") -> str:
+    """The store's name for the candidates ``[parse]`` asks for (checked, nothing read yet)."""
+    if parse.source == LINK_GRAMMAR:
+        return LINK_GRAMMAR
+    if parse.source in FILE_SOURCES:
+        if not parse.forests:
+            raise RankerError(f"{where}: [parse] source {parse.source!r} needs "
+                              "forests = \"FILE\" (the n-best file to read)")
+        if not Path(parse.forests).is_file():
+            raise RankerError(f"{where}: [parse] forests: no such file {parse.forests}")
+        return f"{parse.source}:{Path(parse.forests).name}"
+    raise RankerError(f"{where}: [parse] source {parse.source!r} is not known "
+                      f"(known: {LINK_GRAMMAR}, {', '.join(FILE_SOURCES)})")
+
+
+def link_grammar_options(parse: ParseSection):
+    """The parser options ``[parse]`` stands for (recorded with the source in the store)."""
+    from ..sources.link_grammar import LinkGrammarOptions
+
+    return LinkGrammarOptions(linkage_limit=parse.linkage_limit, null_links=parse.allow_null,
+                              max_parse_time=int(round(parse.max_parse_time)))
+
+
+def check_parse_options(store: Store, options) -> None:
+    """Refuse to mix forests parsed with other options into this experiment (a stale cache)."""
+    stored = store.source_options().get(LINK_GRAMMAR)
+    wanted = dict(options._asdict())
+    if stored and store.parsed_ids(LINK_GRAMMAR) and stored != wanted:
+        diff = ", ".join(f"{k}={stored.get(k)!r} (config: {wanted.get(k)!r})"
+                         for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k))
+        raise RankerError(f"{store.path} holds Link Grammar forests parsed with other options: {diff}; "
+                          "use another [experiment] store or the same [parse] settings")
+
+
+def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sentence], corpus: str,
+                    workers: int = 0, progress: bool = False, where: str = "<config>",
+                    batch_size: int = 20) -> ParseOutcome:
+    """Parse ``sentences`` with Link Grammar (those not parsed yet), or import ``[parse] forests``.
+
+    Parameters
+    ----------
+    corpus : str
+        The corpus imported forests belong to.
+    workers : int
+        Parser processes, 0 = every core.
+    """
+    source = candidate_source(parse, where)
+    counts: dict[str, float] = {}
+    notes: list[str] = []
+    if source == LINK_GRAMMAR:
+        from ..sources.parse_run import parse_into_store
+
+        options = link_grammar_options(parse)
+        check_parse_options(store, options)
+        summary = parse_into_store(store, list(sentences), options, workers=resolve_workers(workers),
+                                   batch_size=batch_size, progress=progress)
+        counts["sentences parsed now"] = summary.parsed
+        counts["unmapped tokens (this run)"] = summary.unmapped
+        return ParseOutcome(source, counts, (), summary)
+    from ..sources.nbest import import_file
+
+    imported = import_file(store, parse.forests, parse.source, source=source, corpus=corpus)
+    for k, v in imported._asdict().items():
+        if isinstance(v, (int, float)):
+            counts[f"import: {k}"] = v
+    if getattr(imported, "errors", None):
+        notes.append(f"{len(imported.errors)} forests of {parse.forests} were "
+                     f"rejected, e.g. {imported.errors[0]}")
+    return ParseOutcome(source, counts, tuple(notes))
+
+
+# ------------------------------------------------------------------------------------ annotate
+class AnnotationOutcome(NamedTuple):
+    """Which annotation kinds define the consistent sets, and the rule applied when none is."""
+
+    kind: str          # of the main corpus
+    extra_kind: str    # of the extra corpora
+    rule: str          # "fewest" or "strict" (:meth:`Store.consistent_sets`)
+
+
+def consistency_rule(annotation: AnnotationSection) -> str:
+    """``"fewest"`` (keep the least-violating candidates when none is consistent) or ``"strict"``."""
+    return "fewest" if annotation.fewest_violations else "strict"
+
+
+def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Sentence],
+             with_extra: bool = False, workers: int = 0, progress: bool = False,
+             where: str = "<config>") -> AnnotationOutcome:
+    """Derive the partial bracketing of ``sentences`` from gold and check every candidate against it."""
+    from ..sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, riezler_annotations
+
+    kind = annotation.kind
+    if kind != "riezler":
+        raise RankerError(f"{where}: [annotation] kind {kind!r} is not derivable from "
+                          "gold trees here (known: riezler)")
+    eq = LabelEquivalences.load(DEFAULT_EQUIVALENCES, labelled=True)
+    workers = resolve_workers(workers)
+    have = store.annotations(kind)
+    new = [s for s in sentences if s.id not in have]
+    if new:
+        store.add_annotations(riezler_annotations((s.id, store.gold(s.id)) for s in new))
+    check_store(store, kind, eq, progress=progress, workers=workers)
+    if with_extra:
+        check_store(store, annotation.extra_kind, eq, progress=progress, workers=workers)
+    return AnnotationOutcome(kind, annotation.extra_kind, consistency_rule(annotation))
+
+
+# ------------------------------------------------------------------------------------ counts
+class CountsOutcome(NamedTuple):
+    """Per-candidate counts stored for a set of sentences under every metric."""
+
+    settings: ScoringSettings   # what the counts depend on (their store key)
+    scored: int                 # sentences scored now (the others were stored already)
+
+
+def compute_counts(store: Store, evaluation: EvaluationSection, sentences: Sequence[Sentence],
+                   source: str, workers: int = 0, progress: bool = False) -> CountsOutcome:
+    """Store every candidate's counts against gold under every metric (the oracle's and tuners' data)."""
+    settings = scoring_settings(evaluation)
+    gold_deps = {s.id: store.gold_dependencies(s.id) for s in sentences}
+    done = score_candidates(store, list(sentences), settings, gold_deps, resolve_workers(workers),
+                            progress, source)
+    return CountsOutcome(settings, done)
+
+
+def load_counts(store: Store, evaluation: EvaluationSection, sel: SplitSelection, metrics: Sequence[str],
+                source: str) -> dict[str, ForestCounts]:
+    """The stored counts of a split under each of ``metrics`` (see :func:`compute_counts`)."""
+    settings = scoring_settings(evaluation)
+    return {m: load_forest_counts(store, sel, METRICS[m].counts_from, settings, source) for m in metrics}
+
+
+def candidate_quality(fc: ForestCounts, metric: str) -> np.ndarray:
+    """Each candidate's own sentence score under ``metric`` (the oracle's and tuners' target)."""
+    return METRICS[metric].score(fc.counts) if len(fc.counts) else np.zeros(0)
+
+
+def test_ceiling(store: Store, evaluation: EvaluationSection, sentences: Sequence[Sentence]) -> float:
+    """Untyped dependency F of the gold trees converted by the head rules (the report's ceiling)."""
+    gold_deps = {s.id: store.gold_dependencies(s.id) for s in sentences}
+    return conversion_ceiling(store, sentences, scoring_settings(evaluation), gold_deps)
+
+
+test_ceiling.__test__ = False   # a stage, not a pytest test
+
+
+# ------------------------------------------------------------------------------------ features
+def extract_features(store: Store, features: FeaturesSection, sel: SplitSelection, source: str,
+                     workers: int = 0, progress: bool = False, label: str | None = None):
+    """The split's feature matrix (stored and reused while the split's forests stay the same)."""
+    from features import load_feature_set
+
+    from .feature_cache import cached_matrix
+
+    fs = load_feature_set(features.set)
+    return cached_matrix(store, fs, sel, source, workers=resolve_workers(workers),
+                         progress=f"features {label or sel.name}" if progress else None)
+
+
+def consistency(store: Store, matrix, kind: str, sel: SplitSelection, source: str,
+                rule: str) -> np.ndarray:
+    """Consistency weights of the matrix's rows under annotation ``kind`` (0 for unannotated)."""
+    from features.datasets import consistency_weights
+
+    return consistency_weights(store, matrix, kind, sel.corpus, sel.split, source, rule)
+
+
+# ------------------------------------------------------------------------------------ fit
+def loglinear_template(loglinear: LogLinearSection, workers: int = 0):
+    """The unfitted log-linear ranker ``[loglinear]`` describes (σ² is chosen later)."""
+    from ..models import LogLinearRanker
+
+    return LogLinearRanker(solver=loglinear.optimizer, max_iter=loglinear.max_iter, tol=loglinear.tol,
+                           max_parses=loglinear.max_parses or None,
+                           full_parses_only=loglinear.full_only,
+                           proper_subset=loglinear.proper_subset, n_jobs=resolve_workers(workers))
+
+
+def training_rows(store: Store, features: FeaturesSection, template, blocks: Sequence,
+                  weights: Sequence[np.ndarray], source: str):
+    """The rows every fit learns from: cut-off applied, the template's filters applied.
+
+    Returns
+    -------
+    TrainingData
+    """
+    from .training import training_data
+
+    return training_data(list(blocks), list(weights), features.cutoff, store.forest_qualities(source),
+                         template)
+
+
+class LogLinearFit(NamedTuple):
+    """The log-linear model chosen on held-out (``None`` when no training sentence survived)."""
+
+    model: object                   # fitted LogLinearRanker or None
+    chosen: object                  # SigmaSelection (σ², held-out trials) or None
+    names: tuple[str, ...]          # the feature index (columns the model scores)
+    counts: dict[str, float]        # report counts
+    notes: tuple[str, ...]          # report notes (not trained, early stopping)
+
+
+def fit_loglinear(store: Store, loglinear: LogLinearSection, template, data, X_heldout,
+                  groups_heldout, quality_heldout, progress: bool = False) -> LogLinearFit:
+    """Fit one model per σ² of ``[loglinear] sigma2_grid`` and keep the best on held-out (cached)."""
+    from .training import select_model
+
+    notes: list[str] = []
+    counts: dict[str, float] = {}
+    model = chosen = None
+    survivors = data.survivors
+    if survivors.group_mask.any():
+        with warnings.catch_warnings():   # reported once, below, not once per fit
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            chosen = select_model(store, template, data, X_heldout, groups_heldout, quality_heldout,
+                                  loglinear.sigma2_grid, progress)
+        model = chosen.ranker
+        if not model.converged_:
+            notes.append(f"The chosen log-linear model stopped at [loglinear] max_iter = "
+                         f"{loglinear.max_iter} iterations before its gradient reached "
+                         f"tol = {loglinear.tol:g} (early stopping).")
+    else:
+        notes.append("The log-linear model was not trained: no training sentence survives the "
+                     f"filters ({survivors.dropped}); with nothing to learn it selects the "
+                     "source's first candidate, like native.")
+    counts["training sentences kept"] = int(survivors.group_mask.sum())
+    for why, k in survivors.dropped.items():
+        counts[f"training sentences dropped: {why}"] = k
+    if model is not None:
+        counts["sigma2 (chosen on held-out)"] = chosen.sigma2
+        counts["CG iterations"] = model.n_iter_
+        counts["objective evaluations"] = model.n_evaluations_
+        for s2, q in chosen.trials:
+            counts[f"held-out {loglinear.select_metric} at sigma2={s2:g}"] = q
+    return LogLinearFit(model, chosen, data.names, counts, tuple(notes))
+
+
+class HeidornFit(NamedTuple):
+    """Heidorn's ranker with the given K table, the one tuned on held-out, and the K sensitivity."""
+
+    plain: object
+    tuned: object
+    k_curve: list[tuple[float, float]]   # (uniform K, held-out score)
+
+
+def fit_heidorn(store: Store, heidorn: HeidornSection, head_rules: str, heldout: SplitSelection,
+                source: str, quality: np.ndarray) -> HeidornFit:
+    """Heidorn's ranker as configured, and tuned on held-out for ``[heidorn] tune_metric`` (cached)."""
+    from ..models import HeidornRanker
+
+    plain = HeidornRanker(k_table=heidorn.k_table, heads=head_rules, pp_as_np=True).fit()
+    tuned, curve = tune_heidorn(store, heldout, source, quality, heidorn.k_table, head_rules,
+                                heidorn.tune_rounds)
+    return HeidornFit(plain, tuned, curve)
+
+
+def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np.ndarray,
+                 k_table, heads: str, rounds: int):
+    """Heidorn's K tuned on held-out, and the held-out score of uniform K's (the sensitivity plot).
+
+    Both are kept in the store keyed by the held-out forests, their quality and the settings, so
+    a warm rerun compiles no tree. Returns the fitted tuned ranker and ``[(K, score), ...]``.
+    """
+    from ..models import HeidornRanker
+    from ..models.groups import group_offsets
+    from ..models.heidorn import compile_trees, head_finder
+    from ..models.ktable import KTable
+    from ..models.tuning import selected_quality
+    from .cache import cached_result, data_digest, text_digest
+
+    texts = text_digest(t for s in heldout.sentences for t in store.candidate_texts(s.id, source))
+    template = HeidornRanker(k_table=k_table, heads=heads, pp_as_np=True, tune=True, max_rounds=rounds)
+    params = {k: (v.to_dict() if isinstance(v, KTable) else v)
+              for k, v in template.get_params().items()}
+    uniform = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+
+    def compute() -> dict:
+        trees, groups, _ = candidate_trees(store, heldout, source)
+        tuned = template.fit(trees, quality, groups)
+        compiled = compile_trees(trees, head_finder(heads), True)
+        offsets = group_offsets(groups, len(trees))
+        curve = [[k, selected_quality(-compiled.scores(KTable(default=k)), quality, offsets)]
+                 for k in uniform]
+        return {"state": tuned._get_state(), "curve": curve}
+
+    got = cached_result(store, data_digest([quality], {"texts": texts, "params": params,
+                                                        "uniform": uniform, "what": "heidorn"}),
+                        compute)
+    tuned = HeidornRanker(**template.get_params())
+    tuned._set_state(got["state"])
+    return tuned, [(float(k), float(q)) for k, q in got["curve"]]
+
+
+# ------------------------------------------------------------------------------------ select
+def per_sentence(sel: SplitSelection, ids: Sequence[str], per_group: np.ndarray) -> np.ndarray:
+    """Spread per-group choices (groups = sentences with candidates) over every sentence, -1 for none."""
+    pos = dict(zip(ids, per_group.tolist()))
+    return np.array([pos.get(s.id, -1) for s in sel.sentences], dtype=np.int64)
+
+
+def candidate_trees(store: Store, sel: SplitSelection, source: str):
+    """Every candidate tree of a split in forest order, with per-row groups and the grouped ids."""
+    trees, groups, ids = [], [], []
+    for s in sel.sentences:
+        forest = store.candidate_trees(s.id, source)
+        if not forest:
+            continue
+        trees.extend(t for _, _, t in forest)
+        groups.extend([len(ids)] * len(forest))
+        ids.append(s.id)
+    return trees, np.asarray(groups, dtype=np.int64), ids
+
+
+class Choices(NamedTuple):
+    """One candidate per test sentence and ranker (index in its forest, -1 for no candidate)."""
+
+    rankers: dict[str, np.ndarray]   # native, heidorn, heidorn_tuned, loglinear
+    random: np.ndarray               # one random draw (the report's bound is its exact expectation)
+    ids: list[str]                   # sentences with candidates, in split order
+    X: object                        # the test matrix restricted to the model's features
+    groups: np.ndarray               # its per-row sentence number
+
+
+def select_test(store: Store, test: SplitSelection, source: str, matrix, names: Sequence[str],
+                heidorn: HeidornFit, model, seed: int) -> Choices:
+    """Every ranker's choice on the test split."""
+    from ..models import RandomRanker
+
+    tt, tg, tids = candidate_trees(store, test, source)
+    if list(matrix.sentence_ids) != tids:
+        raise RankerError("test features and forests disagree; rerun with a fresh store")
+    Xt = matrix.restrict(names)
+    mg = matrix.groups()
+    choices = {
+        "native": per_sentence(test, tids, np.zeros(len(tids), dtype=np.int64)),
+        "heidorn": per_sentence(test, tids, heidorn.plain.predict(tt, tg)),
+        "heidorn_tuned": per_sentence(test, tids, heidorn.tuned.predict(tt, tg)),
+        "loglinear": per_sentence(test, tids, model.predict(Xt, mg) if model
+                                  else np.zeros(len(tids), dtype=np.int64)),
+    }
+    random_choice = per_sentence(test, tids, RandomRanker(seed=seed).fit()
+                                 .predict(np.zeros(len(tt)), tg))
+    return Choices(choices, random_choice, tids, Xt, mg)
+
+
+# ------------------------------------------------------------------------------------ gold
+def write_gold(store: Store, sel: SplitSelection, path: str | Path) -> int:
+    """Write the split's gold trees, one per line in split order; returns how many."""
+    from ..trees.penn import write_trees
+
+    write_trees(path, (store.gold(s.id) for s in sel.sentences))
+    return len(sel.sentences)
+
+
+def write_selected(path: Path, sel: SplitSelection, texts: dict[str, list[str]],
+                   choice: np.ndarray) -> None:
+    """One chosen tree per line in split order (an empty line for a sentence without candidates)."""
+    with open(path, "w", encoding="utf-8") as f:
+        for s, c in zip(sel.sentences, choice.tolist()):
+            f.write((texts[s.id][c] if c >= 0 else "") + "\n")

@@ -1,0 +1,66 @@
+"""The whole config checked before any work starts: every value a stage will read, every file it names.
+
+An experiment that would fail half-way (a misspelt metric, a K table that does not parse, a head
+rule file that is missing) fails here instead, before the store is opened or the resolved config
+is written, with one line naming the config and the section and key at fault.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import RankerError
+from .config import ConfigError, ExperimentConfig
+
+
+def _check(where: str, what: str, load) -> None:
+    try:
+        load()
+    except (RankerError, OSError, ValueError) as e:
+        raise ConfigError(f"{where}: {what}: {e}") from None
+
+
+def validate_config(cfg: ExperimentConfig) -> None:
+    """Raise :class:`ConfigError` for the first value or file of ``cfg`` no stage could use.
+
+    Checked: the candidate source and its forests file, the corpora and split names, the
+    annotation kind, the feature set, the K table, the EVALB parameter file, the head, MPH and
+    flattening rules, and the metrics named for tuning.
+    """
+    from features import load_feature_set
+
+    from ..models.heidorn import as_k_table
+    from ..sources.splits import SPLITS
+    from ..sources.treebank import CORPORA
+    from .scoring import Scorer
+    from .splits import parse_ranges
+    from .stages import candidate_source, metric_names, scoring_settings
+
+    src = cfg.source
+    _check(src, "[parse]", lambda: candidate_source(cfg.parse, src))
+    d = cfg.data
+    for key, corpus in (("corpus", d.corpus), *(("extra_training", c) for c in d.extra_training)):
+        if corpus not in CORPORA:
+            raise ConfigError(f"{src}: [data] {key}: unknown corpus {corpus!r} (known: {', '.join(CORPORA)})")
+    for key in ("train", "heldout", "test"):
+        spec = getattr(d, key)
+        if (d.corpus, spec) not in SPLITS:
+            _check(src, f"[data] {key}", lambda: parse_ranges(spec))
+    if cfg.annotation.kind != "riezler":
+        raise ConfigError(f"{src}: [annotation] kind {cfg.annotation.kind!r} is not derivable from "
+                          "gold trees here (known: riezler)")
+    _check(src, "[features] set", lambda: load_feature_set(cfg.features.set))
+    _check(src, "[heidorn] k_table", lambda: as_k_table(cfg.heidorn.k_table))
+    _check(src, "[evaluation]", lambda: Scorer(scoring_settings(cfg.evaluation)))
+    known = metric_names(cfg.evaluation)
+    for key, m in (("[loglinear] select_metric", cfg.loglinear.select_metric),
+                   ("[heidorn] tune_metric", cfg.heidorn.tune_metric)):
+        if m not in known:
+            raise ConfigError(f"{src}: {key}: unknown metric {m!r} (known: {', '.join(known)})")
+    if cfg.loglinear.optimizer not in ("cg", "lbfgs"):
+        raise ConfigError(f"{src}: [loglinear] optimizer {cfg.loglinear.optimizer!r} is not known "
+                          "(known: cg, lbfgs)")
+    if not cfg.loglinear.sigma2_grid:
+        raise ConfigError(f"{src}: [loglinear] sigma2_grid is empty")
+    store = Path(cfg.experiment.store)
+    if store.exists() and not store.is_file():
+        raise ConfigError(f"{src}: [experiment] store {store} is not a file")
