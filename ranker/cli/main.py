@@ -21,10 +21,13 @@ SUBCOMMANDS = [
     "parse",
     "importing",
     "annotate",
+    "counts",
     "store",
     "score",
     "train",
     "select",
+    "gold",
+    "models",
     "run",
 ]
 

@@ -1,30 +1,27 @@
-"""``ranker parse``: parse a corpus split with Link Grammar into the store."""
+"""``ranker parse``: parse a corpus selection with Link Grammar into the store (the run's parse stage)."""
 from __future__ import annotations
 
 import sys
 
-DEFAULT_STORE = "runs/store.sqlite"
-
 
 def add_parser(subparsers) -> None:
-    from ..sources.link_grammar import LinkGrammarOptions
+    from ..pipeline.config import ParseSection
+    from .options import add_selection, add_store, add_workers, config_option
 
-    d = LinkGrammarOptions()
     p = subparsers.add_parser("parse", help="parse corpus sentences with Link Grammar into the store",
                               description="Parse sentences from their gold tokens with Link Grammar; every "
-                              "linkage becomes a candidate. Resumable: sentences already parsed are skipped.")
-    p.add_argument("--store", default=DEFAULT_STORE, help=f"store file (default {DEFAULT_STORE})")
-    p.add_argument("--corpus", default="treebank", choices=["treebank"], help="corpus to parse")
-    p.add_argument("--split", default=None, help="named split: train, heldout, test (default: all)")
-    p.add_argument("--fileids", default=None, help="glob over file ids, e.g. 'wsj_000*'")
-    p.add_argument("--limit", type=int, default=None, help="parse only the first N selected sentences")
-    p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
-    p.add_argument("--linkage-limit", type=int, default=d.linkage_limit,
-                   help=f"linkages kept per sentence (default {d.linkage_limit})")
-    p.add_argument("--max-parse-time", type=int, default=d.max_parse_time,
-                   help=f"seconds per sentence before it is marked timeout (default {d.max_parse_time})")
-    p.add_argument("--no-null-links", action="store_true",
-                   help="do not reparse with null links when no complete linkage exists")
+                              "linkage becomes a candidate. Resumable: sentences already parsed are skipped. "
+                              "The options and defaults are those of a config's [parse] section, so "
+                              "`ranker run --store` accepts the store.")
+    add_store(p)
+    add_selection(p, None)
+    add_workers(p)
+    config_option(p, "--linkage-limit", section=ParseSection, key="linkage_limit", type=int,
+                  help="linkages kept per sentence")
+    config_option(p, "--max-parse-time", section=ParseSection, key="max_parse_time", type=float,
+                  help="seconds per sentence before it is marked timeout")
+    config_option(p, "--no-null-links", dest="allow_null", action="store_false", section=ParseSection,
+                  key="allow_null", help="do not reparse with null links when no complete linkage exists")
     p.add_argument("--batch-size", type=int, default=20, help="sentences per committed transaction")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -32,27 +29,24 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from ..errors import RankerError
-    from ..sources.link_grammar import LinkGrammarOptions, import_linkgrammar
-    from ..sources.parse_run import parse_into_store
-    from ..sources.treebank import ensure_corpus
+    from ..pipeline import stages
+    from ..pipeline.config import ParseSection
+    from ..sources.link_grammar import import_linkgrammar
+    from ..sources.treebank import CORPORA
     from ..store import Store
+    from .options import selection
 
+    if args.corpus not in CORPORA:
+        raise RankerError(f"--corpus {args.corpus!r} is not known (known: {', '.join(CORPORA)})")
     import_linkgrammar()   # fail before touching the store when the parser is missing
-    if args.limit is not None and args.limit < 0:
-        raise RankerError("--limit must be >= 0")
-    options = LinkGrammarOptions(linkage_limit=args.linkage_limit, null_links=not args.no_null_links,
-                                 max_parse_time=args.max_parse_time)
+    parse = ParseSection(linkage_limit=args.linkage_limit, max_parse_time=args.max_parse_time,
+                         allow_null=args.allow_null)
     with Store.open(args.store) as st:
-        ensure_corpus(st, args.corpus)
-        sentences = st.sentences(args.corpus, args.split, args.fileids)
-        if args.limit is not None:
-            sentences = sentences[:args.limit]
-        if not sentences:
-            raise RankerError(f"no sentences selected from {args.corpus} "
-                              f"(split {args.split}, fileids {args.fileids})")
-        summary = parse_into_store(st, sentences, options, workers=args.workers, batch_size=args.batch_size,
-                                   progress=not args.no_progress)
-    s = summary
+        stages.load_corpus(st, args.corpus)
+        sel = selection(st, args)
+        out = stages.parse_or_import(st, parse, sel.sentences, args.corpus, args.workers,
+                                     not args.no_progress, "ranker parse", args.batch_size)
+    s = out.summary
     print(f"parsed {s.parsed} sentences ({s.skipped} already stored) in {s.seconds:.1f}s "
           f"({s.sentences_per_second:.1f} sentences/s): {s.candidates} candidates; "
           + ", ".join(f"{k} {v}" for k, v in sorted(s.statuses.items())))

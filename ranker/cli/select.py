@@ -1,25 +1,30 @@
-"""``ranker select``: choose one candidate per sentence of a split and write the chosen trees."""
+"""``ranker select``: choose one candidate per sentence of a split and write the chosen trees (the run's select stage)."""
 from __future__ import annotations
-
-DEFAULT_STORE = "runs/store.sqlite"
-RANKERS = ("heidorn", "loglinear", "native", "random", "oracle")
 
 
 def add_parser(subparsers) -> None:
+    from ..models.registry import RANKERS
+    from ..pipeline.config import EvaluationSection, ExperimentSection, HeidornSection, LogLinearSection
+    from .options import add_selection, add_source, add_store, add_workers, config_option
+
     p = subparsers.add_parser("select", help="pick one parse per sentence with a ranker",
-                              description="Write the chosen tree of every sentence of the split, one "
-                              "per line in corpus order (an empty line where a sentence has no parse).")
-    p.add_argument("--store", default=DEFAULT_STORE)
-    p.add_argument("--corpus", default="treebank")
-    p.add_argument("--split", default="test")
-    p.add_argument("--source", default=None, help="only candidates of this source")
-    p.add_argument("--ranker", required=True, choices=RANKERS)
+                              description="Write the chosen tree of every sentence of the selection, one "
+                              "per line in split order (an empty line where a sentence has no parse), "
+                              "exactly as ranker run writes selected/<ranker>.mrg.")
+    add_store(p)
+    add_selection(p, "test")
+    add_source(p)
+    p.add_argument("--ranker", required=True, choices=RANKERS.names(bare=True) + RANKERS.names(),
+                   help="ranker (a bare name is its newest version)")
     p.add_argument("--model", default=None, help="model file (loglinear; optional for heidorn)")
-    p.add_argument("--k-table", default="penn", help="heidorn: K table (name or path)")
-    p.add_argument("--heads", default="collins", help="heidorn: head-rule table, or 'star'")
+    config_option(p, "--k-table", section=HeidornSection, key="k_table", help="heidorn: K table (name or path)")
+    config_option(p, "--heads", section=EvaluationSection, key="head_rules",
+                  help="heidorn: head-rule table, or 'star'")
     p.add_argument("--no-pp-as-np", action="store_true", help="heidorn: keep the preposition as PP head")
-    p.add_argument("--metric", default="evalb_labeled", help="oracle: metric whose F it maximises")
-    p.add_argument("--seed", type=int, default=0, help="random: seed")
+    config_option(p, "--metric", section=LogLinearSection, key="select_metric",
+                  help="oracle: the metric whose sentence score it maximises (counts from ranker counts)")
+    config_option(p, "--seed", section=ExperimentSection, key="seed", type=int, help="random: seed")
+    add_workers(p)
     p.add_argument("--out", required=True, help="output .mrg file")
     p.set_defaults(func=run)
 
@@ -27,49 +32,64 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     import numpy as np
 
-    from features import load_feature_set, stored_matrix
-    from features.datasets import candidate_f
-    from features.vectorizer import CandidateMatrix, extract, feature_set_from_dict
+    from features import feature_set_from_dict
 
     from ..errors import RankerError
-    from ..models import (HeidornRanker, LogLinearRanker, NativeRanker, OracleRanker, RandomRanker,
-                          load_model)
+    from ..evaluation.bounds import METRICS, oracle_choice
+    from ..models import HeidornRanker, LogLinearRanker, RandomRanker, load_model
+    from ..models.registry import RANKERS
+    from ..pipeline import stages
+    from ..pipeline.config import EvaluationSection
+    from ..pipeline.feature_cache import cached_matrix
     from ..store import Store
-    from ..trees.penn import write_trees
+    from .options import selection
+    from .train import check_writable
 
+    name = RANKERS.resolve(args.ranker).partition("/")[0]
+    check_writable(args.out)
+    if name == "loglinear" and not args.model:
+        raise RankerError("--ranker loglinear needs --model (from ranker train or ranker models export)")
+    saved = load_model(args.model) if args.model and name in ("loglinear", "heidorn") else None
+    if saved is not None:
+        want = LogLinearRanker if name == "loglinear" else HeidornRanker
+        if not isinstance(saved.ranker, want):
+            raise RankerError(f"{args.model}: a {type(saved.ranker).__name__} model, not a {name} model")
+    fs = None
+    if name == "loglinear":
+        if not saved.feature_config:
+            raise RankerError(f"{args.model}: the model file carries no feature configuration; "
+                              "export it again (ranker models export) or retrain")
+        fs = feature_set_from_dict(saved.feature_config, args.model)
+    ev = EvaluationSection()
     with Store.open(args.store, create=False) as st:
-        forests = list(st.forests(args.corpus, args.split, source=args.source))
-        with_cands = [f for f in forests if f.candidates]
-        groups = np.repeat(np.arange(len(with_cands)), [len(f.candidates) for f in with_cands])
-        cands = [c for f in with_cands for c in f.candidates]
-        if args.ranker == "loglinear":
-            if not args.model:
-                raise RankerError("--ranker loglinear needs --model (from ranker train)")
-            saved = load_model(args.model)
-            if not isinstance(saved.ranker, LogLinearRanker):
-                raise RankerError(f"{args.model}: not a log-linear model")
-            fs = feature_set_from_dict(saved.feature_config, args.model)
-            m = stored_matrix(st, fs, args.corpus, args.split, args.source)
-            if m.sentence_ids != tuple(f.sentence.id for f in with_cands):
-                m = extract(with_cands, fs.build())
-            ranker, X = saved.ranker, m.restrict(saved.feature_names)
-        elif args.ranker == "heidorn":
-            ranker = (load_model(args.model).ranker if args.model else
-                      HeidornRanker(k_table=args.k_table, heads=args.heads,
-                                    pp_as_np=not args.no_pp_as_np).fit())
-            X = [c.tree for c in cands]
-        elif args.ranker == "native":
-            ranker, X = NativeRanker().fit(), np.array([c.rank for c in cands], dtype=float)
-        elif args.ranker == "random":
-            ranker, X = RandomRanker(seed=args.seed).fit(), np.zeros(len(cands))
+        source = stages.stored_source(st, args.source)
+        sel = selection(st, args)
+        texts = {s.id: st.candidate_texts(s.id, source) for s in sel.sentences}
+        ids = [s.id for s in sel.sentences if texts[s.id]]
+        sizes = [len(texts[sid]) for sid in ids]
+        groups = np.repeat(np.arange(len(ids)), sizes)
+        if name == "oracle":
+            if args.metric not in METRICS:
+                raise RankerError(f"--metric {args.metric!r} is not known (known: {', '.join(METRICS)})")
+            stages.require_counts(st, ev, sel, source)
+            fc = stages.load_counts(st, ev, sel, [args.metric], source)[args.metric]
+            choice = oracle_choice(fc, METRICS[args.metric].score)
         else:
-            offsets = np.concatenate(([0], np.cumsum([len(f.candidates) for f in with_cands])))
-            rows = CandidateMatrix(None, offsets, (), tuple(f.sentence.id for f in with_cands))
-            ranker = OracleRanker().fit()
-            X = candidate_f(st, rows, args.metric, args.corpus, args.split, args.source)
-    chosen = ranker.predict(X, groups) if len(cands) else np.zeros(0, dtype=np.int64)
-    pick = {f.sentence.id: f.candidates[i].tree for f, i in zip(with_cands, chosen)}
-    write_trees(args.out, (pick.get(f.sentence.id) for f in forests))
-    print(f"{args.ranker}: chose among {len(cands)} candidates of {len(with_cands)} sentences "
-          f"({len(forests) - len(with_cands)} without a parse); wrote {args.out}")
+            if name == "loglinear":
+                m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers))
+                picked = saved.ranker.predict(m.restrict(saved.feature_names), m.groups())
+            elif name == "heidorn":
+                ranker = saved.ranker if saved else HeidornRanker(
+                    k_table=args.k_table, heads=args.heads, pp_as_np=not args.no_pp_as_np).fit()
+                trees, tgroups, _ = stages.candidate_trees(st, sel, source)
+                picked = ranker.predict(trees, tgroups) if trees else np.zeros(0, dtype=np.int64)
+            elif name == "native":
+                picked = np.zeros(len(ids), dtype=np.int64)
+            else:
+                picked = RandomRanker(seed=args.seed).fit().predict(np.zeros(len(groups)), groups) \
+                    if len(groups) else np.zeros(0, dtype=np.int64)
+            choice = stages.per_sentence(sel, ids, np.asarray(picked))
+    stages.write_selected(args.out, sel, texts, choice)
+    print(f"{name}: chose among {int(sum(sizes))} candidates of {len(ids)} sentences "
+          f"({len(sel.sentences) - len(ids)} without a parse); wrote {args.out}")
     return 0

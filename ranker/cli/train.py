@@ -1,76 +1,127 @@
-"""``ranker train``: fit the log-linear ranker on a split of the store and save the model."""
+"""``ranker train``: fit the log-linear ranker on a split of the store and save the model (the run's fit stage)."""
 from __future__ import annotations
-
-DEFAULT_STORE = "runs/store.sqlite"
 
 
 def add_parser(subparsers) -> None:
+    from ..pipeline.config import (AnnotationSection, DataSection, FeaturesSection, LogLinearSection)
+    from .options import add_selection, add_source, add_store, add_workers, config_option
+
     p = subparsers.add_parser("train", help="train the log-linear ranker from partial bracketings",
                               description="Extract (or reuse stored) features of a split, keep the "
                               "properties seen in enough consistent candidates, and fit the "
-                              "conditional log-linear model of Crouch et al. (2002) section 3.")
-    p.add_argument("--store", default=DEFAULT_STORE)
-    p.add_argument("--corpus", default="treebank")
-    p.add_argument("--split", default="train")
-    p.add_argument("--source", default=None, help="only candidates of this source")
-    p.add_argument("--features", default="default", help="feature configuration TOML (name or path)")
-    p.add_argument("--kind", default="riezler", help="annotation kind defining the consistent sets")
-    p.add_argument("--rule", default="strict", choices=["strict", "fewest"])
-    p.add_argument("--sigma2", type=float, default=1.0)
-    p.add_argument("--solver", default="cg", choices=["cg", "lbfgs"])
-    p.add_argument("--max-iter", type=int, default=1000)
-    p.add_argument("--max-parses", type=int, default=None)
-    p.add_argument("--full-only", action="store_true", help="train on sentences with full parses only")
-    p.add_argument("--heldout", default=None,
-                   help="choose sigma2 from --sigma2-grid by F of the selected parses of this split")
-    p.add_argument("--sigma2-grid", default="0.01,0.1,1,10,100")
-    p.add_argument("--metric", default="evalb_labeled", help="bracket counts for held-out F")
-    p.add_argument("--threads", type=int, default=1,
-                   help="threads evaluating the objective (-1: every core); the model is the same "
-                        "for any number")
+                              "conditional log-linear model of Crouch et al. (2002) section 3, one "
+                              "model per sigma^2 of the grid, keeping the best on the held-out split "
+                              "(its counts from ranker counts). Options and defaults are those of a "
+                              "config's sections.")
+    add_store(p)
+    add_selection(p, "train")
+    add_source(p)
+    config_option(p, "--features", section=FeaturesSection, key="set",
+                  help="feature configuration TOML (name in configs/features or path)")
+    config_option(p, "--cutoff", section=FeaturesSection, key="cutoff", type=int,
+                  help="keep properties seen in at least N consistent training candidates")
+    config_option(p, "--kind", section=AnnotationSection, key="kind",
+                  help="annotation kind defining the consistent sets")
+    config_option(p, "--rule", section=AnnotationSection, key="fewest_violations",
+                  to_cli=lambda fewest: "fewest" if fewest else "strict", choices=["strict", "fewest"],
+                  help="when no candidate is consistent: keep the fewest-violation ones, or none")
+    config_option(p, "--solver", section=LogLinearSection, key="optimizer", choices=["cg", "lbfgs"],
+                  help="optimiser")
+    config_option(p, "--max-iter", section=LogLinearSection, key="max_iter", type=int,
+                  help="iterations at most")
+    config_option(p, "--tol", section=LogLinearSection, key="tol", type=float, help="gradient tolerance")
+    config_option(p, "--max-parses", section=LogLinearSection, key="max_parses", type=int,
+                  help="training filter: at most N parses per sentence, 0 = no limit")
+    config_option(p, "--full-only", section=LogLinearSection, key="full_only", action="store_true",
+                  help="training filter: sentences with full parses only")
+    config_option(p, "--heldout", section=DataSection, key="heldout",
+                  help="split whose parses chosen by each model pick sigma^2 ('' with --sigma2: none)")
+    config_option(p, "--sigma2-grid", section=LogLinearSection, key="sigma2_grid", to_cli=list,
+                  type=float, nargs="+", help="the sigma^2 values tried")
+    p.add_argument("--sigma2", type=float, default=None,
+                   help="fit this one sigma^2 instead of choosing from the grid on held-out")
+    config_option(p, "--metric", section=LogLinearSection, key="select_metric",
+                  help="held-out metric that picks sigma^2")
+    add_workers(p)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True, help="model file (JSON)")
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
-    import numpy as np
-
-    from features import load_feature_set, stored_matrix
-    from features.datasets import candidate_f, consistency_weights
-    from features.vectorizer import frequency_cutoff
+def check_writable(path: str) -> None:
+    """Fail now, not after fitting, when ``path`` cannot be written."""
+    import os
+    from pathlib import Path
 
     from ..errors import RankerError
-    from ..models import LogLinearRanker, save_model, select_sigma2
-    from ..store import Store
 
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise RankerError(f"--out {path} is a directory")
+    if not parent.is_dir():
+        raise RankerError(f"--out {path}: no such directory {parent}")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise RankerError(f"--out {path}: not writable")
+
+
+def run(args) -> int:
+    from features import load_feature_set
+
+    from ..errors import RankerError
+    from ..models import save_model
+    from ..pipeline import stages
+    from ..pipeline.config import EvaluationSection, FeaturesSection, LogLinearSection
+    from ..pipeline.feature_cache import cached_matrix
+    from ..pipeline.splits import select_split
+    from ..store import Store
+    from .options import selection
+
+    check_writable(args.out)
     fs = load_feature_set(args.features)
+    features = FeaturesSection(set=args.features, cutoff=args.cutoff)
+    grid = (args.sigma2,) if args.sigma2 is not None else tuple(args.sigma2_grid)
+    ll = LogLinearSection(sigma2_grid=grid, optimizer=args.solver, max_iter=args.max_iter, tol=args.tol,
+                          max_parses=args.max_parses, full_only=args.full_only,
+                          select_metric=args.metric)
+    heldout = args.heldout if args.sigma2 is None else ""
+    ev = EvaluationSection()
+    if ll.select_metric not in stages.metric_names(ev):
+        raise RankerError(f"--metric {ll.select_metric!r} is not known "
+                          f"(known: {', '.join(stages.metric_names(ev))})")
     with Store.open(args.store, create=False) as st:
-        m = stored_matrix(st, fs, args.corpus, args.split, args.source)
+        source = stages.stored_source(st, args.source)
+        sel = selection(st, args)
+        progress = not args.no_progress
+        m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers),
+                          "features train" if progress else None)
         if m.X.shape[0] == 0:
-            raise RankerError(f"{args.store}: no candidates in {args.corpus}/{args.split}")
-        w = consistency_weights(st, m, args.kind, args.corpus, args.split, args.source, args.rule)
-        names = frequency_cutoff(m, w, fs.cutoff)
-        X = m.restrict(names)
-        full = None
-        if args.full_only:
-            full = np.array([c.quality == "full" for f in st.forests(args.corpus, args.split, source=args.source)
-                             for c in f.candidates])
-        ranker = LogLinearRanker(sigma2=args.sigma2, solver=args.solver, max_iter=args.max_iter,
-                                 max_parses=args.max_parses, full_parses_only=args.full_only,
-                                 n_jobs=args.threads)
-        if args.heldout:
-            h = stored_matrix(st, fs, args.corpus, args.heldout, args.source)
-            f = candidate_f(st, h, args.metric, args.corpus, args.heldout, args.source)
-            grid = [float(x) for x in args.sigma2_grid.split(",")]
-            sel = select_sigma2(ranker, X, w, m.groups(), h.restrict(names), h.groups(), f, grid,
-                                fit_params={"full": full})
-            ranker = sel.ranker
-            for s2, q in sel.trials:
-                print(f"sigma2 {s2:g}: held-out {args.metric} F {q:.2f}")
+            raise RankerError(f"{args.store}: no candidates from {source} in {sel.corpus}/{sel.name}")
+        rule = "fewest" if args.rule == "fewest" else "strict"
+        w = stages.consistency(st, m, args.kind, sel, source, rule)
+        template = stages.loglinear_template(ll, args.workers)
+        data = stages.training_rows(st, features, template, [m], [w], source)
+        if heldout:
+            hsel = select_split(st, args.corpus, heldout, args.limit)
+            stages.require_counts(st, ev, hsel, source)
+            h = cached_matrix(st, fs, hsel, source, stages.resolve_workers(args.workers),
+                              "features heldout" if progress else None)
+            Xh, gh = h.restrict(data.names), h.groups()
+            qh = stages.candidate_quality(stages.load_counts(st, ev, hsel, [ll.select_metric], source)
+                                          [ll.select_metric], ll.select_metric)
+            fit = stages.fit_loglinear(st, ll, template, data, Xh, gh, qh, progress,
+                                       feature_config=fs.to_dict())
+            for s2, q in fit.chosen.trials if fit.chosen else ():
+                print(f"sigma2 {s2:g}: held-out {ll.select_metric} {q:.2f}")
+            ranker = fit.model
         else:
-            ranker.fit(X, w, m.groups(), full=full)
-    save_model(args.out, ranker, names, fs.to_dict())
-    print(f"trained on {ranker.n_training_sentences_} sentences, {len(names)} features "
+            ranker = None if not data.survivors.group_mask.any() else \
+                template.set_params(sigma2=grid[0]).fit(data.X, data.y, data.groups, full=data.full)
+        if ranker is None:
+            raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
+                              f"({data.survivors.dropped}); is the split annotated (ranker annotate)?")
+    save_model(args.out, ranker, data.names, fs.to_dict())
+    print(f"trained on {ranker.n_training_sentences_} sentences, {len(data.names)} features "
           f"(of {len(m.names)}), sigma2 {ranker.sigma2:g}: {ranker.n_iter_} iterations, "
           f"{ranker.n_evaluations_} evaluations, converged {ranker.converged_}; wrote {args.out}")
     return 0

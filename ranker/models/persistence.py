@@ -39,6 +39,12 @@ def feature_digest(names: Sequence[str]) -> str:
     return h.hexdigest()[:16]
 
 
+def config_digest(config: dict) -> str:
+    """A short fingerprint of a feature configuration (canonical JSON, keys sorted)."""
+    doc = json.dumps(_jsonable(config), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(doc.encode("utf-8")).hexdigest()[:16]
+
+
 def _jsonable(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
@@ -52,10 +58,9 @@ def _jsonable(value):
 
 
 def _ranker_classes() -> dict:
-    from .heidorn import HeidornRanker
-    from .loglinear import LogLinearRanker
+    from .registry import RANKERS, SAVABLE
 
-    return {"loglinear": LogLinearRanker, "heidorn": HeidornRanker}
+    return {name: RANKERS.get(name) for name in SAVABLE}
 
 
 def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: dict | None = None) -> None:
@@ -86,7 +91,8 @@ def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: 
         "params": _jsonable(ranker.get_params()),
         "state": _jsonable(state),
         "features": {"digest": feature_digest(names), "count": len(names), "names": names,
-                     "config": _jsonable(feature_config or {})},
+                     "config": _jsonable(feature_config or {}),
+                     "config_digest": config_digest(feature_config or {})},
     }
     Path(path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
@@ -127,6 +133,12 @@ def load_model(path, feature_names: Sequence[str] | None = None) -> SavedModel:
     names = tuple(feats.get("names", ()))
     if feature_digest(names) != feats.get("digest"):
         raise ModelFileError(f"{path}: feature index does not match its digest (file edited?)")
+    config = feats.get("config", {})
+    if not isinstance(config, dict) or (
+            (config or "config_digest" in feats) and config_digest(config) != feats.get("config_digest")):
+        # an edited feature config would extract other features than the weights were fitted on
+        raise ModelFileError(f"{path}: feature configuration does not match its digest (file edited?); "
+                             "retrain or export the model again")
     if feature_names is not None:
         given = [str(n) for n in feature_names]
         if feature_digest(given) != feats.get("digest"):
@@ -142,4 +154,4 @@ def load_model(path, feature_names: Sequence[str] | None = None) -> SavedModel:
         ranker._set_state(doc.get("state", {}))
     except (TypeError, KeyError, ValueError) as e:
         raise ModelFileError(f"{path}: bad {kind} model: {e}") from None
-    return SavedModel(ranker, names, dict(feats.get("config", {})))
+    return SavedModel(ranker, names, dict(config))

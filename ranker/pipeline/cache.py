@@ -53,11 +53,13 @@ def forest_digest(store: Store, sentence_ids: Sequence[str], source: str | None)
     return text_digest(parts())
 
 
-def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable):
+def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
+               feature_config: dict | None = None):
     """``fit()`` once per key: the fitted ranker and its metadata are kept in the store as a model.
 
     ``fit`` returns ``(ranker, meta)``; a warm rerun loads both instead of training again. Models
-    are saved by :func:`ranker.models.save_model` (JSON, format version, feature index).
+    are saved by :func:`ranker.models.save_model` (JSON, format version, feature index and the
+    feature configuration, so ``ranker models export`` gives a usable model file).
     """
     from ..models.persistence import load_model, save_model
 
@@ -66,9 +68,13 @@ def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable):
         got = store.get_artifact(MODEL_KIND, key)
         if got is not None:
             path.write_bytes(got[0])
-            return load_model(path, names).ranker, got[1]
+            saved = load_model(path, names)
+            if feature_config and not saved.feature_config:   # kept by an older ranker: add it
+                save_model(path, saved.ranker, names, feature_config)
+                store.put_artifact(MODEL_KIND, key, path.read_bytes(), got[1])
+            return saved.ranker, got[1]
         ranker, meta = fit()
-        save_model(path, ranker, names, {})
+        save_model(path, ranker, names, feature_config or {})
         store.put_artifact(MODEL_KIND, key, path.read_bytes(), meta)
         return ranker, meta
 

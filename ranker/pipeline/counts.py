@@ -116,6 +116,21 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
     return done
 
 
+def missing_counts(store: Store, settings: ScoringSettings, sentences: Sequence[Sentence],
+                   source: str) -> list[str]:
+    """Ids of sentences with candidates whose counts are absent or were computed from another forest."""
+    from .cache import text_digest
+
+    got = store.get_artifact(DIGEST_KIND, f"{metric_key(Scorer(settings).metrics[-1], settings)}/{source}")
+    recorded = got[1] if got is not None else {}
+    out = []
+    for s in sentences:
+        texts = store.candidate_texts(s.id, source)
+        if texts and recorded.get(s.id) != text_digest(texts):
+            out.append(s.id)
+    return out
+
+
 def conversion_ceiling(store: Store, sentences: Sequence[Sentence], settings: ScoringSettings,
                        gold_deps: dict) -> float:
     """Untyped dependency F of the gold trees themselves, converted with the head rules.

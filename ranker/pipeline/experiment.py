@@ -105,6 +105,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     Report
         What was written to ``report.json``.
     """
+    from features import load_feature_set
+
     from .validate import validate_config
 
     validate_config(cfg)
@@ -171,7 +173,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             qh = stages.candidate_quality(held[ll.select_metric], ll.select_metric)
             if len(qh) != Xh.shape[0]:
                 raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
-            fit = stages.fit_loglinear(st, ll, template, data, Xh, gh, qh, progress)
+            feature_config = load_feature_set(cfg.features.set).to_dict()
+            fit = stages.fit_loglinear(st, ll, template, data, Xh, gh, qh, progress, feature_config)
             notes.extend(fit.notes)
         counts.update(fit.counts)
         model, chosen = fit.model, fit.chosen
@@ -213,7 +216,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 curve = learning_curve(st, template, data, chosen, cfg.report.learning_curve,
-                                       test_score, progress) if model is not None else []
+                                       test_score, progress, feature_config) if model is not None else []
             if curve:
                 plots.append(Plot("learning_curve", f"Log-linear: test {primary} against training "
                                   "sentences", "training sentences kept by the filters",

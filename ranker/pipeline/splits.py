@@ -48,19 +48,26 @@ def parse_ranges(spec: str) -> list[tuple[str, str]]:
     return out
 
 
-def select_split(store: Store, corpus: str, spec: str, limit: int = 0) -> SplitSelection:
-    """A split's sentences, by split name or document ranges; with ``limit``, whole documents up to it."""
+def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
+                 fileids: str | None = None) -> SplitSelection:
+    """A split's sentences, by split name or document ranges; with ``limit``, whole documents up to it.
+
+    ``spec`` None means the whole corpus; ``fileids`` (a glob over document ids) narrows further.
+    """
     from ..sources.splits import SPLITS
 
-    if (corpus, spec) in SPLITS:
-        split, sents = spec, store.sentences(corpus, spec)
+    if spec is None:
+        split, sents = None, store.sentences(corpus, None, fileids)
+    elif (corpus, spec) in SPLITS:
+        split, sents = spec, store.sentences(corpus, spec, fileids)
     else:
         ranges = parse_ranges(spec)
         split = None
-        sents = [s for s in store.sentences(corpus)
+        sents = [s for s in store.sentences(corpus, None, fileids)
                  if any(a <= _stem(s.document) <= b for a, b in ranges)]
     if not sents:
-        raise RankerError(f"{spec!r} of corpus {corpus!r} selects no sentence in the store")
+        raise RankerError(f"{spec or 'the whole corpus'!r} of corpus {corpus!r}"
+                          f"{f' (fileids {fileids})' if fileids else ''} selects no sentence in the store")
     docs: list[str] = []
     kept: list[Sentence] = []
     for s in sents:
@@ -69,5 +76,5 @@ def select_split(store: Store, corpus: str, spec: str, limit: int = 0) -> SplitS
                 break
             docs.append(s.document)
         kept.append(s)
-    whole = split is not None and len(kept) == len(sents)
-    return SplitSelection(spec, corpus, split, None if whole else tuple(docs), tuple(kept))
+    whole = split is not None and fileids is None and len(kept) == len(sents)
+    return SplitSelection(spec or "all", corpus, split, None if whole else tuple(docs), tuple(kept))

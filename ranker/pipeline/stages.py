@@ -79,16 +79,21 @@ class Splits(NamedTuple):
         return [x for s in (*self.main().values(), *self.extra) for x in s.sentences]
 
 
-def select_splits(store: Store, data: DataSection) -> Splits:
-    """Load the corpora into the store (once) and select the experiment's sentences."""
+def load_corpus(store: Store, corpus: str) -> None:
+    """Load a corpus into the store once (the treebank with its dependency gold)."""
     from ..sources.dependencies import ensure_dependency_gold
     from ..sources.treebank import ensure_corpus
 
-    ensure_corpus(store, data.corpus)
-    if data.corpus == "treebank":
+    ensure_corpus(store, corpus)
+    if corpus == "treebank":
         ensure_dependency_gold(store)
+
+
+def select_splits(store: Store, data: DataSection) -> Splits:
+    """Load the corpora into the store (once) and select the experiment's sentences."""
+    load_corpus(store, data.corpus)
     for extra in data.extra_training:
-        ensure_corpus(store, extra)
+        load_corpus(store, extra)
     return Splits(select_split(store, data.corpus, data.train, data.limit),
                   select_split(store, data.corpus, data.heldout, data.limit),
                   select_split(store, data.corpus, data.test, data.limit),
@@ -107,6 +112,21 @@ class ParseOutcome(NamedTuple):
     counts: dict[str, float]        # report counts ("sentences parsed now", "import: forests", ...)
     notes: tuple[str, ...]          # report notes (rejected forests)
     summary: object = None          # Link Grammar's ParseSummary (None for imported forests)
+
+
+def stored_source(store: Store, given: str | None = None) -> str:
+    """The candidate source to read: ``given`` if the store holds it, else the store's only one."""
+    have = sorted(store.stats().sources)
+    if given is not None:
+        if given not in have:
+            raise RankerError(f"{store.path}: no candidates from source {given!r} "
+                              f"(stored: {', '.join(have) or 'none'})")
+        return given
+    if len(have) != 1:
+        raise RankerError(f"{store.path}: " + ("no candidates stored yet (ranker parse or ranker import)"
+                          if not have else f"candidates of {len(have)} sources ({', '.join(have)}): "
+                          "name one with --source"))
+    return have[0]
 
 
 def candidate_source(parse: ParseSection, where: str = "<config>") -> str:
@@ -234,6 +254,17 @@ def compute_counts(store: Store, evaluation: EvaluationSection, sentences: Seque
     return CountsOutcome(settings, done)
 
 
+def require_counts(store: Store, evaluation: EvaluationSection, sel: SplitSelection, source: str) -> None:
+    """Raise unless every sentence of ``sel`` has counts computed from its current forest."""
+    from .counts import missing_counts
+
+    missing = missing_counts(store, scoring_settings(evaluation), sel.sentences, source)
+    if missing:
+        raise RankerError(f"{store.path}: {len(missing)} sentences of {sel.corpus}/{sel.name} (e.g. "
+                          f"{missing[0]}) have no per-candidate counts for their current forests from "
+                          f"{source}; compute them first: ranker counts --split {sel.name}")
+
+
 def load_counts(store: Store, evaluation: EvaluationSection, sel: SplitSelection, metrics: Sequence[str],
                 source: str) -> dict[str, ForestCounts]:
     """The stored counts of a split under each of ``metrics`` (see :func:`compute_counts`)."""
@@ -312,8 +343,13 @@ class LogLinearFit(NamedTuple):
 
 
 def fit_loglinear(store: Store, loglinear: LogLinearSection, template, data, X_heldout,
-                  groups_heldout, quality_heldout, progress: bool = False) -> LogLinearFit:
-    """Fit one model per σ² of ``[loglinear] sigma2_grid`` and keep the best on held-out (cached)."""
+                  groups_heldout, quality_heldout, progress: bool = False,
+                  feature_config: dict | None = None) -> LogLinearFit:
+    """Fit one model per σ² of ``[loglinear] sigma2_grid`` and keep the best on held-out (cached).
+
+    ``feature_config`` (the feature set's ``to_dict()``) is saved with the stored model, so
+    ``ranker models export`` gives a model ``ranker select`` can extract features for.
+    """
     from .training import select_model
 
     notes: list[str] = []
@@ -324,7 +360,7 @@ def fit_loglinear(store: Store, loglinear: LogLinearSection, template, data, X_h
         with warnings.catch_warnings():   # reported once, below, not once per fit
             warnings.simplefilter("ignore", ConvergenceWarning)
             chosen = select_model(store, template, data, X_heldout, groups_heldout, quality_heldout,
-                                  loglinear.sigma2_grid, progress)
+                                  loglinear.sigma2_grid, progress, feature_config)
         model = chosen.ranker
         if not model.converged_:
             notes.append(f"The chosen log-linear model stopped at [loglinear] max_iter = "

@@ -91,7 +91,8 @@ def training_data(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int,
 
 
 def select_model(store, template, data: TrainingData, X_heldout, groups_heldout, quality_heldout,
-                 grid: Sequence[float], progress: bool = False) -> SigmaSelection:
+                 grid: Sequence[float], progress: bool = False,
+                 feature_config: dict | None = None) -> SigmaSelection:
     """σ² chosen on held-out (warm-started over the grid), or the stored result of the same search."""
 
     def fit_all():
@@ -104,13 +105,13 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
                        quality_heldout],
                       {"template": fit_params(template), "names": data.names,
                        "grid": sorted(float(g) for g in grid), "search": "ascending, warm"})
-    model, meta = cached_fit(store, key, data.names, fit_all)
+    model, meta = cached_fit(store, key, data.names, fit_all, feature_config)
     return SigmaSelection(meta["sigma2"], tuple(tuple(t) for t in meta["trials"]), model)
 
 
 def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
                    fractions: Sequence[float], score: Callable[[object], float],
-                   progress: bool = False) -> list[tuple[float, float]]:
+                   progress: bool = False, feature_config: dict | None = None) -> list[tuple[float, float]]:
     """``(training sentences, score(model))`` for models fitted on the first fractions of the data.
 
     σ² stays at the chosen value. A fraction covering every kept sentence is the chosen model
@@ -136,6 +137,7 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
             model, _ = cached_fit(store, data_digest([X, y, g, full],
                                                      {"template": fit_params(part),
                                                       "names": data.names}),
-                                  data.names, lambda: (part.fit(X, y, g, full=full), {}))
+                                  data.names, lambda: (part.fit(X, y, g, full=full), {}),
+                                  feature_config)
         curve.append((float(k), float(score(model))))
     return curve

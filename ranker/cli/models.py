@@ -1,0 +1,78 @@
+"""``ranker models list|export``: the trained models kept in a store (every fit of ``ranker run`` and ``train``)."""
+from __future__ import annotations
+
+import json
+
+
+def add_parser(subparsers) -> None:
+    from .options import add_store
+
+    p = subparsers.add_parser("models", help="list or export the trained models kept in a store",
+                              description="Every log-linear fit (each sigma^2, each learning-curve "
+                              "point) is kept in the store by its content key. List them, or export "
+                              "one as a model file for ranker select --model.")
+    sub = p.add_subparsers(dest="models_command", metavar="{list,export}")
+    sub.required = True
+    ls = sub.add_parser("list", help="one line per stored model: key, ranker, features, sigma^2")
+    add_store(ls)
+    ls.add_argument("--format", choices=("text", "json"), default="text")
+    ls.set_defaults(func=run_list)
+    ex = sub.add_parser("export", help="write one stored model as a model file")
+    add_store(ex)
+    ex.add_argument("key", metavar="KEY", help="the model's key, or a unique prefix of it (from list)")
+    ex.add_argument("--out", required=True, help="model file (JSON)")
+    ex.set_defaults(func=run_export)
+
+
+def _models(store) -> list[dict]:
+    from ..pipeline.cache import MODEL_KIND
+
+    out = []
+    for key in store.artifact_keys(MODEL_KIND):
+        payload, meta = store.get_artifact(MODEL_KIND, key)
+        doc = json.loads(payload)
+        feats = doc.get("features", {})
+        out.append({"key": key, "ranker": doc.get("ranker"), "sigma2": doc.get("params", {}).get("sigma2"),
+                    "features": feats.get("count"),
+                    "feature_set": feats.get("config", {}).get("name"),
+                    "chosen_on_heldout": "trials" in meta})
+    return out
+
+
+def run_list(args) -> int:
+    from ..store import Store
+
+    with Store.open(args.store, create=False) as st:
+        models = _models(st)
+    if args.format == "json":
+        print(json.dumps(models, indent=1))
+        return 0
+    for m in models:
+        print(f"{m['key']}  {m['ranker']}  sigma2 {m['sigma2']:g}  {m['features']} features "
+              f"({m['feature_set'] or 'no feature config'})"
+              f"{'  chosen on held-out' if m['chosen_on_heldout'] else ''}")
+    if not models:
+        print("no models stored")
+    return 0
+
+
+def run_export(args) -> int:
+    from ..errors import RankerError
+    from ..models import load_model
+    from ..pipeline.cache import MODEL_KIND
+    from ..store import Store
+    from .train import check_writable
+
+    check_writable(args.out)
+    with Store.open(args.store, create=False) as st:
+        keys = [k for k in st.artifact_keys(MODEL_KIND) if k.startswith(args.key)]
+        if len(keys) != 1:
+            raise RankerError(f"{args.store}: {'no' if not keys else len(keys)} stored models match "
+                              f"{args.key!r} (ranker models list)")
+        payload, _ = st.get_artifact(MODEL_KIND, keys[0])
+    with open(args.out, "wb") as f:
+        f.write(payload)
+    saved = load_model(args.out)   # what select will read: refuse to leave a broken file behind
+    note = "" if saved.feature_config else " (no feature config: rerun ranker run to add it)"
+    print(f"wrote {args.out}: {keys[0]}{note}")
+    return 0

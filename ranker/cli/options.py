@@ -1,0 +1,77 @@
+"""Command-line options whose defaults come from the config dataclasses, and the shared selection options.
+
+A subcommand option that stands for a config key is declared with :func:`config_option`: its default
+is read from the dataclass (``ranker/pipeline/config.py``), never written twice, and the option
+remembers which key it stands for, so a test compares every one of them with its dataclass.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+
+def config_default(section: type, key: str):
+    """The default of ``key`` in config section ``section`` (a dataclass of ranker.pipeline.config)."""
+    return {f.name: f for f in dataclasses.fields(section)}[key].default
+
+
+def config_option(parser, *flags: str, section: type, key: str, to_cli: Callable = lambda v: v,
+                  help: str = "", **kwargs):
+    """``parser.add_argument`` with the default of ``section.key`` (converted by ``to_cli``).
+
+    The action keeps ``config_key = (section, key, to_cli)`` for the defaults test.
+    """
+    default = to_cli(config_default(section, key))
+    shown = default if not isinstance(default, (list, tuple)) else " ".join(map(str, default))
+    action = parser.add_argument(*flags, default=default, help=f"{help} (default {shown}; "
+                                 f"config [{section.__name__.removesuffix('Section').lower()}] {key})",
+                                 **kwargs)
+    action.config_key = (section, key, to_cli)
+    return action
+
+
+def add_store(parser) -> None:
+    """``--store FILE``, default ``[experiment] store``."""
+    from ..pipeline.config import ExperimentSection
+
+    config_option(parser, "--store", section=ExperimentSection, key="store", help="store file")
+
+
+def add_workers(parser) -> None:
+    """``--workers N``, default ``[experiment] workers`` (0 = every core)."""
+    from ..pipeline.config import ExperimentSection
+
+    config_option(parser, "--workers", section=ExperimentSection, key="workers", type=int,
+                  help="processes (or threads) to use, 0 = every core; results do not depend on it")
+
+
+def add_selection(parser, split_key: str | None) -> None:
+    """``--corpus``, ``--split`` (default the ``[data]`` key ``split_key``), ``--fileids``, ``--limit``."""
+    from ..pipeline.config import DataSection
+
+    config_option(parser, "--corpus", section=DataSection, key="corpus", help="corpus")
+    if split_key is None:
+        parser.add_argument("--split", default=None,
+                            help="named split (train, heldout, test) or document ranges (default: all)")
+    else:
+        config_option(parser, "--split", section=DataSection, key=split_key,
+                      help="named split (train, heldout, test) or document ranges like wsj_0170-0179")
+    parser.add_argument("--fileids", default=None, help="glob over document ids, e.g. 'wsj_017*'")
+    config_option(parser, "--limit", section=DataSection, key="limit", type=int,
+                  help="the first whole documents holding N sentences, 0 = all")
+
+
+def selection(store, args):
+    """The sentences the selection options name (:func:`ranker.pipeline.splits.select_split`)."""
+    from ..errors import RankerError
+    from ..pipeline.splits import select_split
+
+    if args.limit < 0:
+        raise RankerError(f"--limit must be >= 0, not {args.limit}")
+    return select_split(store, args.corpus, args.split, args.limit, fileids=args.fileids)
+
+
+def add_source(parser) -> None:
+    """``--source NAME``: which stored candidates (default: the store's only source)."""
+    parser.add_argument("--source", default=None,
+                        help="candidate source in the store (default: the only one there)")

@@ -1,0 +1,60 @@
+"""Registries of components by versioned name (``"heidorn/1"``), one per component kind.
+
+As with the feature families (:mod:`features.registry`), a config or command names a component by
+``name/version`` so that an old config keeps meaning the same thing: a component whose behaviour
+changes is registered under a new version and the old one stays. A bare ``name`` means its
+highest version.
+"""
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from .errors import RankerError
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """Components of one kind (rankers, sources, corpora, metrics) by versioned name."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._items: dict[str, T] = {}
+
+    def register(self, name: str, item: T) -> T:
+        """Add ``item`` under ``name`` (``"name/version"``); a name is registered once."""
+        base, _, version = name.partition("/")
+        if not base or not version.isdigit():
+            raise ValueError(f"{self.kind} name {name!r} needs a version, as '{base or 'name'}/1'")
+        if name in self._items:
+            raise ValueError(f"{self.kind} {name!r} registered twice")
+        self._items[name] = item
+        return item
+
+    def resolve(self, name: str, where: str = "") -> str:
+        """The full versioned name ``name`` stands for (a bare name: its highest version)."""
+        if name in self._items:
+            return name
+        versions = sorted((int(k.partition("/")[2]), k) for k in self._items
+                          if k.partition("/")[0] == name)
+        if not versions:
+            raise RankerError(f"{where + ': ' if where else ''}unknown {self.kind} {name!r} "
+                              f"(known: {', '.join(self.names())})")
+        return versions[-1][1]
+
+    def get(self, name: str, where: str = "") -> T:
+        """The component registered as ``name`` (or a bare name's highest version)."""
+        return self._items[self.resolve(name, where)]
+
+    def names(self, bare: bool = False) -> list[str]:
+        """Every registered name, sorted (``bare``: without versions, each once)."""
+        if bare:
+            return sorted({k.partition("/")[0] for k in self._items})
+        return sorted(self._items)
+
+    def __contains__(self, name: str) -> bool:
+        try:
+            self.resolve(name)
+        except RankerError:
+            return False
+        return True
