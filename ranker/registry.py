@@ -3,10 +3,12 @@
 As with the feature families (:mod:`features.registry`), a config or command names a component by
 ``name/version`` so that an old config keeps meaning the same thing: a component whose behaviour
 changes is registered under a new version and the old one stays. A bare ``name`` means its
-highest version.
+highest version. An item may be registered as ``"module:attribute"``, imported on first
+:meth:`Registry.get`, so that listing names (``--help``, argument choices) imports nothing heavy.
 """
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Generic, TypeVar
 
 from .errors import RankerError
@@ -44,7 +46,12 @@ class Registry(Generic[T]):
 
     def get(self, name: str, where: str = "") -> T:
         """The component registered as ``name`` (or a bare name's highest version)."""
-        return self._items[self.resolve(name, where)]
+        full = self.resolve(name, where)
+        item = self._items[full]
+        if isinstance(item, str) and ":" in item:   # registered lazily: import it now
+            module, _, attr = item.partition(":")
+            item = self._items[full] = getattr(import_module(module), attr)
+        return item
 
     def names(self, bare: bool = False) -> list[str]:
         """Every registered name, sorted (``bare``: without versions, each once)."""

@@ -1,17 +1,14 @@
 """``ranker annotate``: store partial bracketings and check every candidate against them."""
 from __future__ import annotations
 
-import os
-
-DEFAULT_STORE = "runs/store.sqlite"
-
-
 def add_parser(subparsers) -> None:
+    from .options import add_store, add_workers
+
     p = subparsers.add_parser("annotate", help="derive or read partial bracketings and compute X(y, z)",
                               description="Store an annotation kind (riezler: Crouch et al. 2.1 bracketing "
                               "from gold trees; chunks: CoNLL-2000; file: a user bracket file) and check "
                               "every candidate against it.")
-    p.add_argument("--store", default=DEFAULT_STORE, help=f"store file (default {DEFAULT_STORE})")
+    add_store(p)
     p.add_argument("--kind", required=True, choices=["riezler", "chunks", "file"])
     p.add_argument("--file", default=None, help="bracket file for --kind file "
                    "(sentence_id<TAB>label<TAB>start<TAB>end; label * = unlabelled)")
@@ -20,27 +17,28 @@ def add_parser(subparsers) -> None:
                    "(default configs/labels/annotation-equivalences.tsv)")
     p.add_argument("--unlabelled", action="store_true", help="match spans only, ignoring labels")
     p.add_argument("--recheck", action="store_true", help="recheck candidates checked before")
-    p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    add_workers(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..errors import RankerError
+    from ..pipeline.stages import resolve_workers
     from ..sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, read_bracket_file,
                                        riezler_annotations)
-    from ..sources.treebank import ensure_corpus
+    from ..pipeline.stages import load_corpus
     from ..store import Store
 
     eq = LabelEquivalences.load(args.equivalences or DEFAULT_EQUIVALENCES, labelled=not args.unlabelled)
     with Store.open(args.store) as st:
         if args.kind == "riezler":
             kind = "riezler"
-            ensure_corpus(st, "treebank")
+            load_corpus(st, "treebank")
             sents = st.sentences("treebank")
             n = st.add_annotations(riezler_annotations((s.id, st.gold(s.id)) for s in sents))
         elif args.kind == "chunks":
             kind = "chunks"
-            ensure_corpus(st, "conll2000")
+            load_corpus(st, "conll2000")
             n = len(st.annotations("chunks"))
         else:
             if not args.file:
@@ -50,7 +48,7 @@ def run(args) -> int:
             anns = read_bracket_file(args.file, kind, known)
             n = st.add_annotations(anns)
             args.recheck = True   # a user file may have changed since the last check
-        done = check_store(st, kind, eq, recheck=args.recheck, workers=args.workers or os.cpu_count() or 1)
+        done = check_store(st, kind, eq, recheck=args.recheck, workers=resolve_workers(args.workers))
         counts = st.stats().consistent_sets.get(kind, {})
     print(f"{kind}: {n} sentences annotated; checked {done.candidates} candidates of {done.sentences} sentences")
     print(f"consistent sets: " + ", ".join(f"{k} {v}" for k, v in counts.items()))

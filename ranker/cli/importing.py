@@ -3,30 +3,33 @@ from __future__ import annotations
 
 import sys
 
-DEFAULT_STORE = "runs/store.sqlite"
-
 
 def add_parser(subparsers) -> None:
+    from ..pipeline.config import DataSection
+    from ..registries import file_sources
+    from .options import add_store, config_option
+
     p = subparsers.add_parser("import", help="import candidate forests from Penn or BLLIP n-best files",
                               description="Import candidates; each forest is matched to a stored sentence "
                               "by id or tokens. Bad forests are reported with file and line and skipped.")
-    p.add_argument("--store", default=DEFAULT_STORE, help=f"store file (default {DEFAULT_STORE})")
-    p.add_argument("--format", required=True, choices=["penn", "bllip"], help="file format")
+    add_store(p)
+    p.add_argument("--format", required=True, choices=file_sources(), help="file format")
     p.add_argument("--source", default=None, help="source name (default <format>:<file name>)")
-    p.add_argument("--corpus", default="treebank", help="corpus the sentences belong to (default treebank)")
+    config_option(p, "--corpus", section=DataSection, key="corpus", help="corpus the sentences belong to")
     p.add_argument("files", nargs="+", metavar="FILE", help="n-best files")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from ..pipeline.stages import load_corpus
+    from ..registries import CORPORA
     from ..sources.nbest import import_file
-    from ..sources.treebank import CORPORA, ensure_corpus
     from ..store import Store
 
     bad = 0
     with Store.open(args.store) as st:
         if args.corpus in CORPORA:
-            ensure_corpus(st, args.corpus)
+            load_corpus(st, CORPORA.get(args.corpus))
         for path in args.files:
             s = import_file(st, path, args.format, source=args.source, corpus=args.corpus)
             print(f"{path}: stored {s.forests} forests, {s.candidates} candidates; {len(s.errors)} forests skipped")

@@ -28,16 +28,14 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..errors import RankerError
     from ..pipeline import stages
     from ..pipeline.config import ParseSection
     from ..sources.link_grammar import import_linkgrammar
-    from ..sources.treebank import CORPORA
+    from ..registries import corpus_name
     from ..store import Store
     from .options import selection
 
-    if args.corpus not in CORPORA:
-        raise RankerError(f"--corpus {args.corpus!r} is not known (known: {', '.join(CORPORA)})")
+    args.corpus = corpus_name(args.corpus, "--corpus")
     import_linkgrammar()   # fail before touching the store when the parser is missing
     parse = ParseSection(linkage_limit=args.linkage_limit, max_parse_time=args.max_parse_time,
                          allow_null=args.allow_null)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 
 def add_parser(subparsers) -> None:
-    from ..models.registry import RANKERS
     from ..pipeline.config import EvaluationSection, ExperimentSection, HeidornSection, LogLinearSection
+    from ..registries import RANKERS
     from .options import add_selection, add_source, add_store, add_workers, config_option
 
     p = subparsers.add_parser("select", help="pick one parse per sentence with a ranker",
@@ -37,10 +37,10 @@ def run(args) -> int:
     from ..errors import RankerError
     from ..evaluation.bounds import METRICS, oracle_choice
     from ..models import HeidornRanker, LogLinearRanker, RandomRanker, load_model
-    from ..models.registry import RANKERS
     from ..pipeline import stages
     from ..pipeline.config import EvaluationSection
     from ..pipeline.feature_cache import cached_matrix
+    from ..registries import RANKERS
     from ..store import Store
     from .options import selection
     from .train import check_writable

@@ -58,9 +58,9 @@ def _jsonable(value):
 
 
 def _ranker_classes() -> dict:
-    from .registry import RANKERS, SAVABLE
+    from ..registries import RANKERS, SAVABLE_RANKERS
 
-    return {name: RANKERS.get(name) for name in SAVABLE}
+    return {name: RANKERS.get(name) for name in SAVABLE_RANKERS}
 
 
 def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: dict | None = None) -> None:

@@ -30,7 +30,7 @@ from ..store.records import Sentence
 from . import stages
 from .config import ExperimentConfig
 from .report import Plot, Report, write_report
-from .stages import FILE_SOURCES, LINK_GRAMMAR, tune_heidorn  # noqa: F401  (public names of old)
+from .stages import LINK_GRAMMAR, tune_heidorn  # noqa: F401  (public names of old)
 from .tables import breakdown, forest_size_plot, metric_table
 from .training import learning_curve
 

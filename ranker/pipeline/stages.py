@@ -102,7 +102,6 @@ def select_splits(store: Store, data: DataSection) -> Splits:
 
 
 # ------------------------------------------------------------------------------------ parse
-FILE_SOURCES = ("penn", "bllip")
 
 
 class ParseOutcome(NamedTuple):
@@ -131,17 +130,19 @@ def stored_source(store: Store, given: str | None = None) -> str:
 
 def candidate_source(parse: ParseSection, where: str = "<config>") -> str:
     """The store's name for the candidates ``[parse]`` asks for (checked, nothing read yet)."""
-    if parse.source == LINK_GRAMMAR:
-        return LINK_GRAMMAR
-    if parse.source in FILE_SOURCES:
-        if not parse.forests:
-            raise RankerError(f"{where}: [parse] source {parse.source!r} needs "
-                              "forests = \"FILE\" (the n-best file to read)")
-        if not Path(parse.forests).is_file():
-            raise RankerError(f"{where}: [parse] forests: no such file {parse.forests}")
-        return f"{parse.source}:{Path(parse.forests).name}"
-    raise RankerError(f"{where}: [parse] source {parse.source!r} is not known "
-                      f"(known: {LINK_GRAMMAR}, {', '.join(FILE_SOURCES)})")
+    from ..registries import SOURCES, file_sources
+
+    kind = SOURCES.get(parse.source, f"{where}: [parse] source")
+    name = SOURCES.resolve(parse.source).partition("/")[0]
+    if kind == "parser":
+        return name
+    if not parse.forests:
+        raise RankerError(f"{where}: [parse] source {parse.source!r} needs "
+                          "forests = \"FILE\" (the n-best file to read)")
+    if not Path(parse.forests).is_file():
+        raise RankerError(f"{where}: [parse] forests: no such file {parse.forests}")
+    assert name in file_sources()
+    return f"{name}:{Path(parse.forests).name}"
 
 
 def link_grammar_options(parse: ParseSection):
@@ -190,7 +191,8 @@ def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sente
         return ParseOutcome(source, counts, (), summary)
     from ..sources.nbest import import_file
 
-    imported = import_file(store, parse.forests, parse.source, source=source, corpus=corpus)
+    fmt = source.partition(":")[0]
+    imported = import_file(store, parse.forests, fmt, source=source, corpus=corpus)
     for k, v in imported._asdict().items():
         if isinstance(v, (int, float)):
             counts[f"import: {k}"] = v

@@ -29,8 +29,8 @@ def validate_config(cfg: ExperimentConfig) -> None:
     from features import load_feature_set
 
     from ..models.heidorn import as_k_table
+    from ..registries import CORPORA
     from ..sources.splits import SPLITS
-    from ..sources.treebank import CORPORA
     from .scoring import Scorer
     from .splits import parse_ranges
     from .stages import candidate_source, metric_names, scoring_settings
@@ -39,8 +39,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
     _check(src, "[parse]", lambda: candidate_source(cfg.parse, src))
     d = cfg.data
     for key, corpus in (("corpus", d.corpus), *(("extra_training", c) for c in d.extra_training)):
-        if corpus not in CORPORA:
-            raise ConfigError(f"{src}: [data] {key}: unknown corpus {corpus!r} (known: {', '.join(CORPORA)})")
+        _check(src, f"[data] {key}", lambda: CORPORA.get(corpus))
     for key in ("train", "heldout", "test"):
         spec = getattr(d, key)
         if (d.corpus, spec) not in SPLITS:

@@ -4,6 +4,9 @@ import json
 import pytest
 
 from ranker.cli.main import main
+from ranker.pipeline.cache import text_digest
+from ranker.pipeline.counts import DIGEST_KIND, metric_key
+from ranker.pipeline.scoring import METRICS, ScoringSettings
 from ranker.store import Annotation, Bracket, BracketCounts, Candidate, Sentence, Store
 from ranker.trees.penn import parse_tree, read_trees
 
@@ -31,7 +34,11 @@ def build_store(path):
                     checks.append((sid, "test", r, 0 if ok else 1, 0))
                     counts.append(BracketCounts(sid, "test", r, 7, 7 if ok else 6, 7 if ok else 5, 0))
         st.put_annotation_checks("riezler", checks)
-        st.put_bracket_counts("evalb_labeled", counts)
+        # counts as ranker counts stores them: under the metric's key, with the forests' digests
+        settings = ScoringSettings()
+        st.put_bracket_counts(metric_key("evalb_unlabeled", settings), counts)
+        digests = {s.id: text_digest(st.candidate_texts(s.id, "test")) for s in st.sentences()}
+        st.put_artifact(DIGEST_KIND, f"{metric_key(METRICS[-1], settings)}/test", b"", digests)
 
 
 @pytest.fixture
@@ -79,9 +86,9 @@ def test_train_then_select_picks_the_consistent_parses(store, feature_config, tm
     assert doc["ranker"] == "loglinear" and doc["features"]["config"]["name"] == "small"
     # Retraining reuses the stored matrix: exactly one feature artifact per split.
     assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
-                 "--out", str(model)]) == 0
+                 "--sigma2", "1", "--out", str(model)]) == 0
     with Store.open(store) as st:
-        assert len(st.artifact_keys("features")) == 1
+        assert len(st.artifact_keys("feature-matrix")) == 1
     out = tmp_path / "sel.mrg"
     assert main(["select", "--store", str(store), "--split", "test", "--ranker", "loglinear",
                  "--model", str(model), "--out", str(out)]) == 0
@@ -114,7 +121,8 @@ def test_select_random_is_reproducible(store, tmp_path):
 
 def test_select_loglinear_against_another_feature_space_fails_clearly(store, feature_config, tmp_path, capsys):
     model = tmp_path / "model.json"
-    assert main(["train", "--store", str(store), "--features", str(feature_config), "--out", str(model)]) == 0
+    assert main(["train", "--store", str(store), "--features", str(feature_config), "--sigma2", "1",
+                 "--out", str(model)]) == 0
     doc = json.loads(model.read_text())
     doc["format_version"] = 0
     model.write_text(json.dumps(doc))

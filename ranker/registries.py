@@ -1,0 +1,43 @@
+"""One registry per component kind, by versioned name: rankers, candidate sources, corpora.
+
+Configs and commands name components from here (``--ranker heidorn``, ``[parse] source =
+"bllip"``, ``[data] corpus = "treebank"``); a bare name means its newest version. Items are
+registered by import path and loaded on first use (:class:`ranker.registry.Registry`), so listing
+the names for ``--help`` imports nothing heavy. Feature families have their own registry,
+:mod:`features.registry`.
+"""
+from __future__ import annotations
+
+from .registry import Registry
+
+#: Rankers over grouped candidates (scikit-learn-style estimators).
+RANKERS: Registry[type] = Registry("ranker")
+RANKERS.register("heidorn/1", "ranker.models.heidorn:HeidornRanker")
+RANKERS.register("loglinear/1", "ranker.models.loglinear:LogLinearRanker")
+RANKERS.register("native/1", "ranker.models.baselines:NativeRanker")
+RANKERS.register("random/1", "ranker.models.baselines:RandomRanker")
+RANKERS.register("oracle/1", "ranker.models.baselines:OracleRanker")
+
+#: Rankers a model file can hold (those with learned state), by the name model files carry.
+SAVABLE_RANKERS = ("heidorn", "loglinear")
+
+#: Where candidates come from: a parser run over stored sentences, or an n-best file format.
+SOURCES: Registry[str] = Registry("candidate source")
+SOURCES.register("link-grammar/1", "parser")
+SOURCES.register("penn/1", "file")     # blank-line-separated Penn trees
+SOURCES.register("bllip/1", "file")    # the BLLIP/Charniak n-best format
+
+#: Corpora the store can load (through NLTK), by the loader that reads them.
+CORPORA: Registry[str] = Registry("corpus")
+CORPORA.register("treebank/1", "treebank")
+CORPORA.register("conll2000/1", "conll2000")
+
+
+def file_sources() -> tuple[str, ...]:
+    """Bare names of the sources read from n-best files (``penn``, ``bllip``)."""
+    return tuple(n.partition("/")[0] for n in SOURCES.names() if SOURCES.get(n) == "file")
+
+
+def corpus_name(name: str, where: str = "") -> str:
+    """The store's name of a corpus given by (maybe versioned) name; unknown names raise."""
+    return CORPORA.get(name, where)
