@@ -19,7 +19,9 @@ def add_parser(subparsers) -> None:
     ls.set_defaults(func=run_list)
     ex = sub.add_parser("export", help="write one stored model as a model file")
     add_store(ex)
-    ex.add_argument("key", metavar="KEY", help="the model's key, or a unique prefix of it (from list)")
+    ex.add_argument("key", metavar="KEY", nargs="?", default=None,
+                    help="the model's key, or a unique prefix of it (from list); default: the one "
+                         "model chosen on held-out")
     ex.add_argument("--out", required=True, help="model file (JSON)")
     ex.set_defaults(func=run_export)
 
@@ -65,10 +67,15 @@ def run_export(args) -> int:
 
     check_writable(args.out)
     with Store.open(args.store, create=False) as st:
-        keys = [k for k in st.artifact_keys(MODEL_KIND) if k.startswith(args.key)]
+        if args.key is None:
+            keys = [m["key"] for m in _models(st) if m["chosen_on_heldout"]]
+            wanted = "were chosen on held-out"
+        else:
+            keys = [k for k in st.artifact_keys(MODEL_KIND) if k.startswith(args.key)]
+            wanted = f"match {args.key!r}"
         if len(keys) != 1:
-            raise RankerError(f"{args.store}: {'no' if not keys else len(keys)} stored models match "
-                              f"{args.key!r} (ranker models list)")
+            raise RankerError(f"{args.store}: {'no' if not keys else len(keys)} stored models {wanted}; "
+                              "name one by its key (ranker models list)")
         payload, _ = st.get_artifact(MODEL_KIND, keys[0])
     with open(args.out, "wb") as f:
         f.write(payload)

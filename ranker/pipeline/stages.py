@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import NamedTuple, Sequence
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
 from ..evaluation.bounds import METRICS, ForestCounts
@@ -352,6 +351,8 @@ def fit_loglinear(store: Store, loglinear: LogLinearSection, template, data, X_h
     ``feature_config`` (the feature set's ``to_dict()``) is saved with the stored model, so
     ``ranker models export`` gives a model ``ranker select`` can extract features for.
     """
+    from sklearn.exceptions import ConvergenceWarning
+
     from .training import select_model
 
     notes: list[str] = []

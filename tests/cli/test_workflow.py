@@ -1,0 +1,78 @@
+"""README "Rank your own parser's output", run as a bash script of ``ranker`` commands on real n-best lists.
+
+The BLLIP 50-best lists of the WSJ sample are cut to a few documents per split (the split names
+become document ranges); every command of the README block runs, and each output is checked
+against what the pipeline's own stages say.
+"""
+import gzip
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# beside the corpora: ../shared/nltk_data and ../shared/nbest (README, "Set up and run")
+SHARED = Path(os.environ["NLTK_DATA"]).parent if "NLTK_DATA" in os.environ else ROOT.parent / "shared"
+NBEST = Path(os.environ.get("RANKER_NBEST", SHARED / "nbest" / "bllip-wsj-sample"))
+DOCS = {"train": ("wsj_0001", "wsj_0003"), "heldout": ("wsj_0140", "wsj_0141"),
+        "test": ("wsj_0170", "wsj_0171")}
+
+
+def readme_block() -> str:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Rank your own parser's output", 1)[1].split("\n## ", 1)[0]
+    return re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+
+
+def cut(split: str, out: Path) -> int:
+    """The split's lists of the documents in DOCS, in the parser's own format; returns how many."""
+    first, last = DOCS[split]
+    with gzip.open(NBEST / f"nbest-{split}.txt.gz", "rt") as f:
+        blocks = [b for b in f.read().split("\n\n") if b.strip()]
+    kept = [b for b in blocks if first <= b.split("\t", 1)[1].split(".")[0].strip() <= last]
+    out.write_text("\n\n".join(kept) + "\n\n")
+    return len(kept)
+
+
+def test_only_ranker_commands_in_the_block():
+    lines = [ln.strip() for ln in readme_block().splitlines()]
+    for ln in lines:
+        if ln and not ln.startswith(("S=", "for ", "done", "mkdir ")):
+            assert ln.startswith("ranker "), ln
+
+
+@pytest.fixture(scope="module")
+def workflow(tmp_path_factory):
+    work = tmp_path_factory.mktemp("workflow")
+    sizes = {split: cut(split, work / f"{split}.nbest") for split in DOCS}
+    env = {**os.environ, "TRAIN": "wsj_0001-0003", "HELDOUT": "wsj_0140-0141",
+           "TEST": "wsj_0170-0171", "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", readme_block()], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    return work, sizes, proc.stdout
+
+
+def test_every_ranker_wrote_one_line_per_test_sentence(workflow):
+    work, sizes, _ = workflow
+    gold = (work / "gold.mrg").read_text().splitlines()
+    assert len(gold) == sizes["test"] == 17
+    for r in ("loglinear", "heidorn", "native", "random", "oracle", "exported"):
+        lines = (work / "selected" / f"{r}.mrg").read_text().splitlines()
+        assert len(lines) == len(gold) and all(lines), r
+
+
+def test_scores_are_ordered_as_bounds_say_and_match_the_stages(workflow):
+    work, _, out = workflow
+    f1 = [float(x) for x in re.findall(r"^F1:?\s+([\d.]+)", out, re.M)] or \
+        [float(x) for x in re.findall(r"f1\s+([\d.]+)", out)]
+    assert len(f1) == 5, out
+    loglinear, heidorn, native, random, oracle = f1
+    assert oracle >= max(loglinear, heidorn, native, random)
+    assert oracle > 90 and native > 80   # BLLIP's own first parse is good; its 50-best better
+    # the exported model (chosen on held-out, carrying its feature config) selects exactly as the trained one
+    assert (work / "selected" / "exported.mrg").read_text() == (work / "selected" / "loglinear.mrg").read_text()
+    assert "chosen on held-out" in out
