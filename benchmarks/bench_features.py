@@ -25,7 +25,8 @@ import sys
 import time
 
 from features import load_feature_set
-from features.vectorizer import extract, fit_families
+from features.vectorizer import extract
+from ranker.pipeline.feature_cache import fit_families
 from ranker.store import Store
 
 TARGET = 10_000

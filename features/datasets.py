@@ -1,8 +1,9 @@
 """Per-candidate labels from the store, aligned with the rows of a :class:`CandidateMatrix`.
 
-The rankers need, beside the matrix, one number per candidate row: its consistency weight (for
-training) or its F against gold under a metric (for choosing σ² or K on held-out data, and for the
-oracle). Both come from the store in forest candidate order, which is the matrix's row order.
+The trainer needs, beside the matrix, one number per candidate row: its consistency weight. It
+comes from the store in forest candidate order, which is the matrix's row order. (A candidate's
+score against gold, for choosing σ² or K and for the oracle, comes from the per-candidate counts
+of :mod:`ranker.pipeline.counts`.)
 """
 from __future__ import annotations
 
@@ -36,28 +37,3 @@ def consistency_weights(store, rows: CandidateMatrix, kind: str, corpus: str | N
                               f"consistency weights for {kind!r}; re-run ranker annotate")
         w[a:b] = cs.weights
     return w
-
-
-def candidate_f(store, rows: CandidateMatrix, metric: str, corpus: str | None, split: str | None,
-                source: str | None = None) -> np.ndarray:
-    """Sentence F1 (percent) of every row under ``metric``'s stored bracket counts.
-
-    ``rows`` is as for :func:`consistency_weights`.
-
-    Raises
-    ------
-    RankerError
-        If a sentence has no stored counts under ``metric``.
-    """
-    counts = store.bracket_counts(metric, corpus, split, source=source)
-    f = np.zeros(int(rows.offsets[-1]))
-    for j, sid in enumerate(rows.sentence_ids):
-        found = counts.get(sid)
-        a, b = rows.offsets[j], rows.offsets[j + 1]
-        if found is None or len(found) != b - a:
-            raise RankerError(f"{store.path}: no {metric!r} bracket counts for the candidates of {sid}; "
-                              "compute them first (ranker evaluate)")
-        for i, r in enumerate(found):
-            den = r.gold + r.test
-            f[a + i] = 100.0 * 2 * r.matched / den if den else 100.0
-    return f

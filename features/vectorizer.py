@@ -3,8 +3,9 @@
 Extraction names every property a split instantiates (sorted, so the column order depends on the
 data only, never on dict order or process). The frequency cut-off of Crouch et al. (2002, section
 4) keeps a property if it occurs in at least N consistent candidates of the training data; the
-kept names, in order, are the feature index saved beside the model. Extracted matrices are stored
-in the store under the feature set's version, so training again needs no re-extraction.
+kept names, in order, are the feature index saved beside the model. Nothing here caches: the
+pipeline keeps extracted matrices and fitted family tables in the store, keyed by their content
+(:mod:`ranker.pipeline.feature_cache`).
 
 Speed (``benchmarks/bench_features.py``): families whose output depends on the tree alone run once
 per distinct tree of a sentence (Link Grammar's linkages share constituent trees, ~2.75 candidates
@@ -29,9 +30,6 @@ import scipy.sparse as sp
 
 from .registry import FeatureConfigError, make_family
 
-ARTIFACT_KIND = "features"
-#: Store kind of fitted family tables (the auxiliary distribution).
-TABLE_KIND = "feature-tables"
 #: ``<repo>/configs/features``.
 FEATURE_CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "features"
 
@@ -155,7 +153,7 @@ def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
     for fam in families:
         if fam.needs_fit and not fam.fitted:
             raise FeatureConfigError(f"feature family {fam.name!r} must be fitted on training data "
-                                     "before extraction (features.fit_families or stored_matrix)")
+                                     "before extraction (ranker.pipeline.feature_cache.fit_families)")
     vocab: dict[str, int] = {}
     lengths: list[int] = []
     cols: list[np.ndarray] = []    # row pieces: a tree's part is one array shared by its candidates
@@ -301,26 +299,14 @@ def _spans(n: int, workers: int) -> list[tuple[int, int]]:
 
 
 def _pool_map(fn, tasks: list, workers: int, state: dict, progress: str | None = None):
-    """The chunks of ``tasks`` in order, yielded as the workers finish them."""
-    import multiprocessing as mp
+    """The chunks of ``tasks`` in order, yielded as the workers finish them (state inherited by fork)."""
+    from ranker.parallel import ordered_map
 
     _WORK.clear()
     _WORK.update(state)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        tqdm.monitor_interval = 0   # no monitor thread across fork
-        bar = tqdm(total=len(tasks), unit="chunk", desc=progress, dynamic_ncols=True)
     try:
-        with mp.get_context("fork").Pool(workers) as pool:
-            for chunk in pool.imap(fn, tasks, chunksize=1):   # in order: same matrix for any N
-                yield chunk
-                if bar is not None:
-                    bar.update(1)
+        yield from ordered_map(fn, tasks, workers, progress)
     finally:
-        if bar is not None:
-            bar.close()
         _WORK.clear()
 
 
@@ -361,43 +347,6 @@ def extract_stored(store, sentence_ids: Sequence[str], source: str | None, famil
     return _assemble(_pool_map(_work_on_store, [sids[a:b] for a, b in _spans(len(sids), workers)],
                                workers, {"path": str(store.path), "source": source,
                                          "families": families}, progress))
-
-
-def _from_stored_splits(store, prefix: str, source: str, corpus, split, fileids):
-    """The selection assembled from stored matrices of whole splits that hold all its sentences.
-
-    After the main experiment has stored its train, held-out and test matrices, a document
-    selection over them (a cross-validation fold) is made of their rows instead of being
-    extracted again; ``None`` when they do not cover it.
-    """
-    suffix = f"/{source}"
-    stored = [k[len(prefix) + 1:-len(suffix)] for k in store.artifact_keys(ARTIFACT_KIND)
-              if k.startswith(prefix + "/") and k.endswith(suffix) and "/files=" not in k]
-    stored = [sp_name for sp_name in stored if "/" not in sp_name]
-    if not stored:
-        return None
-    wanted = [s.id for s in store.sentences(corpus, split, fileids)]
-    owner: dict[str, str] = {}
-    for name in stored:
-        for s in store.sentences(corpus, None if name == "None" else name):
-            owner.setdefault(s.id, name)
-    if not wanted or any(sid not in owner for sid in wanted):
-        return None
-    loaded = {}
-    chunks = []
-    run: list[str] = []
-    for k, sid in enumerate(wanted):   # consecutive sentences of one stored matrix form a chunk
-        run.append(sid)
-        if k + 1 == len(wanted) or owner[wanted[k + 1]] != owner[sid]:
-            name = owner[sid]
-            if name not in loaded:
-                loaded[name] = from_bytes(store.get_artifact(ARTIFACT_KIND,
-                                                             f"{prefix}/{name}{suffix}")[0])
-            part = select_sentences(loaded[name], run)
-            chunks.append(_Chunk(list(part.names), part.X.indptr, part.X.indices, part.X.data,
-                                 np.diff(part.offsets).tolist(), list(part.sentence_ids)))
-            run = []
-    return _assemble(chunks)
 
 
 def select_sentences(m: CandidateMatrix, sentence_ids: Sequence[str]) -> CandidateMatrix:
@@ -466,97 +415,3 @@ def from_bytes(payload: bytes) -> CandidateMatrix:
     X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
     return CandidateMatrix(X, z["offsets"], tuple(json.loads(str(z["names"]))),
                            tuple(json.loads(str(z["ids"]))))
-
-
-def fit_families(store, families: list) -> None:
-    """Fit the families that learn from training data, reusing tables fitted before.
-
-    Each such family names its training data (``fit_corpus``, ``fit_split``); the fitted table is
-    kept in the store under the family's options and a digest of the training sentence ids, so
-    the same training data is never fitted twice and a grown training split is refitted.
-
-    Raises
-    ------
-    FeatureConfigError
-        If a family's training selection holds no usable sentence.
-    """
-    for fam in families:
-        if not fam.needs_fit or fam.fitted:
-            continue
-        sents = store.sentences(fam.fit_corpus, fam.fit_split)
-        digest = hashlib.sha256("\n".join(s.id for s in sents).encode()).hexdigest()[:12]
-        key = f"{fam.name}/{fam.options_key()}/{fam.fit_corpus}/{fam.fit_split}/{digest}"
-        got = store.get_artifact(TABLE_KIND, key)
-        if got is not None:
-            fam.load_table(got[0])
-            continue
-        if fam.fit_on == "gold":
-            from ranker.store.records import Forest
-
-            forests = (Forest(s, store.gold(s.id), ()) for s in sents)
-        else:
-            forests = (store.forest(s.id) for s in sents)
-        fam.fit(forests)
-        store.put_artifact(TABLE_KIND, key, fam.table_bytes(),
-                           {"family": fam.name, "sentences": len(sents), "digest": fam.fingerprint()})
-
-
-def _fileids_key(fileids) -> str:
-    if fileids is None:
-        return ""
-    doc = json.dumps([fileids] if isinstance(fileids, str) else list(fileids))
-    return f"/files={hashlib.sha256(doc.encode()).hexdigest()[:12]}"
-
-
-def stored_matrix(store, feature_set: FeatureSet, corpus: str | None, split: str | None,
-                  source: str | None = None, refresh: bool = False, fileids=None,
-                  workers: int = 1, progress: str | None = None) -> CandidateMatrix:
-    """The split's matrix from the store, extracting and storing it first if it is not there.
-
-    The key names the feature set's version, what its fitted families learned, corpus, split,
-    source and file ids, so a changed feature configuration never reads a stale matrix.
-
-    Parameters
-    ----------
-    store : Store
-    feature_set : FeatureSet
-    corpus, split : str or None
-        As for ``store.forests``.
-    source : str, optional
-        Only this source's candidates.
-    refresh : bool
-        Extract again even if a matrix is stored.
-    fileids : str or list of str, optional
-        Globs over document ids: a subset of the split (``store.forests(fileids=...)``).
-    workers : int
-        Extraction processes; each reads its own sentences from the store, so the re-parsing of
-        candidate trees is parallel too.
-    progress : str, optional
-        Show a progress bar with this label (with ``workers`` > 1).
-
-    Returns
-    -------
-    CandidateMatrix
-    """
-    families = feature_set.build()
-    fit_families(store, families)
-    learned = "".join(f"+{f.fingerprint()}" for f in families if f.fingerprint())
-    prefix = f"{feature_set.version}{learned}/{corpus}"
-    key = f"{prefix}/{split}/{source or '*'}{_fileids_key(fileids)}"
-    if not refresh:
-        got = store.get_artifact(ARTIFACT_KIND, key)
-        if got is not None:
-            return from_bytes(got[0])
-        m = _from_stored_splits(store, prefix, source or "*", corpus, split, fileids)
-        if m is not None:
-            return m
-    if workers <= 1:
-        m = extract(store.forests(corpus, split, fileids=fileids, source=source), families)
-    else:
-        m = extract_stored(store, [s.id for s in store.sentences(corpus, split, fileids)], source,
-                           families, workers, progress)
-    store.put_artifact(ARTIFACT_KIND, key, to_bytes(m),
-                       {"feature_set": feature_set.to_dict(), "rows": m.X.shape[0],
-                        "columns": m.X.shape[1], "sentences": len(m.sentence_ids),
-                        "fileids": fileids, "learned": learned})
-    return m

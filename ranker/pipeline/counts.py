@@ -60,7 +60,7 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
     texts is recorded with them, so a forest imported or parsed again is scored again (and its
     old counts dropped), while an unchanged one is never rescored.
     """
-    from ..sources.pool import run_pool
+    from ..parallel import progress_bar, run_pool
     from .cache import text_digest
 
     metrics = Scorer(settings).metrics
@@ -79,12 +79,6 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
         for s, texts in todo:
             yield (s.id, store.gold(s.id).to_penn(), gold_deps.get(s.id), texts)
 
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        tqdm.monitor_interval = 0
-        bar = tqdm(total=len(todo), unit="sent", desc="score", dynamic_ncols=True)
     done = 0
     pending: dict[str, list] = {m: [] for m in metrics}
     scored: list[str] = []
@@ -96,7 +90,7 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
             store.put_artifact(DIGEST_KIND, digest_key, b"", recorded)
         scored.clear()
 
-    try:
+    with progress_bar(len(todo), "score", enabled=progress) as bar:
         for sid, rows in run_pool(items(), _score_handler, settings, workers, _score_failed):
             if isinstance(rows, Exception):
                 raise rows
@@ -104,15 +98,11 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
                 pending[m].extend(BracketCounts(sid, source, rank, *c) for rank, c in enumerate(counts))
             scored.append(sid)
             done += 1
-            if bar is not None:
-                bar.update(1)
+            bar.update(1)
             if len(pending[metrics[0]]) > 20000:
                 flush()
         if scored:
             flush()
-    finally:
-        if bar is not None:
-            bar.close()
     return done
 
 

@@ -54,7 +54,7 @@ def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
 
     ``spec`` None means the whole corpus; ``fileids`` (a glob over document ids) narrows further.
     """
-    from ..sources.splits import SPLITS
+    from ..store.splits import SPLITS
 
     if spec is None:
         split, sents = None, store.sentences(corpus, None, fileids)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..gcpause import gc_paused
-from ..sources.splits import document_filter
+from .splits import document_filter
 from ..trees.penn import format_tree, parse_tree
 from .errors import SchemaVersionError, StoreError
 from .records import (STATUSES, Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Forest,
@@ -171,7 +171,7 @@ class Store:
         corpus
             Only this corpus (all when None).
         split
-            A split name of :mod:`ranker.sources.splits` (``train``, ``heldout``, ``test``).
+            A split name of :mod:`ranker.store.splits` (``train``, ``heldout``, ``test``).
         fileids
             A glob or list of globs over document ids.
         """

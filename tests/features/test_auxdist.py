@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 
-from features import FeatureConfigError, extract, feature_set_from_dict, make_family, stored_matrix
+from features import FeatureConfigError, extract, feature_set_from_dict, make_family
 from features.auxdist import AuxTable
-from features.vectorizer import TABLE_KIND, fit_families
+from ranker.pipeline.feature_cache import MATRIX_KIND, TABLE_KIND, cached_matrix, fit_families
+from ranker.pipeline.splits import select_split
 from ranker.errors import RankerError
 from ranker.store.records import Candidate, Forest, Sentence
 from ranker.trees.penn import parse_tree
@@ -94,11 +95,11 @@ def test_table_is_fitted_once_on_the_training_split_and_keys_the_stored_matrix(t
         for g in forests:
             st.add_gold(g.sentence.id, g.gold)
         st.add_candidates([Candidate(g.sentence.id, "test", 0, g.gold, "full", {}) for g in forests])
-        m = stored_matrix(st, fs, "t", None)
+        m = cached_matrix(st, fs, select_split(st, "t", None), None)
         assert m.X.shape[0] == len(forests) and "aux:VP/NP>" in m.names
         [key] = st.artifact_keys(TABLE_KIND)
         fam = fs.build()[0]
         fam.fit = None  # the stored table is read back: fitting again would fail here
         fit_families(st, [fam])
-        assert fam.fingerprint() in st.artifact_keys("features")[0]
+        assert fam.fingerprint() in st.artifact_keys(MATRIX_KIND)[0]
         assert st.get_artifact(TABLE_KIND, key)[1]["digest"] == fam.fingerprint()

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from features import (FeatureConfigError, extract, family_names, feature_set_from_dict,
-                      frequency_cutoff, from_bytes, load_feature_set, make_family, stored_matrix,
+                      frequency_cutoff, from_bytes, load_feature_set, make_family,
                       to_bytes)
 from ranker.store.records import Candidate, Forest, Link, Sentence
 from ranker.trees.penn import parse_tree
@@ -105,7 +105,14 @@ def test_feature_configs_are_checked(tmp_path):
         load_feature_set(bad)
 
 
-def test_matrices_are_stored_by_feature_set_version_and_not_extracted_twice(tmp_path):
+def _all(st, fileids=None):
+    from ranker.pipeline.splits import select_split
+
+    return select_split(st, "test", None, fileids=fileids)
+
+
+def test_matrices_are_stored_by_content_and_not_extracted_twice(tmp_path):
+    from ranker.pipeline.feature_cache import MATRIX_KIND, cached_matrix
     from ranker.store import Store
 
     fs = feature_set_from_dict({"name": "small", "family": [{"name": "embedding/1"},
@@ -114,18 +121,20 @@ def test_matrices_are_stored_by_feature_set_version_and_not_extracted_twice(tmp_
         f = forest("test/d/0", cand(HIGH, 0, sid="test/d/0"), cand(LOW, 1, sid="test/d/0"))
         st.add_sentences([f.sentence])
         st.add_candidates(f.candidates)
-        m1 = stored_matrix(st, fs, "test", None)
-        keys = st.artifact_keys("features")
-        assert keys == [f"{fs.version}/test/None/*"]
-        payload, meta = st.get_artifact("features", keys[0])
+        m1 = cached_matrix(st, fs, _all(st), None)
+        keys = st.artifact_keys(MATRIX_KIND)
+        assert len(keys) == 1 and keys[0].startswith(f"{fs.version}/*/")
+        payload, meta = st.get_artifact(MATRIX_KIND, keys[0])
         assert meta["rows"] == 2 and meta["feature_set"]["name"] == "small"
+        assert cached_matrix(st, fs, _all(st), None).X.shape == m1.X.shape
+        assert len(st.artifact_keys(MATRIX_KIND)) == 1   # read back, not extracted again
     with Store.open(tmp_path / "s.sqlite") as st:
-        # A stored matrix is read back as it was, even if the forests changed meanwhile.
+        # The forest changed: its matrix is extracted again (issue 10: keyed by content).
         st.add_candidates([cand(LOW, 2, sid="test/d/0")])
-        m2 = stored_matrix(st, fs, "test", None)
-        assert m2.X.shape == m1.X.shape and m2.names == m1.names
-        m3 = stored_matrix(st, fs, "test", None, refresh=True)
-        assert m3.X.shape[0] == 3
+        m2 = cached_matrix(st, fs, _all(st), None)
+        assert m2.X.shape[0] == 3 and len(st.artifact_keys(MATRIX_KIND)) == 2
+        m3 = cached_matrix(st, fs, _all(st), None, refresh=True)
+        assert (m3.X != m2.X).nnz == 0
 
 
 def test_shared_trees_and_worker_processes_give_the_same_matrix_as_one_candidate_at_a_time():
@@ -167,6 +176,7 @@ def test_subtrees_shared_between_linkages_give_the_same_matrix_as_separate_trees
 
 
 def test_stored_matrix_on_a_subset_of_files_and_in_worker_processes(tmp_path):
+    from ranker.pipeline.feature_cache import MATRIX_KIND, cached_matrix
     from ranker.store import Store
 
     fs = feature_set_from_dict({"name": "small", "family": [{"name": "local_trees/1"},
@@ -178,19 +188,19 @@ def test_stored_matrix_on_a_subset_of_files_and_in_worker_processes(tmp_path):
             f = forest(sid, cand(HIGH, 0, sid=sid), cand(second, 1, sid=sid))
             st.add_sentences([f.sentence._replace(document=doc, index=k)])
             st.add_candidates(f.candidates)
-        part = stored_matrix(st, fs, "test", None, fileids=["b*"])   # extracted: nothing to slice
+        part = cached_matrix(st, fs, _all(st, ["b*"]), None)
         assert part.sentence_ids == ("test/b.mrg/1", "test/b.mrg/2") and part.X.shape[0] == 4
-        assert len(st.artifact_keys("features")) == 1  # the subset has its own key
-        whole = stored_matrix(st, fs, "test", None)
-        assert len(st.artifact_keys("features")) == 2
+        assert len(st.artifact_keys(MATRIX_KIND)) == 1  # the subset has its own key
+        whole = cached_matrix(st, fs, _all(st), None)
+        assert len(st.artifact_keys(MATRIX_KIND)) == 2
         for globs in (["b*"], ["a*"], ["a*", "b.mrg"]):
-            sliced = stored_matrix(st, fs, "test", None, fileids=globs, workers=2)
-            alone = stored_matrix(st, fs, "test", None, fileids=globs, refresh=True)
+            sliced = cached_matrix(st, fs, _all(st, globs), None, workers=2, refresh=True)
+            alone = cached_matrix(st, fs, _all(st, globs), None, refresh=True)
             assert sliced.names == alone.names and sliced.sentence_ids == alone.sentence_ids
             assert sliced.offsets.tolist() == alone.offsets.tolist()
             assert sliced.X.shape == alone.X.shape and (sliced.X != alone.X).nnz == 0
-        assert len(stored_matrix(st, fs, "test", None, fileids=["a*"]).names) < len(whole.names)
-        pooled = stored_matrix(st, fs, "test", None, refresh=True, workers=2)
+        assert len(cached_matrix(st, fs, _all(st, ["a*"]), None).names) < len(whole.names)
+        pooled = cached_matrix(st, fs, _all(st), None, refresh=True, workers=2)
         assert pooled.names == whole.names and (pooled.X != whole.X).nnz == 0
 
 

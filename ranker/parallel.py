@@ -1,0 +1,185 @@
+"""Process pools over sentences, and their progress bars: the one place the project forks workers.
+
+Two pools, for two kinds of work. :func:`run_pool` is for work that may crash or hang (a C parser):
+
+``concurrent.futures`` breaks the whole pool when one worker dies (a segfault inside a C parser)
+and ``multiprocessing.Pool`` waits forever for the lost task. Here each worker takes one item at a
+time over its own pipe, so the parent always knows which item a dead or overdue worker held: that
+item is reported as failed, the worker is replaced, and the rest go on. Results arrive in
+completion order. :func:`ordered_map` is for pure-Python work whose results must come back in task
+order (feature extraction: the same matrix for any number of workers) with nothing to survive.
+Both fork, so workers inherit the parent's state instead of receiving it pickled.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from contextlib import contextmanager
+from multiprocessing.connection import wait
+from typing import Callable, Iterable, Iterator
+
+# fork: workers start in milliseconds and inherit the imported modules; they never touch the
+# parent's open SQLite connection.
+_CTX = mp.get_context("fork")
+
+
+def _worker_main(conn, parent_end, make_handler, init_arg) -> None:
+    # The fork copied the parent's end of this pipe too: close it, or the worker holds its own
+    # pipe open and never reads EOF when the parent is killed (it would wait forever, orphaned).
+    parent_end.close()
+    handler = make_handler(init_arg)
+    while True:
+        try:
+            item = conn.recv()
+        except EOFError:
+            return
+        if item is None:
+            return
+        conn.send(handler(item))
+
+
+class _Worker:
+    def __init__(self, make_handler, init_arg):
+        self.conn, child = _CTX.Pipe()
+        self.proc = _CTX.Process(target=_worker_main, args=(child, self.conn, make_handler, init_arg),
+                                 daemon=True)
+        self.proc.start()
+        child.close()
+        self.item = None
+        self.started = 0.0
+
+    def give(self, item) -> None:
+        self.item, self.started = item, time.monotonic()
+        self.conn.send(item)
+
+    def stop(self, kill: bool = False) -> None:
+        if kill:
+            self.proc.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        self.conn.close()
+
+
+def run_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
+             on_failure: Callable[[object, str], object], hard_timeout: float | None = None) -> Iterator:
+    """Apply ``make_handler(init_arg)(item)`` to every item in ``workers`` processes.
+
+    Parameters
+    ----------
+    items
+        Picklable work items.
+    make_handler
+        Module-level function run once per worker process (loads the parser) returning the
+        per-item function; what it returns for an item is yielded.
+    init_arg
+        Its argument (e.g. parser options).
+    workers
+        Number of worker processes (at least 1).
+    on_failure
+        ``on_failure(item, reason)`` builds the result yielded for an item whose worker died
+        (``"crash: ..."``) or overran ``hard_timeout`` (``"killed: ..."``).
+    hard_timeout
+        Seconds after which a worker still busy with one item is killed.
+
+    Yields
+    ------
+    object
+        One result per item, in completion order.
+    """
+    pending = iter(items)
+    pool = [_Worker(make_handler, init_arg) for _ in range(max(1, workers))]
+    exhausted = False
+    try:
+        while True:
+            for w in pool:
+                if w.item is None and not exhausted:
+                    nxt = next(pending, _END)
+                    if nxt is _END:
+                        exhausted = True
+                    else:
+                        w.give(nxt)
+            busy = [w for w in pool if w.item is not None]
+            if not busy:
+                return
+            ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0)
+            for i, w in enumerate(pool):
+                if w.item is None:
+                    continue
+                if w.conn in ready:
+                    try:
+                        result = w.conn.recv()
+                    except (EOFError, OSError):
+                        result = None
+                    else:
+                        # Hand out the next item before the caller sees the result: the caller
+                        # may take a while (a database commit), and the worker must not wait for it.
+                        w.item = None
+                        if not exhausted:
+                            nxt = next(pending, _END)
+                            if nxt is _END:
+                                exhausted = True
+                            else:
+                                w.give(nxt)
+                        yield result
+                        continue
+                overdue = hard_timeout is not None and time.monotonic() - w.started > hard_timeout
+                if w.proc.sentinel in ready or w.conn in ready or overdue:
+                    if not overdue:
+                        w.proc.join(timeout=2)   # its pipe can close before it is reaped
+                    item, code = w.item, w.proc.exitcode
+                    w.stop(kill=True)
+                    reason = (f"killed: no result after {hard_timeout:.0f}s" if overdue and code is None
+                              else f"crash: worker exited with code {code}")
+                    pool[i] = _Worker(make_handler, init_arg)
+                    yield on_failure(item, reason)
+    finally:
+        for w in pool:
+            w.stop(kill=w.item is not None)
+
+
+_END = object()
+
+
+@contextmanager
+def progress_bar(total: int, desc: str, unit: str = "sent", enabled: bool = True):
+    """A tqdm bar (``bar.update(n)``), or a silent stand-in when ``enabled`` is false.
+
+    No monitor thread: workers are forked while the bar is open.
+    """
+    if not enabled:
+        yield _NoBar()
+        return
+    from tqdm import tqdm
+
+    tqdm.monitor_interval = 0
+    bar = tqdm(total=total, unit=unit, desc=desc, dynamic_ncols=True)
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+
+def ordered_map(fn: Callable, tasks: list, workers: int, progress: str | None = None,
+                unit: str = "chunk") -> Iterator:
+    """``fn(task)`` for every task in ``workers`` forked processes, yielded in task order.
+
+    ``fn`` must be a module-level function; whatever state it needs is set in its module before
+    the call, and the fork hands it to the workers.
+    """
+    with progress_bar(len(tasks), progress or "", unit, enabled=bool(progress)) as bar:
+        with _CTX.Pool(workers) as pool:
+            for result in pool.imap(fn, tasks, chunksize=1):   # in order: same result for any N
+                yield result
+                bar.update(1)
