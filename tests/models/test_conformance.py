@@ -139,3 +139,9 @@ def test_random_ranker_depends_on_its_seed_only():
     assert np.array_equal(a, RandomRanker(seed=1).fit().predict(X, groups))
     assert not np.array_equal(a, RandomRanker(seed=2).fit().predict(X, groups))
     assert len(set(a.tolist())) > 1
+
+
+def test_every_registered_ranker_is_in_the_suite():
+    from ranker.registries import RANKERS
+
+    assert {RANKERS.get(n) for n in RANKERS.names()} == {type(c.make()) for c in CASES.values()}

@@ -1,0 +1,43 @@
+"""Registries by versioned name: a bare name is the newest version, an unknown one lists the known."""
+import sys
+
+import pytest
+
+from ranker.errors import RankerError
+from ranker.registries import CORPORA, RANKERS, SOURCES, file_sources
+from ranker.registry import Registry
+
+
+def test_versions_resolve_and_unknown_names_list_the_known():
+    r = Registry("widget")
+    r.register("spin/1", "old")
+    r.register("spin/2", "new")
+    assert r.get("spin") == "new" and r.get("spin/1") == "old" and "spin" in r
+    with pytest.raises(RankerError, match=r"x.toml: unknown widget 'spn' \(known: spin/1, spin/2\)"):
+        r.get("spn", "x.toml")
+    with pytest.raises(ValueError, match="needs a version"):
+        r.register("spin", "x")
+    with pytest.raises(ValueError, match="registered twice"):
+        r.register("spin/1", "x")
+
+
+def test_components_load_on_first_use():
+    r = Registry("module")
+    r.register("json/1", "json:dumps")
+    import json
+    assert r.get("json") is json.dumps
+    assert RANKERS.get("loglinear").__name__ == "LogLinearRanker"
+
+
+def test_the_built_in_components():
+    assert RANKERS.names(bare=True) == ["heidorn", "loglinear", "native", "oracle", "random"]
+    assert file_sources() == ("bllip", "penn") and SOURCES.get("link-grammar") == "parser"
+    assert CORPORA.get("conll2000") == "conll2000"
+
+
+def test_listing_names_imports_no_ranker():
+    import subprocess
+    code = ("import sys; from ranker.registries import RANKERS; RANKERS.names(); "
+            "print('sklearn' in sys.modules, 'ranker.models' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
