@@ -74,11 +74,15 @@ def run(args) -> int:
     from ..pipeline.config import EvaluationSection, FeaturesSection, LogLinearSection
     from ..pipeline.feature_cache import cached_matrix
     from ..pipeline.splits import select_split
+    from ..pipeline.validate import check_cutoff
     from ..store import Store
     from .options import selection
 
     check_writable(args.out)
     fs = load_feature_set(args.features)
+    check_cutoff(args.features, args.cutoff, "--cutoff")
+    if args.sigma2 is None and not args.heldout:
+        raise RankerError("--heldout '' (no held-out selection) needs one --sigma2")
     features = FeaturesSection(set=args.features, cutoff=args.cutoff)
     grid = (args.sigma2,) if args.sigma2 is not None else tuple(args.sigma2_grid)
     ll = LogLinearSection(sigma2_grid=grid, optimizer=args.solver, max_iter=args.max_iter, tol=args.tol,

@@ -12,6 +12,29 @@ from ..errors import RankerError
 from .config import ConfigError, ExperimentConfig
 
 
+def check_cutoff(feature_set: str, cutoff: int, where: str) -> None:
+    """Refuse a feature-set file whose own ``cutoff`` disagrees with the one applied.
+
+    The cut-off applied is ``[features] cutoff`` (``ranker train --cutoff``); a feature-set file may
+    still say one (older files do), and then it must say the same, or it would be ignored in silence.
+    """
+    import tomllib
+
+    from features.vectorizer import FEATURE_CONFIG_DIR
+
+    path = Path(feature_set)
+    if not path.exists() and not path.suffix:
+        path = FEATURE_CONFIG_DIR / f"{feature_set}.toml"
+    try:
+        said = tomllib.loads(path.read_text(encoding="utf-8")).get("cutoff")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return   # load_feature_set reports it
+    if said is not None and said != cutoff:
+        raise ConfigError(f"{where}: the cut-off applied is {cutoff} but {path} says cutoff = {said}; "
+                          "make them agree (the config's [features] cutoff, or ranker train --cutoff, "
+                          "is the one used)")
+
+
 def _check(where: str, what: str, load) -> None:
     try:
         load()
@@ -48,6 +71,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
         raise ConfigError(f"{src}: [annotation] kind {cfg.annotation.kind!r} is not derivable from "
                           "gold trees here (known: riezler)")
     _check(src, "[features] set", lambda: load_feature_set(cfg.features.set))
+    check_cutoff(cfg.features.set, cfg.features.cutoff, f"{src}: [features] cutoff")
     _check(src, "[heidorn] k_table", lambda: as_k_table(cfg.heidorn.k_table))
     _check(src, "[evaluation]", lambda: Scorer(scoring_settings(cfg.evaluation)))
     known = metric_names(cfg.evaluation)

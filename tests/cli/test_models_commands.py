@@ -51,7 +51,7 @@ def store(tmp_path):
 @pytest.fixture
 def feature_config(tmp_path):
     path = tmp_path / "feats.toml"
-    path.write_text('name = "small"\ncutoff = 1\n[[family]]\nname = "local_trees/1"\n'
+    path.write_text('name = "small"\n[[family]]\nname = "local_trees/1"\n'
                     '[[family]]\nname = "embedding/1"\n')
     return path
 

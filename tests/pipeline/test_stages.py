@@ -133,6 +133,17 @@ def test_a_bad_config_fails_before_any_work_and_writes_no_resolved_config(tmp_pa
     assert not store.exists()
 
 
+def test_two_cutoffs_that_disagree_are_refused(tmp_path, capsys):
+    feats = tmp_path / "f.toml"
+    feats.write_text('name = "f"\ncutoff = 3\n[[family]]\nname = "local_trees/1"\n')
+    cfg = load_config(TINY)
+    bad = dataclasses.replace(cfg, features=dataclasses.replace(cfg.features, set=str(feats)))
+    with pytest.raises(ConfigError, match="the cut-off applied is 2 but .*f.toml says cutoff = 3"):
+        run_experiment(bad, tmp_path / "out", progress=False)
+    assert main(["train", "--features", str(feats), "--sigma2", "1", "--out", str(tmp_path / "m.json")]) == 2
+    assert "says cutoff = 3" in capsys.readouterr().err
+
+
 def test_run_command_reports_a_missing_k_table_in_one_line(tmp_path, capsys):
     cfg = tmp_path / "c.toml"
     cfg.write_text(f'[experiment]\nstore = "{tmp_path}/s.sqlite"\n[heidorn]\nk_table = "{tmp_path}/k.toml"\n')
