@@ -349,6 +349,15 @@ def extract_stored(store, sentence_ids: Sequence[str], source: str | None, famil
                                          "families": families}, progress))
 
 
+def stack_rows(parts: Iterable[CandidateMatrix]) -> CandidateMatrix:
+    """The rows of several matrices one after the other, columns the sorted union of their names.
+
+    Equal to extracting their sentences together (the column order is a function of the data).
+    """
+    return _assemble(_Chunk(list(m.names), m.X.indptr, m.X.indices, m.X.data,
+                            np.diff(m.offsets).tolist(), list(m.sentence_ids)) for m in parts)
+
+
 def select_sentences(m: CandidateMatrix, sentence_ids: Sequence[str]) -> CandidateMatrix:
     """The rows of ``sentence_ids`` (in that order; ids without rows are skipped) as a matrix of its own.
 

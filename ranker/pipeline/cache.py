@@ -42,17 +42,6 @@ def text_digest(texts) -> str:
     return h.hexdigest()
 
 
-def forest_digest(store: Store, sentence_ids: Sequence[str], source: str | None) -> str:
-    """A digest of sentence ids and their candidates' stored texts, in order: a cache key by content."""
-
-    def parts():
-        for sid in sentence_ids:
-            yield "\x01" + sid
-            yield from store.candidate_texts(sid, source)
-
-    return text_digest(parts())
-
-
 def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
                feature_config: dict | None = None):
     """``fit()`` once per key: the fitted ranker and its metadata are kept in the store as a model.

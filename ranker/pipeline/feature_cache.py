@@ -2,9 +2,10 @@
 
 A matrix depends on the feature configuration (its version digest), on what the fitted families
 learned, and on the candidates themselves. The key covers all three (the candidates by a digest
-of the sentence ids and their candidates' stored texts, :func:`.cache.forest_digest`), never a
-split's name, so a store that gained sentences or re-imported a forest extracts again instead of
-reading a stale matrix. Families that learn from training data (the auxiliary distribution) keep
+of each sentence's id and its candidates' stored texts), never a split's name, so a store that
+gained sentences or re-imported a forest extracts again instead of reading a stale matrix. A
+selection whose every forest is held, unchanged, by stored matrices is assembled from their rows
+(a cross-validation fold after the main run) instead of being extracted again. Families that learn from training data (the auxiliary distribution) keep
 their fitted table under their options and a digest of the training sentences.
 """
 from __future__ import annotations
@@ -12,11 +13,12 @@ from __future__ import annotations
 import hashlib
 
 from ..store import Store
-from .cache import forest_digest
 from .splits import SplitSelection
 
 #: Store kind of matrices keyed by content.
 MATRIX_KIND = "feature-matrix"
+#: Store kind of the index of extracted matrices: which forests (by sentence digest) each holds.
+INDEX_KIND = "feature-matrix-index"
 #: Store kind of fitted family tables (the auxiliary distribution).
 TABLE_KIND = "feature-tables"
 
@@ -54,10 +56,57 @@ def fit_families(store: Store, families: list) -> None:
                            {"family": fam.name, "sentences": len(sents), "digest": fam.fingerprint()})
 
 
-def matrix_key(store: Store, feature_set, families: list, sentence_ids, source: str | None) -> str:
-    """The store key of a matrix: feature version, learned tables and the forests' digest."""
+def _sentence_digests(store: Store, sentence_ids, source: str | None) -> dict[str, str]:
+    from .cache import text_digest
+
+    return {sid: text_digest(store.candidate_texts(sid, source)) for sid in sentence_ids}
+
+
+def _prefix(feature_set, families: list, source: str | None) -> str:
     learned = "".join(f"+{f.fingerprint()}" for f in families if f.fingerprint())
-    return f"{feature_set.version}{learned}/{source or '*'}/{forest_digest(store, sentence_ids, source)}"
+    return f"{feature_set.version}{learned}/{source or '*'}"
+
+
+def matrix_key(prefix: str, digests: dict[str, str]) -> str:
+    """The store key of a matrix: feature version, learned tables, and its forests' digest."""
+    from .cache import text_digest
+
+    digest = text_digest(sid + "\x01" + d for sid, d in digests.items())
+    return f"{prefix}/{digest}"
+
+
+def _from_stored_rows(store: Store, prefix: str, digests: dict[str, str]):
+    """The matrix assembled from the rows of stored ones holding these very forests, or None.
+
+    After ``ranker run`` has extracted its train, held-out and test matrices, any other selection
+    of those sentences (a cross-validation fold) is made of their rows instead of being extracted
+    again, provided each sentence's forest is still the one its stored rows came from.
+    """
+    from features import from_bytes, select_sentences, stack_rows
+
+    got = store.get_artifact(INDEX_KIND, prefix)
+    if got is None:
+        return None
+    owner: dict[str, str] = {}
+    for key, held in got[1].items():
+        for sid, d in held.items():
+            if digests.get(sid) == d:
+                owner.setdefault(sid, key)
+    wanted = list(digests)
+    if not wanted or any(sid not in owner for sid in wanted):
+        return None
+    loaded: dict = {}
+    parts = []
+    run: list[str] = []
+    for k, sid in enumerate(wanted):   # consecutive sentences of one stored matrix form a part
+        run.append(sid)
+        if k + 1 == len(wanted) or owner[wanted[k + 1]] != owner[sid]:
+            key = owner[sid]
+            if key not in loaded:
+                loaded[key] = from_bytes(store.get_artifact(MATRIX_KIND, key)[0])
+            parts.append(select_sentences(loaded[key], run))
+            run = []
+    return stack_rows(parts)
 
 
 def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | None, workers: int = 1,
@@ -74,7 +123,7 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     workers : int
         Extraction processes; the matrix is the same for any number.
     refresh : bool
-        Extract again even if a matrix is stored.
+        Extract again even if a matrix (or every row of it) is stored.
 
     Returns
     -------
@@ -84,14 +133,22 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
 
     families = feature_set.build()
     fit_families(store, families)
-    ids = [s.id for s in sel.sentences]
-    key = matrix_key(store, feature_set, families, ids, source)
-    got = None if refresh else store.get_artifact(MATRIX_KIND, key)
-    if got is not None:
-        return from_bytes(got[0])
-    m = extract_stored(store, ids, source, families, workers, progress)
-    store.put_artifact(MATRIX_KIND, key, to_bytes(m),
-                       {"feature_set": feature_set.to_dict(), "rows": m.X.shape[0],
-                        "columns": m.X.shape[1], "sentences": len(m.sentence_ids),
-                        "corpus": sel.corpus, "selection": sel.name})
+    digests = _sentence_digests(store, [s.id for s in sel.sentences], source)
+    prefix = _prefix(feature_set, families, source)
+    key = matrix_key(prefix, digests)
+    if not refresh:
+        got = store.get_artifact(MATRIX_KIND, key)
+        if got is not None:
+            return from_bytes(got[0])
+        m = _from_stored_rows(store, prefix, digests)
+        if m is not None:
+            return m
+    m = extract_stored(store, list(digests), source, families, workers, progress)
+    index = store.get_artifact(INDEX_KIND, prefix)
+    with store.batch():
+        store.put_artifact(MATRIX_KIND, key, to_bytes(m),
+                           {"feature_set": feature_set.to_dict(), "rows": m.X.shape[0],
+                            "columns": m.X.shape[1], "sentences": len(m.sentence_ids),
+                            "corpus": sel.corpus, "selection": sel.name})
+        store.put_artifact(INDEX_KIND, prefix, b"", {**(index[1] if index else {}), key: digests})
     return m

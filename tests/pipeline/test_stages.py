@@ -67,6 +67,22 @@ def test_feature_matrix_is_keyed_by_content_not_by_split_name(store):
         assert reimported.X.shape[0] == 9 and len(st.artifact_keys(MATRIX_KIND)) == 3
 
 
+def test_a_selection_is_assembled_from_stored_rows_only_while_their_forests_stay(store):
+    fs = feature_set()
+    with Store.open(store) as st:
+        add_sentence(st, "wsj_0171.mrg", 0)
+        cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
+        fold = select_split(st, "treebank", "test", fileids="wsj_0171*")
+        part = cached_matrix(st, fs, fold, "test")
+        assert len(st.artifact_keys(MATRIX_KIND)) == 1   # made of the stored rows, not extracted
+        alone = cached_matrix(st, fs, fold, "test", refresh=True)
+        assert part.names == alone.names and part.sentence_ids == alone.sentence_ids
+        assert (part.X != alone.X).nnz == 0
+        add_sentence(st, "wsj_0171.mrg", 0, forest=(FLAT, HIGH))   # imported again
+        again = cached_matrix(st, fs, fold, "test")
+        assert again.X.shape[0] == 2 and again.names != part.names   # the flat tree's rows, fresh
+
+
 def test_counts_follow_a_reimported_forest(store):
     ev = EvaluationSection()
     with Store.open(store) as st:
