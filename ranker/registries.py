@@ -1,4 +1,4 @@
-"""One registry per component kind, by versioned name: rankers, candidate sources, corpora.
+"""One registry per component kind, by versioned name: rankers, candidate sources, corpora, metrics.
 
 Configs and commands name components from here (``--ranker heidorn``, ``[parse] source =
 "bllip"``, ``[data] corpus = "treebank"``); a bare name means its newest version. Items are
@@ -41,3 +41,14 @@ def file_sources() -> tuple[str, ...]:
 def corpus_name(name: str, where: str = "") -> str:
     """The store's name of a corpus given by (maybe versioned) name; unknown names raise."""
     return CORPORA.get(name, where)
+
+#: The report's metrics over per-candidate counts (:data:`ranker.evaluation.bounds.METRICS`).
+METRICS: Registry = Registry("metric")
+for _name in ("evalb_labeled", "evalb_unlabeled", "parseval", "mph", "flat_recall", "flat_conformance",
+              "deps_untyped", "deps_typed"):
+    METRICS.register(f"{_name}/1", f"ranker.evaluation.bounds:METRICS:{_name}")
+
+
+def metric(name: str, where: str = ""):
+    """The :class:`~ranker.evaluation.bounds.Metric` a (maybe versioned) metric name stands for."""
+    return METRICS.get(name, where)

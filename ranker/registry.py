@@ -3,8 +3,8 @@
 As with the feature families (:mod:`features.registry`), a config or command names a component by
 ``name/version`` so that an old config keeps meaning the same thing: a component whose behaviour
 changes is registered under a new version and the old one stays. A bare ``name`` means its
-highest version. An item may be registered as ``"module:attribute"``, imported on first
-:meth:`Registry.get`, so that listing names (``--help``, argument choices) imports nothing heavy.
+highest version. An item may be registered as ``"module:attribute"`` (or ``"module:table:key"``),
+imported on first :meth:`Registry.get`, so that listing names (``--help``, argument choices) imports nothing heavy.
 """
 from __future__ import annotations
 
@@ -49,8 +49,11 @@ class Registry(Generic[T]):
         full = self.resolve(name, where)
         item = self._items[full]
         if isinstance(item, str) and ":" in item:   # registered lazily: import it now
-            module, _, attr = item.partition(":")
-            item = self._items[full] = getattr(import_module(module), attr)
+            module, attr, *key = item.split(":")
+            item = getattr(import_module(module), attr)
+            if key:   # "module:table:key", an entry of a table
+                item = item[key[0]]
+            self._items[full] = item
         return item
 
     def names(self, bare: bool = False) -> list[str]:

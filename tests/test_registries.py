@@ -41,3 +41,13 @@ def test_listing_names_imports_no_ranker():
             "print('sklearn' in sys.modules, 'ranker.models' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_every_metric_of_the_report_is_registered():
+    from ranker.evaluation.bounds import METRICS as TABLE
+    from ranker.registries import METRICS, metric
+
+    assert METRICS.names(bare=True) == sorted(TABLE)
+    assert metric("mph/1") is TABLE["mph"]
+    with pytest.raises(RankerError, match="--metric: unknown metric 'f1'"):
+        metric("f1", "--metric")

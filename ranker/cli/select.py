@@ -35,12 +35,12 @@ def run(args) -> int:
     from features import feature_set_from_dict
 
     from ..errors import RankerError
-    from ..evaluation.bounds import METRICS, oracle_choice
+    from ..evaluation.bounds import oracle_choice
     from ..models import HeidornRanker, LogLinearRanker, RandomRanker, load_model
     from ..pipeline import stages
     from ..pipeline.config import EvaluationSection
     from ..pipeline.feature_cache import cached_matrix
-    from ..registries import RANKERS
+    from ..registries import RANKERS, metric
     from ..store import Store
     from .options import selection
     from .train import check_writable
@@ -69,11 +69,10 @@ def run(args) -> int:
         sizes = [len(texts[sid]) for sid in ids]
         groups = np.repeat(np.arange(len(ids)), sizes)
         if name == "oracle":
-            if args.metric not in METRICS:
-                raise RankerError(f"--metric {args.metric!r} is not known (known: {', '.join(METRICS)})")
+            chosen_metric = metric(args.metric, "--metric")
             stages.require_counts(st, ev, sel, source)
-            fc = stages.load_counts(st, ev, sel, [args.metric], source)[args.metric]
-            choice = oracle_choice(fc, METRICS[args.metric].score)
+            fc = stages.load_counts(st, ev, sel, [chosen_metric.name], source)[chosen_metric.name]
+            choice = oracle_choice(fc, chosen_metric.score)
         else:
             if name == "loglinear":
                 m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers))
