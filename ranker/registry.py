@@ -4,7 +4,8 @@ As with the feature families (:mod:`features.registry`), a config or command nam
 ``name/version`` so that an old config keeps meaning the same thing: a component whose behaviour
 changes is registered under a new version and the old one stays. A bare ``name`` means its
 highest version. An item may be registered as ``"module:attribute"`` (or ``"module:table:key"``),
-imported on first :meth:`Registry.get`, so that listing names (``--help``, argument choices) imports nothing heavy.
+imported on first :meth:`Registry.get`, so that listing names (``--help``, argument choices)
+imports nothing heavy.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``ranker models list|export``: the trained models kept in a store (every fit of ``ranker run`` and ``train``)."""
+"""``ranker models list|export``: the trained models kept in a store (every fit of run and train)."""
 from __future__ import annotations
 
 import json

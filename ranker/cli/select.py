@@ -1,4 +1,4 @@
-"""``ranker select``: choose one candidate per sentence of a split and write the chosen trees (the run's select stage)."""
+"""``ranker select``: one candidate per sentence of a split, chosen by a ranker (the run's select stage)."""
 from __future__ import annotations
 
 
@@ -17,7 +17,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--ranker", required=True, choices=RANKERS.names(bare=True) + RANKERS.names(),
                    help="ranker (a bare name is its newest version)")
     p.add_argument("--model", default=None, help="model file (loglinear; optional for heidorn)")
-    config_option(p, "--k-table", section=HeidornSection, key="k_table", help="heidorn: K table (name or path)")
+    config_option(p, "--k-table", section=HeidornSection, key="k_table",
+                  help="heidorn: K table (name or path)")
     config_option(p, "--heads", section=EvaluationSection, key="head_rules",
                   help="heidorn: head-rule table, or 'star'")
     p.add_argument("--no-pp-as-np", action="store_true", help="heidorn: keep the preposition as PP head")

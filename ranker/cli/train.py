@@ -1,4 +1,4 @@
-"""``ranker train``: fit the log-linear ranker on a split of the store and save the model (the run's fit stage)."""
+"""``ranker train``: fit the log-linear ranker on a split and save the model (the run's fit stage)."""
 from __future__ import annotations
 
 

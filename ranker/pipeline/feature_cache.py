@@ -5,8 +5,9 @@ learned, and on the candidates themselves. The key covers all three (the candida
 of each sentence's id and its candidates' stored texts), never a split's name, so a store that
 gained sentences or re-imported a forest extracts again instead of reading a stale matrix. A
 selection whose every forest is held, unchanged, by stored matrices is assembled from their rows
-(a cross-validation fold after the main run) instead of being extracted again. Families that learn from training data (the auxiliary distribution) keep
-their fitted table under their options and a digest of the training sentences.
+(a cross-validation fold after the main run) instead of being extracted again. Families that
+learn from training data (the auxiliary distribution) keep their fitted table under their options
+and a digest of the training sentences.
 """
 from __future__ import annotations
 

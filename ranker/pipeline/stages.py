@@ -219,7 +219,8 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
              with_extra: bool = False, workers: int = 0, progress: bool = False,
              where: str = "<config>") -> AnnotationOutcome:
     """Derive the partial bracketing of ``sentences`` from gold and check every candidate against it."""
-    from ..sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, riezler_annotations
+    from ..sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_store,
+                                       riezler_annotations)
 
     kind = annotation.kind
     if kind != "riezler":
