@@ -21,17 +21,18 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..pipeline.stages import load_corpus
+    from ..pipeline import stages
+    from ..pipeline.config import ParseSection
     from ..registries import CORPORA
-    from ..sources.nbest import import_file
     from ..store import Store
 
     bad = 0
     with Store.open(args.store) as st:
         if args.corpus in CORPORA:
-            load_corpus(st, CORPORA.get(args.corpus))
+            stages.load_corpus(st, CORPORA.get(args.corpus))
         for path in args.files:
-            s = import_file(st, path, args.format, source=args.source, corpus=args.corpus)
+            s = stages.parse_or_import(st, ParseSection(source=args.format, forests=path), (),
+                                       args.corpus, where="ranker import", name=args.source).summary
             print(f"{path}: stored {s.forests} forests, {s.candidates} candidates; {len(s.errors)} forests skipped")
             for e in s.errors:
                 print(f"ranker: error: {e}", file=sys.stderr)

@@ -109,7 +109,7 @@ class ParseOutcome(NamedTuple):
     source: str                     # the store's source name of the candidates
     counts: dict[str, float]        # report counts ("sentences parsed now", "import: forests", ...)
     notes: tuple[str, ...]          # report notes (rejected forests)
-    summary: object = None          # Link Grammar's ParseSummary (None for imported forests)
+    summary: object = None          # Link Grammar's ParseSummary, or the n-best ImportSummary
 
 
 def stored_source(store: Store, given: str | None = None) -> str:
@@ -127,10 +127,14 @@ def stored_source(store: Store, given: str | None = None) -> str:
     return have[0]
 
 
-def candidate_source(parse: ParseSection, where: str = "<config>") -> str:
-    """The store's name for the candidates ``[parse]`` asks for (checked, nothing read yet)."""
+def candidate_source(parse: ParseSection, where: str = "<config>", name: str | None = None) -> str:
+    """The store's name for the candidates ``[parse]`` asks for (checked, nothing read yet).
+
+    Forests read from a file are named ``<format>:<file name>`` unless ``name`` is given.
+    """
     from ..registries import SOURCES, file_sources
 
+    source_name = name
     kind = SOURCES.get(parse.source, f"{where}: [parse] source")
     name = SOURCES.resolve(parse.source).partition("/")[0]
     if kind == "parser":
@@ -141,7 +145,7 @@ def candidate_source(parse: ParseSection, where: str = "<config>") -> str:
     if not Path(parse.forests).is_file():
         raise RankerError(f"{where}: [parse] forests: no such file {parse.forests}")
     assert name in file_sources()
-    return f"{name}:{Path(parse.forests).name}"
+    return f"{name}:{Path(parse.forests).name}" if source_name is None else source_name
 
 
 def link_grammar_options(parse: ParseSection):
@@ -165,17 +169,19 @@ def check_parse_options(store: Store, options) -> None:
 
 def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sentence], corpus: str,
                     workers: int = 0, progress: bool = False, where: str = "<config>",
-                    batch_size: int = 20) -> ParseOutcome:
+                    batch_size: int = 20, name: str | None = None) -> ParseOutcome:
     """Parse ``sentences`` with Link Grammar (those not parsed yet), or import ``[parse] forests``.
 
     Parameters
     ----------
     corpus : str
         The corpus imported forests belong to.
+    name : str, optional
+        The source name of imported forests (default ``<format>:<file name>``).
     workers : int
         Parser processes, 0 = every core.
     """
-    source = candidate_source(parse, where)
+    source = candidate_source(parse, where, name)
     counts: dict[str, float] = {}
     notes: list[str] = []
     if source == LINK_GRAMMAR:
@@ -190,7 +196,7 @@ def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sente
         return ParseOutcome(source, counts, (), summary)
     from ..sources.nbest import import_file
 
-    fmt = source.partition(":")[0]
+    fmt = source_format(parse.source)
     imported = import_file(store, parse.forests, fmt, source=source, corpus=corpus)
     for k, v in imported._asdict().items():
         if isinstance(v, (int, float)):
@@ -198,7 +204,14 @@ def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sente
     if getattr(imported, "errors", None):
         notes.append(f"{len(imported.errors)} forests of {parse.forests} were "
                      f"rejected, e.g. {imported.errors[0]}")
-    return ParseOutcome(source, counts, tuple(notes))
+    return ParseOutcome(source, counts, tuple(notes), imported)
+
+
+def source_format(source: str) -> str:
+    """The bare registered name of a ``[parse] source`` (``"bllip/1"`` -> ``"bllip"``)."""
+    from ..registries import SOURCES
+
+    return SOURCES.resolve(source).partition("/")[0]
 
 
 # ------------------------------------------------------------------------------------ annotate
