@@ -5,11 +5,14 @@ from __future__ import annotations
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "run", help="run a whole experiment from a TOML config",
-        description="Parse the configured corpus with Link Grammar into the store (cached), derive "
-        "partial annotations, score every candidate, train the log-linear model (sigma^2 chosen on "
-        "held-out), tune Heidorn's K on held-out, select one parse per test sentence with every "
-        "ranker, and write report.md/.json/.html, config.resolved.toml, gold.mrg and "
-        "selected/<ranker>.mrg to the output folder.")
+        description="Check the config and every file it names, then run the stages of "
+        "ranker.pipeline.stages: parse the configured corpus with Link Grammar (or import the "
+        "forests file) into the store, derive partial annotations, compute every candidate's "
+        "counts, extract features, train the log-linear model (sigma^2 chosen on held-out), tune "
+        "Heidorn's K on held-out, select one parse per test sentence with every ranker, and write "
+        "report.md/.json/.html, config.resolved.toml, gold.mrg and selected/<ranker>.mrg to the "
+        "output folder. Every stage's result is cached in the store by content; each stage is "
+        "also a subcommand (parse, import, annotate, counts, train, select, gold).")
     p.add_argument("config", help="experiment config (e.g. configs/wsj-sample.toml)")
     p.add_argument("--out", default=None, help="output folder (default runs/<experiment name>)")
     p.add_argument("--store", default=None, help="store file (overrides [experiment] store)")
