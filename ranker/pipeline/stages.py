@@ -114,7 +114,8 @@ class ParseOutcome(NamedTuple):
 
 def stored_source(store: Store, given: str | None = None) -> str:
     """The candidate source to read: ``given`` if the store holds it, else the store's only one."""
-    have = sorted(store.stats().sources)
+    # parsers and importers register their source (cheap); a store filled by hand is counted
+    have = sorted(store.source_options()) or sorted(store.stats().sources)
     if given is not None:
         if given not in have:
             raise RankerError(f"{store.path}: no candidates from source {given!r} "
