@@ -17,7 +17,6 @@ import time
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -26,12 +25,10 @@ from ..errors import RankerError
 from ..evaluation.bounds import METRICS, corpus_score, oracle_choice, selected_counts
 from ..gcpause import gc_paused
 from ..store import Store
-from ..store.records import Sentence
 from . import stages
 from .config import ExperimentConfig
 from .report import Plot, Report, write_report
-from .stages import LINK_GRAMMAR, tune_heidorn  # noqa: F401  (public names of old)
-from .tables import breakdown, forest_size_plot, metric_table
+from .stages import LINK_GRAMMAR, sentence_quality, tune_heidorn  # noqa: F401  (public names of old)
 from .training import learning_curve
 
 RANKERS = ("native", "heidorn", "heidorn_tuned", "loglinear")
@@ -53,26 +50,6 @@ class StageClock:
             yield
         gc.collect()        # whatever cycles the stage made, once (paused or not by the caller)
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
-
-
-def sentence_quality(store: Store, sentences: Sequence[Sentence], source: str) -> list[str]:
-    """Crouch et al.'s parse-quality class of each sentence: full, fragment, timeout or no parse.
-
-    A sentence is "full" when all its candidates are full parses, else "fragment" or "timeout" as
-    its candidates are; one with no candidate is "timeout" if the parser ran out of time on it.
-    """
-    qualities = store.forest_qualities(source)
-    status = {row[0]: row[2] for row in store.parse_log(source)}
-    out = []
-    for s in sentences:
-        qs = set(qualities.get(s.id, ()))
-        if not qs:
-            out.append("timeout" if status.get(s.id) == "timeout" else "no parse")
-        elif qs == {"full"}:
-            out.append("full")
-        else:
-            out.append("timeout" if "timeout" in qs else "fragment")
-    return out
 
 
 def _versions() -> dict[str, str]:
@@ -194,14 +171,9 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             choices = picked.rankers
 
         with clock("evaluate"):
-            tables = {m: metric_table(m, fcs[m], choices, cfg, True) for m in metric_names}
-            quality = sentence_quality(st, test.sentences, source)
-            by_quality = breakdown(quality, ("all", "full", "fragment", "timeout", "no parse"),
-                                    fcs, choices, cfg)
-            lengths = [f"< {ev.length_cutoff} words" if len(s.tokens) < ev.length_cutoff else
-                       f">= {ev.length_cutoff} words" for s in test.sentences]
-            by_length = breakdown(lengths, (f"< {ev.length_cutoff} words", "all"), fcs, choices, cfg)
-            plots = [forest_size_plot(fcs[primary], choices, primary)]
+            scored = stages.evaluate(st, ev, cfg.experiment.seed, test, source, fcs, choices, primary)
+            tables, by_quality, by_length = scored.tables, scored.by_quality, scored.by_length
+            plots = [scored.forest_size]
             plots.append(Plot("k_sensitivity", "Heidorn: held-out score against a uniform K",
                               "K (every modifier type)", f"held-out {cfg.heidorn.tune_metric} "
                               "(mean sentence %)", {"heidorn": (tuple(k for k, _ in heid.k_curve),

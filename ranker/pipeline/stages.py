@@ -18,7 +18,11 @@ fit_loglinear      ``[loglinear]``, training rows      :class:`LogLinearFit`
 fit_heidorn        ``[heidorn]``, held-out counts      :class:`HeidornFit`
 select_test        the fitted rankers                  :class:`Choices`
 evaluate           ``[evaluation]``, counts, choices   :class:`Evaluation`
+write_gold, ...    the test split, the choices         files (``gold.mrg``, ``selected/*.mrg``)
 =================  ==================================  ==========================================
+
+The report itself (:mod:`.report`) is written by :func:`.experiment.run_experiment` from these
+records, the stage timings and the counts each record carries.
 """
 from __future__ import annotations
 
@@ -506,6 +510,53 @@ def select_test(store: Store, test: SplitSelection, source: str, matrix, names: 
     random_choice = per_sentence(test, tids, RandomRanker(seed=seed).fit()
                                  .predict(np.zeros(len(tt)), tg))
     return Choices(choices, random_choice, tids, Xt, mg)
+
+
+# ------------------------------------------------------------------------------------ evaluate
+def sentence_quality(store: Store, sentences: Sequence[Sentence], source: str) -> list[str]:
+    """Crouch et al.'s parse-quality class of each sentence: full, fragment, timeout or no parse.
+
+    A sentence is "full" when all its candidates are full parses, else "fragment" or "timeout" as
+    its candidates are; one with no candidate is "timeout" if the parser ran out of time on it.
+    """
+    qualities = store.forest_qualities(source)
+    status = {row[0]: row[2] for row in store.parse_log(source)}
+    out = []
+    for s in sentences:
+        qs = set(qualities.get(s.id, ()))
+        if not qs:
+            out.append("timeout" if status.get(s.id) == "timeout" else "no parse")
+        elif qs == {"full"}:
+            out.append("full")
+        else:
+            out.append("timeout" if "timeout" in qs else "fragment")
+    return out
+
+
+
+class Evaluation(NamedTuple):
+    """The report's tables: every metric over the test split, and its breakdowns."""
+
+    tables: dict                     # metric -> MetricTable (bounds, rankers, intervals, p-values)
+    by_quality: list                 # BreakdownGroup per parse-quality class
+    by_length: list                  # BreakdownGroup per sentence-length class
+    forest_size: object              # Plot of the primary metric against forest size
+
+
+def evaluate(store: Store, evaluation: EvaluationSection, seed: int, test: SplitSelection, source: str,
+             counts: dict[str, ForestCounts], choices: dict[str, np.ndarray], primary: str) -> Evaluation:
+    """Bounds, every ranker's score with its interval and p-values, and the breakdowns."""
+    from .tables import breakdown, forest_size_plot, metric_table
+
+    ev = evaluation
+    tables = {m: metric_table(m, counts[m], choices, ev, seed, True) for m in counts}
+    quality = sentence_quality(store, test.sentences, source)
+    by_quality = breakdown(quality, ("all", "full", "fragment", "timeout", "no parse"), counts, choices,
+                           ev, seed)
+    lengths = [f"< {ev.length_cutoff} words" if len(s.tokens) < ev.length_cutoff else
+               f">= {ev.length_cutoff} words" for s in test.sentences]
+    by_length = breakdown(lengths, (f"< {ev.length_cutoff} words", "all"), counts, choices, ev, seed)
+    return Evaluation(tables, by_quality, by_length, forest_size_plot(counts[primary], choices, primary))
 
 
 # ------------------------------------------------------------------------------------ gold

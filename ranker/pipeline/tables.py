@@ -8,14 +8,13 @@ import numpy as np
 from ..evaluation.bounds import (METRICS, ForestCounts, corpus_score, error_reduction,
                                  expected_counts, oracle_choice, selected_counts)
 from ..evaluation.significance import bootstrap_interval, paired_randomization_test
-from .config import ExperimentConfig
+from .config import EvaluationSection
 from .report import BreakdownGroup, MetricTable, Plot, RankerScore
 
 
-def metric_table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], cfg: ExperimentConfig,
-           with_tests: bool) -> MetricTable:
+def metric_table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], ev: EvaluationSection,
+                 seed: int, with_tests: bool) -> MetricTable:
     m = METRICS[metric]
-    ev = cfg.evaluation
     upper = corpus_score(m, selected_counts(fc, oracle_choice(fc, m.score)))
     lower = corpus_score(m, expected_counts(fc))
     sel = {r: selected_counts(fc, c) for r, c in choices.items()}
@@ -24,16 +23,16 @@ def metric_table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], 
     for r, counts in sel.items():
         score = corpus_score(m, counts)
         ci = bootstrap_interval(counts, score=m.score, n_resamples=ev.bootstrap_resamples,
-                                confidence=ev.confidence, seed=cfg.experiment.seed)
+                                confidence=ev.confidence, seed=seed)
         p_native = p_heidorn = None
         if with_tests and r != "native" and "native" in sel:
             p_native = paired_randomization_test(counts, sel["native"], score=m.score,
                                                  n_resamples=ev.randomization_resamples,
-                                                 seed=cfg.experiment.seed)
+                                                 seed=seed)
         if with_tests and r != "heidorn" and "heidorn" in sel:
             p_heidorn = paired_randomization_test(counts, sel["heidorn"], score=m.score,
                                                   n_resamples=ev.randomization_resamples,
-                                                  seed=cfg.experiment.seed)
+                                                  seed=seed)
         # phi is error reduction measured from the native choice instead of from random
         phi = error_reduction(score, native, upper) if native is not None else None
         rankers[r] = RankerScore(score, error_reduction(score, lower, upper), tuple(ci),
@@ -42,7 +41,7 @@ def metric_table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], 
 
 
 def breakdown(labels: Sequence[str], order: Sequence[str], fcs: dict[str, ForestCounts],
-               choices: dict[str, np.ndarray], cfg: ExperimentConfig) -> list:
+              choices: dict[str, np.ndarray], ev: EvaluationSection, seed: int) -> list:
     labels = np.asarray(labels)
     n = len(labels)
     groups = []
@@ -51,7 +50,8 @@ def breakdown(labels: Sequence[str], order: Sequence[str], fcs: dict[str, Forest
         k = int(mask.sum())
         if k == 0:
             continue
-        tables = {m: metric_table(m, fc.subset(mask), {r: c[mask] for r, c in choices.items()}, cfg, False)
+        tables = {m: metric_table(m, fc.subset(mask), {r: c[mask] for r, c in choices.items()}, ev, seed,
+                                  False)
                   for m, fc in fcs.items()}
         groups.append(BreakdownGroup(g, k, 100.0 * k / max(n, 1), tables))
     return groups

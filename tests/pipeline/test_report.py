@@ -60,13 +60,13 @@ def test_phi_is_the_share_of_the_native_to_oracle_gap_closed():
     import numpy as np
 
     from ranker.evaluation.bounds import ForestCounts
-    from ranker.pipeline.config import ExperimentConfig
+    from ranker.pipeline.config import EvaluationSection
     from ranker.pipeline.tables import metric_table
 
     # one sentence, three candidates; counts (gold, test, matched, crossing) of brackets
     fc = ForestCounts.from_lists([[(4, 4, 1, 0), (4, 4, 3, 0), (4, 4, 4, 0)]], [4])
     choices = {"native": np.array([0]), "loglinear": np.array([1])}
-    t = metric_table("evalb_unlabeled", fc, choices, ExperimentConfig(), False)
+    t = metric_table("evalb_unlabeled", fc, choices, EvaluationSection(), 0, False)
     # F: native 25, loglinear 75, oracle 100 -> phi = 50/75
     assert t.rankers["loglinear"].phi == pytest.approx(100 * 50 / 75)
     assert t.rankers["native"].phi == pytest.approx(0.0)
