@@ -143,6 +143,9 @@ def candidate_source(parse: ParseSection, where: str = "<config>", name: str | N
     kind = SOURCES.get(parse.source, f"{where}: [parse] source")
     name = SOURCES.resolve(parse.source).partition("/")[0]
     if kind == "parser":
+        if parse.forests:
+            raise RankerError(f"{where}: [parse] forests is read only for a source of "
+                              f"{', '.join(file_sources())}, not {parse.source!r}")
         return name
     if not parse.forests:
         raise RankerError(f"{where}: [parse] source {parse.source!r} needs "

@@ -134,6 +134,8 @@ def test_a_model_whose_feature_config_was_edited_is_refused(tmp_path):
     ("evaluation", "evalb_param", "NO-SUCH", "[evaluation]"),
     ("loglinear", "select_metric", "evalb_labelled", "unknown metric 'evalb_labelled'"),
     ("parse", "source", "stanford", "unknown candidate source 'stanford'"),
+    ("parse", "source", "bllip", "needs forests = \"FILE\""),
+    ("parse", "forests", "no-such.nbest", "[parse] forests is read only for a source of bllip, penn"),
     ("data", "corpus", "brown", "unknown corpus 'brown'"),
     ("data", "test", "wsj_0199-0170", "ends before it starts"),
 ])
