@@ -195,3 +195,18 @@ def test_train_checks_out_before_fitting(store, tmp_path, capsys):
     assert "no such directory" in err and err.count("\n") == 1
     with Store.open(store) as st:
         assert st.artifact_keys(MATRIX_KIND) == []   # nothing was extracted
+
+
+def test_select_refuses_a_model_of_another_ranker(store, tmp_path, capsys):
+    import numpy as np
+    import scipy.sparse as sp
+
+    model = tmp_path / "m.json"
+    X = sp.csr_matrix(np.eye(2))
+    save_model(model, LogLinearRanker(sigma2=1.0).fit(X, np.array([1.0, 0.0]), np.array([0, 0])),
+               ["a", "b"], feature_set().to_dict())
+    assert main(["select", "--store", str(store), "--ranker", "heidorn", "--model", str(model),
+                 "--out", str(tmp_path / "o.mrg")]) == 2
+    err = capsys.readouterr().err
+    assert "a LogLinearRanker model, not a heidorn model" in err and err.count("\n") == 1
+    assert not (tmp_path / "o.mrg").exists()
