@@ -23,19 +23,22 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from ..errors import RankerError
-    from ..pipeline.stages import resolve_workers
-    from ..sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, read_bracket_file,
-                                       riezler_annotations)
-    from ..pipeline.stages import load_corpus
+    from ..pipeline import stages
+    from ..pipeline.config import AnnotationSection
+    from ..pipeline.stages import load_corpus, resolve_workers
+    from ..sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, read_bracket_file
     from ..store import Store
 
     eq = LabelEquivalences.load(args.equivalences or DEFAULT_EQUIVALENCES, labelled=not args.unlabelled)
     with Store.open(args.store) as st:
-        if args.kind == "riezler":
+        if args.kind == "riezler":   # the run's annotate stage, over every treebank sentence
             kind = "riezler"
             load_corpus(st, "treebank")
             sents = st.sentences("treebank")
-            n = st.add_annotations(riezler_annotations((s.id, st.gold(s.id)) for s in sents))
+            out = stages.annotate(st, AnnotationSection(kind=kind), sents, workers=args.workers,
+                                  where="ranker annotate", equivalences=args.equivalences,
+                                  labelled=not args.unlabelled, recheck=args.recheck)
+            n, done = len(sents), out.checked
         elif args.kind == "chunks":
             kind = "chunks"
             load_corpus(st, "conll2000")
@@ -48,7 +51,8 @@ def run(args) -> int:
             anns = read_bracket_file(args.file, kind, known)
             n = st.add_annotations(anns)
             args.recheck = True   # a user file may have changed since the last check
-        done = check_store(st, kind, eq, recheck=args.recheck, workers=resolve_workers(args.workers))
+        if args.kind != "riezler":
+            done = check_store(st, kind, eq, recheck=args.recheck, workers=resolve_workers(args.workers))
         counts = st.stats().consistent_sets.get(kind, {})
     print(f"{kind}: {n} sentences annotated; checked {done.candidates} candidates of {done.sentences} sentences")
     print(f"consistent sets: " + ", ".join(f"{k} {v}" for k, v in counts.items()))

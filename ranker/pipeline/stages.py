@@ -229,6 +229,8 @@ class AnnotationOutcome(NamedTuple):
     kind: str          # of the main corpus
     extra_kind: str    # of the extra corpora
     rule: str          # "fewest" or "strict" (:meth:`Store.consistent_sets`)
+    annotated: int = 0             # sentences annotated now
+    checked: object = None         # CheckSummary of the main kind: candidates checked now
 
 
 def consistency_rule(annotation: AnnotationSection) -> str:
@@ -238,8 +240,18 @@ def consistency_rule(annotation: AnnotationSection) -> str:
 
 def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Sentence],
              with_extra: bool = False, workers: int = 0, progress: bool = False,
-             where: str = "<config>") -> AnnotationOutcome:
-    """Derive the partial bracketing of ``sentences`` from gold and check every candidate against it."""
+             where: str = "<config>", equivalences: str | None = None, labelled: bool = True,
+             recheck: bool = False) -> AnnotationOutcome:
+    """Derive the partial bracketing of ``sentences`` from gold and check every candidate against it.
+
+    Parameters
+    ----------
+    with_extra : bool
+        Also check the candidates of the extra corpora against their ``extra_kind`` annotation.
+    equivalences, labelled, recheck
+        Label equivalence table (default the shipped one), whether labels must match, and
+        whether candidates checked before are checked again (``ranker annotate`` options).
+    """
     from ..sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_store,
                                        riezler_annotations)
 
@@ -247,16 +259,16 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
     if kind != "riezler":
         raise RankerError(f"{where}: [annotation] kind {kind!r} is not derivable from "
                           "gold trees here (known: riezler)")
-    eq = LabelEquivalences.load(DEFAULT_EQUIVALENCES, labelled=True)
+    eq = LabelEquivalences.load(equivalences or DEFAULT_EQUIVALENCES, labelled=labelled)
     workers = resolve_workers(workers)
     have = store.annotations(kind)
     new = [s for s in sentences if s.id not in have]
     if new:
         store.add_annotations(riezler_annotations((s.id, store.gold(s.id)) for s in new))
-    check_store(store, kind, eq, progress=progress, workers=workers)
+    checked = check_store(store, kind, eq, recheck=recheck, progress=progress, workers=workers)
     if with_extra:
         check_store(store, annotation.extra_kind, eq, progress=progress, workers=workers)
-    return AnnotationOutcome(kind, annotation.extra_kind, consistency_rule(annotation))
+    return AnnotationOutcome(kind, annotation.extra_kind, consistency_rule(annotation), len(new), checked)
 
 
 # ------------------------------------------------------------------------------------ counts
