@@ -50,6 +50,8 @@ def run(args) -> int:
     check_writable(args.out)
     if name == "loglinear" and not args.model:
         raise RankerError("--ranker loglinear needs --model (from ranker train or ranker models export)")
+    if args.model and name not in ("loglinear", "heidorn"):
+        raise RankerError(f"--model is read by the loglinear and heidorn rankers, not by {name}")
     saved = load_model(args.model) if args.model and name in ("loglinear", "heidorn") else None
     if saved is not None:
         want = LogLinearRanker if name == "loglinear" else HeidornRanker

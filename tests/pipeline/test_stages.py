@@ -210,3 +210,6 @@ def test_select_refuses_a_model_of_another_ranker(store, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "a LogLinearRanker model, not a heidorn model" in err and err.count("\n") == 1
     assert not (tmp_path / "o.mrg").exists()
+    assert main(["select", "--store", str(store), "--ranker", "native", "--model", str(model),
+                 "--out", str(tmp_path / "o.mrg")]) == 2
+    assert "not by native" in capsys.readouterr().err
