@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 
 def add_parser(subparsers) -> None:
@@ -32,7 +33,11 @@ def _models(store) -> list[dict]:
     out = []
     for key in store.artifact_keys(MODEL_KIND):
         payload, meta = store.get_artifact(MODEL_KIND, key)
-        doc = json.loads(payload)
+        try:
+            doc = json.loads(payload)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            doc = {}
+        doc = doc if isinstance(doc, dict) else {}
         feats = doc.get("features", {})
         out.append({"key": key, "ranker": doc.get("ranker"), "sigma2": doc.get("params", {}).get("sigma2"),
                     "features": feats.get("count"),
@@ -50,7 +55,8 @@ def run_list(args) -> int:
         print(json.dumps(models, indent=1))
         return 0
     for m in models:
-        print(f"{m['key']}  {m['ranker']}  sigma2 {m['sigma2']:g}  {m['features']} features "
+        sigma2 = f"{m['sigma2']:g}" if isinstance(m["sigma2"], (int, float)) else "?"
+        print(f"{m['key']}  {m['ranker']}  sigma2 {sigma2}  {m['features']} features "
               f"({m['feature_set'] or 'no feature config'})"
               f"{'  chosen on held-out' if m['chosen_on_heldout'] else ''}")
     if not models:
@@ -79,7 +85,11 @@ def run_export(args) -> int:
         payload, _ = st.get_artifact(MODEL_KIND, keys[0])
     with open(args.out, "wb") as f:
         f.write(payload)
-    saved = load_model(args.out)   # what select will read: refuse to leave a broken file behind
+    try:
+        saved = load_model(args.out)   # what select will read: leave no broken file behind
+    except RankerError:
+        os.unlink(args.out)
+        raise
     note = "" if saved.feature_config else " (no feature config: rerun ranker run to add it)"
     print(f"wrote {args.out}: {keys[0]}{note}")
     return 0

@@ -213,3 +213,19 @@ def test_select_refuses_a_model_of_another_ranker(store, tmp_path, capsys):
     assert main(["select", "--store", str(store), "--ranker", "native", "--model", str(model),
                  "--out", str(tmp_path / "o.mrg")]) == 2
     assert "not by native" in capsys.readouterr().err
+
+
+def test_models_list_and_export(store, tmp_path, capsys):
+    from ranker.pipeline.cache import MODEL_KIND
+
+    assert main(["models", "list", "--store", str(store)]) == 0
+    assert "no models stored" in capsys.readouterr().out
+    assert main(["models", "export", "--store", str(store), "--out", str(tmp_path / "m.json")]) == 2
+    assert "no stored models were chosen on held-out" in capsys.readouterr().err
+    with Store.open(store) as st:
+        st.put_artifact(MODEL_KIND, "abc123", b'{"format": "something else"}', {"trials": []})
+    assert main(["models", "export", "--store", str(store), "abc", "--out", str(tmp_path / "m.json")]) == 2
+    assert "not a ranker model file" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
+    assert main(["models", "list", "--store", str(store)]) == 0
+    assert capsys.readouterr().out.startswith("abc123  None  sigma2 ?")
