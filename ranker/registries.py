@@ -1,4 +1,4 @@
-"""One registry per component kind, by versioned name: rankers, candidate sources, corpora, metrics.
+"""One registry per component kind, by versioned name: rankers, sources, corpora, schemes, metrics.
 
 Configs and commands name components from here (``--ranker heidorn``, ``[parse] source =
 "bllip"``, ``[data] corpus = "treebank"``); a bare name means its newest version. Items are
@@ -52,3 +52,12 @@ for _name in ("evalb_labeled", "evalb_unlabeled", "parseval", "mph", "flat_recal
 def metric(name: str, where: str = ""):
     """The :class:`~ranker.evaluation.bounds.Metric` a (maybe versioned) metric name stands for."""
     return METRICS.get(name, where)
+
+
+#: The scoring schemes of ``ranker evaluate``: each scheme's per-sentence scoring function.
+SCHEMES: Registry = Registry("scoring scheme")
+SCHEMES.register("evalb/1", "ranker.evaluation.evalb:score_evalb")
+SCHEMES.register("parseval/1", "ranker.evaluation.parseval:score_parseval")
+SCHEMES.register("mph/1", "ranker.evaluation.mph:score_mph")
+SCHEMES.register("flat/1", "ranker.evaluation.flat:score_flat")
+SCHEMES.register("deps/1", "ranker.evaluation.dependencies:score_tree_dependencies")

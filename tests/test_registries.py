@@ -51,3 +51,14 @@ def test_every_metric_of_the_report_is_registered():
     assert metric("mph/1") is TABLE["mph"]
     with pytest.raises(RankerError, match="--metric: unknown metric 'f1'"):
         metric("f1", "--metric")
+
+
+def test_every_scheme_of_ranker_evaluate_is_registered():
+    from ranker.cli.evaluate import SCHEMES as OFFERED
+    from ranker.evaluation.parseval import score_parseval
+    from ranker.registries import SCHEMES
+
+    assert SCHEMES.names(bare=True) == sorted(OFFERED)
+    assert SCHEMES.get("parseval") is score_parseval
+    for name in SCHEMES.names():
+        assert callable(SCHEMES.get(name))
