@@ -1,8 +1,10 @@
 """``ranker evalb [-p PRM] GOLD TEST``: a drop-in replacement for EVALB, report for report.
 
 Prints EVALB's per-sentence table and both summary blocks on stdout, and EVALB's
-``LINE : Length unmatch (a|b)`` messages on stderr. Differences, all on bad input: a malformed
-line, an unknown parameter key or files with different line counts stop the run with one
+``LINE : Length unmatch (a|b)`` messages on stderr. A parser's failure line (empty, ``(TOP)``,
+``()``, ``( )``, ``(S1)``) is read as EVALB reads it: a skip, or an error where EVALB sees an empty
+word. Differences, all on bad input: a malformed line, a file that is not UTF-8 text, an unknown
+or unreadable parameter, or files with different line counts stop the run with one
 ``ranker: error:`` line (exit 2) before anything is printed, where EVALB would warn and print a
 summary of whatever it managed to pair; there is no line-length or sentence-length limit.
 Reaching MAX_ERROR behaves as EVALB: the table so far, no summary, exit status 1.

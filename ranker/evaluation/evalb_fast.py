@@ -9,9 +9,10 @@ by cumulative sum, labels packed into 8-byte integers, multiset matching by one 
 This is not a second truth: :func:`.evalb.score_evalb` is. Every line this reader cannot decide
 exactly (anything but plain ``(LABEL (TAG word) ...)`` structure, a tag or cut label longer than 8
 bytes, a length difference when ``QUOTE_LABEL`` is set, a word difference when ``EQ_WORD`` is set,
-a non-transitive ``EQ_LABEL`` relation) is parsed with :func:`ranker.trees.penn.parse_tree` and
-scored by :func:`.evalb.score_evalb`, which also raises the file:line:column error for bad text. A
-test asserts identical counts on the whole WSJ sample and on edge cases.
+a non-transitive ``EQ_LABEL`` relation, a parser's failure line such as ``(TOP)``) is read with
+:func:`.evalb_line.read_evalb_line` and scored by :func:`.evalb.score_evalb`, which also raises the
+file:line:column error for bad text. A test asserts identical counts on the whole WSJ sample and
+on edge cases.
 """
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import RankerError
-from ..trees.penn import parse_tree
+from ..textfiles import decode_text
 from .evalb import ERROR, OK, SKIP, EvalbSentence, score_evalb
+from .evalb_line import read_evalb_line
 from .evalb_params import EvalbParams
 
 _WS, _OPEN, _CLOSE, _CHAR = 0, 1, 2, 3
@@ -366,7 +368,11 @@ def score_evalb_bytes(gold: bytes, test: bytes, params: EvalbParams, *,
         When the files have different numbers of lines.
     ranker.trees.penn.TreeSyntaxError
         For a line that is not one well-formed tree.
+    ranker.textfiles.TextFileError
+        For a file that is not UTF-8 text (checked up front, so both paths refuse it alike).
     """
+    decode_text(gold, gold_source)
+    decode_text(test, test_source)
     n1, n2 = _line_count(gold), _line_count(test)
     if n1 != n2:
         raise EvalbInputError(f"{gold_source} has {n1} lines but {test_source} has {n2}; "
@@ -536,12 +542,12 @@ def _per_pair(gold: bytes, test: bytes, params, lines, gold_source, test_source,
     """Score the given (0-based) lines with the reference per-pair path, in place."""
     if len(lines) == 0:
         return cols
-    glines = gold.decode("utf-8").split("\n")
-    tlines = test.decode("utf-8").split("\n")
+    glines = decode_text(gold, gold_source, line0).split("\n")
+    tlines = decode_text(test, test_source, line0).split("\n")
     for i in lines:
         i = int(i)
-        gt = parse_tree(glines[i], gold_source, line0 + i + 1) if glines[i].strip() else None
-        tt = parse_tree(tlines[i], test_source, line0 + i + 1) if tlines[i].strip() else None
+        gt = read_evalb_line(glines[i], gold_source, line0 + i + 1)
+        tt = read_evalb_line(tlines[i], test_source, line0 + i + 1)
         s = score_evalb(gt, tt, params)
         for name in ("status", "length", "words", "gold", "test", "matched", "crossing",
                      "correct_tags"):

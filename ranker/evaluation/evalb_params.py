@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RankerError
+from ..textfiles import read_text
 
 #: Where the shipped parameter files live (``configs/evalb/<NAME>.prm``).
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "evalb"
@@ -127,12 +128,7 @@ def parse_params(text: str, source: str = "<string>") -> EvalbParams:
 
 def read_params(path: str | Path) -> EvalbParams:
     """Read an EVALB parameter file from disk (see :func:`parse_params`)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such parameter file") from None
-    return parse_params(text, str(path))
+    return parse_params(read_text(path, "parameter file"), str(path))
 
 
 def load_params(name_or_path: str | Path) -> EvalbParams:

@@ -56,3 +56,20 @@ def test_as_a_real_command(tmp_path):
     r = subprocess.run([sys.executable, "-m", "ranker.cli.main", "evalb", g, g],
                        capture_output=True, text=True)
     assert r.returncode == 0 and "Bracketing FMeasure       = 100.00" in r.stdout
+
+
+def test_issue_10_non_utf8_input_names_the_right_file(tmp_path, capsys):
+    g = write(tmp_path, "g", GOLD * 3)
+    bad = tmp_path / "t"
+    bad.write_bytes((GOLD + "(S (NP (DT a) (NN \xe9)) (VP (VB c)))\n" + GOLD).encode("latin-1"))
+    binary = tmp_path / "b"
+    binary.write_bytes(b"\x00\xff\xfe" * 40)
+    prm = tmp_path / "p.prm"
+    prm.write_bytes(b"LABELED 1\nDELETE_LABEL \xff\n")
+    for argv, what in (([g, str(bad)], f"{bad}:2:19: not UTF-8 text (byte 0xe9"),
+                       ([str(bad), g], f"{bad}:2:19: not UTF-8 text"),
+                       ([g, str(binary)], f"{binary}:1:2: not UTF-8 text (byte 0xff"),
+                       (["-p", str(prm), g, g], f"{prm}:2:14: not UTF-8 text")):
+        assert main(["evalb"] + argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith("ranker: error: ") and what in err and err.count("\n") == 1

@@ -1,0 +1,51 @@
+"""Reading user files as UTF-8 text, with an error that names the file, line and column of a bad byte.
+
+Every reader of user input (trees, EVALB parameter files, rule tables) decodes through here, so a
+binary or Latin-1 file is one ``ranker: error:`` line pointing at the offending byte, never a
+traceback and never an error blaming another file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import RankerError
+
+
+class TextFileError(RankerError, ValueError):
+    """A file that is not UTF-8 text; ``str()`` reads ``file:line:column: not UTF-8 text ...``."""
+
+
+def decode_text(data: bytes, source: str, line_offset: int = 0) -> str:
+    """Decode ``data`` as UTF-8, or raise :class:`TextFileError` at the first undecodable byte.
+
+    Parameters
+    ----------
+    data
+        The raw bytes.
+    source
+        The file name used in the message.
+    line_offset
+        Lines before ``data`` in its file, for callers that decode a slice.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1 + line_offset
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise TextFileError(f"{source}:{line}:{column}: not UTF-8 text "
+                            f"(byte 0x{data[e.start]:02x}: {e.reason})") from None
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The contents of ``path`` as UTF-8 text; a missing file says ``no such {what}``.
+
+    Raises
+    ------
+    FileNotFoundError, TextFileError
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such {what}") from None
+    return decode_text(data, str(path))
