@@ -2,13 +2,15 @@
 
 EVALB's ``read_parameter_file``: each line has trailing white space removed; a line starting with
 ``#`` or shorter than three characters is ignored; the first white-space-delimited word is the key
-and the rest of the line (after the white space) is the value, kept whole. Numbers are read with C's
-``atoi`` (leading digits, else 0). ``DELETE_LABEL`` and ``DELETE_LABEL_FOR_LENGTH`` are distinct keys
-(a key matches only when followed by white space or the end of line).
+and the rest of the line (after the white space) is the value, kept whole. ``DELETE_LABEL`` and
+``DELETE_LABEL_FOR_LENGTH`` are distinct keys (a key matches only when followed by white space or
+the end of line).
 
 Where EVALB prints a warning and carries on (an unknown key, an ``EQ_LABEL`` with other than two
 values, an empty value), we raise :class:`EvalbParamError` naming the file and line: a misspelt
-key silently changes every score, which is worse than stopping.
+key silently changes every score, which is worse than stopping. Likewise for numbers: EVALB reads
+them with C's ``atoi``, so ``LABELED yes`` is 0 (unlabelled scoring) and ``MAX_ERROR ten`` is 0;
+we require a whole non-negative integer (``LABELED`` 0 or 1) and name the line otherwise.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from ..textfiles import read_text
 #: Where the shipped parameter files live (``configs/evalb/<NAME>.prm``).
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "evalb"
 
-_ATOI = re.compile(r"\s*([+-]?\d+)")
+_INTEGER = re.compile(r"\+?\d+")
 _KEYS = ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED", "DELETE_LABEL", "DELETE_LABEL_FOR_LENGTH",
          "QUOTE_LABEL", "EQ_LABEL", "EQ_WORD")
 
@@ -65,9 +67,15 @@ class EvalbParams:
         return any(self.label_equal(label, d) for d in self.delete_labels)
 
 
-def _atoi(value: str) -> int:
-    m = _ATOI.match(value)
-    return int(m.group(1)) if m else 0
+def _integer(key: str, value: str, source: str, lineno: int) -> int:
+    """A numeric value, whole: where EVALB's ``atoi`` would read a word as 0, we stop."""
+    if not _INTEGER.fullmatch(value):
+        raise EvalbParamError(f"{source}:{lineno}: {key} needs a non-negative integer, got {value!r}")
+    number = int(value)
+    if key == "LABELED" and number not in (0, 1):
+        raise EvalbParamError(f"{source}:{lineno}: LABELED is 0 (unlabelled) or 1 (labelled), "
+                              f"got {value!r}")
+    return number
 
 
 def parse_params(text: str, source: str = "<string>") -> EvalbParams:
@@ -87,7 +95,8 @@ def parse_params(text: str, source: str = "<string>") -> EvalbParams:
     Raises
     ------
     EvalbParamError
-        For an unknown key, an empty value, or an ``EQ_LABEL``/``EQ_WORD`` without exactly two values.
+        For an unknown key, an empty value, a number that is not a whole non-negative integer
+        (``LABELED`` 0 or 1), or an ``EQ_LABEL``/``EQ_WORD`` without exactly two values.
     """
     values: dict[str, object] = {}
     lists: dict[str, list] = {k: [] for k in ("DELETE_LABEL", "DELETE_LABEL_FOR_LENGTH",
@@ -112,7 +121,7 @@ def parse_params(text: str, source: str = "<string>") -> EvalbParams:
         elif key in lists:
             lists[key].append(value)
         else:
-            values[key] = _atoi(value)
+            values[key] = _integer(key, value, source, lineno)
     return EvalbParams(
         debug=int(values.get("DEBUG", 0)),
         max_error=int(values.get("MAX_ERROR", 10)),

@@ -40,6 +40,8 @@ def test_bad_input_is_one_line(tmp_path, capsys):
         ([g, write(tmp_path, "t1", GOLD)], "has 2 lines but"),
         ([g, write(tmp_path, "t2", GOLD + "(S (NP (DT a) (NN b)) (VP (VB c))\n")], "t2:2:1: unclosed"),
         (["-p", write(tmp_path, "x.prm", "LABELD 1\n"), g, g], "x.prm:1: unknown key 'LABELD'"),
+        (["-p", write(tmp_path, "y.prm", "\nLABELED yes\n"), g, g], "y.prm:2: LABELED needs a non-negative"),
+        (["-p", write(tmp_path, "z.prm", "MAX_ERROR ten\n"), g, g], "z.prm:1: MAX_ERROR needs a non-neg"),
         ([g, str(tmp_path / "missing")], "missing: no such file"),
     ]
     for argv, what in cases:

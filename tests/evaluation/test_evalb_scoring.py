@@ -116,11 +116,26 @@ def test_eq_label_needs_two_values_and_values_are_required():
 
 
 def test_keys_read_like_evalb():
-    p = parse_params("LABELED 0\nCUTOFF_LEN 12abc\nDELETE_LABEL_FOR_LENGTH -NONE-\n"
+    p = parse_params("LABELED 0\nCUTOFF_LEN +12\nDELETE_LABEL_FOR_LENGTH -NONE-\n"
                      "## comment\nxx\nEQ_WORD a b\nQUOTE_LABEL POS\n")
     assert not p.labeled and p.cutoff_len == 12
     assert p.delete_labels == () and p.delete_labels_for_length == ("-NONE-",)
     assert p.eq_words == (("a", "b"),) and p.quote_labels == ("POS",)
+
+
+@pytest.mark.parametrize("line, what", [
+    ("LABELED yes", "LABELED needs a non-negative integer, got 'yes'"),
+    ("LABELED 2", "LABELED is 0 (unlabelled) or 1 (labelled), got '2'"),
+    ("MAX_ERROR ten", "MAX_ERROR needs a non-negative integer, got 'ten'"),
+    ("CUTOFF_LEN 12abc", "CUTOFF_LEN needs a non-negative integer, got '12abc'"),
+    ("CUTOFF_LEN -5", "CUTOFF_LEN needs a non-negative integer, got '-5'"),
+    ("DEBUG 1.5", "DEBUG needs a non-negative integer, got '1.5'"),
+])
+def test_issue_10_numeric_values_are_checked_not_read_as_atoi(line, what):
+    # evalb.c's atoi reads each of these as a number (0, 2, 0, 12, -5, 1) without a word
+    with pytest.raises(EvalbParamError) as e:
+        parse_params("# c\nLABELED 1\n" + line + "\n", "x.prm")
+    assert str(e.value) == "x.prm:3: " + what
 
 
 def test_missing_parameter_file():
