@@ -6,6 +6,10 @@ al., after their erasures), ``mph`` (Ringger et al., ``--head-rules``, ringger-r
 with ``--keys-as-given``) and ``deps`` (head dependencies converted with ``--head-rules``, collins by
 default; GOLD may be a ``.dp``/``.conll`` dependency file).
 
+Trees are in Penn syntax (a bracket's first token is its label); ``--notation black`` reads Black
+et al.'s (1991) own notation instead, unlabelled brackets over bare words such as ``((The
+prospect) (of (cutting back spending)))``, in both files (labels play no part in PARSEVAL).
+
 Pairs are read by position: the n-th TEST tree against the n-th GOLD tree. An empty TEST line
 (one-tree-per-line files) means **no parse**: the sentence is counted, its gold brackets (arcs, key
 constituents) count, nothing is proposed, matched, crossed or violated, and it is no complete
@@ -37,7 +41,8 @@ from ..evaluation.dependencies import (DependencyAccumulator, gold_from_conll, g
 from ..evaluation.evalb import ERROR, score_evalb
 from ..evaluation.evalb_params import load_params
 from ..evaluation.flat import FlatAccumulator, flat_key, score_flat
-from ..evaluation.inputs import EvaluationInputError, is_conll_path, read_conll, read_tree_lines
+from ..evaluation.inputs import (NOTATIONS, EvaluationInputError, is_conll_path, read_conll,
+                                 read_tree_lines)
 from ..evaluation.mph import score_mph
 from ..evaluation.parseval import BracketCounts, ParsevalAccumulator, score_parseval
 from ..evaluation.summary import BracketAccumulator
@@ -57,6 +62,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--param", metavar="FILE", default="COLLINS",
                    help="EVALB parameter file or shipped name, for --scheme evalb (default: COLLINS)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    p.add_argument("--notation", choices=NOTATIONS, default="penn",
+                   help="bracket notation of GOLD and TEST: penn (a bracket's first token is its "
+                        "label) or black (Black et al. 1991: unlabelled brackets, every token a "
+                        "word, as in '((The prospect) (of (cutting back spending)))'; default: penn)")
     p.add_argument("--keys-as-given", action="store_true",
                    help="--scheme flat: use the gold trees as keys, unflattened")
     p.add_argument("--head-rules", metavar="NAME",
@@ -73,8 +82,9 @@ def _pairs(args):
     if args.scheme == "deps" and is_conll_path(args.gold):
         gold = [(s.line, s) for s in read_conll(args.gold)]
     else:
-        gold = [(t.line, t.tree) for t in read_tree_lines(args.gold, allow_no_parse=False)]
-    test = read_tree_lines(args.test)
+        gold = [(t.line, t.tree) for t in read_tree_lines(args.gold, allow_no_parse=False,
+                                                          notation=args.notation)]
+    test = read_tree_lines(args.test, notation=args.notation)
     if len(gold) != len(test):
         raise EvaluationInputError(f"{args.gold} has {len(gold)} sentences but {args.test} has {len(test)}")
     return [(gl, g, t.line, t.tree) for (gl, g), t in zip(gold, test)]

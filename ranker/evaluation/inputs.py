@@ -9,11 +9,17 @@ A tree file is read in one of two ways, decided by its first non-empty line:
   wherever their line breaks fall and blank lines mean nothing.
 
 Errors name the file and line (and column, for malformed brackets). A gold file may not have a
-"no parse" line. Gold dependency files (``.dp``, ``.conll``, ``.conllu``, ``.malt``) are read as
+"no parse" line.
+
+``notation="black"`` reads Black et al.'s (1991) own notation, ``((The prospect) (of (cutting back
+spending)))``: unlabelled brackets over bare words (every token is a word, every label ``""``).
+There a one-per-line sentence may be a sequence of brackets and words, ``(will probably have)
+(seen Milton)``, which an implicit sentence bracket then encloses. Gold dependency files (``.dp``, ``.conll``, ``.conllu``, ``.malt``) are read as
 blank-line separated blocks of Malt (word tag head [relation]) or CoNLL-X/U (ten columns) lines.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -68,7 +74,28 @@ def _balanced(line: str) -> bool:
     return depth == 0
 
 
-def read_tree_lines(path: str | Path, allow_no_parse: bool = True) -> list[TreeLine]:
+NOTATIONS = ("penn", "black")
+
+
+def _black_line(text: str, source: str, line: int) -> Tree:
+    """One line of Black et al.'s notation; several top-level items get an implicit root bracket."""
+    depth, items = 0, 0
+    for m in _ITEM.finditer(text):
+        t = m.group()
+        if depth == 0 and t != ")":
+            items += 1
+        depth += (t == "(") - (t == ")")
+    if items <= 1:
+        return parse_tree(text, source, line, labelled=False)
+    # the added brackets stand on lines of their own, so error positions stay those of the file
+    return parse_tree("(\n" + text + "\n)", source, line - 1, labelled=False)
+
+
+_ITEM = re.compile(r"\(|\)|[^\s()]+")
+
+
+def read_tree_lines(path: str | Path, allow_no_parse: bool = True,
+                    notation: str = "penn") -> list[TreeLine]:
     """Every tree of a file with its line number; ``None`` for an empty line in a one-per-line file.
 
     Parameters
@@ -77,6 +104,8 @@ def read_tree_lines(path: str | Path, allow_no_parse: bool = True) -> list[TreeL
         The file.
     allow_no_parse
         False for gold files: an empty line among one-per-line trees is then an error.
+    notation
+        ``"penn"`` (a bracket's first token is its label) or ``"black"`` (no labels, see above).
 
     Returns
     -------
@@ -96,8 +125,10 @@ def read_tree_lines(path: str | Path, allow_no_parse: bool = True) -> list[TreeL
     first = next((ln for ln in lines if ln.strip()), None)
     if first is None:
         return []
+    labelled = notation == "penn"
     if not _balanced(first):
-        return [TreeLine(n, t) for n, t in iter_trees(text, str(path), with_lines=True)]
+        return [TreeLine(n, t) for n, t in iter_trees(text, str(path), with_lines=True,
+                                                      labelled=labelled)]
     out = []
     for n, ln in enumerate(lines, 1):
         if not ln.strip():
@@ -105,7 +136,8 @@ def read_tree_lines(path: str | Path, allow_no_parse: bool = True) -> list[TreeL
                 raise EvaluationInputError(f"{path}:{n}: empty line where a gold tree is expected")
             out.append(TreeLine(n, None))
         else:
-            out.append(TreeLine(n, parse_tree(ln, str(path), n)))
+            tree = (parse_tree(ln, str(path), n) if labelled else _black_line(ln, str(path), n))
+            out.append(TreeLine(n, tree))
     return out
 
 

@@ -43,7 +43,8 @@ def _fail(text: str, source: str, token_index: int, message: str, line_offset: i
 
 
 def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
-               with_lines: bool = False, shared: dict | None = None) -> Iterator:
+               with_lines: bool = False, shared: dict | None = None,
+               labelled: bool = True) -> Iterator:
     """Yield every tree in ``text`` (whitespace between trees is free, newlines included).
 
     Parameters
@@ -61,6 +62,10 @@ def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
         one object. The linkages of a sentence repeat most of their subtrees (on the WSJ sample
         11.7 node occurrences per distinct subtree), so work memoised by node identity (feature
         extraction) is done once per distinct subtree.
+    labelled
+        False reads Black et al.'s (1991) notation, ``((The prospect) (of (cutting back
+        spending)))``: no bracket has a label (every label is ``""``) and every token is a word.
+        In Penn syntax the first token after ``(`` is a label, so ``The`` would be read as one.
 
     Raises
     ------
@@ -77,7 +82,7 @@ def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
         if t == "(":
             opened = i
             nxt = toks[i + 1] if i + 1 < n else ")"
-            if nxt == "(" or nxt == ")":
+            if nxt == "(" or nxt == ")" or not labelled:
                 label = ""
                 i += 1
             else:
@@ -120,12 +125,13 @@ def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
         _fail(text, source, stack[-1][2], "unclosed bracket: missing ')'", line_offset)
 
 
-def parse_tree(text: str, source: str = "<string>", line: int = 1, shared: dict | None = None) -> Tree:
+def parse_tree(text: str, source: str = "<string>", line: int = 1, shared: dict | None = None,
+               labelled: bool = True) -> Tree:
     """Parse exactly one tree (a line of an EVALB file, a Link Grammar constituent string).
 
-    ``shared``: as for :func:`iter_trees`.
+    ``shared``, ``labelled``: as for :func:`iter_trees`.
     """
-    trees = list(iter_trees(text, source, line_offset=line - 1, shared=shared))
+    trees = list(iter_trees(text, source, line_offset=line - 1, shared=shared, labelled=labelled))
     if len(trees) != 1:
         raise TreeSyntaxError(f"expected one tree, found {len(trees)}", source, line, 1)
     return trees[0]

@@ -169,3 +169,80 @@ def test_bad_rule_file_is_reported_as_itself(tmp_path, capsys, wsj1):
     msg = _error(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--scheme", "flat",
                  "--flatten-rules", tmp_path / "rules.txt")
     assert "rules.txt:2:" in msg and "g.txt" not in msg
+
+
+# ---- Black et al. (1991) in their own notation (--notation black) -----------------------------
+# Every bracketed example of the paper, with its line breaks as printed. Expected counts are the
+# paper's where it gives them (section 4) and otherwise counted by hand from its rules: a
+# constituent is a bracket over two or more words, labels play no part, crossing counts candidate
+# constituents that overlap a standard one without nesting.
+BLACK_PAIRS = {
+    # section 4a/4b: standard vs parse for evaluation; 1 crossing, recall 3/4, precision 3/5
+    "prospect": ("((The prospect) (of\n(cutting back spending)))\n",
+                 "(The (prospect (of\n((cutting back)\nspending))))\n", (4, 5, 3, 1)),
+    # section 3a, extraposition: standard vs initial analysis; "(necessary (for ...))" crosses
+    # "(is necessary)"
+    "extraposition": ("(It (is necessary)\n(for us to leave))\n",
+                      "(It (is (necessary\n(for us to leave))))\n", (3, 4, 2, 1)),
+    # section 1 (b)(1)-(2): the notation itself; the standard against a parse grouping Sue sees
+    "notation": ("(((Sue))\n((sees)\n((Tom))))\n", "(((Sue) (sees)) ((Tom)))\n", (2, 2, 1, 1)),
+    "notation-I": ("(((I)) ((see) ((Ed))))\n", "(((I)) ((see) ((Ed))))\n", (2, 2, 2, 0)),
+    # section 3b and 3c: standards against their initial analyses, whose printed brackets do not
+    # balance (see the next test); here closed as the text describes: the NP nests the core noun
+    # phrase and its modifiers, and "out (of ...)" carries one ')' too many
+    "np-modification": ("((the tree) (that (we saw))\n(with (orange leaves))\n(that (was (very old))))\n",
+                        "((((the tree) (that (we saw)))\n(with (orange leaves)))\n(that (was (very old))))\n",
+                        (9, 11, 9, 0)),
+    "particles": ("(We (were (out of (oatmeal\ncookies))))\n", "(We (were (out (of (oatmeal\ncookies)))))\n",
+                  (4, 5, 4, 0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BLACK_PAIRS))
+def test_issue_10_black_examples_run_as_printed(tmp_path, capsys, name):
+    gold, test, (g, t, m, x) = BLACK_PAIRS[name]
+    (tmp_path / "g").write_text(gold)
+    (tmp_path / "t").write_text(test)
+    r = _json(capsys, tmp_path / "g", tmp_path / "t", "--scheme", "parseval", "--notation", "black")
+    assert (r["gold_brackets"], r["test_brackets"], r["matched"], r["crossing"]) == (g, t, m, x)
+    if name == "prospect":
+        assert (r["recall"], r["precision"], r["crossing_distribution"]) == (75.0, 60.0, {"1": 1})
+
+
+def test_issue_10_black_notation_equals_labelled_notation(tmp_path, capsys):
+    # section 1 (b)(2): "(S (N' (N Sue)) (V' (V sees) (N' (N Tom))))" = "(((Sue)) ((sees) ((Tom))))"
+    gold, test, _ = BLACK_PAIRS["notation"]
+    (tmp_path / "g").write_text(gold)
+    (tmp_path / "t").write_text(test)
+    (tmp_path / "gp").write_text("(S (N' (N Sue))\n(V' (V sees)\n(N' (N Tom))))\n")
+    (tmp_path / "tp").write_text("(S (X (N Sue) (V sees)) (N' (N Tom)))\n")
+    black = _json(capsys, tmp_path / "g", tmp_path / "t", "--scheme", "parseval", "--notation", "black")
+    penn = _json(capsys, tmp_path / "gp", tmp_path / "tp", "--scheme", "parseval")
+    assert black == penn
+    # read as Penn, the first word of each bracket would be a label: "The" vanishes from the words
+    (tmp_path / "p").write_text(BLACK_PAIRS["prospect"][0])
+    as_penn = _json(capsys, tmp_path / "p", tmp_path / "p", "--scheme", "parseval")
+    assert as_penn["gold_brackets"] != 4
+
+
+def test_issue_10_black_examples_printed_unbalanced_are_one_line_errors(tmp_path, capsys):
+    cases = {   # as printed in the paper (sections 3a, 3b, 3c and 4b's second printing)
+        "(It (seemed (like ((a good meeting) (to begin early))))\n": "1:1: unclosed bracket",
+        "((((the tree (that (we saw))\n(with (orange leaves))\n(that (was (very old))))\n": "1:3: unclosed",
+        "(We (were (out (of (oatmeal\ncookies))))))\n": "2:13: unmatched ')'",
+        "((The prospect) (of cutting back spending)))\n": "1:44: unmatched ')'",
+    }
+    for text, what in cases.items():
+        (tmp_path / "s").write_text(text)
+        code, out, err = _run(capsys, tmp_path / "s", tmp_path / "s", "--scheme", "parseval",
+                              "--notation", "black")
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.startswith(f"ranker: error: {tmp_path / 's'}:{what}"), err
+
+
+def test_issue_10_black_line_of_several_brackets_has_an_implicit_root(tmp_path, capsys):
+    # the appendix's "(will probably have) (seen Milton)": one sentence of two top-level brackets
+    (tmp_path / "g").write_text("(will probably have) (seen Milton)\n")
+    (tmp_path / "t").write_text("(will (probably have seen) Milton)\n")
+    r = _json(capsys, tmp_path / "g", tmp_path / "t", "--scheme", "parseval", "--notation", "black")
+    assert (r["gold_brackets"], r["test_brackets"], r["matched"], r["crossing"]) == (3, 2, 1, 1)

@@ -3,12 +3,15 @@ from fractions import Fraction
 
 from ranker.evaluation.parseval import (BracketCounts, ParsevalAccumulator, constituent_spans,
                                         score_parseval)
-from ranker.trees.penn import parse_tree
+from ranker.trees import penn
 
-# Section 4a/4b. Our reader takes a bracket's first token as its label, so the paper's unlabelled
-# brackets are written with labels; labels play no part in PARSEVAL.
-STANDARD = "(S (NP The prospect) (PP of (NP cutting back spending)))"
-CANDIDATE = "(S The (N prospect (PP of (NP (VP cutting back) spending))))"
+# Section 4a/4b, in the paper's own unlabelled notation (read with labelled=False).
+STANDARD = "((The prospect) (of (cutting back spending)))"
+CANDIDATE = "(The (prospect (of ((cutting back) spending))))"
+
+
+def parse_tree(text):
+    return penn.parse_tree(text, labelled=False)
 
 
 def test_prospect_example_one_crossing_recall_3_of_4_precision_3_of_5():
@@ -37,12 +40,12 @@ def test_averaging_example_700_and_560():
 
 
 def test_unary_and_one_word_brackets_are_not_constituents():
-    t = parse_tree("(S (NP (NP (DT a))) (VP (VB b) (NP (NN c) (NN d))))")
+    t = penn.parse_tree("(S (NP (NP (DT a))) (VP (VB b) (NP (NN c) (NN d))))")
     assert constituent_spans(t) == {(0, 4), (1, 4), (2, 4)}
 
 
 def test_tree_against_itself_scores_100():
-    t = parse_tree("( (S (NP-SBJ (DT The) (NN cat)) (VP (VBZ is) (RB not) (VP (VBG sleeping))) (. .)) )")
+    t = penn.parse_tree("( (S (NP-SBJ (DT The) (NN cat)) (VP (VBZ is) (RB not) (VP (VBG sleeping))) (. .)) )")
     acc = ParsevalAccumulator()
     acc.add(score_parseval(t, t))
     r = acc.result()
