@@ -21,7 +21,8 @@ finds anything, the first non-punctuation child from the side of the label's LAS
 (Collins' "else return the last word" for NP). Labels are compared after cutting function tags
 (``NP-SBJ`` is ``NP``). Besides labels a CAT may be ``@tag`` (a preterminal that is not
 punctuation), ``@phrase`` (a non-preterminal other than ``PP``), ``@node`` (any node), ``@word``
-(a word standing directly under the phrase). The label ``*`` gives the rules for labels the table
+(a word standing directly under the phrase), ``@same`` (a child with the phrase's own label, as
+Charniak's ``NP -> NP , NP``; it lets ``*`` rules say so for labels the table does not list). The label ``*`` gives the rules for labels the table
 does not list.
 
 Directives: ``%punctuation TAG ...`` (never chosen by default, skipped by the coordination rule),
@@ -40,7 +41,7 @@ from .transforms import base_label
 from .tree import Node, Tree
 
 DIRECTIONS = ("left", "right", "leftdis", "rightdis", "leftexcept", "rightexcept")
-_PSEUDO = ("@tag", "@phrase", "@node", "@word")
+_PSEUDO = ("@tag", "@phrase", "@node", "@word", "@same")
 
 
 class HeadRule(NamedTuple):
@@ -162,6 +163,8 @@ class HeadRules(NamedTuple):
                 return c is None
             if c is None:
                 return False
+            if cat == "@same":
+                return c == label
             if cat == "@tag":
                 return pre[k] and c not in punct
             if cat == "@phrase":

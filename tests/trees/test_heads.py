@@ -95,3 +95,35 @@ def test_heads_on_every_wsj_tree(wsj_trees):
         hw = head_words(t, r)
         nodes = list(t.nodes())
         assert all(n.start <= h < n.end for n, h in zip(nodes, hw))
+
+
+def test_issue_10_charniak_table_is_the_conversion_of_the_parsers_head_info():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    head_info = Path(os.environ.get("NLTK_DATA", "../shared/nltk_data")).parent / "heads" / "charniak-headInfo.txt"
+    out = subprocess.run([sys.executable, str(repo / "scripts" / "convert_charniak_heads.py"), str(head_info)],
+                         capture_output=True, text=True, check=True).stdout
+    assert out == (repo / "configs" / "heads" / "charniak.txt").read_text()
+    assert "NP rightdis NNS NN PRP NNPS NNP $ POS" in out and "PP leftdis IN TO RP" in out
+
+
+def test_issue_10_charniak_head_priorities_as_head_finder_c():
+    r = HeadRules.load("charniak")
+    h = lambda s: r.head_child(parse_tree(s).root)  # noqa: E731
+    # class 1, rightmost: the last noun of a base NP
+    assert h("(NP (DT the) (NN stock) (NNS prices) (JJ high))") == 2
+    # class 2, LEFTMOST: NP -> NP , NP (headPriority refuses a second same-label child)
+    assert h("(NP (NP (NNP A)) (, ,) (NP (NNP B)))") == 0
+    # in PP the FIRST class-1 child: "out of" is headed by "out"
+    assert h("(PP (IN out) (IN of) (NP (NN town)))") == 0
+    # class 3 beats class 4: NP -> ... JJ (headInfo "2": NP JJ) over a determiner
+    assert h("(NP (DT the) (JJ rich))") == 1
+    # class 6 (PP) beats class 7 (punctuation), for a label the table does not list too
+    assert h("(X (PP (IN in) (NP (NN a))) (. .))") == 0
+    assert h("(ZZ (PP (IN in) (NP (NN a))) (. .))") == 0
+    # class 2 for an unlisted label through '@same'
+    assert h("(ZZ (ZZ (NN a)) (NN b))") == 0
