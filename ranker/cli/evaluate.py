@@ -3,7 +3,7 @@
 Schemes: ``evalb`` (EVALB semantics, ``--param``, COLLINS.prm by default), ``parseval`` (Black et
 al., after their erasures), ``mph`` (Ringger et al., ``--head-rules``, ringger-reassign by default),
 ``flat`` (Gaizauskas et al.: gold flattened into keys by ``--flatten-rules``, or used as they are
-with ``--keys-as-given``) and ``deps`` (head dependencies converted with ``--head-rules``, collins by
+with ``--keys-as-given``; ``--omit-root`` leaves the whole-sentence bracket out of the constituents) and ``deps`` (head dependencies converted with ``--head-rules``, collins by
 default; GOLD may be a ``.dp``/``.conll`` dependency file).
 
 Trees are in Penn syntax (a bracket's first token is its label); ``--notation black`` reads Black
@@ -68,6 +68,9 @@ def add_parser(subparsers) -> None:
                         "word, as in '((The prospect) (of (cutting back spending)))'; default: penn)")
     p.add_argument("--keys-as-given", action="store_true",
                    help="--scheme flat: use the gold trees as keys, unflattened")
+    p.add_argument("--omit-root", action="store_true",
+                   help="--scheme flat: the whole-sentence (root) bracket is not a constituent of key "
+                        "or response (by default it counts, as in Gaizauskas et al.'s Table 1)")
     p.add_argument("--head-rules", metavar="NAME",
                    help="head-rule table (configs/heads/NAME.txt or a path); default ringger-reassign "
                         "for mph, collins for deps")
@@ -138,7 +141,7 @@ def _flat(args, pairs):
         key = g if rules is None else flat_key(g, rules)
         if key is None:
             raise EvaluationInputError(f"{args.gold}:{gl}: the gold tree holds no word")
-        acc.add(score_flat(key, t), parsed=t is not None)
+        acc.add(score_flat(key, t, with_root=not args.omit_root), parsed=t is not None)
     return acc.result().as_dict()
 
 

@@ -12,6 +12,10 @@ Comparison is on unlabelled brackets, "in line with (Black et al., 1991)":
   NPs, VP, PP). Constituents are distinct spans, so the ``( (S ...) )`` wrapper or a unary chain
   is one constituent. Punctuation stays in (Table 1's S covers the final period). Empty elements
   are removed first, on both sides.
+* With ``with_root=False`` the whole-sentence span is no constituent of key or response: for keys
+  written by hand whose outer bracket only wraps the sentence (``ranker evaluate --scheme flat
+  --keys-as-given --omit-root``). It is left out of both sides, so a response is not charged for
+  proposing the one bracket every parse has.
 * *KCV* (key constituents violated) counts the key constituents crossed by some response
   constituent (overlapping without nesting); **conformance** = (KeyCons - KCV) / KeyCons.
 
@@ -50,11 +54,15 @@ class FlatCounts(NamedTuple):
     recall, precision, conformance = _figures()
 
 
-def flat_constituents(tree: Tree | None) -> frozenset[tuple[int, int]]:
-    """The distinct spans of the phrase nodes of ``tree`` (every node but one-word tag nodes)."""
+def flat_constituents(tree: Tree | None, with_root: bool = True) -> frozenset[tuple[int, int]]:
+    """The distinct spans of the phrase nodes of ``tree`` (every node but one-word tag nodes).
+
+    ``with_root=False`` leaves out the whole-sentence span.
+    """
     if tree is None:
         return frozenset()
-    return frozenset((n.start, n.end) for n in tree.root.subtrees() if not n.is_preterminal)
+    spans = frozenset((n.start, n.end) for n in tree.root.subtrees() if not n.is_preterminal)
+    return spans if with_root else spans - {(0, len(tree.words))}
 
 
 def flat_counts(key: frozenset[tuple[int, int]], response: frozenset[tuple[int, int]]) -> FlatCounts:
@@ -74,7 +82,7 @@ def _words(tree: Tree | None) -> tuple[str, ...]:
     return () if t is None else t.words
 
 
-def score_flat(key: Tree, response: Tree | None) -> FlatCounts:
+def score_flat(key: Tree, response: Tree | None, with_root: bool = True) -> FlatCounts:
     """Gaizauskas et al.'s counts for one response against one key.
 
     Parameters
@@ -83,6 +91,8 @@ def score_flat(key: Tree, response: Tree | None) -> FlatCounts:
         The key tree, used as given (flatten a treebank tree with :func:`flat_key` first).
     response
         The parser's tree, as it stands; ``None`` (no parse) matches and violates nothing.
+    with_root
+        False: the whole-sentence span is no constituent of either side.
 
     Returns
     -------
@@ -98,7 +108,7 @@ def score_flat(key: Tree, response: Tree | None) -> FlatCounts:
     if k is not None and r is not None and k.words != r.words:
         raise ValueError(f"key and response words differ: {' '.join(k.words)!r} vs "
                          f"{' '.join(r.words)!r}")
-    return flat_counts(flat_constituents(k), flat_constituents(r))
+    return flat_counts(flat_constituents(k, with_root), flat_constituents(r, with_root))
 
 
 class FlatResult(NamedTuple):

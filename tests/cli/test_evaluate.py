@@ -86,6 +86,14 @@ def test_flat_keys_as_given_differs_from_flattened(tmp_path, capsys):
     assert (flat["gold_brackets"], flat["test_brackets"], flat["matched"], flat["key_violated"]) == (5, 11, 5, 0)
     assert (ptb["gold_brackets"], ptb["test_brackets"], ptb["matched"], ptb["key_violated"]) == (10, 11, 7, 2)
     assert ptb["conformance"] == 80.0
+    # issue 10: --omit-root takes the whole-sentence span out of key and response alike: one key
+    # constituent, one response constituent (wrapper and S are one span) and one match fewer; the
+    # root neither crosses nor is crossed, so the two violations stay
+    bare = _json(capsys, tmp_path / "g.txt", tmp_path / "t.txt", "--scheme", "flat", "--keys-as-given",
+                 "--omit-root")
+    assert (bare["gold_brackets"], bare["test_brackets"], bare["matched"], bare["key_violated"]) == (9, 10, 6, 2)
+    flat_bare = _json(capsys, tmp_path / "g.txt", tmp_path / "t.txt", "--scheme", "flat", "--omit-root")
+    assert (flat_bare["gold_brackets"], flat_bare["matched"]) == (4, 4)
 
 
 def test_deps_with_dependency_treebank_gold(tmp_path, capsys, wsj1):

@@ -102,3 +102,11 @@ def test_accumulator_sums_the_table():
     assert r.conformance == pytest.approx(100 * 15 / 19) and r.recall == pytest.approx(100 * 9 / 19)
     d = r.as_dict()
     assert d["key_violated"] == 4 and d["gold_brackets"] == 19
+
+
+def test_issue_10_root_left_out_of_key_and_response():
+    key = parse_tree("(S (NP (DT a) (NN b)) (VP (VB c)))")
+    resp = parse_tree("(S (NP (DT a) (NN b)) (VP (VB c)))")
+    assert score_flat(key, resp) == FlatCounts(3, 3, 3, 0)
+    assert score_flat(key, resp, with_root=False) == FlatCounts(2, 2, 2, 0)
+    assert score_flat(key, None, with_root=False) == FlatCounts(2, 0, 0, 0)
