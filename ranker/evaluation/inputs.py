@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import RankerError
+from ..textfiles import read_text
 from ..trees.dependencies import Dependency
 from ..trees.penn import iter_trees, parse_tree
 from ..trees.tree import Tree
@@ -50,16 +51,6 @@ class ConllSentence(NamedTuple):
     words: tuple[str, ...]
     tags: tuple[str, ...]
     deps: tuple[Dependency, ...]
-
-
-def _read_text(path: str | Path) -> str:
-    p = Path(path)
-    try:
-        return p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{p}: no such file") from None
-    except UnicodeDecodeError as e:
-        raise EvaluationInputError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 def _balanced(line: str) -> bool:
@@ -118,7 +109,7 @@ def read_tree_lines(path: str | Path, allow_no_parse: bool = True,
     EvaluationInputError
         For an empty line where no parse is allowed.
     """
-    text = _read_text(path)
+    text = read_text(path)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()                       # the final newline ends the last line, it adds none
@@ -184,7 +175,7 @@ def read_conll(path: str | Path) -> list[ConllSentence]:
     EvaluationInputError
         For a line with the wrong number of columns or a head that is not a word of its sentence.
     """
-    text = _read_text(path)
+    text = read_text(path)
     out: list[ConllSentence] = []
     block: list[tuple[int, list[str]]] = []
     for n, ln in enumerate(text.split("\n"), 1):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import RankerError
+from ..textfiles import read_text
 
 TYPE_FIELDS = ("modifier", "head", "side")
 SIDES = ("pre", "post")
@@ -101,7 +102,7 @@ class KTable:
             if candidate.exists():
                 path = candidate
         try:
-            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+            doc = tomllib.loads(read_text(path, "K table"))
         except FileNotFoundError:
             raise KTableError(f"{path}: no such K table") from None
         except tomllib.TOMLDecodeError as e:

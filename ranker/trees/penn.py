@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import RankerError
+from ..textfiles import read_text
 from .tree import Node, Tree
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
@@ -139,12 +140,7 @@ def parse_tree(text: str, source: str = "<string>", line: int = 1, shared: dict 
 
 def read_trees(path: str | Path) -> list[Tree]:
     """Every tree in a file, wherever its line breaks fall."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    return list(iter_trees(text, str(path)))
+    return list(iter_trees(read_text(path), str(path)))
 
 
 def format_tree(tree: Tree, indent: int | None = None) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import RankerError
+from ..textfiles import read_text
 
 #: ``<repo>/configs``: the package lives in ``<repo>/ranker/trees``.
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -47,12 +48,12 @@ def rule_lines(path: Path) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for each line that is neither blank nor a comment.
 
     Comments are whole lines starting with ``#``: ``#`` is also a PTB tag (the pound sign), so a
-    ``#`` inside a rule is data.
+    ``#`` inside a rule is data. A file that is not UTF-8 text is a
+    :class:`~ranker.textfiles.TextFileError` naming this file, line and column.
     """
-    with open(path, encoding="utf-8") as f:
-        for number, raw in enumerate(f, 1):
-            text = raw.strip()
-            if text.startswith("#"):
-                continue
-            if text:
-                yield number, text
+    for number, raw in enumerate(read_text(path).splitlines(), 1):
+        text = raw.strip()
+        if text.startswith("#"):
+            continue
+        if text:
+            yield number, text

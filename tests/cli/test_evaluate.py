@@ -254,3 +254,22 @@ def test_issue_10_black_line_of_several_brackets_has_an_implicit_root(tmp_path, 
     (tmp_path / "t").write_text("(will (probably have seen) Milton)\n")
     r = _json(capsys, tmp_path / "g", tmp_path / "t", "--scheme", "parseval", "--notation", "black")
     assert (r["gold_brackets"], r["test_brackets"], r["matched"], r["crossing"]) == (3, 2, 1, 1)
+
+
+@pytest.mark.parametrize("option", ["gold", "test", "--head-rules", "--flatten-rules", "--relation-labels"])
+def test_issue_10_non_utf8_file_names_itself_not_the_test_file(tmp_path, capsys, option):
+    ok = tmp_path / "ok.txt"
+    ok.write_text("(S (NP (DT a) (NN b)) (VP (VB c)))\n")
+    bad = tmp_path / "bad"
+    if option in ("gold", "test"):
+        bad.write_bytes(b"(S (NP (DT a) (NN b)) (VP (VB c)))\n(S (NP (DT \xe9)))\n")
+        where = "2:12"
+    else:   # a rule table whose second line holds a Latin-1 byte (before that, a valid rule)
+        bad.write_bytes(b"NP left NN\nVP left VB\xff\n")
+        where = "2:11"
+    gold, test = (bad if option == "gold" else ok), (bad if option == "test" else ok)
+    scheme = {"--flatten-rules": "flat", "--relation-labels": "deps"}.get(option, "mph")
+    extra = (option, bad) if option.startswith("--") else ()
+    code, out, err = _run(capsys, gold, test, "--scheme", scheme, *extra)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"ranker: error: {bad}:{where}: not UTF-8 text (byte 0x"), err
