@@ -30,8 +30,9 @@ from .flat import (FlatAccumulator, FlatCounts, FlatResult, flat_constituents, f
 from .inputs import (ConllSentence, EvaluationInputError, TreeLine, is_conll_path, read_conll,
                      read_tree_lines)
 from .mph import MphAccumulator, MphSide, mph_counts, mph_side, score_mph, score_mph_sides
+from .crossing import crossing_count
 from .parseval import (BracketCounts, ParsevalAccumulator, ParsevalResult, constituent_spans,
-                       crossing_count, score_parseval, span_counts)
+                       score_parseval, span_counts)
 from .significance import Interval, bootstrap_interval, paired_randomization_test
 from .summary import BracketAccumulator, BracketSummary, percent
 

@@ -23,10 +23,12 @@ and so what we do:
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..trees.tree import Node, Tree
+from .crossing import crossing_count
 from .evalb_params import EvalbParams
 
 OK, ERROR, SKIP = 0, 1, 2
@@ -76,7 +78,7 @@ class _Side:
         self.length = 0
         self.quotes: list[list] = []  # [word, tag, index, bracket id, open bracket ids]
         if tree is not None:
-            self._read(tree.root, tree.words, params, [])
+            self._read(tree.root, tree.words, params)
 
     def _terminal(self, tag, word, params, stack):
         if tag is None or tag not in params.delete_labels_for_length:
@@ -88,22 +90,28 @@ class _Side:
         self.words.append(word)
         self.tags.append(tag)
 
-    def _read(self, n: Node, words, params, stack):
-        c = n.children
-        if len(c) == 1 and type(c[0]) is int:
-            self._terminal(n.label, words[c[0]], params, stack)
-            return
-        bid = len(self.brackets)
-        b = [len(self.words), -1, n.label]
-        self.brackets.append(b)
-        stack.append(bid)
-        for k in c:
-            if type(k) is int:  # a word straight under a phrase: a terminal with no tag
-                self._terminal(None, words[k], params, stack)
-            else:
-                self._read(k, words, params, stack)
-        stack.pop()
-        b[1] = len(self.words)
+    def _read(self, root: Node, words, params) -> None:
+        """Terminals and brackets in text order, as ``read_line`` meets them; no recursion."""
+        stack: list[int] = []               # ids of the brackets open at this point
+        todo: list = [root]                 # nodes, words (int) and brackets to close (list)
+        while todo:
+            x = todo.pop()
+            if type(x) is list:             # the end of a bracket
+                stack.pop()
+                x[1] = len(self.words)
+                continue
+            if type(x) is int:              # a word straight under a phrase: a terminal with no tag
+                self._terminal(None, words[x], params, stack)
+                continue
+            c = x.children
+            if len(c) == 1 and type(c[0]) is int:
+                self._terminal(x.label, words[c[0]], params, stack)
+                continue
+            b = [len(self.words), -1, x.label]
+            stack.append(len(self.brackets))
+            self.brackets.append(b)
+            todo.append(b)
+            todo.extend(reversed(c))
 
     def reinsert(self, q):
         """EVALB's ``reinsert_term``: put a deleted quote terminal back and shift the brackets."""
@@ -145,18 +153,54 @@ def _cut_label(label: str) -> str:
 
 def _kept_brackets(side: _Side, params: EvalbParams) -> list[tuple[int, int, str]]:
     out = []
-    for s, e, label in side.brackets:
+    kept: dict[str, str | None] = {}    # raw label -> cut label, None when deleted
+    for s, e, raw in side.brackets:
         if s == e:
             continue
-        label = _cut_label(label)
-        if params.delete_labels and params.deletes_bracket(label):
-            continue
-        out.append((s, e, label))
+        if raw in kept:
+            label = kept[raw]
+        else:
+            label = kept[raw] = _cut_label(raw)
+            if params.delete_labels and params.deletes_bracket(label):
+                label = kept[raw] = None
+        if label is not None:
+            out.append((s, e, label))
     return out
 
 
-def _crosses(gs: int, ge: int, ts: int, te: int) -> bool:
-    return (gs < ts < ge < te) or (ts < gs < te < ge)
+def _greedy_matches(gb, tb, params: EvalbParams) -> int:
+    """EVALB's matching loop: each gold bracket takes the first unmatched test bracket it equals.
+
+    Test brackets are queued by (span, label) in test order, so the first unmatched one with an
+    equal label is the earliest queue head among the labels ``label_comp`` accepts: the same
+    choice as EVALB's scan, without rescanning matched brackets (quadratic on a long unary chain).
+    """
+    queues: dict[tuple[int, int], dict[str, deque]] = {}
+    for k, (s, e, label) in enumerate(tb):
+        key = label if params.labeled else ""
+        queues.setdefault((s, e), {}).setdefault(key, deque()).append(k)
+    equal: dict[str, tuple[str, ...]] = {}
+    matched = 0
+    for s, e, label in gb:
+        by_label = queues.get((s, e))
+        if not by_label:
+            continue
+        if not params.labeled:
+            labels: tuple[str, ...] = ("",)
+        else:
+            labels = equal.get(label)
+            if labels is None:
+                labels = equal[label] = (label,) + tuple(
+                    y if x == label else x for x, y in params.eq_labels if label in (x, y))
+        best = None
+        for lab in labels:
+            q = by_label.get(lab)
+            if q and (best is None or q[0] < best[0]):
+                best = q
+        if best is not None:
+            best.popleft()
+            matched += 1
+    return matched
 
 
 def score_evalb(gold: Tree | None, test: Tree | None, params: EvalbParams) -> EvalbSentence:
@@ -194,27 +238,11 @@ def score_evalb(gold: Tree | None, test: Tree | None, params: EvalbParams) -> Ev
     gb = _kept_brackets(g, params)
     tb = _kept_brackets(t, params)
 
-    by_span: dict[tuple[int, int], list[list]] = {}
-    for s, e, label in tb:
-        by_span.setdefault((s, e), []).append([label, False])
-    matched = 0
-    labeled = params.labeled
+    matched = _greedy_matches(gb, tb, params)
+
+    crossing = crossing_count({(s, e) for s, e, _ in gb}, [(s, e) for s, e, _ in tb])
+
     label_equal = params.label_equal
-    for s, e, label in gb:
-        for cand in by_span.get((s, e), ()):
-            if not cand[1] and (not labeled or label_equal(label, cand[0])):
-                cand[1] = True
-                matched += 1
-                break
-
-    gold_spans = {(s, e) for s, e, _ in gb}
-    crossing = 0
-    for ts, te, _ in tb:
-        for gs, ge in gold_spans:
-            if _crosses(gs, ge, ts, te):
-                crossing += 1
-                break
-
     correct = sum(1 for a, b in zip(g.tags, t.tags) if a == b or label_equal(a, b))
     return EvalbSentence(OK, length, len(g.words), len(gb), len(tb), matched, crossing, correct)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import RankerError
 from ..textfiles import decode_text
+from .crossing import range_query, range_tables
 from .evalb import ERROR, OK, SKIP, EvalbSentence, score_evalb
 from .evalb_line import read_evalb_line
 from .evalb_params import EvalbParams
@@ -318,33 +319,6 @@ def fast_path_usable(params: EvalbParams) -> bool:
     return all(_pack_str(s) is not None for s in labels) and _eq_labels_transitive(params)
 
 
-def _range_tables(values: np.ndarray, levels: int, op, neutral) -> list[np.ndarray]:
-    tables = [values]
-    for k in range(1, levels + 1):
-        prev = tables[-1]
-        h = 1 << (k - 1)
-        cur = np.full_like(prev, neutral)
-        cur[:len(prev) - h] = op(prev[:len(prev) - h], prev[h:])
-        tables.append(cur)
-    return tables
-
-
-def _range_query(tables, lo, hi, op):
-    """``op`` over ``values[lo..hi]`` (inclusive, lo <= hi) for every query, via a sparse table."""
-    n = hi - lo + 1
-    k = np.zeros(len(n), dtype=np.int64)
-    if len(n):
-        k = np.floor(np.log2(n)).astype(np.int64)
-        k -= (1 << k) > n  # guard float rounding
-        k += (1 << (k + 1)) <= n
-    out = np.empty(len(n), dtype=tables[0].dtype)
-    for level in np.unique(k):
-        sel = k == level
-        t = tables[level]
-        out[sel] = op(t[lo[sel]], t[hi[sel] - (1 << level) + 1])
-    return out
-
-
 def score_evalb_bytes(gold: bytes, test: bytes, params: EvalbParams, *,
                       gold_source: str = "<gold>", test_source: str = "<test>") -> EvalbColumns:
     """Score every line pair of two EVALB input texts; identical in every count to :func:`score_evalb`.
@@ -526,9 +500,9 @@ def _score_chunk(gold: bytes, test: bytes, params: EvalbParams, gold_source: str
     if len(ql):
         levels = int(np.floor(np.log2(max(int((qe - qs - 1).max()), 1)))) + 1
         lo, hi = offset[ql] + qs + 1, offset[ql] + qe - 1
-        later = _range_query(_range_tables(max_end, levels, np.maximum, -1), lo, hi, np.maximum)
-        earlier = _range_query(_range_tables(min_start, levels, np.minimum,
-                                             np.iinfo(np.int32).max), lo, hi, np.minimum)
+        later = range_query(range_tables(max_end, levels, np.maximum, -1), lo, hi, np.maximum)
+        earlier = range_query(range_tables(min_start, levels, np.minimum,
+                                           np.iinfo(np.int32).max), lo, hi, np.minimum)
         crossed = (later > qe) | (earlier < qs)
         crossing[:] = np.bincount(ql[crossed], minlength=n)
 

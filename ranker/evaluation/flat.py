@@ -28,7 +28,7 @@ from typing import NamedTuple
 from ..trees.flatten import FlattenRules, flatten
 from ..trees.transforms import remove_empty_elements
 from ..trees.tree import Tree
-from .parseval import crossing_count
+from .crossing import crossing_count
 from .summary import percent
 
 

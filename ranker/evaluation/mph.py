@@ -19,7 +19,8 @@ from ..trees.heads import HeadRules
 from ..trees.mph import maximal_projections
 from ..trees.transforms import PUNCT_TAGS
 from ..trees.tree import Tree
-from .parseval import BracketCounts, crossing_count
+from .crossing import crossing_count
+from .parseval import BracketCounts
 from .summary import BracketAccumulator
 
 #: Ringger et al.'s Table 1 statistics are those of the general bracket accumulator.

@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from ..trees.tree import Tree
+from .crossing import crossing_count
 
 
 class BracketCounts(NamedTuple):
@@ -33,13 +34,6 @@ def constituent_spans(tree: Tree | None) -> set[tuple[int, int]]:
     if tree is None:
         return set()
     return {(n.start, n.end) for n in tree.nodes() if n.end - n.start > 1}
-
-
-def crossing_count(gold_spans, test_spans) -> int:
-    """How many test spans overlap some gold span without either containing the other."""
-    gold_spans = list(gold_spans)
-    return sum(1 for ts, te in test_spans
-               if any(gs < ts < ge < te or ts < gs < te < ge for gs, ge in gold_spans))
 
 
 def span_counts(gold_spans, test_spans) -> BracketCounts:

@@ -29,7 +29,7 @@ Xydis)``), which is what the paper prints; the root bracket is always kept.
 from __future__ import annotations
 
 from .transforms import BRACKET_TAGS, NONE_TAG, PUNCT_TAGS, base_label
-from .tree import Node, Tree, delete_words, map_nodes
+from .tree import Node, Tree, delete_words, equal_trees, map_nodes, rebuild
 
 _AUX_FORMS = frozenset("""
 be am is are was were been being 's 're 'm ai
@@ -164,8 +164,7 @@ def _attach_adverbs(tree: Tree, stranded: frozenset[int]) -> Tree:
     def verbal(c) -> bool:
         return type(c) is not int and base_label(c.label).startswith("V")
 
-    def visit(n: Node) -> Node:
-        kids = [c if type(c) is int else visit(c) for c in n.children]
+    def visit(n: Node, kids: list) -> Node:
         out: list = []
         k = 0
         while k < len(kids):
@@ -181,7 +180,7 @@ def _attach_adverbs(tree: Tree, stranded: frozenset[int]) -> Tree:
         return Node(n.label, tuple(out), first if type(first) is int else first.start,
                     last + 1 if type(last) is int else last.end)
 
-    return Tree(visit(tree.root), tree.words)
+    return Tree(rebuild(tree.root, visit), tree.words)
 
 
 def black_erase(tree: Tree, erasure: tuple[frozenset[int], frozenset[int]] | None = None) -> Tree | None:
@@ -221,6 +220,6 @@ def black_erase(tree: Tree, erasure: tuple[frozenset[int], frozenset[int]] | Non
     if stranded_old:
         stranded = frozenset(new_index[i] for i in stranded_old)
         moved = _attach_adverbs(reduced, stranded)
-        if moved != reduced:
+        if not equal_trees(moved, reduced):
             reduced = remove_trivial_brackets(moved)
     return reduced

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from .rulefiles import RuleFileError, config_path, rule_lines
 from .transforms import remove_empty_elements, strip_function_tags
-from .tree import Node, Tree, map_nodes
+from .tree import Node, Tree, equal_trees, map_nodes, rebuild
 
 
 class FlattenRule(NamedTuple):
@@ -176,13 +176,13 @@ def remove_unary(tree: Tree) -> Tree:
             c = c.children[0]
         return c
 
-    def visit_lift(n: Node) -> Node:
-        kids = []
-        for c in n.children:
-            kids.append(c if type(c) is int else lift(visit_lift(c)))
-        return _rebuild(n.label, kids)
+    root = tree.root
 
-    return Tree(visit_lift(tree.root), tree.words)
+    def visit_lift(n: Node, kids: list) -> Node:
+        built = _rebuild(n.label, kids)
+        return built if n is root else lift(built)
+
+    return Tree(rebuild(root, visit_lift), tree.words)
 
 
 def flatten(tree: Tree, rules: FlattenRules) -> Tree | None:
@@ -207,6 +207,6 @@ def flatten(tree: Tree, rules: FlattenRules) -> Tree | None:
         if new is None:
             return None
         new = remove_unary(new)
-        if new == t:
+        if equal_trees(new, t):
             return new
         t = new

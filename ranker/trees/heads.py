@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from .rulefiles import RuleFileError, config_path, rule_lines
 from .transforms import base_label
-from .tree import Node, Tree
+from .tree import Node, Tree, rebuild
 
 DIRECTIONS = ("left", "right", "leftdis", "rightdis", "leftexcept", "rightexcept")
 _PSEUDO = ("@tag", "@phrase", "@node", "@word", "@same")
@@ -220,18 +220,15 @@ def head_words(tree: Tree, rules: HeadRules) -> list[int]:
     list of int
         ``result[k]`` is the word position heading the k-th node of ``tree.nodes()``.
     """
+    head_child = rules.head_child
     memo: dict[int, int] = {}
 
-    def head(n: Node) -> int:
-        c = n.children[rules.head_child(n)]
-        h = c if type(c) is int else head(c)
+    def record(n: Node, kids: list):   # kids: each child's head word (a word is its own head)
+        h = kids[head_child(n)]
         memo[id(n)] = h
-        for k in n.children:
-            if type(k) is not int and id(k) not in memo:
-                head(k)
-        return h
+        return (h,)                     # a 1-tuple: the parent receives the head as one item
 
-    head(tree.root)
+    rebuild(tree.root, record)
     return [memo[id(n)] for n in tree.nodes()]
 
 

@@ -16,10 +16,28 @@ from __future__ import annotations
 
 from .heads import HeadRules, head_words
 from .transforms import PUNCT_TAGS, remove_empty_elements, strip_function_tags, strip_root
-from .tree import Node, Tree, delete_words, map_nodes
+from .tree import Node, Tree, delete_words, map_nodes, rebuild
+
+
+class _Spliced(list):
+    """The children of a node that is not a maximal projection, kept by reference in its parent.
+
+    Copying them into the parent at every level would cost the square of the depth on a long
+    chain of non-maximal nodes; :func:`_rebuild` flattens them once, at the maximal projection.
+    """
 
 
 def _rebuild(label: str, kids: list) -> Node:
+    if any(type(c) is _Spliced for c in kids):
+        flat: list = []
+        todo = list(reversed(kids))
+        while todo:
+            c = todo.pop()
+            if type(c) is _Spliced:
+                todo.extend(reversed(c))
+            else:
+                flat.append(c)
+        kids = flat
     first, last = kids[0], kids[-1]
     return Node(label, tuple(kids), first if type(first) is int else first.start,
                 last + 1 if type(last) is int else last.end)
@@ -50,21 +68,19 @@ def maximal_projections(tree: Tree, rules: HeadRules, punct_tags=PUNCT_TAGS) -> 
     tags = t.tags()
     heads = head_words(t, rules)
     head_of = {id(n): h for n, h in zip(t.nodes(), heads)}
-
-    def visit(n: Node, parent_head: int | None):
-        kids: list = []
+    parent_head: dict[int, int] = {}
+    for n in t.nodes():
         h = head_of[id(n)]
         for c in n.children:
-            if type(c) is int:
-                kids.append(c)
-            else:
-                r = visit(c, h)
-                kids.extend(r) if type(r) is tuple else kids.append(r)
-        if parent_head is not None and parent_head == h:
-            return tuple(kids)              # not maximal: splice its children into the parent
+            if type(c) is not int:
+                parent_head[id(c)] = h
+
+    def visit(n: Node, kids: list):
+        if parent_head.get(id(n), -1) == head_of[id(n)]:
+            return _Spliced(kids)           # not maximal: its children go to the parent
         return _rebuild(n.label, kids)
 
-    mph = Tree(visit(t.root, None), t.words)
+    mph = Tree(rebuild(t.root, visit), t.words)
     mph = delete_words(mph, lambda i: tags[i] not in punct_tags)
     if mph is None:
         return None

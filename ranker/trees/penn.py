@@ -146,22 +146,43 @@ def read_trees(path: str | Path) -> list[Tree]:
 def format_tree(tree: Tree, indent: int | None = None) -> str:
     """Penn text for ``tree``: one line, or one phrase per line indented by ``indent`` spaces."""
     words = tree.words
-
-    def flat(n: Node) -> str:
-        inner = " ".join(words[c] if type(c) is int else flat(c) for c in n.children)
-        return f"({n.label} {inner})" if n.label else f"( {inner})"
-
     if indent is None:
-        return flat(tree.root)
+        return _flat(tree.root, words)
+    out: list[str] = []
+    todo: list = [(tree.root, 0)]           # (node or word or None for ')', depth); no recursion
+    while todo:
+        x, depth = todo.pop()
+        if x is None:
+            out.append(")")
+            continue
+        if depth:
+            out.append("\n" + " " * (indent * depth))
+        if type(x) is int:
+            out.append(words[x])
+        elif all(type(c) is int or c.is_preterminal for c in x.children):
+            out.append(_flat(x, words))
+        else:
+            out.append(f"({x.label}")
+            todo.append((None, 0))
+            todo.extend((c, depth + 1) for c in reversed(x.children))
+    return "".join(out)
 
-    def pretty(n: Node, depth: int) -> str:
-        if all(type(c) is int or c.is_preterminal for c in n.children):
-            return flat(n)
-        pad = "\n" + " " * (indent * (depth + 1))
-        parts = [words[c] if type(c) is int else pretty(c, depth + 1) for c in n.children]
-        return f"({n.label}" + "".join(pad + p for p in parts) + ")"
 
-    return pretty(tree.root, 0)
+def _flat(root: Node, words) -> str:
+    """One-line Penn text of a node: ``(LABEL child child)``, ``( child)`` for the empty label."""
+    out: list[str] = []
+    todo: list = [root]
+    while todo:
+        x = todo.pop()
+        if x is None:
+            out.append(")")
+        elif type(x) is int:
+            out.append(" " + words[x])
+        else:
+            out.append(f" ({x.label}" if x is not root else f"({x.label}")
+            todo.append(None)
+            todo.extend(reversed(x.children))
+    return "".join(out)
 
 
 def write_trees(path: str | Path, trees: Iterable[Tree | None]) -> None:

@@ -9,7 +9,7 @@ What counts as punctuation follows EVALB's standard parameter file (``COLLINS.pr
 """
 from __future__ import annotations
 
-from .tree import Node, Tree, delete_words
+from .tree import Node, Tree, delete_words, rebuild
 
 #: Preterminal tags EVALB (COLLINS.prm) and Collins' parser treat as punctuation.
 PUNCT_TAGS = frozenset({",", ":", "``", "''", "."})
@@ -51,8 +51,7 @@ def function_tags(label: str) -> frozenset[str]:
 
 
 def _relabel(n: Node, fn) -> Node:
-    kids = tuple(c if type(c) is int else _relabel(c, fn) for c in n.children)
-    return Node(fn(n.label), kids, n.start, n.end)
+    return rebuild(n, lambda m, kids: Node(fn(m.label), tuple(kids), m.start, m.end))
 
 
 def strip_function_tags(tree: Tree) -> Tree:
@@ -129,8 +128,8 @@ def collapse_unary(tree: Tree, collapse_pos: bool = False) -> Tree:
         No node has exactly one child node (preterminals aside, unless ``collapse_pos``).
     """
 
-    def visit(n: Node) -> Node:
-        kids = tuple(c if type(c) is int else visit(c) for c in n.children)
+    def visit(n: Node, kids: list) -> Node:
+        kids = tuple(kids)
         while len(kids) == 1 and type(kids[0]) is not int and (collapse_pos or not kids[0].is_preterminal):
             child = kids[0]
             label = n.label or child.label
@@ -138,7 +137,7 @@ def collapse_unary(tree: Tree, collapse_pos: bool = False) -> Tree:
             kids = child.children
         return Node(n.label, kids, n.start, n.end)
 
-    return Tree(visit(tree.root), tree.words)
+    return Tree(rebuild(tree.root, visit), tree.words)
 
 
 def strip_root(tree: Tree) -> Tree:

@@ -6,6 +6,11 @@ once, when a node is built, so metrics never walk a tree to learn what it covers
 named tuples: immutable, hashable, compared by value and cheap to build in bulk (the EVALB benchmark
 reads tens of thousands of trees a second).
 
+Every walk over a tree is iterative (an explicit stack, never Python recursion), so a tree
+100,000 levels deep is read, transformed and scored like any other; :func:`rebuild` is the one
+bottom-up walk behind every transform, :func:`equal_trees` the comparison of two trees (tuple
+``==`` on nested nodes recurses in C and fails on deep trees).
+
 A *preterminal* is a node whose only child is a word (``(DT the)``). Words may also stand directly
 under a phrase with no tag node (``(NP John Smith)``), as in Black et al.'s examples and Link
 Grammar's constituent output; such a word has no tag (``None`` in :meth:`Tree.tags`).
@@ -75,15 +80,13 @@ class Tree(NamedTuple):
         """Make a tree after checking that its leaves are exactly ``0..len(words)-1`` in order."""
         words = tuple(words)
         leaves: list[int] = []
-
-        def collect(n: Node) -> None:  # in-order: words and child nodes as they stand
-            for c in n.children:
-                if type(c) is int:
-                    leaves.append(c)
-                else:
-                    collect(c)
-
-        collect(root)
+        stack: list[Child] = [root]
+        while stack:  # in-order: words and child nodes as they stand
+            c = stack.pop()
+            if type(c) is int:
+                leaves.append(c)
+            else:
+                stack.extend(reversed(c.children))
         if leaves != list(range(len(words))):
             raise ValueError(f"leaves {leaves} do not index the {len(words)} words in order")
         return cls(root, words)
@@ -126,29 +129,32 @@ class Tree(NamedTuple):
         """Convert to an ``nltk.Tree`` (leaves become the word strings)."""
         from nltk import Tree as NLTKTree
 
-        def conv(n: Node):
-            return NLTKTree(n.label, [self.words[c] if type(c) is int else conv(c) for c in n.children])
-
-        return conv(self.root)
+        words = self.words
+        return rebuild(self.root, lambda n, kids: NLTKTree(n.label, kids), word=lambda i: words[i])
 
     @classmethod
     def from_nltk(cls, t) -> "Tree":
         """Convert an ``nltk.Tree``; string leaves become words, in order."""
-        words: list[str] = []
-
-        def conv(x) -> Node:
-            kids = []
-            for c in x:
-                if isinstance(c, str):
-                    kids.append(len(words))
-                    words.append(c)
-                else:
-                    kids.append(conv(c))
-            return node(x.label(), kids)
-
         if isinstance(t, str):
             raise ValueError("a bare word is not a tree")
-        return cls(conv(t), tuple(words))
+        words: list[str] = []
+        done: list[list] = [[], []]   # the result, then the kids of each open frame
+        frames = [(t, iter(t))]
+        while frames:
+            x, it = frames[-1]
+            for c in it:
+                if isinstance(c, str):
+                    done[-1].append(len(words))
+                    words.append(c)
+                else:
+                    frames.append((c, iter(c)))
+                    done.append([])
+                    break
+            else:
+                frames.pop()
+                built = node(x.label(), done.pop())
+                done[-1].append(built)
+        return cls(done[0][0], tuple(words))
 
 
 def delete_words(tree: Tree, keep_word) -> Tree | None:
@@ -159,21 +165,15 @@ def delete_words(tree: Tree, keep_word) -> Tree | None:
     is left.
     """
     words: list[str] = []
+    old = tree.words
 
-    def visit(n: Node) -> Node | None:
-        kids = []
-        for c in n.children:
-            if type(c) is int:
-                if keep_word(c):
-                    kids.append(len(words))
-                    words.append(tree.words[c])
-            else:
-                k = visit(c)
-                if k is not None:
-                    kids.append(k)
-        return node(n.label, kids) if kids else None
+    def word(i: int) -> int | None:
+        if not keep_word(i):
+            return None
+        words.append(old[i])
+        return len(words) - 1
 
-    root = visit(tree.root)
+    root = rebuild(tree.root, lambda n, kids: node(n.label, kids) if kids else None, word=word)
     return None if root is None else Tree(root, tuple(words))
 
 
@@ -186,21 +186,78 @@ def map_nodes(tree: Tree, fn, with_root: bool = False) -> Tree:
     erase brackets usually keep).
     """
 
-    def visit(n: Node, is_root: bool):
-        kids: list[Child] = []
-        for c in n.children:
-            if type(c) is int:
-                kids.append(c)
-            else:
-                r = visit(c, False)
-                if isinstance(r, Node):
-                    kids.append(r)
-                else:
-                    kids.extend(r)
-        rebuilt = node(n.label, kids)
-        return fn(rebuilt, is_root) if with_root else fn(rebuilt)
-
-    r = visit(tree.root, True)
+    root = tree.root
+    if with_root:
+        r = rebuild(root, lambda n, kids: fn(node(n.label, kids), n is root))
+    else:
+        r = rebuild(root, lambda n, kids: fn(node(n.label, kids)))
     if not isinstance(r, Node):
         r = r[0] if len(r) == 1 and isinstance(r[0], Node) else node("", r)
     return Tree(r, tree.words)
+
+
+def rebuild(root: Node, fn, word=None):
+    """Bottom-up over ``root`` without recursion: ``fn(node, kids)`` for every node, children first.
+
+    Parameters
+    ----------
+    root
+        The top node.
+    fn
+        Called with the original node and the list of its children's results; returns the node's
+        result: a :class:`Node` (or any object) that its parent receives as one child, a ``tuple``
+        whose items are spliced into the parent's children, or ``None`` to drop it.
+    word
+        Maps a word position to what the parent receives for it (``None``: drop it); by default
+        the position itself.
+
+    Returns
+    -------
+    The result of ``fn`` at the root.
+    """
+    frames: list[tuple[Node, Iterator, list]] = [(root, iter(root.children), [])]
+    while True:
+        n, it, kids = frames[-1]
+        for c in it:
+            if type(c) is int:
+                if word is None:
+                    kids.append(c)
+                else:
+                    w = word(c)
+                    if w is not None:
+                        kids.append(w)
+            else:
+                frames.append((c, iter(c.children), []))
+                break
+        else:
+            frames.pop()
+            r = fn(n, kids)
+            if not frames:
+                return r
+            if type(r) is tuple:
+                frames[-1][2].extend(r)
+            elif r is not None:
+                frames[-1][2].append(r)
+
+
+def equal_trees(a: Tree | None, b: Tree | None) -> bool:
+    """Whether two trees have the same words, labels and structure, compared without recursion."""
+    if a is None or b is None:
+        return a is b
+    if a.words != b.words:
+        return False
+    stack = [(a.root, b.root)]
+    while stack:
+        x, y = stack.pop()
+        if x is y:
+            continue
+        if x.label != y.label or x.start != y.start or x.end != y.end \
+                or len(x.children) != len(y.children):
+            return False
+        for c, d in zip(x.children, y.children):
+            if type(c) is int or type(d) is int:
+                if c != d or type(c) is not type(d):
+                    return False
+            else:
+                stack.append((c, d))
+    return True
