@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from .rulefiles import RuleFileError, config_path, rule_lines
 from .transforms import base_label
-from .tree import Node, Tree, rebuild
+from .tree import Node, Tree
 
 DIRECTIONS = ("left", "right", "leftdis", "rightdis", "leftexcept", "rightexcept")
 _PSEUDO = ("@tag", "@phrase", "@node", "@word", "@same")
@@ -221,15 +221,12 @@ def head_words(tree: Tree, rules: HeadRules) -> list[int]:
         ``result[k]`` is the word position heading the k-th node of ``tree.nodes()``.
     """
     head_child = rules.head_child
+    nodes = list(tree.nodes())
     memo: dict[int, int] = {}
-
-    def record(n: Node, kids: list):   # kids: each child's head word (a word is its own head)
-        h = kids[head_child(n)]
-        memo[id(n)] = h
-        return (h,)                     # a 1-tuple: the parent receives the head as one item
-
-    rebuild(tree.root, record)
-    return [memo[id(n)] for n in tree.nodes()]
+    for n in reversed(nodes):           # reversed pre-order: children before parents, no recursion
+        c = n.children[head_child(n)]
+        memo[id(n)] = c if type(c) is int else memo[id(c)]
+    return [memo[id(n)] for n in nodes]
 
 
 def head_map(tree: Tree, rules: HeadRules) -> dict[int, int]:
