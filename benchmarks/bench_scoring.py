@@ -19,7 +19,7 @@ import time
 from nltk.corpus import treebank
 
 from ranker.evaluation.perturb import perturb_tree
-from ranker.pipeline.scoring import Scorer
+from ranker.evaluation.scoring import Scorer
 from ranker.trees.transforms import remove_empty_elements
 from ranker.trees.tree import Tree
 

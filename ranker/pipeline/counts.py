@@ -18,7 +18,7 @@ from ..evaluation.bounds import METRICS, ForestCounts, corpus_score
 from ..store import BracketCounts, Store
 from ..store.records import Sentence
 from ..trees.penn import parse_tree
-from .scoring import Scorer, ScoringSettings
+from ..evaluation.scoring import Scorer, ScoringSettings
 from .splits import SplitSelection
 
 

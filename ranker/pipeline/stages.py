@@ -40,7 +40,7 @@ from ..store.records import Sentence
 from .config import (AnnotationSection, DataSection, EvaluationSection, FeaturesSection,
                      HeidornSection, LogLinearSection, ParseSection)
 from .counts import conversion_ceiling, load_forest_counts, score_candidates
-from .scoring import Scorer, ScoringSettings
+from ..evaluation.scoring import Scorer, ScoringSettings
 from .splits import SplitSelection, select_split
 
 LINK_GRAMMAR = "link-grammar"

@@ -54,7 +54,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
     from ..models.heidorn import as_k_table
     from ..registries import CORPORA
     from ..store.splits import SPLITS
-    from .scoring import Scorer
+    from ..evaluation.scoring import Scorer
     from .splits import parse_ranges
     from .stages import candidate_source, metric_names, scoring_settings
 

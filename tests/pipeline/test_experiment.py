@@ -55,7 +55,7 @@ def test_upper_bound_dominates_and_lower_bound_is_the_forest_mean(tiny_run):
     from ranker.pipeline.counts import load_forest_counts
     from ranker.pipeline.experiment import LINK_GRAMMAR
     from ranker.pipeline.splits import select_split
-    from ranker.pipeline.scoring import ScoringSettings
+    from ranker.evaluation.scoring import ScoringSettings
     with Store.open(cfg.experiment.store) as st:
         test = select_split(st, "treebank", "test", cfg.data.limit)
         fc = load_forest_counts(st, test, "evalb_labeled", ScoringSettings(), LINK_GRAMMAR)
@@ -172,3 +172,43 @@ def test_extra_corpus_with_chunk_brackets_only_joins_the_training_data(tmp_path)
     assert kept > plain.counts["training sentences kept"]
     dropped = sum(v for k, v in with_chunks.counts.items() if k.startswith("training sentences dropped"))
     assert kept + dropped <= with_chunks.counts["train sentences"] + n_extra
+
+
+def test_issue_10_every_scheme_of_the_report_equals_ranker_evaluate(tiny_run, tmp_path, capsys):
+    """Each ranker's score under every reported metric is what ``ranker evaluate`` prints for its
+    selected-parse file against gold.mrg (untyped dependencies: against the stored gold arcs of
+    the dependency treebank, written as a Malt file, as the pipeline scores them)."""
+    from ranker.pipeline.splits import select_split
+    from ranker.trees.penn import read_trees
+
+    cfg, out, report = tiny_run
+    gold_trees = read_trees(out / "gold.mrg")
+    with Store.open(cfg.experiment.store) as st:
+        test = select_split(st, "treebank", "test", cfg.data.limit)
+        deps = [st.gold_dependencies(s.id) for s in test.sentences]
+    assert len(deps) == len(gold_trees) and all(d is not None for d in deps)
+    with open(tmp_path / "gold.dp", "w") as f:
+        for g, ds in zip(gold_trees, deps):
+            for d, w, tag in zip(ds, g.words, g.tags()):
+                f.write(f"{w}\t{tag}\t{d.head + 1}\n")
+            f.write("\n")
+    prm = tmp_path / "unlabeled.prm"
+    from ranker.evaluation.evalb_params import CONFIG_DIR
+    prm.write_text((CONFIG_DIR / "COLLINS.prm").read_text().replace("LABELED 1", "LABELED 0"))
+    runs = {"evalb_labeled": ("gold.mrg", ("--scheme", "evalb"), "f1"),
+            "evalb_unlabeled": ("gold.mrg", ("--scheme", "evalb", "--param", prm), "f1"),
+            "parseval": ("gold.mrg", ("--scheme", "parseval"), "f1"),
+            "mph": ("gold.mrg", ("--scheme", "mph"), "f1"),
+            "flat_recall": ("gold.mrg", ("--scheme", "flat"), "recall"),
+            "flat_conformance": ("gold.mrg", ("--scheme", "flat"), "conformance"),
+            "deps_untyped": ("gold.dp", ("--scheme", "deps"), "f1"),
+            "deps_typed": ("gold.mrg", ("--scheme", "deps"), "typed_f1")}
+    assert set(report.metrics) <= set(runs)
+    for r in RANKERS:
+        for metric in report.metrics:
+            gold_file, argv, field = runs[metric]
+            gold_path = out / gold_file if gold_file == "gold.mrg" else tmp_path / gold_file
+            assert main(["evaluate", str(gold_path), str(out / "selected" / f"{r}.mrg"), "--format", "json",
+                         *map(str, argv)]) == 0
+            got = json.loads(capsys.readouterr().out)[field]
+            assert report.metrics[metric].rankers[r].score == pytest.approx(got), (r, metric)

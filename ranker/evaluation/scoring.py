@@ -6,8 +6,9 @@ ranker's selection are sums. The gold side of every scheme (erasure decision and
 MPH brackets, flattened key, dependencies) is computed once per sentence, and identical candidate
 trees (Link Grammar gives many linkages with the same constituents) are scored once per sentence.
 
-Each scheme's counting comes from :mod:`ranker.evaluation`, the same functions ``ranker
-evaluate`` uses, so a report's score equals a rescoring of its selected-parse file:
+It lives in :mod:`ranker.evaluation` beside the schemes it counts with, the same functions ``ranker
+evaluate`` uses, so a report's score equals a rescoring of its selected-parse file (tested per
+scheme and per pair in ``tests/evaluation/test_scoring.py``):
 
 ========================  =================================================================
 metric                    counts (gold, test, matched, 4th)
@@ -28,18 +29,18 @@ from dataclasses import replace
 from typing import NamedTuple, Sequence
 
 from ..errors import RankerError
-from ..evaluation.dependencies import DependencyGold, gold_from_tree, score_tree_dependencies
-from ..evaluation.evalb import ERROR, score_evalb
-from ..evaluation.evalb_params import EvalbParams, load_params
-from ..evaluation.flat import flat_constituents, flat_counts, flat_key
-from ..evaluation.mph import MphSide, mph_side, score_mph_sides
-from ..evaluation.parseval import constituent_spans, span_counts
 from ..trees.black import black_erase, erased_words
 from ..trees.dependencies import Dependency, RelationLabels
 from ..trees.flatten import FlattenRules
 from ..trees.heads import HeadRules
 from ..trees.transforms import NONE_TAG
 from ..trees.tree import Tree
+from .dependencies import DependencyGold, gold_from_tree, score_tree_dependencies
+from .evalb import ERROR, score_evalb
+from .evalb_params import EvalbParams, load_params
+from .flat import flat_constituents, flat_counts, flat_key
+from .mph import MphSide, mph_side, score_mph_sides
+from .parseval import constituent_spans, span_counts
 
 Counts = tuple[int, int, int, int]
 

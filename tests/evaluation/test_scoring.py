@@ -1,4 +1,4 @@
-"""The pipeline's scoring stage: every metric, gold against itself, and agreement with ``ranker evaluate``."""
+"""The Scorer behind the pipeline's counts: every metric, gold against itself, and ``ranker evaluate``'s numbers."""
 import json
 import random
 
@@ -11,7 +11,7 @@ from ranker.errors import RankerError
 from ranker.evaluation.bounds import METRICS
 from ranker.evaluation.evalb_params import CONFIG_DIR
 from ranker.evaluation.perturb import perturb_tree
-from ranker.pipeline.scoring import Scorer, ScoringSettings
+from ranker.evaluation.scoring import Scorer, ScoringSettings
 from ranker.trees.dependencies import Dependency
 from ranker.trees.penn import write_trees
 from ranker.trees.transforms import remove_empty_elements
@@ -114,3 +114,34 @@ def test_an_all_punctuation_sentence_scores_nothing_rather_than_failing(scorer):
     g = parse_tree("(S (: --) (. .))")
     counts = scorer.count(scorer.gold_side(g), g)
     assert counts["evalb_labeled"] == counts["mph"] == counts["deps_untyped"] == (0, 0, 0, 0)
+
+
+def test_issue_10_per_pair_counts_equal_ranker_evaluate_in_every_scheme(scorer, gold, test_trees, tmp_path,
+                                                                        capsys):
+    """Pair by pair (not only summed), every stored metric is what ``ranker evaluate`` prints."""
+    prm = tmp_path / "unlabeled.prm"
+    prm.write_text((CONFIG_DIR / "COLLINS.prm").read_text().replace("LABELED 1", "LABELED 0"))
+    runs = {"evalb_labeled": (("--scheme", "evalb"), "crossing"),
+            "evalb_unlabeled": (("--scheme", "evalb", "--param", prm), "crossing"),
+            "parseval": (("--scheme", "parseval"), "crossing"),
+            "mph": (("--scheme", "mph"), "crossing"),
+            "flat": (("--scheme", "flat"), "key_violated"),
+            "deps_untyped": (("--scheme", "deps"), None),
+            "deps_typed": (("--scheme", "deps"), "typed")}
+    assert set(runs) == set(scorer.metrics)
+    differ = {m: 0 for m in runs}
+    for g, t in list(zip(gold, test_trees))[:12]:
+        if t is None:
+            continue
+        counts = scorer.count(scorer.gold_side(g), t)
+        write_trees(tmp_path / "gold.txt", [g])
+        write_trees(tmp_path / "test.txt", [t])
+        for m, (argv, crossing) in runs.items():
+            r = _evaluate(capsys, tmp_path, *argv)
+            if crossing == "typed":
+                got = [r["typed_gold"], r["typed_test"], r["typed_matched"], 0]
+            else:
+                got = [r["gold_brackets"], r["test_brackets"], r["matched"], r[crossing] if crossing else 0]
+            assert got == list(counts[m]), (m, g.to_penn(), t.to_penn())
+            differ[m] += counts[m][2] < counts[m][0]
+    assert all(differ.values()), differ   # each metric saw imperfect pairs, or the check proves little
