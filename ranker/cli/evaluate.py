@@ -11,7 +11,8 @@ et al.'s (1991) own notation instead, unlabelled brackets over bare words such a
 prospect) (of (cutting back spending)))``, in both files (labels play no part in PARSEVAL).
 
 Pairs are read by position: the n-th TEST tree against the n-th GOLD tree. An empty TEST line
-(one-tree-per-line files) means **no parse**: the sentence is counted, its gold brackets (arcs, key
+(one-tree-per-line files), or a failure line without a word such as ``(TOP)`` or ``()``, means
+**no parse**: the sentence is counted, its gold brackets (arcs, key
 constituents) count, nothing is proposed, matched, crossed or violated, and it is no complete
 match. Unlike ``ranker evalb``, which skips such lines as EVALB does, this is how the pipeline
 charges a sentence without a candidate, so a report's score equals ``ranker evaluate`` on its

@@ -4,7 +4,8 @@ A tree file is read in one of two ways, decided by its first non-empty line:
 
 * **one tree per line** (EVALB's format) when that line is a complete bracketing: every line then
   holds exactly one tree, and an *empty line means "no parse"* (``None``), as ``write_trees``
-  writes it;
+  writes it; so does a line of brackets without a word that parsers print when they fail
+  (``(TOP)``, ``()``, ``(S1 (S))``: what EVALB reads as a skip, see :mod:`.evalb_line`);
 * **free layout** otherwise (treebank ``.mrg`` files, trees over several lines): trees are read
   wherever their line breaks fall and blank lines mean nothing.
 
@@ -26,8 +27,9 @@ from typing import NamedTuple
 from ..errors import RankerError
 from ..textfiles import read_text
 from ..trees.dependencies import Dependency
-from ..trees.penn import iter_trees, parse_tree
+from ..trees.penn import TreeSyntaxError, iter_trees, parse_tree
 from ..trees.tree import Tree
+from .evalb_line import read_evalb_line
 
 #: File name endings read as dependency text rather than trees.
 CONLL_SUFFIXES = (".dp", ".conll", ".conllu", ".conllx", ".malt")
@@ -127,7 +129,16 @@ def read_tree_lines(path: str | Path, allow_no_parse: bool = True,
                 raise EvaluationInputError(f"{path}:{n}: empty line where a gold tree is expected")
             out.append(TreeLine(n, None))
         else:
-            tree = (parse_tree(ln, str(path), n) if labelled else _black_line(ln, str(path), n))
+            if not labelled:
+                tree = _black_line(ln, str(path), n)
+            else:
+                try:
+                    tree = parse_tree(ln, str(path), n)
+                except TreeSyntaxError:
+                    # a parser's failure line holds no word: no parse, like an empty line
+                    if not allow_no_parse or read_evalb_line(ln, str(path), n) is not None:
+                        raise
+                    tree = None
             out.append(TreeLine(n, tree))
     return out
 

@@ -273,3 +273,20 @@ def test_issue_10_non_utf8_file_names_itself_not_the_test_file(tmp_path, capsys,
     code, out, err = _run(capsys, gold, test, "--scheme", scheme, *extra)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith(f"ranker: error: {bad}:{where}: not UTF-8 text (byte 0x"), err
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_issue_10_failure_lines_in_test_are_no_parse(tmp_path, capsys, wsj1, scheme):
+    write_trees(tmp_path / "g.txt", wsj1 * 2)
+    write_trees(tmp_path / "e.txt", [wsj1[0], None, wsj1[0], None])
+    t = tmp_path / "t.txt"
+    t.write_text(wsj1[0].to_penn() + "\n(TOP)\n" + wsj1[0].to_penn() + "\n( (S1 (S)))\n")
+    empty = _json(capsys, tmp_path / "g.txt", tmp_path / "e.txt", "--scheme", scheme)
+    failed = _json(capsys, tmp_path / "g.txt", t, "--scheme", scheme)
+    assert failed == empty and failed["no_parse"] == 2
+    # a line EVALB reads as an empty word is no failure line: it stays an error, as in gold files
+    t.write_text(wsj1[0].to_penn() + "\n( )\n" + wsj1[0].to_penn() + "\n" + wsj1[1].to_penn() + "\n")
+    code, out, err = _run(capsys, tmp_path / "g.txt", t, "--scheme", scheme)
+    assert code == 2 and f"{t}:2:1: empty bracket ()" in err
+    code, out, err = _run(capsys, t, tmp_path / "g.txt", "--scheme", scheme)
+    assert code == 2 and f"{t}:2:1: empty bracket ()" in err
