@@ -34,7 +34,7 @@ def register(name: str) -> Callable[[type], type]:
 
 def family_names() -> list[str]:
     """Every registered family name, sorted."""
-    from . import auxdist, families  # noqa: F401  (registers the built-in families)
+    from . import auxdist, families, link_structure, reranker_families  # noqa: F401  (registers the built-in families)
 
     return sorted(_REGISTRY)
 
@@ -47,7 +47,7 @@ def make_family(name: str, options: dict | None = None, source: str = "<config>"
     FeatureConfigError
         If the name is not registered or an option is unknown.
     """
-    from . import auxdist, families  # noqa: F401
+    from . import auxdist, families, link_structure, reranker_families  # noqa: F401
 
     cls = _REGISTRY.get(name)
     if cls is None:

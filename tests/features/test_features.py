@@ -32,6 +32,9 @@ def test_every_family_yields_finite_named_values_and_is_deterministic(name):
                  for t in (HIGH, LOW, RICH, COORD)])
     c = cand(RICH, rank=2, quality="fragment", links=(Link(0, 2, "Ss*s"), Link(2, 4, "Os")),
              scores={"unused_words": 1.0, "disjunct_cost": 2.0, "link_cost": 5.0, "logprob": -7.5})
+    words = c.tree.words
+    c = c._replace(source_words=("LEFT-WALL", *words, "RIGHT-WALL"),
+                   word_to_token=(-1, *range(len(words)), -1))
     a, b = list(fam(c)), list(fam(c))
     assert a == b and a
     assert all(isinstance(k, str) and np.isfinite(v) for k, v in a)
