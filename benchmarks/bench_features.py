@@ -13,6 +13,14 @@ family of the feature set alone, and the whole set (one process, then ``--worker
 Families that must be fitted (the auxiliary distribution) are fitted on the store's training
 sentences first, untimed. ``--profile`` prints the top of a cProfile of the whole-set extraction
 to stderr. Prints JSON.
+
+``--costs`` measures instead what each family costs over a whole split, streaming its sentences
+in batches (one process, so the split need not fit in memory): nonzeros, distinct properties,
+extraction seconds, and bytes as CSR (int32 indices and float64 values), and for a binary family
+(every value 1) the bytes of its indices alone, what it would cost without a value array. The families are every registered one with default
+options unless ``--families`` names some::
+
+    python benchmarks/bench_features.py --store runs/wsj-lg.sqlite --split train --costs
 """
 from __future__ import annotations
 
@@ -40,7 +48,13 @@ def main() -> None:
     ap.add_argument("--features", default="default")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--costs", action="store_true", help="per-family cost over the whole split")
+    ap.add_argument("--families", nargs="*", default=None, help="with --costs: these families only")
+    ap.add_argument("--batch", type=int, default=100, help="with --costs: sentences per batch")
     args = ap.parse_args()
+    if args.costs:
+        print(json.dumps(family_costs(args), indent=2))
+        return
 
     fs = load_feature_set(args.features)
     with Store.open(args.store) as st:
@@ -96,6 +110,41 @@ def main() -> None:
     }, indent=2))
     if prof:
         pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
+
+
+def family_costs(args) -> dict:
+    """Per family: nonzeros, properties, seconds and bytes over every candidate of the split."""
+    from features import family_names, make_family
+
+    names = args.families or family_names()
+    fams = [make_family(n) for n in names]
+    totals = {n: {"nonzeros": 0, "seconds": 0.0, "binary": True} for n in names}
+    seen: dict[str, set] = {n: set() for n in names}
+    candidates = read = 0.0
+    with Store.open(args.store) as st:
+        fit_families(st, fams)
+        ids = [s.id for s in st.sentences(args.corpus, args.split)]
+        for a in range(0, len(ids), args.batch):
+            t0 = time.perf_counter()
+            forests = [f for f in (st.forest(sid) for sid in ids[a:a + args.batch]) if f.candidates]
+            read += time.perf_counter() - t0
+            candidates += sum(len(f.candidates) for f in forests)
+            for n, fam in zip(names, fams):
+                t0 = time.perf_counter()
+                m = extract(forests, [fam])
+                totals[n]["seconds"] += time.perf_counter() - t0
+                totals[n]["nonzeros"] += int(m.X.nnz)
+                totals[n]["binary"] &= bool((m.X.data == 1.0).all())
+                seen[n].update(m.names)
+    for n in names:
+        t = totals[n]
+        t["properties"] = len(seen[n])
+        t["seconds"] = round(t["seconds"], 1)
+        t["bytes_csr"] = t["nonzeros"] * 12                 # int32 index + float64 value
+        t["bytes_without_values"] = t["nonzeros"] * 4 if t["binary"] else None
+        t["nonzeros_per_candidate"] = round(t["nonzeros"] / max(candidates, 1), 1)
+    return {"store": str(args.store), "split": args.split, "sentences": len(ids),
+            "candidates": int(candidates), "read_seconds": round(read, 1), "families": totals}
 
 
 if __name__ == "__main__":

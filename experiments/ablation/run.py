@@ -1,0 +1,225 @@
+"""Feature-family ablation on the held-out split: each new family added alone to the default set.
+
+For every family (``--add``), the default feature set plus that family is trained exactly as the
+main experiment trains (partial bracketings of the training split, the same cut-off, sigma^2
+chosen on held-out over the config's grid) and its choice is scored on the held-out split under
+MPH and untyped dependency F, beside the default set alone and native/random/oracle bounds. The
+test split is never read. ``--together`` adds a row for the default set plus several families.
+
+Each family's matrix is extracted alone and kept in the store (so a rerun, or the same family in
+another row, extracts nothing), then joined column-wise to the default set's matrix: the rows equal
+what extracting the union would give (families add their properties, names never collide). Cost
+per family on the training split (nonzeros, extraction seconds with ``--workers`` processes, bytes
+as CSR with int32 indices and float64 values) is recorded beside the scores. Run from the project
+folder on a store where the main experiment has run (forests, consistent sets, held-out counts):
+
+    cp /work/stores/wsj-lg.sqlite runs/
+    NLTK_DATA=../shared/nltk_data python3 experiments/ablation/run.py --store runs/wsj-lg.sqlite \\
+        [--add heads/1 wproj/1 ...] [--together heads/1 wproj/1] [--out experiments/ablation/results.json]
+
+A family is named ``name/version`` or ``name/version:{"option": value}`` (JSON options).
+Results are merged into ``--out`` (JSON, one entry per row) and printed as a Markdown table.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from features import CandidateMatrix, feature_set_from_dict, load_feature_set, stored_matrix
+from features.datasets import consistency_weights
+from ranker.evaluation.bounds import (METRICS, corpus_score, error_reduction, expected_counts,
+                                      oracle_choice, selected_counts)
+from ranker.models import LogLinearRanker
+from ranker.pipeline.config import load_config
+from ranker.pipeline.counts import load_forest_counts
+from ranker.pipeline.scoring import ScoringSettings
+from ranker.pipeline.splits import select_split
+from ranker.pipeline.training import select_model, training_data
+from ranker.store import Store
+
+SOURCE = "link-grammar"
+REPORTED = ("mph", "deps_untyped")
+NEW_FAMILIES = ("rule/1", "redwoods_rules/1", "ngram/1", "heads/1", "head_tree/1", "ngram_tree/1",
+                "heavy/1", "neighbours/1", "right_branch/1", "copar/1", "colenpar/1", "word/1",
+                "wproj/1", "edges/2", "lg_disjuncts/1", "lg_link_pairs/1", "lg_link_lengths/1",
+                "lg_nulls/1", "lg_costs/1")
+
+
+def parse_spec(spec: str) -> dict:
+    """``name/1`` or ``name/1:{json options}`` -> a ``[[family]]`` table."""
+    name, _, opts = spec.partition(":")
+    return {"name": name, **(json.loads(opts) if opts else {})}
+
+
+def join_columns(mats: list[CandidateMatrix]) -> CandidateMatrix:
+    """The matrices' columns side by side (same rows), sorted by name, equal names added up."""
+    first = mats[0]
+    for m in mats[1:]:
+        if m.sentence_ids != first.sentence_ids or not np.array_equal(m.offsets, first.offsets):
+            raise SystemExit("matrices of different rows cannot be joined; extract them again")
+    names = [n for m in mats for n in m.names]
+    union = sorted(set(names))
+    where = {n: i for i, n in enumerate(union)}
+    X = sp.hstack([m.X for m in mats], format="csr", dtype=np.float64)
+    if len(union) != len(names) or names != union:
+        cols = np.fromiter((where[n] for n in names), dtype=np.int64, count=len(names))
+        X = sp.csr_matrix((X.data, cols[X.indices].astype(X.indices.dtype), X.indptr),
+                          shape=(X.shape[0], len(union)))
+        X.sum_duplicates()   # sorted columns; a name two families give is added up
+    return CandidateMatrix(X, first.offsets, tuple(union), first.sentence_ids)
+
+
+def split_matrix(st, fs, sel, workers: int) -> CandidateMatrix:
+    """The matrix of a split selection under feature set ``fs`` (stored after the first extraction)."""
+    return stored_matrix(st, fs, sel.corpus, sel.split, SOURCE, workers=workers,
+                         fileids=list(sel.fileids) if sel.fileids else None)
+
+
+def family_matrix(st, table: dict, sel, workers: int):
+    """One family's matrix of a split selection and its extraction seconds (0 when stored before)."""
+    fs = feature_set_from_dict({"name": "ablation", "cutoff": 0, "family": [table]},
+                               f"<{table['name']}>")
+    t0 = time.perf_counter()
+    m = split_matrix(st, fs, sel, workers)
+    return m, time.perf_counter() - t0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config", default="configs/wsj-sample.toml")
+    ap.add_argument("--store", default="runs/wsj-lg.sqlite")
+    ap.add_argument("--base", default="default", help="feature set the families are added to")
+    ap.add_argument("--add", nargs="*", default=list(NEW_FAMILIES))
+    ap.add_argument("--together", nargs="*", default=[], help="also one row with all of these")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", default="experiments/ablation/results.json")
+    args = ap.parse_args(argv)
+
+    cfg = load_config(args.config)
+    d, ll = cfg.data, cfg.loglinear
+    ev = cfg.evaluation
+    settings = ScoringSettings(ev.evalb_param, ev.head_rules, ev.flatten_rules)
+    out = Path(args.out)
+    results = json.loads(out.read_text()) if out.exists() else {}
+    rows = [(spec, [spec]) for spec in args.add]
+    if args.together:
+        rows.append(("+".join(args.together), list(args.together)))
+    base = load_feature_set(args.base)
+    template = LogLinearRanker(solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol,
+                               max_parses=ll.max_parses or None, full_parses_only=ll.full_only,
+                               proper_subset=ll.proper_subset, n_jobs=args.workers)
+    rule = "fewest" if cfg.annotation.fewest_violations else "strict"
+    with Store.open(args.store) as st:
+        train, held = (select_split(st, d.corpus, s, d.limit) for s in (d.train, d.heldout))
+        fcs = {m: load_forest_counts(st, held, METRICS[m].counts_from, settings, SOURCE)
+               for m in {*REPORTED, ll.select_metric}}
+        qualities = st.forest_qualities(SOURCE)
+        base_train = split_matrix(st, base, train, args.workers)
+        base_held = split_matrix(st, base, held, args.workers)
+        y = consistency_weights(st, base_train, cfg.annotation.kind, d.corpus, train.split, SOURCE, rule)
+        ids = {sid: k for k, sid in enumerate(s.id for s in held.sentences)}
+        if "bounds" not in results:
+            results["bounds"] = {}
+            for m in REPORTED:
+                fc, met = fcs[m], METRICS[m]
+                results["bounds"][m] = {
+                    "oracle": corpus_score(met, selected_counts(fc, oracle_choice(fc, met.score))),
+                    "random": corpus_score(met, expected_counts(fc)),
+                    "native": corpus_score(met, selected_counts(fc, np.where(np.diff(fc.offsets) > 0, 0, -1))),
+                }
+        for label, specs in [(args.base, [])] + rows:
+            if label in results:
+                print(f"{label}: done before, kept", file=sys.stderr)
+                continue
+            print(f"{label} ...", file=sys.stderr, flush=True)
+            cost = {}
+            trains, helds = [base_train], [base_held]
+            for spec in specs:
+                table = parse_spec(spec)
+                mt, secs = family_matrix(st, table, train, args.workers)
+                mh, _ = family_matrix(st, table, held, args.workers)
+                cost[spec] = {"nonzeros": int(mt.X.nnz), "properties": len(mt.names),
+                              "extraction_seconds": round(secs, 1),
+                              "bytes": int(mt.X.nnz * 12 + mt.X.indptr.nbytes),
+                              "binary": bool(np.all(mt.X.data == 1.0))}
+                trains.append(mt)
+                helds.append(mh)
+            Xt = join_columns(trains) if specs else base_train
+            Xh = join_columns(helds) if specs else base_held
+            del trains, helds
+            t0 = time.perf_counter()
+            data = training_data([Xt], [y], cfg.features.cutoff, qualities, template)
+            del Xt
+            gc.collect()
+            Xhr, gh = Xh.restrict(data.names), Xh.groups()
+            sel = fcs[ll.select_metric]
+            qh = METRICS[ll.select_metric].score(sel.counts)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                chosen = select_model(st, template, data, Xhr, gh, qh, ll.sigma2_grid)
+            pred = chosen.ranker.predict(Xhr, gh)
+            choice = np.full(len(held.sentences), -1, dtype=np.int64)
+            for g, sid in enumerate(Xh.sentence_ids):
+                choice[ids[sid]] = pred[g]
+            entry = {"families": specs, "cost": cost, "sigma2": chosen.sigma2,
+                     "properties_after_cutoff": len(data.names),
+                     "training_nonzeros": int(data.X.nnz),
+                     "training_seconds": round(time.perf_counter() - t0, 1)}
+            for m in REPORTED:
+                b = results["bounds"][m]
+                score = corpus_score(METRICS[m], selected_counts(fcs[m], choice))
+                entry[m] = {"f": score, "error_reduction": error_reduction(score, b["random"], b["oracle"]),
+                            "phi": error_reduction(score, b["native"], b["oracle"])}
+            results[label] = entry
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(results, indent=1))
+            print(f"{label}: " + ", ".join(f"{m} {entry[m]['f']:.2f}" for m in REPORTED), file=sys.stderr,
+                  flush=True)
+            del data, Xh, Xhr
+            gc.collect()
+    print(markdown_table(results, args.base))
+    return 0
+
+
+def markdown_table(results: dict, base: str) -> str:
+    """The results as a Markdown table, gains against the base set."""
+    b = results.get(base)
+    lines = ["| feature set | MPH F | gain | MPH ER % | deps F | gain | deps ER % | nonzeros (train) | "
+             "extraction s | MB | properties kept | sigma2 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for label, e in results.items():
+        if label == "bounds":
+            continue
+        cost = e["cost"]
+        nnz = sum(c["nonzeros"] for c in cost.values())
+        secs = sum(c["extraction_seconds"] for c in cost.values())
+        mb = sum(c["bytes"] for c in cost.values()) / 1e6
+        cells = [label if label != base else f"{base} (today)"]
+        for m in REPORTED:
+            er = e[m]["error_reduction"]
+            cells += [f"{e[m]['f']:.2f}", f"{e[m]['f'] - b[m]['f']:+.2f}" if b else "",
+                      f"{er:.1f}" if er is not None else "-"]
+        cells += [f"+{nnz:,}" if cost else f"{e['training_nonzeros']:,} (kept)",
+                  f"{secs:.0f}" if cost else "", f"{mb:.0f}" if cost else "",
+                  f"{e['properties_after_cutoff']:,}", f"{e['sigma2']:g}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    bd = results.get("bounds", {})
+    if bd:
+        lines.append("")
+        lines.append("Held-out bounds: " + "; ".join(
+            f"{m}: oracle {v['oracle']:.2f}, random {v['random']:.2f}, native {v['native']:.2f}"
+            for m, v in bd.items()))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
