@@ -294,6 +294,11 @@ class HeadDependencies(NodeFamily):
                     yield (f"depw:{rel}:{words[h].lower()}>{words[d].lower()}", 1.0)
 
 
+def link_type(label: str) -> str:
+    """A link label's type without subscripts: its upper-case letters (``Ss*s`` -> ``S``, ``MVp`` -> ``MV``)."""
+    return "".join(ch for ch in label if ch.isupper()) or label
+
+
 @register("link_grammar/1")
 class LinkGrammar(Family):
     """Link Grammar's own evidence: link labels, binned link lengths, and the cost vector."""
@@ -305,8 +310,7 @@ class LinkGrammar(Family):
 
     def _link_names(self, label: str, length: int) -> tuple[str, str]:
         base = label.rstrip("*").split("*")[0]
-        # Link Grammar labels are an upper-case type plus lower-case subscripts: ``Ss*s``.
-        kind = "".join(ch for ch in base if ch.isupper()) or base
+        kind = link_type(base)
         got = self._names[(label, length)] = (f"link:{base}", f"linklen:{kind}:{length_bin(length)}")
         return got
 

@@ -14,16 +14,11 @@ from __future__ import annotations
 
 import re
 
-from .families import facts, length_bin
+from .families import facts, length_bin, link_type
 from .registry import Family, register
 from .wordclass import word_class
 
 _WALLS = frozenset({"LEFT-WALL", "RIGHT-WALL"})
-
-
-def link_type(label: str) -> str:
-    """A link label's type without subscripts: its upper-case letters (``Ss*s`` -> ``S``, ``MVp`` -> ``MV``)."""
-    return "".join(ch for ch in label if ch.isupper()) or label
 
 
 def subscript(form: str) -> str:
