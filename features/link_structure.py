@@ -16,6 +16,7 @@ import re
 
 from .families import facts, length_bin, link_type
 from .registry import Family, register
+from .reranker_families import check_lexical
 from .wordclass import word_class
 
 _WALLS = frozenset({"LEFT-WALL", "RIGHT-WALL"})
@@ -66,19 +67,12 @@ class _WordKeys:
 _KINDS = ("tag", "word", "class", "subscript")
 
 
-def _check_kinds(lexical) -> tuple:
-    bad = [x for x in lexical if x not in _KINDS]
-    if bad:
-        raise TypeError(f"lexical must be drawn from {_KINDS}, not {bad}")
-    return tuple(lexical)
-
-
 @register("lg_disjuncts/1")
 class Disjuncts(Family):
     """Each word's disjunct (its left and right connectors, nearest first), alone and by tag, subscript, word (Sleator and Temperley 1991)."""
 
     def __init__(self, lexical: tuple = ("tag", "subscript"), subscripts: bool = False):
-        self.lexical = _check_kinds(lexical)
+        self.lexical = check_lexical(lexical, _KINDS)
         self.subscripts = subscripts
 
     def __call__(self, c):
@@ -96,7 +90,7 @@ class LinkPairs(Family):
     """Pairs of link labels meeting at a word, with their sides, optionally by the word's tag (after Sleator and Temperley 1991)."""
 
     def __init__(self, lexical: tuple = ()):
-        self.lexical = _check_kinds(lexical)
+        self.lexical = check_lexical(lexical, _KINDS)
 
     def __call__(self, c):
         keys = _WordKeys(c) if self.lexical else None

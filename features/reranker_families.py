@@ -90,23 +90,43 @@ def _lex(kind: str, t, tags, i: int) -> str:
         else word_class(t.words[i])
 
 
-def _check_lexical(lexical) -> tuple:
-    bad = [x for x in lexical if x not in _LEXICAL]
+def check_lexical(lexical, allowed: tuple = _LEXICAL) -> tuple:
+    """The ``lexical`` option as a tuple; TypeError (an option error in configs) for a kind not allowed."""
+    bad = [x for x in lexical if x not in allowed]
     if bad:
-        raise TypeError(f"lexical must be drawn from {_LEXICAL}, not {bad}")
+        raise TypeError(f"lexical must be drawn from {allowed}, not {bad}")
     return tuple(lexical)
 
 
+def maximal_projections(n, up: str, head_child: dict) -> list:
+    """``(node, its parent's category)`` of the nodes whose maximal projection ``n`` makes known.
+
+    The non-head children of ``n`` are maximal projections of their heads, and so is the root.
+    """
+    k = CATEGORY[n.label]
+    out = [(c, k) for i, c in enumerate(n.children) if i != head_child[id(n)] and type(c) is not int]
+    if up == "TOP":
+        out.append((n, "TOP"))
+    return out
+
+
+class _HeadedFamily(NodeFamily):
+    """A node family that needs heads (a head-rule table) and offers lexical variants."""
+
+    def __init__(self, lexical: tuple = (), rules: str = "collins"):
+        self.lexical = check_lexical(lexical)
+        self.rules = rules
+
+
 @register("rule/1")
-class Rule(NodeFamily):
+class Rule(_HeadedFamily):
     """Local trees with ``ancestors`` ancestors' categories, optionally with the head's tag, word, class (CJ05 Rule)."""
 
     def __init__(self, ancestors: int = 2, lexical: tuple = (), rules: str = "collins"):
         if not 0 <= ancestors <= 3:
             raise TypeError(f"ancestors must be 0..3, not {ancestors}")
+        super().__init__(lexical, rules)
         self.levels = (ancestors,)
-        self.lexical = _check_lexical(lexical)
-        self.rules = rules
 
     def node_properties(self, n, up, t):
         if n.is_preterminal:
@@ -167,7 +187,7 @@ def _dependents(m, hc, hw):
 
 
 @register("heads/1")
-class Heads(NodeFamily):
+class Heads(_HeadedFamily):
     """Head-to-head dependencies by tag, word and word class, one level and two (CJ05 Heads).
 
     One level: head and dependent (with the dependent's side); two levels: head, dependent and a
@@ -176,9 +196,8 @@ class Heads(NodeFamily):
 
     def __init__(self, lexical: tuple = ("tag", "word", "class"), two_levels: bool = True,
                  rules: str = "collins"):
-        self.lexical = _check_lexical(lexical)
+        super().__init__(lexical, rules)
         self.two_levels = two_levels
-        self.rules = rules
 
     def node_properties(self, n, up, t):
         if n.is_preterminal:
@@ -209,12 +228,11 @@ class Heads(NodeFamily):
 
 
 @register("head_tree/1")
-class HeadTree(NodeFamily):
+class HeadTree(_HeadedFamily):
     """The tree fragment from a word up through its projections with their children's categories (CJ05 HeadTree)."""
 
     def __init__(self, lexical: tuple = ("word",), rules: str = "collins"):
-        self.lexical = _check_lexical(lexical)
-        self.rules = rules
+        super().__init__(lexical, rules)
 
     def node_properties(self, n, up, t):
         if n.is_preterminal:
@@ -222,11 +240,9 @@ class HeadTree(NodeFamily):
         f = facts(t)
         tags = f.tags
         hc, hw = f.heads(self.rules)
-        tops = [k for i, k in enumerate(n.children)
-                if i != hc[id(n)] and type(k) is not int and not k.is_preterminal]
-        if up == "TOP":   # the root is the maximal projection of its own head
-            tops.append(n)
-        for m in tops:
+        for m, _ in maximal_projections(n, up, hc):
+            if m.is_preterminal:
+                continue
             w = hw[id(m)]
             parts = []
             while type(m) is not int and not m.is_preterminal:
@@ -403,7 +419,7 @@ class Word(NodeFamily):
         if bad:
             raise TypeError(f"ancestors must be 2..4, not {bad}")
         self.ancestors = tuple(ancestors)
-        self.lexical = _check_lexical(lexical)
+        self.lexical = check_lexical(lexical)
 
     def node_properties(self, n, up, t):
         tags = facts(t).tags
@@ -415,12 +431,11 @@ class Word(NodeFamily):
 
 
 @register("wproj/1")
-class WProj(NodeFamily):
+class WProj(_HeadedFamily):
     """A word with its maximal projection and that projection's parent, by word, tag and class (CJ05 WProj)."""
 
     def __init__(self, lexical: tuple = ("word", "tag", "class"), rules: str = "collins"):
-        self.lexical = _check_lexical(lexical)
-        self.rules = rules
+        super().__init__(lexical, rules)
 
     def node_properties(self, n, up, t):
         if n.is_preterminal:
@@ -428,11 +443,7 @@ class WProj(NodeFamily):
         f = facts(t)
         tags = f.tags
         hc, hw = f.heads(self.rules)
-        k = CATEGORY[n.label]
-        items = [(c, k) for i, c in enumerate(n.children) if i != hc[id(n)] and type(c) is not int]
-        if up == "TOP":
-            items.append((n, "TOP"))
-        for m, parent in items:
+        for m, parent in maximal_projections(n, up, hc):
             w = hw[id(m)]
             proj = CATEGORY[m.label]
             for kind in self.lexical:
@@ -447,7 +458,7 @@ class EdgesOutside(NodeFamily):
     """
 
     def __init__(self, lexical: tuple = ("word", "class")):
-        self.lexical = _check_lexical(lexical)
+        self.lexical = check_lexical(lexical)
 
     def node_properties(self, n, up, t):
         if n.is_preterminal or up == "TOP":
