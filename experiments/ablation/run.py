@@ -100,6 +100,10 @@ def main(argv=None) -> int:
     ap.add_argument("--base", default="default", help="feature set the families are added to")
     ap.add_argument("--add", nargs="*", default=list(NEW_FAMILIES))
     ap.add_argument("--together", nargs="*", default=[], help="also one row with all of these")
+    ap.add_argument("--train", default=None,
+                    help="training documents (split name or ranges such as wsj_0001-0069) instead of the config's")
+    ap.add_argument("--sigma2", type=float, nargs="*", default=None,
+                    help="sigma^2 values to choose from on held-out instead of the config's grid")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="experiments/ablation/results.json")
     args = ap.parse_args(argv)
@@ -119,13 +123,17 @@ def main(argv=None) -> int:
                                proper_subset=ll.proper_subset, n_jobs=args.workers)
     rule = "fewest" if cfg.annotation.fewest_violations else "strict"
     with Store.open(args.store) as st:
-        train, held = (select_split(st, d.corpus, s, d.limit) for s in (d.train, d.heldout))
+        train, held = (select_split(st, d.corpus, s, d.limit) for s in (args.train or d.train, d.heldout))
         fcs = {m: load_forest_counts(st, held, METRICS[m].counts_from, settings, SOURCE)
                for m in {*REPORTED, ll.select_metric}}
         qualities = st.forest_qualities(SOURCE)
         base_train = split_matrix(st, base, train, args.workers)
         base_held = split_matrix(st, base, held, args.workers)
         y = consistency_weights(st, base_train, cfg.annotation.kind, d.corpus, train.split, SOURCE, rule)
+        results.setdefault("setup", {"train": args.train or d.train, "heldout": d.heldout,
+                                     "training_sentences": len(train.sentences),
+                                     "sigma2_grid": list(args.sigma2 or ll.sigma2_grid),
+                                     "max_iter": ll.max_iter, "cutoff": cfg.features.cutoff})
         ids = {sid: k for k, sid in enumerate(s.id for s in held.sentences)}
         if "bounds" not in results:
             results["bounds"] = {}
@@ -165,7 +173,7 @@ def main(argv=None) -> int:
             qh = METRICS[ll.select_metric].score(sel.counts)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                chosen = select_model(st, template, data, Xhr, gh, qh, ll.sigma2_grid)
+                chosen = select_model(st, template, data, Xhr, gh, qh, args.sigma2 or ll.sigma2_grid)
             pred = chosen.ranker.predict(Xhr, gh)
             choice = np.full(len(held.sentences), -1, dtype=np.int64)
             for g, sid in enumerate(Xh.sentence_ids):
@@ -197,7 +205,7 @@ def markdown_table(results: dict, base: str) -> str:
              "extraction s | MB | properties kept | sigma2 |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, e in results.items():
-        if label == "bounds":
+        if label in ("bounds", "setup"):
             continue
         cost = e["cost"]
         nnz = sum(c["nonzeros"] for c in cost.values())
