@@ -199,26 +199,25 @@ def main(argv=None) -> int:
 
 
 def markdown_table(results: dict, base: str) -> str:
-    """The results as a Markdown table, gains against the base set."""
+    """The results as a Markdown table, gains against the base set (ER: error reduction, %)."""
     b = results.get(base)
-    lines = ["| feature set | MPH F | gain | MPH ER % | deps F | gain | deps ER % | nonzeros (train) | "
-             "extraction s | MB | properties kept | sigma2 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| feature set | MPH F | gain | ER | phi | deps F | gain | ER | phi | nonzeros added "
+             "(extracted) | training nonzeros | extraction s | MB | properties kept |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, e in results.items():
         if label in ("bounds", "setup"):
             continue
         cost = e["cost"]
-        nnz = sum(c["nonzeros"] for c in cost.values())
-        secs = sum(c["extraction_seconds"] for c in cost.values())
-        mb = sum(c["bytes"] for c in cost.values()) / 1e6
         cells = [label if label != base else f"{base} (today)"]
         for m in REPORTED:
-            er = e[m]["error_reduction"]
+            er, phi = e[m]["error_reduction"], e[m]["phi"]
             cells += [f"{e[m]['f']:.2f}", f"{e[m]['f'] - b[m]['f']:+.2f}" if b else "",
-                      f"{er:.1f}" if er is not None else "-"]
-        cells += [f"+{nnz:,}" if cost else f"{e['training_nonzeros']:,} (kept)",
-                  f"{secs:.0f}" if cost else "", f"{mb:.0f}" if cost else "",
-                  f"{e['properties_after_cutoff']:,}", f"{e['sigma2']:g}"]
+                      f"{er:.1f}" if er is not None else "-", f"{phi:.1f}" if phi is not None else "-"]
+        cells += [f"+{sum(c['nonzeros'] for c in cost.values()):,}" if cost else "",
+                  f"{e['training_nonzeros']:,}",
+                  f"{sum(c['extraction_seconds'] for c in cost.values()):.0f}" if cost else "",
+                  f"{sum(c['bytes'] for c in cost.values()) / 1e6:.0f}" if cost else "",
+                  f"{e['properties_after_cutoff']:,}"]
         lines.append("| " + " | ".join(cells) + " |")
     bd = results.get("bounds", {})
     if bd:
