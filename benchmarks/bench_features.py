@@ -17,8 +17,8 @@ to stderr. Prints JSON.
 ``--costs`` measures instead what each family costs over a whole split, streaming its sentences
 in batches (one process, so the split need not fit in memory): nonzeros, distinct properties,
 extraction seconds, and bytes as CSR (int32 indices and float64 values), and for a binary family
-(every value 1) the bytes of its indices alone, what it would cost without a value array. The families are every registered one with default
-options unless ``--families`` names some::
+(every value 1) the bytes of its indices alone, what it would cost without a value array. The
+families are every registered one with default options unless ``--families`` names some::
 
     python benchmarks/bench_features.py --store runs/wsj-lg.sqlite --split train --costs
 """

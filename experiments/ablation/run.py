@@ -34,14 +34,15 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from features import CandidateMatrix, feature_set_from_dict, load_feature_set, stored_matrix
+from features import CandidateMatrix, feature_set_from_dict, load_feature_set
 from features.datasets import consistency_weights
 from ranker.evaluation.bounds import (METRICS, corpus_score, error_reduction, expected_counts,
                                       oracle_choice, selected_counts)
 from ranker.models import LogLinearRanker
 from ranker.pipeline.config import load_config
+from ranker.evaluation.scoring import ScoringSettings
 from ranker.pipeline.counts import load_forest_counts
-from ranker.pipeline.scoring import ScoringSettings
+from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
 from ranker.pipeline.training import select_model, training_data
 from ranker.store import Store
@@ -80,8 +81,7 @@ def join_columns(mats: list[CandidateMatrix]) -> CandidateMatrix:
 
 def split_matrix(st, fs, sel, workers: int) -> CandidateMatrix:
     """The matrix of a split selection under feature set ``fs`` (stored after the first extraction)."""
-    return stored_matrix(st, fs, sel.corpus, sel.split, SOURCE, workers=workers,
-                         fileids=list(sel.fileids) if sel.fileids else None)
+    return cached_matrix(st, fs, sel, SOURCE, workers=workers)
 
 
 def family_matrix(st, table: dict, sel, workers: int):
