@@ -8,7 +8,9 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import sys
 
 from ..errors import RankerError
@@ -32,6 +34,10 @@ SUBCOMMANDS = [
 ]
 
 
+#: OSErrors that come from the machine, not from a bug: reported in one line like a user error.
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EEXIST}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ranker",
@@ -48,9 +54,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         with gc_paused():   # commands build millions of cycle-free tuples: see ranker.gcpause
-            return int(args.func(args) or 0)
-    except (RankerError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
+            status = int(args.func(args) or 0)
+            sys.stdout.flush()   # a closed pipe must show here, not in the interpreter's exit
+            return status
+    except BrokenPipeError:
+        # `ranker store stats S | head -1`: the reader left, which is a normal end. Point stdout
+        # at /dev/null so that the interpreter's final flush does not fail a second time.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
+    except (RankerError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
         print(f"ranker: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        if e.errno not in _ENVIRONMENT_ERRNOS:
+            raise
+        # Disk full, file too large, read-only file system: the system's word, and the file if known.
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"ranker: error: {where}{e.strerror or e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("ranker: interrupted", file=sys.stderr)

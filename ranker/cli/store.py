@@ -27,7 +27,7 @@ def add_parser(subparsers) -> None:
 def _open(path):
     from ..store import Store
 
-    return Store.open(path, create=False)
+    return Store.open(path, readonly=True)   # reading commands never write, not even WAL mode
 
 
 def run_stats(args) -> int:
@@ -46,19 +46,17 @@ def run_stats(args) -> int:
 
 
 def run_export(args) -> int:
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        with _open(args.store) as st:
-            sents = [st.sentence(args.sentence)] if args.sentence else st.sentences(args.corpus, args.split,
-                                                                                       args.fileids)
-            for s in sents:
-                for text in st.candidate_texts(s.id, args.source):
-                    out.write(text)
-                    out.write("\n")
+    from contextlib import nullcontext
+
+    from ..atomicfile import atomic_write
+
+    # Written beside the target and renamed at the end, so a failure leaves an old FILE intact.
+    with _open(args.store) as st, (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
+        sents = [st.sentence(args.sentence)] if args.sentence else st.sentences(args.corpus, args.split,
+                                                                                   args.fileids)
+        for s in sents:
+            for text in st.candidate_texts(s.id, args.source):
+                out.write(text)
                 out.write("\n")
-    except BrokenPipeError:   # `ranker store export S | head` is a normal use
-        sys.stderr.close()
-    finally:
-        if out is not sys.stdout:
-            out.close()
+            out.write("\n")
     return 0

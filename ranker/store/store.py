@@ -12,6 +12,7 @@ import json
 import re
 import sqlite3
 import statistics
+import urllib.parse
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -41,61 +42,123 @@ class Store:
 
     # ---------------------------------------------------------------- opening
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> "Store":
+    def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> "Store":
         """Open (and by default create) a store file.
+
+        The file's schema is checked before anything is written, so a file that is not a store
+        (another application's SQLite file, an empty file) is refused unchanged.
 
         Parameters
         ----------
         path
-            The SQLite file; its parent folder is created if missing.
+            The SQLite file; its parent folder is created if missing (unless ``readonly``).
         create
             When False, a missing file is an error instead of a new empty store.
+        readonly
+            Open for reading only (SQLite ``mode=ro``): nothing is written to the file, the file
+            and its folder may be read-only, and a file that is not yet a store is an error.
 
         Raises
         ------
         SchemaVersionError
             If the file was written by another schema version.
         StoreError
-            If the file is not a ranker store.
+            If the file is not a ranker store, or cannot be opened or written.
         """
         path = Path(path)
+        if readonly:
+            return cls._open_readonly(path)
         if not path.exists():
             if not create:
-                raise FileNotFoundError(f"{path}: no such store")
-            path.parent.mkdir(parents=True, exist_ok=True)
+                raise StoreError(f"{path}: no such store")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError):
+                raise StoreError(f"{path}: cannot create the store: {_first_file(path.parent)} is a "
+                                 f"file, not a folder") from None
+            except PermissionError:
+                raise StoreError(f"{path}: cannot create the store: no permission to create "
+                                 f"folder {path.parent}") from None
+        elif path.is_dir():
+            raise StoreError(f"{path}: is a folder, not a store file")
         try:
             conn = sqlite3.connect(str(path), isolation_level=None, timeout=60.0)
+        except sqlite3.Error as e:
+            raise _store_error(path, e) from None
+        store = cls(conn, path)
+        try:
+            store._check_schema(empty_ok=True)
             # Candidate rows are 1-3 KB (tree, links, words): with SQLite's default 4 KB pages
             # each spills to an overflow page of its own, tripling the file and the writer's work.
             # Only takes effect when the file is new (before WAL mode is set); existing stores keep theirs.
             conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
-            conn.execute("PRAGMA journal_mode=WAL")
-        except sqlite3.DatabaseError as e:
-            raise StoreError(f"{path}: not a ranker store ({e})") from None
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA foreign_keys=OFF")
-        store = cls(conn, path)
-        store._check_schema()
+            if conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+                raise StoreError(f"{path}: cannot write the store (read-only file or folder?)")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=OFF")
+            store._create_tables()
+        except sqlite3.Error as e:
+            conn.close()
+            raise _store_error(path, e) from None
+        except BaseException:
+            conn.close()
+            raise
         return store
 
-    def _check_schema(self) -> None:
+    @classmethod
+    def _open_readonly(cls, path: Path) -> "Store":
+        if not path.exists():
+            raise StoreError(f"{path}: no such store")
+        if path.is_dir():
+            raise StoreError(f"{path}: is a folder, not a store file")
+        if path.stat().st_size == 0:
+            raise StoreError(f"{path}: not a ranker store (empty file)")
+        uri = "file:" + urllib.parse.quote(str(path.resolve())) + "?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=60.0)
+            try:
+                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            except sqlite3.OperationalError:
+                # A WAL store in a folder we cannot write: SQLite cannot make the shared-memory
+                # file readers need. With no write-ahead log present no writer is active, so the
+                # file alone is the whole store and can be read as immutable.
+                conn.close()
+                if Path(str(path) + "-wal").exists():
+                    raise
+                conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as e:
+            raise _store_error(path, e) from None
+        store = cls(conn, path)
+        try:
+            store._check_schema(empty_ok=False)
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    def _check_schema(self, empty_ok: bool) -> None:
+        """Refuse a file that is not a store of this schema version, without writing to it."""
         c = self._conn
         tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables and "meta" not in tables:
+        if not tables and empty_ok:
+            return
+        if "meta" not in tables:
             raise StoreError(f"{self.path}: not a ranker store (no meta table)")
-        if "meta" in tables:
-            row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            found = row[0] if row else None
-            if found != str(SCHEMA_VERSION):
-                raise SchemaVersionError(
-                    f"{self.path}: store schema version {found} but this ranker reads version "
-                    f"{SCHEMA_VERSION}; rebuild the store (ranker parse / ranker import) or use a "
-                    f"matching ranker")
+        row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        found = row[0] if row else None
+        if found != str(SCHEMA_VERSION):
+            raise SchemaVersionError(
+                f"{self.path}: store schema version {found} but this ranker reads version "
+                f"{SCHEMA_VERSION}; rebuild the store (ranker parse / ranker import) or use a "
+                f"matching ranker")
+
+    def _create_tables(self) -> None:
         with self.batch():
             for statement in DDL.split(";"):
                 if statement.strip():
-                    c.execute(statement)
-            c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                    self._conn.execute(statement)
+            self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         self._conn.close()
@@ -108,7 +171,12 @@ class Store:
 
     @contextmanager
     def batch(self):
-        """One transaction around everything inside; nested batches join the outer one."""
+        """One transaction around everything inside; nested batches join the outer one.
+
+        A write SQLite refuses (disk full, file too large, read-only file) rolls the whole
+        transaction back and becomes a :class:`StoreError` naming the file; what earlier
+        batches stored is untouched.
+        """
         if self._depth:
             self._depth += 1
             try:
@@ -116,16 +184,25 @@ class Store:
             finally:
                 self._depth -= 1
             return
-        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            raise _store_error(self.path, e) from None
         self._depth = 1
         try:
             yield self
-        except BaseException:
+            self._conn.execute("COMMIT")
+        except BaseException as e:
             self._depth = 0
-            self._conn.execute("ROLLBACK")
+            if self._conn.in_transaction:
+                try:
+                    self._conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass   # SQLite rolled back itself (SQLITE_FULL); the first error is the one to report
+            if isinstance(e, sqlite3.OperationalError):
+                raise _store_error(self.path, e) from None
             raise
         self._depth = 0
-        self._conn.execute("COMMIT")
 
     # ---------------------------------------------------------------- sentences and gold
     def add_sentences(self, sentences: Iterable[Sentence]) -> None:
@@ -522,6 +599,31 @@ class Store:
             unmapped_tokens=int(unmapped), failures=failures, consistent_sets=sets,
             corpora=dict(c.execute("SELECT corpus, COUNT(*) FROM sentences GROUP BY corpus ORDER BY corpus").fetchall()),
             sources=dict(c.execute("SELECT source, COUNT(*) FROM candidates GROUP BY source ORDER BY source").fetchall()))
+
+
+def _first_file(folder: Path) -> Path:
+    """The nearest ancestor of ``folder`` (itself included) that exists, e.g. the file in the way."""
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+def _store_error(path: Path, e: sqlite3.Error) -> StoreError:
+    """A one-line :class:`StoreError` naming the store file for what SQLite refused."""
+    msg = str(e)
+    if "full" in msg or "disk I/O" in msg:
+        # SQLite reports a write past RLIMIT_FSIZE (EFBIG) as a plain I/O error
+        why = (f"cannot write the store: disk full, file size limit or I/O error ({msg}); "
+               "this write was rolled back, what was stored before is intact")
+    elif "readonly" in msg or "read-only" in msg:
+        why = "cannot write the store: the file or its folder is read-only"
+    elif "not a database" in msg or "malformed" in msg:
+        why = f"not a ranker store ({msg})"
+    elif "unable to open" in msg:
+        why = f"cannot open the store ({msg}: missing folder or no permission)"
+    else:
+        why = f"store error: {msg}"
+    return StoreError(f"{path}: {why}")
 
 
 #: A word Penn text cannot hold: a bracket or white space inside, or nothing (words joined by \x01).

@@ -1,0 +1,70 @@
+"""Writing an output file so that a failure never leaves it truncated or half written.
+
+The text goes to a temporary file beside the target and replaces it only once it is complete, so
+a full disk, a broken pipe or a bad store half-way through leaves the old file (or none) exactly
+as it was. A write the system refuses becomes a one-line :class:`ranker.errors.RankerError`
+naming the target file.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Iterator
+
+from .errors import RankerError
+
+
+@contextmanager
+def atomic_write(path: str | Path, binary: bool = False) -> Iterator[IO]:
+    """Open a temporary file for writing that becomes ``path`` when the block ends without error.
+
+    Parameters
+    ----------
+    path
+        The file to (re)place; its folder must exist.
+    binary
+        Bytes instead of UTF-8 text.
+
+    Raises
+    ------
+    RankerError
+        If the folder is missing or not writable, or a write fails (disk full, size limit);
+        ``path`` is then left as it was.
+    """
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    except OSError as e:
+        raise RankerError(f"{path}: cannot write ({e.strerror or e})") from None
+    try:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as f:
+            yield f
+        if path.is_dir():
+            raise RankerError(f"{path}: is a folder, not a file")
+        os.chmod(tmp, _mode_for(path))   # mkstemp makes 0600; the output gets what open() would give
+        os.replace(tmp, path)
+    except OSError as e:
+        _unlink(tmp)
+        raise RankerError(f"{path}: cannot write ({e.strerror or e}); the file was left as it was") from None
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits of the existing file, else those a new file gets under the umask."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _unlink(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
