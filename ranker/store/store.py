@@ -128,7 +128,7 @@ class Store:
                 conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
                 conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except sqlite3.Error as e:
-            raise _store_error(path, e) from None
+            raise _store_error(path, e, writing=False) from None
         store = cls(conn, path)
         try:
             store._check_schema(empty_ok=False)
@@ -608,13 +608,14 @@ def _first_file(folder: Path) -> Path:
     return folder
 
 
-def _store_error(path: Path, e: sqlite3.Error) -> StoreError:
+def _store_error(path: Path, e: sqlite3.Error, writing: bool = True) -> StoreError:
     """A one-line :class:`StoreError` naming the store file for what SQLite refused."""
     msg = str(e)
     if "full" in msg or "disk I/O" in msg:
         # SQLite reports a write past RLIMIT_FSIZE (EFBIG) as a plain I/O error
         why = (f"cannot write the store: disk full, file size limit or I/O error ({msg}); "
-               "this write was rolled back, what was stored before is intact")
+               "this write was rolled back, what was stored before is intact" if writing else
+               f"cannot read the store: disk full, file size limit or I/O error ({msg})")
     elif "readonly" in msg or "read-only" in msg:
         why = "cannot write the store: the file or its folder is read-only"
     elif "not a database" in msg or "malformed" in msg:
