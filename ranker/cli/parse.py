@@ -32,11 +32,13 @@ def run(args) -> int:
     from ..pipeline.config import ParseSection
     from ..sources.link_grammar import import_linkgrammar
     from ..registries import corpus_name
+    from ..sources.treebank import require_split
     from ..store import Store
     from .options import selection
 
     args.corpus = corpus_name(args.corpus, "--corpus")
     import_linkgrammar()   # fail before touching the store when the parser is missing
+    require_split(args.corpus, args.split)   # e.g. conll2000's test half, not installed
     parse = ParseSection(linkage_limit=args.linkage_limit, max_parse_time=args.max_parse_time,
                          allow_null=args.allow_null)
     with Store.open(args.store) as st:

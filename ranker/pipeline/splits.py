@@ -66,6 +66,9 @@ def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
         sents = [s for s in store.sentences(corpus, None, fileids)
                  if any(a <= _stem(s.document) <= b for a, b in ranges)]
     if not sents:
+        from ..sources.treebank import require_split
+
+        require_split(corpus, spec)   # a split the installed corpus lacks says so
         raise RankerError(f"{spec or 'the whole corpus'!r} of corpus {corpus!r}"
                           f"{f' (fileids {fileids})' if fileids else ''} selects no sentence in the store")
     docs: list[str] = []

@@ -8,6 +8,9 @@ exactly these tokens as leaves. Corpora are read through NLTK (``NLTK_DATA``); n
 from __future__ import annotations
 
 import fnmatch
+import zipfile
+import zlib
+from contextlib import contextmanager
 from typing import Iterator, NamedTuple
 
 from ..errors import RankerError
@@ -15,6 +18,9 @@ from ..store.records import Annotation, Bracket, Sentence
 from ..trees.tree import Tree
 
 CORPORA = ("treebank", "conll2000")
+#: Every chunk type of CoNLL-2000 (Tjong Kim Sang and Buchholz 2000, table 1). NLTK's reader keeps
+#: only NP, VP and PP unless told otherwise, and a type it is not told turns into "outside".
+CONLL2000_CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "UCP", "VP")
 
 
 class GoldSentence(NamedTuple):
@@ -30,22 +36,47 @@ def require_corpus(name: str, member: str | None = None) -> None:
     Raises
     ------
     RankerError
-        Naming the corpus, the folders searched and the ``nltk.downloader`` command.
+        Naming the corpus, the folders searched and the ``nltk.downloader`` command, or the
+        corpus file when it is damaged.
     """
     import nltk
 
     tail = f"/{member}" if member else ""
-    for path in (f"corpora/{name}{tail}", f"corpora/{name}.zip/{name}/{member or ''}"):
-        try:
-            nltk.data.find(path)
-            return
-        except LookupError:
-            pass
-    if True:
-        where = ", ".join(nltk.data.path[:4])
-        raise RankerError(
-            f"NLTK corpus {name!r} not found (searched {where}); install it with: "
-            f"python -m nltk.downloader -d $NLTK_DATA {name}") from None
+    with reading_corpus(name):
+        for path in (f"corpora/{name}{tail}", f"corpora/{name}.zip/{name}/{member or ''}"):
+            try:
+                nltk.data.find(path)
+                return
+            except LookupError:
+                pass
+    where = ", ".join(nltk.data.path[:4])
+    raise RankerError(
+        f"NLTK corpus {name!r} not found (searched {where}); install it with: "
+        f"python -m nltk.downloader -d $NLTK_DATA {name}") from None
+
+
+def corpus_location(name: str) -> str:
+    """The file or folder NLTK reads corpus ``name`` from (for messages), or its bare name."""
+    import os
+
+    import nltk
+
+    for root in nltk.data.path:
+        for candidate in (os.path.join(root, "corpora", f"{name}.zip"), os.path.join(root, "corpora", name)):
+            if os.path.exists(candidate):
+                return candidate
+    return name
+
+
+@contextmanager
+def reading_corpus(name: str) -> Iterator[None]:
+    """Turn a damaged corpus file (truncated zip, bad member, bad text) into one error naming it."""
+    try:
+        yield
+    except (zipfile.BadZipFile, zlib.error, EOFError, UnicodeDecodeError, ValueError, IndexError) as e:
+        raise RankerError(f"{corpus_location(name)}: damaged NLTK corpus {name!r} ({type(e).__name__}: "
+                          f"{str(e)[:200]}); install it again with: python -m nltk.downloader -d $NLTK_DATA "
+                          f"{name}") from None
 
 
 def _select(fileids: list[str], pattern) -> list[str]:
@@ -70,70 +101,109 @@ def treebank_sentences(fileids=None, keep=None) -> Iterator[GoldSentence]:
     require_corpus("treebank")
     from nltk.corpus import treebank
 
-    for fid in _select(sorted(treebank.fileids()), fileids):
-        if keep is not None and not keep(fid):
-            continue
-        for i, t in enumerate(treebank.parsed_sents(fid)):
-            tree = remove_empty_elements(Tree.from_nltk(t))
-            sid = f"treebank/{fid}/{i}"
-            if tree is None:
-                raise RankerError(f"{sid}: the gold tree has no word left after removing empty elements")
-            tags = tuple(tag or "" for tag in tree.tags())
-            yield GoldSentence(Sentence(sid, "treebank", fid, i, tree.words, tags), tree)
+    with reading_corpus("treebank"):
+        for fid in _select(sorted(treebank.fileids()), fileids):
+            if keep is not None and not keep(fid):
+                continue
+            for i, t in enumerate(treebank.parsed_sents(fid)):
+                tree = remove_empty_elements(Tree.from_nltk(t))
+                sid = f"treebank/{fid}/{i}"
+                if tree is None:
+                    raise RankerError(f"{sid}: the gold tree has no word left after removing empty elements")
+                tags = tuple(tag or "" for tag in tree.tags())
+                yield GoldSentence(Sentence(sid, "treebank", fid, i, tree.words, tags), tree)
 
 
 #: Sentences per document of a CoNLL-2000 file (see conll2000_sentences).
 CONLL_DOCUMENT_SIZE = 20
 #: The store marker of each corpus's loaded form; a new form makes ensure_corpus load it again.
-CORPUS_MARKERS = {"treebank": "treebank", "conll2000": "conll2000/2"}
+CORPUS_MARKERS = {"treebank": "treebank", "conll2000": "conll2000/3"}   # /3: all chunk types
 #: Bracket tokens (and their tags) as the Penn Treebank writes them.
 PTB_ESCAPES = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-"}
 
 
-def conll2000_sentences(fileids=None) -> Iterator[tuple[Sentence, Annotation]]:
-    """Every CoNLL-2000 sentence with its chunk brackets (kind ``chunks``), in corpus order.
-
-    Only the files present under ``NLTK_DATA`` are read (NLTK's list names ``test.txt`` even when
-    the installed package holds ``train.txt`` alone).
-    """
+def conll2000_files() -> list[str]:
+    """The CoNLL-2000 files present under ``NLTK_DATA`` (NLTK's list names ``test.txt`` even when
+    the installed package holds ``train.txt`` alone)."""
     import nltk
 
     require_corpus("conll2000")
     from nltk.corpus import conll2000
 
     present = []
-    for fid in conll2000.fileids():
-        try:
-            nltk.data.find(f"corpora/conll2000/{fid}")
-            present.append(fid)
-        except LookupError:
-            pass
-    for fid in _select(present, fileids):
-        for i, t in enumerate(conll2000.chunked_sents(fid)):
-            tokens: list[str] = []
-            tags: list[str] = []
-            brackets = []
-            for child in t:
-                if isinstance(child, tuple):
-                    tokens.append(child[0])
-                    tags.append(child[1])
-                    continue
-                start = len(tokens)
-                for w, tag in child.leaves():
-                    tokens.append(w)
-                    tags.append(tag)
-                brackets.append(Bracket(child.label(), start, len(tokens)))
-            sid = f"conll2000/{fid}/{i}"
-            # CoNLL-2000 writes brackets raw; stored sentences follow the Penn Treebank's escapes,
-            # as the treebank's own tokens do, so that trees over them can be written as text.
-            tokens = [PTB_ESCAPES.get(w, w) for w in tokens]
-            tags = [PTB_ESCAPES.get(t, t) for t in tags]
-            # One file of 8,936 sentences would be one document, and limits cut whole documents
-            # (every stage selects by document): runs of CONLL_DOCUMENT_SIZE sentences are the
-            # documents instead, ``train.txt#0000``, ``train.txt#0001``, ...
-            doc = f"{fid}#{i // CONLL_DOCUMENT_SIZE:04d}"
-            yield (Sentence(sid, "conll2000", doc, i, tuple(tokens), tuple(tags)),
-                   Annotation(sid, "chunks", tuple(brackets)))
+    with reading_corpus("conll2000"):
+        for fid in conll2000.fileids():
+            try:
+                nltk.data.find(f"corpora/conll2000/{fid}")
+                present.append(fid)
+            except LookupError:
+                pass
+    return present
+
+
+def require_split(corpus: str, split: str | None) -> None:
+    """Fail when the installed corpus lacks the documents of ``split`` (instead of an empty split).
+
+    The shared NLTK package of CoNLL-2000 ships ``train.txt`` only; its test half is a separate
+    file of the original distribution.
+
+    Raises
+    ------
+    RankerError
+        Naming the corpus, the split, the files present and where they were looked for.
+    """
+    from ..store.splits import SPLITS
+
+    if corpus != "conll2000" or (corpus, split) not in SPLITS:
+        return
+    wanted = SPLITS[(corpus, split)]
+    present = conll2000_files()
+    if not any(wanted.contains(f) for f in present):
+        raise RankerError(f"{corpus_location('conll2000')}: corpus conll2000 has no {split} half here "
+                          f"(it holds {', '.join(present) or 'no file'}; the {split} split is "
+                          f"{wanted.first}.txt); install the full corpus with: python -m nltk.downloader "
+                          f"-d $NLTK_DATA conll2000")
+
+
+def conll2000_sentences(fileids=None) -> Iterator[tuple[Sentence, Annotation]]:
+    """Every CoNLL-2000 sentence with its chunk brackets (kind ``chunks``), in corpus order.
+
+    Every chunk type is kept (:data:`CONLL2000_CHUNK_TYPES`), and only the files present under
+    ``NLTK_DATA`` are read (:func:`conll2000_files`).
+    """
+    from nltk.corpus import conll2000
+
+    with reading_corpus("conll2000"):
+        for fid in _select(conll2000_files(), fileids):
+            for i, t in enumerate(conll2000.chunked_sents(fid, chunk_types=CONLL2000_CHUNK_TYPES)):
+                yield _conll_item(fid, i, t)
+
+
+def _conll_item(fid: str, i: int, t) -> tuple[Sentence, Annotation]:
+    tokens: list[str] = []
+    tags: list[str] = []
+    brackets = []
+    for child in t:
+        if isinstance(child, tuple):
+            tokens.append(child[0])
+            tags.append(child[1])
+            continue
+        start = len(tokens)
+        for w, tag in child.leaves():
+            tokens.append(w)
+            tags.append(tag)
+        brackets.append(Bracket(child.label(), start, len(tokens)))
+    sid = f"conll2000/{fid}/{i}"
+    # CoNLL-2000 writes brackets raw; stored sentences follow the Penn Treebank's escapes,
+    # as the treebank's own tokens do, so that trees over them can be written as text.
+    tokens = [PTB_ESCAPES.get(w, w) for w in tokens]
+    tags = [PTB_ESCAPES.get(t, t) for t in tags]
+    # One file of 8,936 sentences would be one document, and limits cut whole documents
+    # (every stage selects by document): runs of CONLL_DOCUMENT_SIZE sentences are the
+    # documents instead, ``train.txt#0000``, ``train.txt#0001``, ...
+    doc = f"{fid}#{i // CONLL_DOCUMENT_SIZE:04d}"
+    return (Sentence(sid, "conll2000", doc, i, tuple(tokens), tuple(tags)),
+            Annotation(sid, "chunks", tuple(brackets)))
 
 
 def load_corpus(store, corpus: str, fileids=None, batch_size: int = 500) -> int:
@@ -182,6 +252,10 @@ def ensure_corpus(store, corpus: str) -> int:
     marker = CORPUS_MARKERS.get(corpus, corpus)
     if store.get_artifact("corpus", marker) is not None:
         return 0
+    if corpus == "conll2000" and any(k.split("/")[0] == corpus for k in store.artifact_keys("corpus")):
+        # An older form of the corpus was stored: its chunk annotations change, so the checks
+        # of candidates against them are stale.
+        store.clear_annotation_checks("chunks")
     n = load_corpus(store, corpus)
     store.put_artifact("corpus", marker, b"", {"sentences": n})
     return n

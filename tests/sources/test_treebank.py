@@ -4,7 +4,7 @@ import pytest
 
 from ranker.errors import RankerError
 from ranker.sources.splits import document_filter, get_split
-from ranker.sources.treebank import conll2000_sentences, require_corpus
+from ranker.sources.treebank import CONLL2000_CHUNK_TYPES, conll2000_sentences, require_corpus
 
 
 def test_default_splits_have_the_expected_sizes(treebank_sample):
@@ -49,3 +49,17 @@ def test_missing_corpus_says_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
     with pytest.raises(RankerError, match="python -m nltk.downloader .*treebank"):
         require_corpus("treebank")
+
+
+def test_conll2000_keeps_every_chunk_type():
+    """Issue 10: NLTK's reader keeps NP, VP and PP only unless the chunk types are passed."""
+    from collections import Counter
+
+    from nltk.corpus import conll2000
+
+    starts = Counter(tag[2:] for sent in conll2000.iob_sents("train.txt") for _, _, tag in sent
+                     if tag.startswith("B-"))
+    got = Counter(b.label for _, ann in conll2000_sentences() for b in ann.brackets)
+    assert got == starts
+    assert set(got) == set(CONLL2000_CHUNK_TYPES)
+    assert got["SBAR"] == 2207 and got["ADVP"] == 4227 and got["UCP"] == 2
