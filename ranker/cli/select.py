@@ -37,7 +37,7 @@ def run(args) -> int:
 
     from ..errors import RankerError
     from ..evaluation.bounds import oracle_choice
-    from ..models import HeidornRanker, LogLinearRanker, RandomRanker, load_model
+    from ..models import HeidornRanker, RandomRanker, load_model
     from ..pipeline import stages
     from ..pipeline.config import EvaluationSection
     from ..pipeline.feature_cache import cached_matrix
@@ -52,11 +52,8 @@ def run(args) -> int:
         raise RankerError("--ranker loglinear needs --model (from ranker train or ranker models export)")
     if args.model and name not in ("loglinear", "heidorn"):
         raise RankerError(f"--model is read by the loglinear and heidorn rankers, not by {name}")
-    saved = load_model(args.model) if args.model and name in ("loglinear", "heidorn") else None
-    if saved is not None:
-        want = LogLinearRanker if name == "loglinear" else HeidornRanker
-        if not isinstance(saved.ranker, want):
-            raise RankerError(f"{args.model}: a {type(saved.ranker).__name__} model, not a {name} model")
+    # the file's kind is checked on load, before a model is applied to data it cannot read
+    saved = load_model(args.model, kind=name) if args.model and name in ("loglinear", "heidorn") else None
     fs = None
     if name == "loglinear":
         if not saved.feature_config:

@@ -97,7 +97,11 @@ def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: 
     Path(path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
 
-def load_model(path, feature_names: Sequence[str] | None = None) -> SavedModel:
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number a model may hold")
+
+
+def load_model(path, feature_names: Sequence[str] | None = None, kind: str | None = None) -> SavedModel:
     """Read a model written by :func:`save_model`.
 
     Parameters
@@ -105,6 +109,9 @@ def load_model(path, feature_names: Sequence[str] | None = None) -> SavedModel:
     path : str or Path
     feature_names : sequence of str, optional
         The feature index of the data the model will score; if given it must equal the model's.
+    kind : str, optional
+        The ranker the caller needs (``"loglinear"``, ``"heidorn"``); a model of another kind is
+        refused here, before it is applied to data it cannot read.
 
     Returns
     -------
@@ -113,29 +120,47 @@ def load_model(path, feature_names: Sequence[str] | None = None) -> SavedModel:
     Raises
     ------
     ModelFileError
-        Unreadable file, another format or version, or a different feature space.
+        Unreadable file (missing, not UTF-8, not JSON, NaN or infinite numbers), another format,
+        version or kind, or a different feature space.
     """
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelFileError(f"{path}: no such model file") from None
+    except IsADirectoryError:
+        raise ModelFileError(f"{path}: is a folder, not a model file") from None
+    except UnicodeDecodeError as e:
+        raise ModelFileError(f"{path}: not a model file (not UTF-8 text: byte {e.start} is "
+                             f"{e.object[e.start:e.start + 1]!r})") from None
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise ModelFileError(f"{path}:{e.lineno}:{e.colno}: not a model file ({e.msg})") from None
+    except (ValueError, RecursionError) as e:
+        raise ModelFileError(f"{path}: not a model file ({str(e)[:100]})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelFileError(f"{path}: not a ranker model file")
     if doc.get("format_version") != FORMAT_VERSION:
         raise ModelFileError(f"{path}: model format version {doc.get('format_version')!r}; this "
                              f"ranker reads version {FORMAT_VERSION}: retrain the model")
     classes = _ranker_classes()
-    kind = doc.get("ranker")
-    if kind not in classes:
-        raise ModelFileError(f"{path}: unknown ranker {kind!r}")
+    found = doc.get("ranker")
+    if not isinstance(found, str) or found not in classes:
+        raise ModelFileError(f"{path}: unknown ranker {str(found)[:60]!r} (known: {', '.join(classes)})")
+    if kind is not None and found != kind:
+        raise ModelFileError(f"{path}: a {found} model, not a {kind} model")
     feats = doc.get("features", {})
-    names = tuple(feats.get("names", ()))
+    names = feats.get("names", ()) if isinstance(feats, dict) else None
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise ModelFileError(f"{path}: bad {found} model: features.names must be a list of strings")
+    names = tuple(names)
     if feature_digest(names) != feats.get("digest"):
         raise ModelFileError(f"{path}: feature index does not match its digest (file edited?)")
     config = feats.get("config", {})
-    if not isinstance(config, dict) or (
-            (config or "config_digest" in feats) and config_digest(config) != feats.get("config_digest")):
+    if not isinstance(config, dict):
+        raise ModelFileError(f"{path}: bad {found} model: features.config must be a table")
+    if (config or "config_digest" in feats) and config_digest(config) != feats.get("config_digest"):
         # an edited feature config would extract other features than the weights were fitted on
         raise ModelFileError(f"{path}: feature configuration does not match its digest (file edited?); "
                              "retrain or export the model again")
@@ -148,10 +173,12 @@ def load_model(path, feature_names: Sequence[str] | None = None) -> SavedModel:
                 f"{path}: model was trained on a different feature space ({len(names)} features, "
                 f"digest {feats.get('digest')}) than the data ({len(given)} features, digest "
                 f"{feature_digest(given)}); first difference at column {first}")
-    params = doc.get("params", {})
+    params, state = doc.get("params", {}), doc.get("state", {})
+    if not isinstance(params, dict) or not isinstance(state, dict):
+        raise ModelFileError(f"{path}: bad {found} model: params and state must be tables")
     try:
-        ranker = classes[kind](**params)
-        ranker._set_state(doc.get("state", {}))
-    except (TypeError, KeyError, ValueError) as e:
-        raise ModelFileError(f"{path}: bad {kind} model: {e}") from None
+        ranker = classes[found](**params)
+        ranker._set_state(state)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, RankerError) as e:
+        raise ModelFileError(f"{path}: bad {found} model: {type(e).__name__}: {str(e)[:200]}") from None
     return SavedModel(ranker, names, dict(config))

@@ -208,7 +208,7 @@ def test_select_refuses_a_model_of_another_ranker(store, tmp_path, capsys):
     assert main(["select", "--store", str(store), "--ranker", "heidorn", "--model", str(model),
                  "--out", str(tmp_path / "o.mrg")]) == 2
     err = capsys.readouterr().err
-    assert "a LogLinearRanker model, not a heidorn model" in err and err.count("\n") == 1
+    assert "a loglinear model, not a heidorn model" in err and err.count("\n") == 1
     assert not (tmp_path / "o.mrg").exists()
     assert main(["select", "--store", str(store), "--ranker", "native", "--model", str(model),
                  "--out", str(tmp_path / "o.mrg")]) == 2
