@@ -8,6 +8,7 @@ so a report always says exactly what produced it.
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 import typing
 from dataclasses import dataclass, field
@@ -127,6 +128,57 @@ class ExperimentConfig:
         return tomli_w.dumps(doc)
 
 
+class Range(typing.NamedTuple):
+    """The numbers a key accepts: ``low``/``high`` (None = unbounded), each end included unless open."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+
+#: The range each number may take, by (section, key). A value outside is refused with the key
+#: named instead of silently meaning something else (``limit = -5`` would run the whole corpus);
+#: floats must also be finite everywhere.
+BOUNDS: dict[tuple[str, str], Range] = {
+    ("experiment", "seed"): Range(0),
+    ("experiment", "workers"): Range(0),
+    ("data", "limit"): Range(0),
+    ("data", "extra_limit"): Range(0),
+    ("parse", "linkage_limit"): Range(1),
+    ("parse", "max_parse_time"): Range(0, low_open=True),
+    ("features", "cutoff"): Range(0),
+    ("loglinear", "sigma2_grid"): Range(0, low_open=True),
+    ("loglinear", "max_iter"): Range(1),
+    ("loglinear", "tol"): Range(0, low_open=True),
+    ("loglinear", "max_parses"): Range(0),
+    ("heidorn", "tune_rounds"): Range(0),
+    ("evaluation", "length_cutoff"): Range(1),
+    ("evaluation", "bootstrap_resamples"): Range(1),
+    ("evaluation", "randomization_resamples"): Range(1),
+    ("evaluation", "confidence"): Range(0, 1, low_open=True, high_open=True),
+    ("report", "learning_curve"): Range(0, 1, low_open=True),
+}
+
+
+def _check_range(value, bounds: Range | None, where: str) -> None:
+    """Raise naming the key when a number (or a list's item) is not finite or out of ``bounds``."""
+    if isinstance(value, tuple):
+        for i, v in enumerate(value):
+            _check_range(v, bounds, f"{where}[{i}]")
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return
+    if not math.isfinite(value):
+        raise ConfigError(f"{where}: must be a finite number, got {value!r}")
+    if bounds is None:
+        return
+    if bounds.low is not None and (value < bounds.low or (value == bounds.low and bounds.low_open)):
+        raise ConfigError(f"{where}: must be {'>' if bounds.low_open else '>='} {bounds.low}, got {value!r}")
+    if bounds.high is not None and (value > bounds.high or (value == bounds.high and bounds.high_open)):
+        raise ConfigError(f"{where}: must be {'<' if bounds.high_open else '<='} {bounds.high}, got {value!r}")
+
+
 def _check_value(value, annotation, where: str):
     """Coerce a TOML value to the field's declared type or raise naming the key."""
     origin = typing.get_origin(annotation)
@@ -165,7 +217,9 @@ def config_from_dict(doc: dict, source: str = "<dict>") -> ExperimentConfig:
             if key not in fields:
                 raise ConfigError(f"{source}: unknown key '{key}' in [{name}] "
                                   f"(known: {', '.join(fields)})")
-            values[key] = _check_value(value, fields[key], f"{source}: [{name}] {key}")
+            where = f"{source}: [{name}] {key}"
+            values[key] = _check_value(value, fields[key], where)
+            _check_range(values[key], BOUNDS.get((name, key)), where)
         sections[name] = cls(**values)
     return ExperimentConfig(**sections, source=source)
 
@@ -176,15 +230,22 @@ def load_config(path: str | Path) -> ExperimentConfig:
     Raises
     ------
     ConfigError
-        For a missing file, invalid TOML (with its line and column), unknown sections or keys,
-        and values of the wrong type.
+        For a missing or unreadable file, text that is not UTF-8, invalid TOML (with its line and
+        column), unknown sections or keys, values of the wrong type and numbers out of range.
     """
     path = Path(path)
     try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a config file") from None
+    except UnicodeDecodeError as e:
+        line = e.object[:e.start].count(b"\n") + 1
+        col = e.start - (e.object.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ConfigError(f"{path}:{line}:{col}: not UTF-8 text (byte {e.object[e.start:e.start + 1]!r})") from None
+    try:
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
     return config_from_dict(doc, str(path))

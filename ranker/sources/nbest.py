@@ -15,6 +15,7 @@ exactly its sentence's tokens is an error and nothing of it is stored.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict, deque
 from pathlib import Path
@@ -85,8 +86,10 @@ def _bllip_block(path: str, start: int, lines: list[str]) -> ForestBlock:
             logprob = float(body[2 * k])
         except ValueError:
             raise NbestError(f"{path}:{no}: expected a log probability, found {body[2 * k][:60]!r}") from None
-        if logprob != logprob:
-            raise NbestError(f"{path}:{no}: log probability is NaN")
+        if not math.isfinite(logprob):
+            # inf, nan and numbers past the float range (1e400 reads as inf) would be stored and
+            # break a ranker or a report much later, far from this file
+            raise NbestError(f"{path}:{no}: log probability {body[2 * k].strip()[:40]!r} is not a finite number")
         found = list(iter_trees(body[2 * k + 1], path, line_offset=no))
         if len(found) != 1:
             raise NbestError(f"{path}:{no + 1}: expected one tree, found {len(found)}")
@@ -158,7 +161,15 @@ def import_file(store, path: str | Path, fmt: str, source: str | None = None, co
     """
     path = Path(path)
     source = source or f"{fmt}:{path.name}"
-    matcher = SentenceMatcher(store.sentences(corpus))
+    sentences = store.sentences(corpus)
+    if not sentences:
+        stored = store.stats().corpora
+        raise RankerError(
+            f"{store.path}: no sentence of corpus {corpus or 'any'!r} is stored (stored: "
+            f"{', '.join(f'{c} {n}' for c, n in stored.items()) or 'none'}); forests are matched to stored "
+            f"sentences: name a stored corpus, or one ranker loads itself (ranker import --corpus treebank "
+            f"or conll2000)")
+    matcher = SentenceMatcher(sentences)
     store.add_source(source, {"format": fmt, "file": str(path)})
     errors: list[str] = []
     forests = cands = 0

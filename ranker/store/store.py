@@ -509,10 +509,15 @@ class Store:
         Raises
         ------
         StoreError
-            If some candidate was never checked against the annotation (run ``ranker annotate``).
+            If no annotation of ``kind`` is stored, or some candidate was never checked against
+            it (both: run ``ranker annotate``).
         """
         if rule not in RULES:
             raise StoreError(f"unknown consistency rule {rule!r} (known: {', '.join(RULES)})")
+        if self._conn.execute("SELECT 1 FROM annotations WHERE kind=? LIMIT 1", (kind,)).fetchone() is None:
+            how = f"--kind {kind}" if kind in ("riezler", "chunks") else f"--kind file --file BRACKETS --name {kind}"
+            raise StoreError(f"{self.path}: no annotation {kind!r} is stored; run: ranker annotate "
+                             f"--store {self.path} {how}")
         annotated = self.annotations(kind, corpus, split, fileids)
         out: dict[str, ConsistentSet] = {}
         for sid in annotated:

@@ -72,3 +72,21 @@ def test_reimport_is_idempotent(st, tmp_path):
     import_file(st, p, "bllip")
     assert st.forest("treebank/wsj_0001.mrg/0") == first
     assert st.stats().candidates == 2
+
+
+@pytest.mark.parametrize("logprob", ["inf", "-inf", "nan", "1e400", "-Infinity"])
+def test_issue_10_non_finite_log_probability_is_refused_at_import_with_file_and_line(st, tmp_path, logprob):
+    p = _write(tmp_path, "a.nbest", f"2\twsj_0001.mrg/0\n-10.5\n{T0}\n{logprob}\n{T1}\n\n1 treebank/wsj_0001.mrg/1\n-7\n{U0}\n")
+    s = import_file(st, p, "bllip")
+    assert (s.forests, s.candidates) == (1, 1)   # the bad forest is skipped whole, the good one stored
+    assert s.errors == (f"{p}:4: log probability {logprob!r} is not a finite number",)
+    assert st.forest("treebank/wsj_0001.mrg/0").candidates == ()
+
+
+def test_issue_10_importing_into_a_corpus_that_is_not_stored_says_so(st, tmp_path):
+    from ranker.errors import RankerError
+
+    p = _write(tmp_path, "b.mrg", f"{T0}\n")
+    with pytest.raises(RankerError, match=r"no sentence of corpus 'mine' is stored \(stored: treebank 2\).*"
+                                          r"ranker import --corpus treebank or conll2000"):
+        import_file(st, p, "penn", corpus="mine")

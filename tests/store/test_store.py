@@ -175,3 +175,10 @@ def test_a_word_penn_text_cannot_hold_is_refused_before_anything_is_written(st):
     with pytest.raises(StoreError, match=r"word '\(' cannot be written as Penn text.*-LRB-"):
         st.add_candidates([_cand(S1.id, 0, A), bad])
     assert st.forest(S1.id).candidates == ()
+
+
+@pytest.mark.parametrize("kind, hint", [("riezler", "--kind riezler"), ("mine", "--kind file --file BRACKETS --name mine")])
+def test_issue_10_a_missing_annotation_says_to_run_ranker_annotate(st, kind, hint):
+    st.add_candidates([_cand(S1.id, 0, A)])
+    with pytest.raises(StoreError, match=f"no annotation '{kind}' is stored; run: ranker annotate --store .* {hint}"):
+        st.consistent_sets(kind)

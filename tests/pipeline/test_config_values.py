@@ -1,0 +1,47 @@
+"""Issue 10: config numbers out of range, non-finite numbers and non-UTF-8 configs are one error naming the key."""
+import pytest
+
+from ranker.pipeline.config import BOUNDS, ConfigError, ExperimentConfig, config_from_dict, load_config
+
+
+@pytest.mark.parametrize("section, key, value, message", [
+    ("data", "limit", -5, "[data] limit: must be >= 0, got -5"),
+    ("data", "extra_limit", -1, "[data] extra_limit: must be >= 0"),
+    ("parse", "linkage_limit", 0, "[parse] linkage_limit: must be >= 1"),
+    ("parse", "max_parse_time", 0, "[parse] max_parse_time: must be > 0"),
+    ("loglinear", "sigma2_grid", [1.0, -0.1], "[loglinear] sigma2_grid[1]: must be > 0"),
+    ("loglinear", "tol", float("nan"), "[loglinear] tol: must be a finite number"),
+    ("evaluation", "confidence", 1.0, "[evaluation] confidence: must be < 1"),
+    ("evaluation", "bootstrap_resamples", 0, "[evaluation] bootstrap_resamples: must be >= 1"),
+    ("report", "learning_curve", [0.5, 1.5], "[report] learning_curve[1]: must be <= 1"),
+    ("experiment", "workers", -2, "[experiment] workers: must be >= 0"),
+])
+def test_out_of_range_values_name_the_key(section, key, value, message):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict({section: {key: value}}, "x.toml")
+    assert str(e.value).startswith("x.toml: ") and message in str(e.value)
+
+
+def test_every_bound_names_a_real_key_and_every_default_is_inside_its_bounds():
+    default = ExperimentConfig()
+    for (section, key) in BOUNDS:
+        value = getattr(getattr(default, section), key)
+        config_from_dict({section: {key: list(value) if isinstance(value, tuple) else value}})
+
+
+def test_learning_curve_of_the_whole_set_is_allowed():
+    assert config_from_dict({"report": {"learning_curve": [0.5, 1.0]}}).report.learning_curve == (0.5, 1.0)
+
+
+def test_infinite_float_anywhere_is_refused(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("[evaluation]\nconfidence = inf\n")
+    with pytest.raises(ConfigError, match=r"c\.toml: \[evaluation\] confidence: must be a finite number"):
+        load_config(path)
+
+
+def test_a_config_that_is_not_utf8_names_file_line_and_column(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_bytes(b"[data]\nlimit = 5 # caf\xe9\n")
+    with pytest.raises(ConfigError, match=r"c\.toml:2:16: not UTF-8 text \(byte b'\\xe9'\)"):
+        load_config(path)
