@@ -16,6 +16,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from ..errors import RankerError
+from ..textfiles import TextFileError, decode_text
 
 FORMAT = "ranker-model"
 FORMAT_VERSION = 1
@@ -125,14 +126,15 @@ def load_model(path, feature_names: Sequence[str] | None = None, kind: str | Non
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ModelFileError(f"{path}: no such model file") from None
     except IsADirectoryError:
         raise ModelFileError(f"{path}: is a folder, not a model file") from None
-    except UnicodeDecodeError as e:
-        raise ModelFileError(f"{path}: not a model file (not UTF-8 text: byte {e.start} is "
-                             f"{e.object[e.start:e.start + 1]!r})") from None
+    try:
+        text = decode_text(data, str(path))
+    except TextFileError as e:
+        raise ModelFileError(f"{e}: not a model file") from None
     try:
         doc = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:

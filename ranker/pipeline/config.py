@@ -17,6 +17,7 @@ from pathlib import Path
 import tomli_w
 
 from ..errors import RankerError
+from ..textfiles import decode_text
 
 SCHEMA_VERSION = 1
 
@@ -235,15 +236,11 @@ def load_config(path: str | Path) -> ExperimentConfig:
     """
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = decode_text(path.read_bytes(), str(path))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a folder, not a config file") from None
-    except UnicodeDecodeError as e:
-        line = e.object[:e.start].count(b"\n") + 1
-        col = e.start - (e.object.rfind(b"\n", 0, e.start) + 1) + 1
-        raise ConfigError(f"{path}:{line}:{col}: not UTF-8 text (byte {e.object[e.start:e.start + 1]!r})") from None
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -18,6 +18,7 @@ from typing import Iterable, NamedTuple
 
 from ..errors import RankerError
 from ..store.records import Annotation, Bracket
+from ..textfiles import read_text
 from ..trees.penn import parse_tree
 from ..trees.transforms import base_label, function_tags
 from ..trees.tree import Tree
@@ -85,7 +86,7 @@ class LabelEquivalences:
         """
         path = Path(path)
         table: dict[str, frozenset[str]] = {}
-        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for no, line in enumerate(read_text(path, "label equivalence table").splitlines(), 1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             cols = line.split("\t")
@@ -143,10 +144,7 @@ def read_bracket_file(path: str | Path, kind: str, known_ids=None) -> list[Annot
         Naming file and line for a malformed row, a bad span or an unknown sentence id.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
+    text = read_text(path, "bracket file")
     by_sentence: dict[str, list[Bracket]] = {}
     for no, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):

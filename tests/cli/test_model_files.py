@@ -45,7 +45,7 @@ def test_select_heidorn_with_a_loglinear_model_is_a_short_error(tmp_path, loglin
 
 
 @pytest.mark.parametrize("damage, message", [
-    (lambda b: b"\xff\xfe" + b, "not UTF-8 text: byte 0"),
+    (lambda b: b"\xff\xfe" + b, "model.json:1:1: not UTF-8 text (byte 0xff"),
     (lambda b: b[: len(b) // 2], "not a model file (Expecting"),
     (lambda b: b.replace(b'"coef_": [\n', b'"coef_": [\n  NaN,\n', 1), "NaN is not a number a model may hold"),
     (lambda b: json.dumps({**json.loads(b), "state": {"coef_": "x"}}).encode(), "bad loglinear model"),
