@@ -28,6 +28,8 @@ from typing import Iterable, NamedTuple, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from ranker.textfiles import read_text
+
 from .registry import FeatureConfigError, make_family
 
 #: ``<repo>/configs/features``.
@@ -71,9 +73,9 @@ def load_feature_set(path_or_name) -> FeatureSet:
     if not path.exists() and not path.suffix and (FEATURE_CONFIG_DIR / f"{path}.toml").exists():
         path = FEATURE_CONFIG_DIR / f"{path}.toml"
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FeatureConfigError(f"{path}: no such feature configuration") from None
+        doc = tomllib.loads(read_text(path, "feature configuration"))
+    except FileNotFoundError as e:
+        raise FeatureConfigError(str(e)) from None
     except tomllib.TOMLDecodeError as e:
         raise FeatureConfigError(f"{path}: {e}") from None
     return feature_set_from_dict(doc, str(path))

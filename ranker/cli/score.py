@@ -17,11 +17,18 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from ..errors import RankerError
     from ..models.heidorn import HeidornRanker
     from ..trees.penn import read_trees
 
     trees = read_trees(args.trees)
     ranker = HeidornRanker(k_table=args.k_table, heads=args.heads, pp_as_np=args.pp_as_np).fit(trees)
-    for s in ranker.scores(trees):
+    scores = []
+    for i, tree in enumerate(trees, 1):
+        try:
+            scores.extend(ranker.scores([tree]))
+        except RankerError as e:   # a tree the metric cannot read: say which file and tree
+            raise RankerError(f"{args.trees}: tree {i}: {e}") from None
+    for s in scores:
         print(f"{s:.12g}")
     return 0
