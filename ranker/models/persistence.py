@@ -15,6 +15,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from ..atomicfile import atomic_write
 from ..errors import RankerError
 from ..textfiles import TextFileError, decode_text
 
@@ -95,7 +96,8 @@ def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: 
                      "config": _jsonable(feature_config or {}),
                      "config_digest": config_digest(feature_config or {})},
     }
-    Path(path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    with atomic_write(path) as f:   # a full disk leaves the old model (or none), never half a file
+        f.write(json.dumps(doc, indent=1) + "\n")
 
 
 def _no_constant(name: str):

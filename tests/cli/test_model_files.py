@@ -63,3 +63,23 @@ def test_a_loglinear_model_is_loaded_as_saved(loglinear_model):
     saved = load_model(loglinear_model, ["a", "b"], kind="loglinear")
     assert saved.feature_names == ("a", "b") and saved.feature_config == {"name": "tiny"}
     assert json.loads(loglinear_model.read_text())["ranker"] == "loglinear"
+
+
+def test_saving_over_a_model_on_a_full_disk_keeps_the_old_file(tmp_path, loglinear_model):
+    """A real process whose file size limit (SIGXFSZ ignored) fails the write half-way, as a full disk does."""
+    import os
+    import subprocess
+    import sys
+
+    before = loglinear_model.read_bytes()
+    script = ("import resource, signal\n"
+              "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+              "resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))\n"
+              "from ranker.models import load_model, save_model\n"
+              f"m = load_model({str(loglinear_model)!r})\n"
+              f"save_model({str(loglinear_model)!r}, m.ranker, m.feature_names, m.feature_config)\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ))
+    assert r.returncode == 1 and "RankerError" in r.stderr
+    assert f"{loglinear_model}: cannot write (File too large); the file was left as it was" in r.stderr
+    assert loglinear_model.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json"]
