@@ -11,6 +11,7 @@ import argparse
 import errno
 import importlib
 import os
+import sqlite3
 import sys
 
 from ..errors import RankerError
@@ -66,6 +67,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except (RankerError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
         print(f"ranker: error: {e}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as e:
+        if type(e) is not sqlite3.DatabaseError:   # OperationalError and the like: a bug, keep the traceback
+            raise
+        # a store damaged where the opening checks did not look (SQLite reads pages lazily)
+        where = f"{args.store}: " if isinstance(getattr(args, "store", None), str) else ""
+        print(f"ranker: error: {where}damaged store file ({e})", file=sys.stderr)
         return 2
     except OSError as e:
         if e.errno not in _ENVIRONMENT_ERRNOS:

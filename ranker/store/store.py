@@ -623,7 +623,9 @@ def _store_error(path: Path, e: sqlite3.Error, writing: bool = True) -> StoreErr
                f"cannot read the store: disk full, file size limit or I/O error ({msg})")
     elif "readonly" in msg or "read-only" in msg:
         why = "cannot write the store: the file or its folder is read-only"
-    elif "not a database" in msg or "malformed" in msg:
+    elif "malformed" in msg:
+        why = f"damaged store file ({msg}); rebuild it (ranker parse / ranker import) or restore a copy"
+    elif "not a database" in msg:
         why = f"not a ranker store ({msg})"
     elif "unable to open" in msg:
         why = f"cannot open the store ({msg}: missing folder or no permission)"

@@ -211,3 +211,23 @@ def test_a_full_disk_while_storing_is_a_one_line_error_and_keeps_what_was_stored
         assert st.stats().candidates == 15
     con = sqlite3.connect(store)
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "page"])
+def test_a_damaged_store_is_a_one_line_error(tmp_path, damage):
+    store = tmp_path / "s.sqlite"
+    _small_store(store, 300)
+    data = bytearray(store.read_bytes())
+    if damage == "truncated":
+        data = data[: len(data) // 2]
+    else:   # the candidates table's root page, which the opening checks never read
+        con = sqlite3.connect(store)
+        root = con.execute("SELECT rootpage FROM sqlite_master WHERE name='candidates'").fetchone()[0]
+        size = con.execute("PRAGMA page_size").fetchone()[0]
+        con.close()
+        data[(root - 1) * size:(root - 1) * size + 12] = b"\x07" * 12
+    store.write_bytes(bytes(data))
+    for argv in (["store", "stats", store], ["store", "export", store, "--corpus", "mine"]):
+        r = _cli(*argv)
+        assert r.returncode == 2
+        _one_line_error(r.stderr, str(store), "damaged store file")
