@@ -138,6 +138,15 @@ def mutations(draw, original: bytes) -> bytes:
     return bytes(data)
 
 
+def _fuzzed(examples: int, original: bytes):
+    """Run the decorated check on ``examples`` mutations of ``original``, the same ones every run."""
+    def wrap(check):
+        return settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+                        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])(
+            given(mutations(original))(check))
+    return wrap
+
+
 def _read_or_clean_error(read, path: Path) -> None:
     try:
         read(path)
@@ -161,9 +170,7 @@ def test_a_mutated_file_reads_or_is_one_clean_error(name):
     _, suffix, read = READERS[name]
     path = WORK / f"{name.replace(' ', '-').replace('.', '')}{suffix}"
 
-    @settings(max_examples=100, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-    @given(mutations(_original(name)))
+    @_fuzzed(100, _original(name))
     def check(data):
         path.write_bytes(data)
         _read_or_clean_error(read, path)
@@ -235,9 +242,7 @@ def test_a_subcommand_given_a_mutated_file_succeeds_or_prints_one_error_line(cas
     argv, reader = CLI[case]
     path = WORK / f"cli{READERS[reader][1]}"
 
-    @settings(max_examples=20, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-    @given(mutations(_original(reader)))
+    @_fuzzed(20, _original(reader))
     def check(data):
         path.write_bytes(data)
         capsys.readouterr()
