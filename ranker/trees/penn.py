@@ -186,8 +186,13 @@ def _flat(root: Node, words) -> str:
 
 
 def write_trees(path: str | Path, trees: Iterable[Tree | None]) -> None:
-    """Write one tree per line; ``None`` writes an empty line (EVALB's 'no parse')."""
-    with open(path, "w", encoding="utf-8") as f:
+    """Write one tree per line; ``None`` writes an empty line (EVALB's 'no parse').
+
+    The file is replaced only once complete (:func:`ranker.atomicfile.atomic_write`).
+    """
+    from ..atomicfile import atomic_write
+
+    with atomic_write(path) as f:
         for t in trees:
             f.write("" if t is None else format_tree(t))
             f.write("\n")
