@@ -67,6 +67,15 @@ def _model_text(tmp: Path) -> str:
     return (tmp / "m.json").read_text()
 
 
+def _blocks_or_first_error(read_blocks, fmt: str):
+    """An n-best reader that raises the first bad forest it reports (they are yielded, not raised)."""
+    def read(path):
+        for block in read_blocks(path, fmt):
+            if isinstance(block, Exception):
+                raise block
+    return read
+
+
 def _readers():
     """name -> (valid file text, suffix, function reading a path)."""
     from features import load_feature_set
@@ -90,8 +99,8 @@ def _readers():
         "penn trees": (PENN, ".mrg", read_trees),
         "heidorn trees": (HEIDORN, ".mrg", read_trees),
         "evaluation tree lines": (PENN.replace("\n    ", " "), ".mrg", read_tree_lines),
-        "penn n-best": (PENN.replace(")) )\n(", ")) )\n\n("), ".mrg", lambda p: list(read_blocks(p, "penn"))),
-        "bllip n-best": (_bllip_sample(), ".nbest", lambda p: list(read_blocks(p, "bllip"))),
+        "penn n-best": (PENN.replace(")) )\n(", ")) )\n\n("), ".mrg", _blocks_or_first_error(read_blocks, "penn")),
+        "bllip n-best": (_bllip_sample(), ".nbest", _blocks_or_first_error(read_blocks, "bllip")),
         "evalb .prm": (text("evalb/COLLINS.prm"), ".prm", read_params),
         "config": (text("quickstart.toml"), ".toml", load_config),
         "k table": (text("k-tables/penn.toml"), ".toml", KTable.load),

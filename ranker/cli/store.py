@@ -9,7 +9,7 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("store", help="store statistics and export")
     sub = p.add_subparsers(dest="store_command", metavar="ACTION")
     sub.required = True
-    s = sub.add_parser("stats", help="what the store holds")
+    s = sub.add_parser("stats", help="what the store holds (opened read-only: the file is never changed)")
     s.add_argument("store", metavar="S", help="store file")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.set_defaults(func=run_stats)
@@ -20,7 +20,8 @@ def add_parser(subparsers) -> None:
     e.add_argument("--fileids", default=None, help="glob over file ids")
     e.add_argument("--sentence", default=None, help="one sentence id")
     e.add_argument("--source", default=None, help="only this source's candidates")
-    e.add_argument("-o", "--output", default=None, help="output file (default stdout)")
+    e.add_argument("-o", "--output", default=None,
+                   help="output file (default stdout), replaced only once the export is complete")
     e.set_defaults(func=run_export)
 
 
