@@ -4,7 +4,9 @@ Nothing else opens the file. Writes go through :meth:`Store.batch` transactions,
 killed at any moment leaves whole batches or nothing (SQLite's write-ahead log makes a commit
 atomic and durable against a crashed process); every insert is keyed, so running an ingest again
 leaves the same content. WAL mode also lets readers (``ranker store stats``) work while a parse
-writes.
+writes. Reading commands open the file with ``readonly=True`` (SQLite ``mode=ro``), and every
+open checks the schema before anything is written, so a file that is not a store is refused
+unchanged; a write SQLite refuses (full disk, read-only file) is a one-line :class:`StoreError`.
 """
 from __future__ import annotations
 
