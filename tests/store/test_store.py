@@ -182,3 +182,13 @@ def test_issue_10_a_missing_annotation_says_to_run_ranker_annotate(st, kind, hin
     st.add_candidates([_cand(S1.id, 0, A)])
     with pytest.raises(StoreError, match=f"no annotation '{kind}' is stored; run: ranker annotate --store .* {hint}"):
         st.consistent_sets(kind)
+
+
+def test_readonly_open_of_a_path_with_uri_characters(tmp_path):
+    path = tmp_path / "we?ird #1 %20.sqlite"   # '?', '#' and '%' mean something in a SQLite URI
+    with Store.open(path) as s:
+        s.add_sentences([S1])
+    with Store.open(path, readonly=True) as s:
+        assert [x.id for x in s.sentences()] == [S1.id]
+        with pytest.raises(StoreError, match="read-only"):
+            s.add_sentences([S0])
