@@ -615,8 +615,13 @@ def _first_file(folder: Path) -> Path:
     return folder
 
 
-def _store_error(path: Path, e: sqlite3.Error, writing: bool = True) -> StoreError:
-    """A one-line :class:`StoreError` naming the store file for what SQLite refused."""
+def _store_error(path: Path, e: sqlite3.Error, writing: bool = True) -> StoreError | sqlite3.Error:
+    """A one-line :class:`StoreError` naming the store file for what SQLite refused.
+
+    Only failures of the file or the machine are translated (full disk, read-only, locked,
+    damaged, unopenable); any other SQLite error is a bug and is returned as it was, so that it
+    keeps its traceback.
+    """
     msg = str(e)
     if "full" in msg or "disk I/O" in msg:
         # SQLite reports a write past RLIMIT_FSIZE (EFBIG) as a plain I/O error
@@ -625,6 +630,8 @@ def _store_error(path: Path, e: sqlite3.Error, writing: bool = True) -> StoreErr
                f"cannot read the store: disk full, file size limit or I/O error ({msg})")
     elif "readonly" in msg or "read-only" in msg:
         why = "cannot write the store: the file or its folder is read-only"
+    elif "locked" in msg:
+        why = f"the store is locked by another process, e.g. a running parse ({msg})"
     elif "malformed" in msg:
         why = f"damaged store file ({msg}); rebuild it (ranker parse / ranker import) or restore a copy"
     elif "not a database" in msg:
@@ -632,7 +639,7 @@ def _store_error(path: Path, e: sqlite3.Error, writing: bool = True) -> StoreErr
     elif "unable to open" in msg:
         why = f"cannot open the store ({msg}: missing folder or no permission)"
     else:
-        why = f"store error: {msg}"
+        return e
     return StoreError(f"{path}: {why}")
 
 
