@@ -19,7 +19,7 @@ def run(args) -> int:
     from ..store import Store
     from .options import selection
 
-    with Store.open(args.store, create=False) as st:
+    with Store.open(args.store, readonly=True) as st:   # writing the gold trees reads the store only
         n = stages.write_gold(st, selection(st, args), args.out)
     print(f"wrote {n} gold trees to {args.out}")
     return 0

@@ -49,7 +49,7 @@ def _models(store) -> list[dict]:
 def run_list(args) -> int:
     from ..store import Store
 
-    with Store.open(args.store, create=False) as st:
+    with Store.open(args.store, readonly=True) as st:   # listing and exporting change nothing
         models = _models(st)
     if args.format == "json":
         print(json.dumps(models, indent=1))
@@ -65,6 +65,7 @@ def run_list(args) -> int:
 
 
 def run_export(args) -> int:
+    from ..atomicfile import atomic_write
     from ..errors import RankerError
     from ..models import load_model
     from ..pipeline.cache import MODEL_KIND
@@ -72,7 +73,7 @@ def run_export(args) -> int:
     from .train import check_writable
 
     check_writable(args.out)
-    with Store.open(args.store, create=False) as st:
+    with Store.open(args.store, readonly=True) as st:   # listing and exporting change nothing
         if args.key is None:
             keys = [m["key"] for m in _models(st) if m["chosen_on_heldout"]]
             wanted = "were chosen on held-out"
@@ -83,7 +84,7 @@ def run_export(args) -> int:
             raise RankerError(f"{args.store}: {'no' if not keys else len(keys)} stored models {wanted}; "
                               "name one by its key (ranker models list)")
         payload, _ = st.get_artifact(MODEL_KIND, keys[0])
-    with open(args.out, "wb") as f:
+    with atomic_write(args.out, binary=True) as f:   # a failure leaves an old file as it was
         f.write(payload)
     try:
         saved = load_model(args.out)   # what select will read: leave no broken file behind

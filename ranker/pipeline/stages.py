@@ -586,6 +586,8 @@ def write_gold(store: Store, sel: SplitSelection, path: str | Path) -> int:
 def write_selected(path: Path, sel: SplitSelection, texts: dict[str, list[str]],
                    choice: np.ndarray) -> None:
     """One chosen tree per line in split order (an empty line for a sentence without candidates)."""
-    with open(path, "w", encoding="utf-8") as f:
+    from ..atomicfile import atomic_write
+
+    with atomic_write(path) as f:   # a full disk leaves an old file as it was
         for s, c in zip(sel.sentences, choice.tolist()):
             f.write((texts[s.id][c] if c >= 0 else "") + "\n")
