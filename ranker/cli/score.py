@@ -18,7 +18,7 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from ..errors import RankerError
-    from ..models.heidorn import HeidornRanker
+    from ..models.heidorn import HeadError, HeidornRanker
     from ..trees.penn import read_trees
 
     trees = read_trees(args.trees)
@@ -27,7 +27,7 @@ def run(args) -> int:
     for i, tree in enumerate(trees, 1):
         try:
             scores.extend(ranker.scores([tree]))
-        except RankerError as e:   # a tree the metric cannot read: say which file and tree
+        except HeadError as e:   # a tree the metric cannot read: say which file and tree
             raise RankerError(f"{args.trees}: tree {i}: {e}") from None
     for s in scores:
         print(f"{s:.12g}")
