@@ -10,9 +10,11 @@ these files run in process on fewer mutations, and a handful in a real ``ranker`
 """
 from __future__ import annotations
 
+import atexit
 import gzip
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -116,6 +118,7 @@ def _readers():
 
 READERS = _readers()
 WORK = Path(tempfile.mkdtemp(prefix="ranker-fuzz-"))
+atexit.register(shutil.rmtree, WORK, True)
 MODEL = _model_text(WORK)
 
 
