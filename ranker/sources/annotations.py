@@ -205,7 +205,7 @@ def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
     equivalences or the annotations). With ``workers`` > 1 the trees are parsed and checked in
     that many processes while this one reads and writes the store.
     """
-    from .pool import run_pool
+    from ..parallel import run_pool
 
     if recheck:
         store.clear_annotation_checks(kind)

@@ -14,7 +14,7 @@ from typing import NamedTuple, Sequence
 
 from ..store.records import Sentence
 from .link_grammar import SOURCE, EncodedResult, LinkGrammarOptions, LinkGrammarParser
-from .pool import run_pool
+from ..parallel import run_pool
 
 
 class ParseSummary(NamedTuple):

@@ -3,7 +3,7 @@ import nltk
 import pytest
 
 from ranker.errors import RankerError
-from ranker.sources.splits import document_filter, get_split
+from ranker.store.splits import document_filter, get_split
 from ranker.sources.treebank import CONLL2000_CHUNK_TYPES, conll2000_sentences, require_corpus
 
 

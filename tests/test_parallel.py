@@ -2,7 +2,7 @@
 import os
 import time
 
-from ranker.sources.pool import run_pool
+from ranker.parallel import run_pool
 
 
 def _make(arg):
