@@ -1,5 +1,6 @@
-"""``ranker annotate``: store partial bracketings and check every candidate against them."""
+"""``ranker annotate``: store partial bracketings and check every candidate against them (the run's annotate stage)."""
 from __future__ import annotations
+
 
 def add_parser(subparsers) -> None:
     from .options import add_store, add_workers
@@ -21,39 +22,34 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+#: The corpus whose sentences each kind annotates (``file``: whatever the store holds).
+_CORPUS = {"riezler": "treebank", "chunks": "conll2000"}
+
+
 def run(args) -> int:
+    import dataclasses
+
     from ..errors import RankerError
     from ..pipeline import stages
     from ..pipeline.config import AnnotationSection
-    from ..pipeline.stages import load_corpus, resolve_workers
-    from ..sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store, read_bracket_file
     from ..store import Store
 
-    eq = LabelEquivalences.load(args.equivalences or DEFAULT_EQUIVALENCES, labelled=not args.unlabelled)
+    if args.kind == "file" and not args.file:
+        raise RankerError("--kind file needs --file BRACKETS.tsv")
+    kind = (args.name or "file") if args.kind == "file" else args.kind
+    # the run's [annotation] defaults, with this command's kind
+    annotation = dataclasses.replace(AnnotationSection(), kind=kind)
     with Store.open(args.store) as st:
-        if args.kind == "riezler":   # the run's annotate stage, over every treebank sentence
-            kind = "riezler"
-            load_corpus(st, "treebank")
-            sents = st.sentences("treebank")
-            out = stages.annotate(st, AnnotationSection(kind=kind), sents, workers=args.workers,
-                                  where="ranker annotate", equivalences=args.equivalences,
-                                  labelled=not args.unlabelled, recheck=args.recheck)
-            n, done = len(sents), out.checked
-        elif args.kind == "chunks":
-            kind = "chunks"
-            load_corpus(st, "conll2000")
-            n = len(st.annotations("chunks"))
-        else:
-            if not args.file:
-                raise RankerError("--kind file needs --file BRACKETS.tsv")
-            kind = args.name or "file"
-            known = {s.id: len(s.tokens) for s in st.sentences()}
-            anns = read_bracket_file(args.file, kind, known)
-            n = st.add_annotations(anns)
-            args.recheck = True   # a user file may have changed since the last check
-        if args.kind != "riezler":
-            done = check_store(st, kind, eq, recheck=args.recheck, workers=resolve_workers(args.workers))
+        corpus = _CORPUS.get(args.kind)
+        if corpus is not None:
+            stages.load_corpus(st, corpus)
+        out = stages.annotate(st, annotation, st.sentences(corpus) if corpus else [], workers=args.workers,
+                              where="ranker annotate", equivalences=args.equivalences,
+                              labelled=not args.unlabelled, recheck=args.recheck,
+                              brackets=args.file if args.kind == "file" else None)
+        n = len(st.annotations(kind))
         counts = st.stats().consistent_sets.get(kind, {})
+    done = out.checked
     print(f"{kind}: {n} sentences annotated; checked {done.candidates} candidates of {done.sentences} sentences")
     print(f"consistent sets: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return 0

@@ -241,8 +241,13 @@ def consistency_rule(annotation: AnnotationSection) -> str:
 def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Sentence],
              with_extra: bool = False, workers: int = 0, progress: bool = False,
              where: str = "<config>", equivalences: str | None = None, labelled: bool = True,
-             recheck: bool = False) -> AnnotationOutcome:
-    """Derive the partial bracketing of ``sentences`` from gold and check every candidate against it.
+             recheck: bool = False, brackets: str | Path | None = None) -> AnnotationOutcome:
+    """Store the partial bracketing of kind ``annotation.kind`` and check every candidate against it.
+
+    The kind says where the brackets come from: ``riezler`` derives them from the gold trees of
+    ``sentences`` (Crouch et al. 2.1), ``chunks`` are stored with the conll2000 corpus when it is
+    loaded, and any kind may be read from a user bracket file ``brackets`` (a sentence's brackets
+    there replace those stored for it before, so the kind's candidates are all checked again).
 
     Parameters
     ----------
@@ -251,24 +256,32 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
     equivalences, labelled, recheck
         Label equivalence table (default the shipped one), whether labels must match, and
         whether candidates checked before are checked again (``ranker annotate`` options).
+    brackets : path, optional
+        A bracket file (:func:`~ranker.sources.annotations.read_bracket_file`) for ``kind``.
     """
     from ..sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_store,
-                                       riezler_annotations)
+                                       read_bracket_file, riezler_annotations)
 
     kind = annotation.kind
-    if kind != "riezler":
-        raise RankerError(f"{where}: [annotation] kind {kind!r} is not derivable from "
-                          "gold trees here (known: riezler)")
+    if brackets is None and kind not in ("riezler", "chunks"):
+        raise RankerError(f"{where}: annotation kind {kind!r} is neither derivable from gold trees "
+                          "(riezler) nor stored with a corpus (chunks): it needs a bracket file")
     eq = LabelEquivalences.load(equivalences or DEFAULT_EQUIVALENCES, labelled=labelled)
     workers = resolve_workers(workers)
-    have = store.annotations(kind)
-    new = [s for s in sentences if s.id not in have]
-    if new:
-        store.add_annotations(riezler_annotations((s.id, store.gold(s.id)) for s in new))
+    if brackets is not None:
+        known = {s.id: len(s.tokens) for s in store.sentences()}
+        added = store.add_annotations(read_bracket_file(brackets, kind, known))
+        recheck = True   # a user file may have changed since the last check
+    elif kind == "riezler":
+        have = store.annotations(kind)
+        new = [s for s in sentences if s.id not in have]
+        added = store.add_annotations(riezler_annotations((s.id, store.gold(s.id)) for s in new)) if new else 0
+    else:   # chunks: stored with their corpus (load_corpus)
+        added = 0
     checked = check_store(store, kind, eq, recheck=recheck, progress=progress, workers=workers)
     if with_extra:
         check_store(store, annotation.extra_kind, eq, progress=progress, workers=workers)
-    return AnnotationOutcome(kind, annotation.extra_kind, consistency_rule(annotation), len(new), checked)
+    return AnnotationOutcome(kind, annotation.extra_kind, consistency_rule(annotation), added, checked)
 
 
 # ------------------------------------------------------------------------------------ counts
