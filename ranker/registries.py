@@ -54,10 +54,8 @@ def metric(name: str, where: str = ""):
     return METRICS.get(name, where)
 
 
-#: The scoring schemes of ``ranker evaluate``: each scheme's per-sentence scoring function.
+#: The scoring schemes of ``ranker evaluate`` (its ``--scheme`` choices and scorers): each
+#: scheme's corpus scorer over a file pair (:mod:`ranker.evaluation.schemes`).
 SCHEMES: Registry = Registry("scoring scheme")
-SCHEMES.register("evalb/1", "ranker.evaluation.evalb:score_evalb")
-SCHEMES.register("parseval/1", "ranker.evaluation.parseval:score_parseval")
-SCHEMES.register("mph/1", "ranker.evaluation.mph:score_mph")
-SCHEMES.register("flat/1", "ranker.evaluation.flat:score_flat")
-SCHEMES.register("deps/1", "ranker.evaluation.dependencies:score_tree_dependencies")
+for _name in ("evalb", "parseval", "mph", "flat", "deps"):
+    SCHEMES.register(f"{_name}/1", f"ranker.evaluation.schemes:{_name}")

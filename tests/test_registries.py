@@ -1,10 +1,11 @@
 """Registries by versioned name: a bare name is the newest version, an unknown one lists the known."""
+import json
 import sys
 
 import pytest
 
 from ranker.errors import RankerError
-from ranker.registries import CORPORA, RANKERS, SOURCES, file_sources
+from ranker.registries import CORPORA, RANKERS, SCHEMES, SOURCES, file_sources
 from ranker.registry import Registry
 
 
@@ -53,12 +54,25 @@ def test_every_metric_of_the_report_is_registered():
         metric("f1", "--metric")
 
 
-def test_every_scheme_of_ranker_evaluate_is_registered():
-    from ranker.cli.evaluate import SCHEMES as OFFERED
-    from ranker.evaluation.parseval import score_parseval
-    from ranker.registries import SCHEMES
+GOLD = ("(S (NP-SBJ (NNP Mr.) (NNP Vinken)) (VP (VBZ is) (NP-PRD (NP (NN chairman)) (PP (IN of) (NP (NP "
+        "(NNP Elsevier) (NNP N.V.)) (, ,) (NP (DT the) (NNP Dutch) (VBG publishing) (NN group)))))) (. .))")
+# the same words with the PP attached to the verb and the appositive NP one level up
+TEST = ("(S (NP (NNP Mr.) (NNP Vinken)) (VP (VBZ is) (NP (NN chairman)) (PP (IN of) (NP (NNP Elsevier) "
+        "(NNP N.V.))) (, ,) (NP (DT the) (NNP Dutch) (VBG publishing) (NN group))) (. .))")
 
-    assert SCHEMES.names(bare=True) == sorted(OFFERED)
-    assert SCHEMES.get("parseval") is score_parseval
-    for name in SCHEMES.names():
-        assert callable(SCHEMES.get(name))
+
+@pytest.mark.parametrize("name", SCHEMES.names())
+def test_every_registered_scheme_runs_through_ranker_evaluate(tmp_path, capsys, name):
+    from ranker.cli.main import main
+
+    assert callable(SCHEMES.get(name))
+    (tmp_path / "gold.txt").write_text(GOLD + "\n")
+    (tmp_path / "test.txt").write_text(TEST + "\n")
+    bare = name.partition("/")[0]
+    code = main(["evaluate", str(tmp_path / "gold.txt"), str(tmp_path / "test.txt"), "--scheme", bare,
+                 "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["scheme"] == bare and r["sentences"] == 1 and r["no_parse"] == 0
+    assert 0 < r["matched"] < r["gold_brackets"] and 0 < r["f1"] < 100   # a real, imperfect pair

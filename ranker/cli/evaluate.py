@@ -37,19 +37,9 @@ import json
 import sys
 
 from ..errors import RankerError
-from ..evaluation.dependencies import (DependencyAccumulator, gold_from_conll, gold_from_tree,
-                                       score_tree_dependencies)
-from ..evaluation.evalb import ERROR, score_evalb
-from ..evaluation.evalb_params import load_params
-from ..evaluation.flat import FlatAccumulator, flat_key, score_flat
 from ..evaluation.inputs import (NOTATIONS, EvaluationInputError, is_conll_path, read_conll,
                                  read_tree_lines)
-from ..evaluation.mph import score_mph
-from ..evaluation.parseval import BracketCounts, ParsevalAccumulator, score_parseval
-from ..evaluation.summary import BracketAccumulator
-
-SCHEMES = ("evalb", "parseval", "mph", "flat", "deps")
-DEFAULT_HEAD_RULES = {"mph": "ringger-reassign", "deps": "collins"}
+from ..registries import SCHEMES
 
 
 def add_parser(subparsers) -> None:
@@ -59,7 +49,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("gold", metavar="GOLD", help="gold trees (one per line or .mrg layout), or a .dp/.conll "
                                                 "dependency file for --scheme deps")
     p.add_argument("test", metavar="TEST", help="test trees, one per line (empty line: no parse)")
-    p.add_argument("--scheme", choices=SCHEMES, default="evalb", help="scoring scheme (default: evalb)")
+    p.add_argument("--scheme", choices=SCHEMES.names(bare=True), default="evalb",
+                   help="scoring scheme (ranker.registries.SCHEMES; default: evalb)")
     p.add_argument("--param", metavar="FILE", default="COLLINS",
                    help="EVALB parameter file or shipped name, for --scheme evalb (default: COLLINS)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
@@ -94,82 +85,11 @@ def _pairs(args):
     return [(gl, g, t.line, t.tree) for (gl, g), t in zip(gold, test)]
 
 
-def _evalb(args, pairs):
-    params = load_params(args.param)
-    acc = BracketAccumulator()
-    for _, g, tl, t in pairs:
-        if t is None:
-            acc.add(BracketCounts(score_evalb(g, g, params).gold, 0, 0, 0), parsed=False)
-            continue
-        s = score_evalb(g, t, params)
-        # a skip here means no word is left after deletion on either side: zeros, as scored
-        if s.status == ERROR:
-            raise EvaluationInputError(f"{args.test}:{tl}: {s.message}")
-        acc.add(BracketCounts(s.gold, s.test, s.matched, s.crossing))
-    return acc.result().as_dict()
-
-
-def _parseval(args, pairs):
-    acc, black = BracketAccumulator(), ParsevalAccumulator()
-    for _, g, tl, t in pairs:
-        c = score_parseval(g, t, erase=True)
-        acc.add(c, parsed=t is not None)
-        black.add(c)
-    out = acc.result().as_dict()
-    r = black.result()
-    out["averaged_recall"] = r.averaged_recall          # Black et al.: mean of sentence ratios
-    out["averaged_precision"] = r.averaged_precision
-    out["crossing_distribution"] = {str(k): v for k, v in r.crossing_distribution.items()}
-    return out
-
-
-def _mph(args, pairs):
-    from ..trees.heads import HeadRules
-
-    rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["mph"])
-    acc = BracketAccumulator()
-    for _, g, tl, t in pairs:
-        acc.add(score_mph(g, t, rules), parsed=t is not None)
-    return acc.result().as_dict()
-
-
-def _flat(args, pairs):
-    from ..trees.flatten import FlattenRules
-
-    rules = None if args.keys_as_given else FlattenRules.load(args.flatten_rules)
-    acc = FlatAccumulator()
-    for gl, g, tl, t in pairs:
-        key = g if rules is None else flat_key(g, rules)
-        if key is None:
-            raise EvaluationInputError(f"{args.gold}:{gl}: the gold tree holds no word")
-        acc.add(score_flat(key, t, with_root=not args.omit_root), parsed=t is not None)
-    return acc.result().as_dict()
-
-
-def _deps(args, pairs):
-    from ..trees.dependencies import RelationLabels
-    from ..trees.heads import HeadRules
-
-    rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["deps"])
-    labels = RelationLabels.load(args.relation_labels)
-    acc = DependencyAccumulator()
-    for gl, g, tl, t in pairs:
-        if hasattr(g, "deps"):  # a ConllSentence
-            gold = gold_from_conll(g.words, g.tags, g.deps)
-        else:
-            gold = gold_from_tree(g, rules, labels)
-        acc.add(score_tree_dependencies(gold, t, rules, labels), parsed=t is not None)
-    return acc.result().as_dict()
-
-
-_SCHEMES = {"evalb": _evalb, "parseval": _parseval, "mph": _mph, "flat": _flat, "deps": _deps}
-
-
 def evaluate(args: argparse.Namespace) -> dict:
     """Score the files named in ``args`` and return the JSON figures (percentages 0-100)."""
     pairs = _pairs(args)
     try:
-        out = _SCHEMES[args.scheme](args, pairs)
+        out = SCHEMES.get(args.scheme, "--scheme")(args, pairs)
     except RankerError:                          # bad rule files, parameters: already one line
         raise
     except ValueError as e:                      # a pair the per-pair function cannot score
@@ -181,7 +101,7 @@ def _failing_line(args, pairs) -> int:
     # Re-run pair by pair to name the line: only on the error path, so the loop above stays lean.
     for _, g, tl, t in pairs:
         try:
-            _SCHEMES[args.scheme](args, [(0, g, tl, t)])
+            SCHEMES.get(args.scheme)(args, [(0, g, tl, t)])
         except ValueError:
             return tl
     return 0

@@ -8,11 +8,12 @@ import pytest
 from nltk.corpus import dependency_treebank, treebank
 
 from ranker.cli.main import main
+from ranker.registries import SCHEMES as REGISTERED
 from ranker.trees.penn import write_trees
 from ranker.trees.transforms import remove_empty_elements
 from ranker.trees.tree import Tree
 
-SCHEMES = ("evalb", "parseval", "mph", "flat", "deps")
+SCHEMES = REGISTERED.names(bare=True)   # every --scheme of ranker evaluate
 FIELDS = ("sentences", "gold_brackets", "test_brackets", "matched", "recall", "precision", "f1", "crossing")
 
 

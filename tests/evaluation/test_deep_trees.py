@@ -12,12 +12,13 @@ import sys
 import pytest
 
 from ranker.cli.main import main
+from ranker.registries import SCHEMES as REGISTERED
 from ranker.evaluation.evalb import _greedy_matches
 from ranker.evaluation.evalb_params import EvalbParams
 from ranker.trees.penn import format_tree, parse_tree
 from ranker.trees.tree import equal_trees
 
-SCHEMES = ("evalb", "parseval", "mph", "flat", "deps")
+SCHEMES = REGISTERED.names(bare=True)   # every --scheme of ranker evaluate
 
 
 def right(n):

@@ -1,0 +1,95 @@
+"""The scoring schemes of ``ranker evaluate`` over a whole file pair: per-pair scores summed into corpus figures.
+
+Each scheme is a function ``scheme(args, pairs) -> dict`` registered by versioned name in
+:data:`ranker.registries.SCHEMES`, which is where ``ranker evaluate --scheme`` finds its choices
+and its scorer. ``pairs`` holds ``(gold_line, gold, test_line, test)`` (``test`` None: no parse);
+``args`` carries the options of ``ranker evaluate`` (``param``, ``head_rules``,
+``flatten_rules``, ``keys_as_given``, ``omit_root``, ``relation_labels``, and the ``gold`` and
+``test`` file names that errors name). The figures are percentages 0-100 from summed counts.
+"""
+from __future__ import annotations
+
+from .dependencies import DependencyAccumulator, gold_from_conll, gold_from_tree, score_tree_dependencies
+from .evalb import ERROR, score_evalb
+from .evalb_params import load_params
+from .flat import FlatAccumulator, flat_key, score_flat
+from .inputs import EvaluationInputError
+from .mph import score_mph
+from .parseval import BracketCounts, ParsevalAccumulator, score_parseval
+from .summary import BracketAccumulator
+
+#: Head rules by scheme when ``--head-rules`` is not given.
+DEFAULT_HEAD_RULES = {"mph": "ringger-reassign", "deps": "collins"}
+
+
+def evalb(args, pairs) -> dict:
+    """EVALB (``args.param``, a parameter file or shipped name); a failed test tree is an input error."""
+    params = load_params(args.param)
+    acc = BracketAccumulator()
+    for _, g, tl, t in pairs:
+        if t is None:
+            acc.add(BracketCounts(score_evalb(g, g, params).gold, 0, 0, 0), parsed=False)
+            continue
+        s = score_evalb(g, t, params)
+        # a skip here means no word is left after deletion on either side: zeros, as scored
+        if s.status == ERROR:
+            raise EvaluationInputError(f"{args.test}:{tl}: {s.message}")
+        acc.add(BracketCounts(s.gold, s.test, s.matched, s.crossing))
+    return acc.result().as_dict()
+
+
+def parseval(args, pairs) -> dict:
+    """PARSEVAL after Black et al.'s erasures, with their sentence-averaged figures."""
+    acc, black = BracketAccumulator(), ParsevalAccumulator()
+    for _, g, tl, t in pairs:
+        c = score_parseval(g, t, erase=True)
+        acc.add(c, parsed=t is not None)
+        black.add(c)
+    out = acc.result().as_dict()
+    r = black.result()
+    out["averaged_recall"] = r.averaged_recall          # Black et al.: mean of sentence ratios
+    out["averaged_precision"] = r.averaged_precision
+    out["crossing_distribution"] = {str(k): v for k, v in r.crossing_distribution.items()}
+    return out
+
+
+def mph(args, pairs) -> dict:
+    """Maximal projections of heads (Ringger et al.), heads by ``args.head_rules``."""
+    from ..trees.heads import HeadRules
+
+    rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["mph"])
+    acc = BracketAccumulator()
+    for _, g, tl, t in pairs:
+        acc.add(score_mph(g, t, rules), parsed=t is not None)
+    return acc.result().as_dict()
+
+
+def flat(args, pairs) -> dict:
+    """Gaizauskas et al.'s flattened keys: recall and conformance against the gold's key."""
+    from ..trees.flatten import FlattenRules
+
+    rules = None if args.keys_as_given else FlattenRules.load(args.flatten_rules)
+    acc = FlatAccumulator()
+    for gl, g, tl, t in pairs:
+        key = g if rules is None else flat_key(g, rules)
+        if key is None:
+            raise EvaluationInputError(f"{args.gold}:{gl}: the gold tree holds no word")
+        acc.add(score_flat(key, t, with_root=not args.omit_root), parsed=t is not None)
+    return acc.result().as_dict()
+
+
+def deps(args, pairs) -> dict:
+    """Typed and untyped head-dependency F; gold pairs may be CoNLL sentences."""
+    from ..trees.dependencies import RelationLabels
+    from ..trees.heads import HeadRules
+
+    rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["deps"])
+    labels = RelationLabels.load(args.relation_labels)
+    acc = DependencyAccumulator()
+    for gl, g, tl, t in pairs:
+        if hasattr(g, "deps"):  # a ConllSentence
+            gold = gold_from_conll(g.words, g.tags, g.deps)
+        else:
+            gold = gold_from_tree(g, rules, labels)
+        acc.add(score_tree_dependencies(gold, t, rules, labels), parsed=t is not None)
+    return acc.result().as_dict()
