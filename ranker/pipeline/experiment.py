@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ..atomicfile import atomic_write
 from ..errors import RankerError
 from ..evaluation.bounds import METRICS, corpus_score, oracle_choice, selected_counts
 from ..gcpause import gc_paused
@@ -89,7 +90,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     validate_config(cfg)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.resolved.toml").write_text(cfg.to_toml(), encoding="utf-8")
+    with atomic_write(out / "config.resolved.toml") as f:   # a full disk names the file, leaves none half written
+        f.write(cfg.to_toml())
     clock = StageClock(verbose=progress)
     d, ev, ll = cfg.data, cfg.evaluation, cfg.loglinear
     workers = cfg.experiment.workers
@@ -159,9 +161,9 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         with clock("heidorn"):
             hq = stages.candidate_quality(held[cfg.heidorn.tune_metric], cfg.heidorn.tune_metric)
             heid = stages.fit_heidorn(st, cfg.heidorn, ev.head_rules, splits.heldout, source, hq)
-            (out / "k-table.tuned.toml").write_text(heid.tuned.k_table_.to_toml(
-                f"Heidorn K table tuned on {d.heldout} for {cfg.heidorn.tune_metric} by ranker run"),
-                encoding="utf-8")
+            with atomic_write(out / "k-table.tuned.toml") as f:
+                f.write(heid.tuned.k_table_.to_toml(f"Heidorn K table tuned on {d.heldout} for "
+                                                    f"{cfg.heidorn.tune_metric} by ranker run"))
         counts["Heidorn K changes accepted in tuning"] = len(heid.tuned.tuning_history_)
 
         test = splits.test

@@ -289,7 +289,13 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
 
 
 def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dict[str, Path]:
-    """Write ``report.md``, ``report.json``, ``report.html`` (and ``plots/*.png``) into ``out_dir``."""
+    """Write ``report.md``, ``report.json``, ``report.html`` (and ``plots/*.png``) into ``out_dir``.
+
+    Each file replaces its old version only once complete (:func:`ranker.atomicfile.atomic_write`),
+    so a full disk names the file it could not write and leaves none half written.
+    """
+    from ..atomicfile import atomic_write
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     pngs: dict[str, bytes] = {}
@@ -298,11 +304,14 @@ def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dic
         (out / "plots").mkdir(exist_ok=True)
         for p in report.plots:
             pngs[p.name] = render_plot_png(p)
-            (out / "plots" / f"{p.name}.png").write_bytes(pngs[p.name])
+            with atomic_write(out / "plots" / f"{p.name}.png", binary=True) as f:
+                f.write(pngs[p.name])
             plot_files[p.name] = f"plots/{p.name}.png"
     paths = {"md": out / "report.md", "json": out / "report.json", "html": out / "report.html"}
-    paths["md"].write_text(report_to_markdown(report, plot_files), encoding="utf-8")
-    paths["json"].write_text(json.dumps(report_to_json(report), indent=2, allow_nan=False) + "\n",
-                             encoding="utf-8")
-    paths["html"].write_text(report_to_html(report, pngs), encoding="utf-8")
+    texts = {"md": report_to_markdown(report, plot_files),
+             "json": json.dumps(report_to_json(report), indent=2, allow_nan=False) + "\n",
+             "html": report_to_html(report, pngs)}
+    for kind, path in paths.items():
+        with atomic_write(path) as f:
+            f.write(texts[kind])
     return paths

@@ -16,7 +16,7 @@ CONFIG_DESTS = {"store", "workers", "seed", "corpus", "limit", "linkage_limit", 
                 "evalb_param", "head_rules", "flatten_rules"}
 OWN_DEFAULTS = {
     ("evalb", "cutoff"),                                   # EVALB's CUTOFF_LEN, not a config key
-    ("evaluate", "head_rules"), ("evaluate", "flatten_rules"),   # per scheme (ranker/cli/evaluate.py)
+    ("evaluate", "head_rules"), ("evaluate", "flatten_rules"),   # per scheme (ranker/evaluation/schemes.py)
     ("score", "k_table"), ("score", "heads"),              # Heidorn's own figures: star heads
     ("annotate", "kind"),                                  # required: riezler, chunks or file
     ("store", "store"), ("store", "corpus"),               # positional store, export's corpus filter
