@@ -10,11 +10,17 @@ is reported with its file and line and skipped while the rest are stored:
   BLLIP reranker's n-best output).
 
 A forest is matched to a stored sentence by id (BLLIP ids that name a stored sentence, with or
-without the ``treebank/`` prefix) or else by its tokens. A forest whose trees' leaves are not
-exactly its sentence's tokens is an error and nothing of it is stored.
+without the ``treebank/`` prefix, or the parser's ``wsj_0001.0`` for ``treebank/wsj_0001.mrg/0``) or
+else by its tokens. A forest whose trees' leaves are not exactly its sentence's tokens is an error
+and nothing of it is stored. Files ending in ``.gz`` are read through gzip.
+
+Roots: a candidate's pseudo-root (``S1``, ``TOP``, ``ROOT`` or the empty wrapper) is removed on
+import by :func:`ranker.trees.transforms.normalize_root`, the rule gold trees are stored by, so
+both sides have the same root convention and no user renames labels.
 """
 from __future__ import annotations
 
+import gzip
 import math
 import re
 from collections import defaultdict, deque
@@ -24,6 +30,7 @@ from typing import Iterator, NamedTuple
 from ..errors import RankerError
 from ..store.records import Candidate
 from ..trees.penn import TreeSyntaxError, iter_trees
+from ..trees.transforms import normalize_root
 from ..trees.tree import Tree
 
 FORMATS = ("penn", "bllip")
@@ -104,11 +111,17 @@ def read_blocks(path: str | Path, fmt: str) -> Iterator[ForestBlock | NbestError
         raise RankerError(f"unknown n-best format {fmt!r} (known: {', '.join(FORMATS)})")
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as f:
+                text = f.read().decode("utf-8")
+        else:
+            text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
     except UnicodeDecodeError as e:
         raise RankerError(f"{path}: not UTF-8 text ({e})") from None
+    except (OSError, EOFError) as e:     # gzip: not a gzip file, or cut short
+        raise RankerError(f"{path}: cannot be read as gzip ({e})") from None
     read = _penn_block if fmt == "penn" else _bllip_block
     for start, lines in _blocks(text):
         try:
@@ -117,6 +130,17 @@ def read_blocks(path: str | Path, fmt: str) -> Iterator[ForestBlock | NbestError
             yield NbestError(str(e))
         except NbestError as e:
             yield e
+
+
+_FILE_DOT_INDEX = re.compile(r"(?P<file>[^/]+?)\.(?P<index>\d+)")
+
+
+def _parser_ids(key: str) -> tuple[str, ...]:
+    """Store ids a BLLIP-style ``wsj_0001.0`` (file stem, sentence index from 0) may stand for."""
+    m = _FILE_DOT_INDEX.fullmatch(key)
+    if not m:
+        return ()
+    return (f"treebank/{m['file']}.mrg/{m['index']}",)
 
 
 class SentenceMatcher:
@@ -130,7 +154,7 @@ class SentenceMatcher:
 
     def match(self, key: str | None, tokens: tuple[str, ...]):
         if key is not None:
-            for k in (key, f"treebank/{key}"):
+            for k in (key, f"treebank/{key}", *_parser_ids(key)):
                 if k in self._by_id:
                     return self._by_id[k]
         queue = self._by_tokens.get(tokens)
@@ -201,7 +225,7 @@ def import_file(store, path: str | Path, fmt: str, source: str | None = None, co
                           f"{got[at] if at < len(got) else '<end>'!r} vs "
                           f"{sent.tokens[at] if at < len(sent.tokens) else '<end>'!r}; forest not stored")
             continue
-        cs = [Candidate(sent.id, source, k, t, "full", dict(sc))
+        cs = [Candidate(sent.id, source, k, normalize_root(t), "full", dict(sc))
               for k, (t, sc) in enumerate(zip(block.trees, block.scores))]
         pending.append((sent.id, cs))
         forests += 1

@@ -96,7 +96,7 @@ def treebank_sentences(fileids=None, keep=None) -> Iterator[GoldSentence]:
     keep
         Optional predicate on a file id (a split's ``contains``).
     """
-    from ..trees.transforms import remove_empty_elements
+    from ..trees.transforms import normalize_root, remove_empty_elements
 
     require_corpus("treebank")
     from nltk.corpus import treebank
@@ -110,6 +110,7 @@ def treebank_sentences(fileids=None, keep=None) -> Iterator[GoldSentence]:
                 sid = f"treebank/{fid}/{i}"
                 if tree is None:
                     raise RankerError(f"{sid}: the gold tree has no word left after removing empty elements")
+                tree = normalize_root(tree)   # the root rule candidates are imported by (sources.nbest)
                 tags = tuple(tag or "" for tag in tree.tags())
                 yield GoldSentence(Sentence(sid, "treebank", fid, i, tree.words, tags), tree)
 

@@ -140,6 +140,29 @@ def collapse_unary(tree: Tree, collapse_pos: bool = False) -> Tree:
     return Tree(rebuild(tree.root, visit), tree.words)
 
 
+#: Root labels that name no constituent of the sentence: the empty wrapper of treebank files
+#: ``( (S ...) )``, the BLLIP (Charniak) parser's ``S1``, and the ``TOP`` and ``ROOT`` other parsers
+#: and converters print.
+PSEUDO_ROOTS = frozenset({"", "S1", "TOP", "ROOT"})
+
+
+def normalize_root(tree: Tree) -> Tree:
+    """One root convention for gold and candidates alike: pseudo-roots removed as NLTK removes ``""``.
+
+    A root labelled with one of :data:`PSEUDO_ROOTS` over exactly one child node is replaced by
+    that child (repeatedly: ``(TOP (S1 (S ...)))`` -> ``(S ...)``), which is what NLTK's treebank
+    reader does to the empty wrapper of gold trees; a pseudo-root over several children stays,
+    relabelled ``""``, as NLTK leaves such a gold wrapper. So a parser's ``S1`` and the gold's
+    wrapper never differ by a bracket, and no user has to rename either.
+    """
+    r = tree.root
+    while r.label in PSEUDO_ROOTS and len(r.children) == 1 and type(r.children[0]) is not int:
+        r = r.children[0]
+    if r.label in PSEUDO_ROOTS and r.label:
+        r = r._replace(label="")
+    return tree if r is tree.root else Tree(r, tree.words)
+
+
 def strip_root(tree: Tree) -> Tree:
     """Remove the empty-label wrapper of treebank files, ``( (S ...) )`` -> ``(S ...)``.
 
