@@ -49,6 +49,9 @@ class DataSection:
 class ParseSection:
     source: str = "link-grammar"          # or "penn" / "bllip": forests read from `forests`
     forests: str = ""                      # the n-best file for source "penn" or "bllip"
+    train_forests: str = ""                # per-split n-best files ("" = `forests`): each split's own
+    heldout_forests: str = ""
+    test_forests: str = ""
     linkage_limit: int = 1000
     max_parse_time: float = 10.0           # seconds per sentence; hitting it marks the sentence "timeout"
     allow_null: bool = True                # null links for sentences with no full linkage ("fragment")
@@ -59,6 +62,7 @@ class AnnotationSection:
     kind: str = "riezler"                  # partial bracketing derived from gold (Crouch et al. 2.1)
     extra_kind: str = "chunks"             # the partial annotation of the extra corpora
     fewest_violations: bool = True         # keep the least-violating candidates when none is consistent
+    best_f_metric: str = "evalb_labeled"   # kind "best_f": the metric whose best candidates are consistent
 
 
 @dataclass(frozen=True)

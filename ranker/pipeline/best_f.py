@@ -1,0 +1,149 @@
+"""Training signal ``best_f``: the candidates closest to the full gold tree are the consistent set.
+
+Charniak and Johnson (2005) train their reranker towards the parses of an n-best list with the
+highest F-score against the gold tree (several when they tie); the consistent set X(y, z) of the
+log-linear objective (:mod:`ranker.models.objective`) becomes exactly those candidates, each tied
+winner with weight 1/k, so the same objective trains from full annotation as it does from partial
+bracketings (kind ``riezler``), and a report can say what partial annotation costs.
+
+The metric is ``[annotation] best_f_metric`` (any reported metric; EVALB labelled F by default, the
+one Charniak and Johnson optimise). Only its own counts are computed (EVALB alone is six times
+cheaper than every scheme), in worker processes, and kept in the store under a key of their own
+(``best_f:<counts>@<settings>``), so a warm rerun reads them and the scored-sentence marker of
+:func:`ranker.pipeline.counts.score_candidates` is never touched.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import RankerError
+from ..evaluation.bounds import METRICS
+from ..store import BracketCounts, Store
+from ..store.records import Sentence
+from ..evaluation.scoring import Scorer, ScoringSettings
+
+KIND = "best_f"
+
+
+def _count_handler(arg):
+    settings, counts_from = arg
+    scorer = Scorer(settings)
+    plain = counts_from in ("evalb_labeled", "evalb_unlabeled")   # EVALB needs no gold side
+    if plain:
+        from ..evaluation.evalb import ERROR, score_evalb
+
+        params = scorer.evalb if counts_from == "evalb_labeled" else scorer.evalb_unlabeled
+
+        def count(gold, tree):
+            s = score_evalb(gold, tree, params)
+            if s.status == ERROR:
+                raise RankerError(f"EVALB could not score a candidate: {s.message}")
+            return (s.gold, s.test, s.matched, s.crossing)
+    else:
+        def count(side, tree):
+            return scorer.count(side, tree)[counts_from]
+
+    def handle(item):
+        from ..trees.penn import parse_tree
+
+        sid, gold_text, gold_deps, texts = item
+        gold = parse_tree(gold_text, f"gold:{sid}")
+        side = gold if plain else scorer.gold_side(gold, gold_deps)
+        seen: dict[str, tuple] = {}
+        out = []
+        try:
+            for text in texts:
+                c = seen.get(text)
+                if c is None:
+                    c = seen[text] = count(side, parse_tree(text, f"candidate:{sid}"))
+                out.append(c)
+        except RankerError as e:
+            return sid, RankerError(f"{sid}: {e}")
+        return sid, out
+
+    return handle
+
+
+def _count_failed(item, reason):
+    return item[0], RankerError(f"scoring {item[0]} for best_f failed: {reason}")
+
+
+def best_f_key(metric: str, settings: ScoringSettings) -> str:
+    """Store key of the per-candidate counts that ``best_f`` under ``metric`` reads."""
+    if metric not in METRICS:
+        raise RankerError(f"[annotation] best_f_metric {metric!r} is not a metric "
+                          f"(known: {', '.join(METRICS)})")
+    return f"{KIND}:{METRICS[metric].counts_from}@{settings.key()}"
+
+
+def ensure_best_f_counts(store: Store, sentences: Sequence[Sentence], source: str, metric: str,
+                         settings: ScoringSettings, workers: int = 1) -> int:
+    """Store the counts ``best_f`` needs for every sentence lacking them; returns how many were scored."""
+    from ..sources.pool import run_pool
+
+    key = best_f_key(metric, settings)
+    have = store.bracket_counts(key, None, None, source=source)
+    todo = [s for s in sentences if s.id not in have]
+
+    deps = METRICS[metric].counts_from == "deps_untyped"   # scored against dependency_treebank
+
+    def items():
+        for s in todo:
+            texts = store.candidate_texts(s.id, source)
+            if texts:
+                yield (s.id, store.gold(s.id).to_penn(),
+                       store.gold_dependencies(s.id) if deps else None, texts)
+
+    rows: list[BracketCounts] = []
+    done = 0
+    for sid, counts in run_pool(items(), _count_handler, (settings, METRICS[metric].counts_from),
+                                max(1, workers), _count_failed):
+        if isinstance(counts, Exception):
+            raise counts
+        rows.extend(BracketCounts(sid, source, rank, *c) for rank, c in enumerate(counts))
+        done += 1
+        if len(rows) > 20000:
+            store.put_bracket_counts(key, rows)
+            rows = []
+    if rows:
+        store.put_bracket_counts(key, rows)
+    return done
+
+
+def best_f_set(scores: np.ndarray) -> np.ndarray:
+    """Weights of one sentence's candidates: 1/k on the k candidates with the top score, 0 elsewhere.
+
+    Scores are compared after rounding to 1e-9 (F-scores are ratios of small integers: equal
+    fractions must tie however they were computed).
+    """
+    if len(scores) == 0:
+        return np.zeros(0)
+    s = np.round(np.asarray(scores, dtype=np.float64), 9)
+    top = s == s.max()
+    return top / top.sum()
+
+
+def best_f_weights(store: Store, rows, metric: str, settings: ScoringSettings,
+                   source: str) -> np.ndarray:
+    """The ``best_f`` consistency weight of every row of ``rows`` (a matrix with ``sentence_ids``, ``offsets``).
+
+    Raises
+    ------
+    RankerError
+        If a sentence's stored counts do not cover its candidates (run :func:`ensure_best_f_counts`).
+    """
+    key = best_f_key(metric, settings)
+    score = METRICS[metric].score
+    stored = store.bracket_counts(key, None, None, source=source)
+    w = np.zeros(int(rows.offsets[-1]))
+    for j, sid in enumerate(rows.sentence_ids):
+        a, b = int(rows.offsets[j]), int(rows.offsets[j + 1])
+        got = stored.get(sid, ())
+        if len(got) != b - a:
+            raise RankerError(f"{store.path}: {sid} has {b - a} candidates but {len(got)} {key!r} "
+                              "counts; the best_f set cannot be formed")
+        counts = np.array([(r.gold, r.test, r.matched, r.crossing) for r in got], dtype=np.int64)
+        w[a:b] = best_f_set(score(counts))
+    return w

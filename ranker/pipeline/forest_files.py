@@ -1,0 +1,82 @@
+"""The parse stage for forests users bring: one n-best file per split (or one for all), imported once.
+
+``[parse] forests`` names one file for every split; ``train_forests``, ``heldout_forests`` and
+``test_forests`` override it split by split (the BLLIP lists of the WSJ sample come as three
+files). All files' candidates form one source, named after the files, so every later stage keys
+its caches by it. A store that already holds exactly these files (same names, same bytes) is not
+imported again: a warm rerun reads nothing but the files' digests.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import RankerError
+
+
+class ForestFiles(NamedTuple):
+    """The n-best files of an experiment, distinct, in split order, and their source name."""
+
+    fmt: str
+    files: tuple[Path, ...]
+    source: str
+
+
+def forest_files(parse, where: str) -> ForestFiles:
+    """The files a ``[parse]`` section names for its splits, checked to exist.
+
+    Raises
+    ------
+    RankerError
+        When no file is named for some split, or a named file does not exist.
+    """
+    files: list[Path] = []
+    for split in ("train", "heldout", "test"):
+        name = getattr(parse, f"{split}_forests") or parse.forests
+        if not name:
+            raise RankerError(f"{where}: [parse] source {parse.source!r} needs forests = \"FILE\" "
+                              f"(or {split}_forests = \"FILE\"): the n-best file to read")
+        path = Path(name)
+        if not path.is_file():
+            key = f"{split}_forests" if getattr(parse, f"{split}_forests") else "forests"
+            raise RankerError(f"{where}: [parse] {key}: no such file {name}")
+        if path not in files:
+            files.append(path)
+    return ForestFiles(parse.source, tuple(files),
+                       f"{parse.source}:{'+'.join(p.name for p in files)}")
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def import_forest_files(store, ff: ForestFiles, corpus: str) -> tuple[dict[str, float], list[str]]:
+    """Import every file of ``ff`` into ``store`` unless it holds exactly these files already.
+
+    Returns
+    -------
+    (counts, notes)
+        Report counts (forests and candidates imported now) and notes on rejected forests.
+    """
+    from ..sources.nbest import import_file
+
+    done = {"format": ff.fmt, "files": [str(p) for p in ff.files],
+            "sha256": [_digest(p) for p in ff.files]}
+    counts: dict[str, float] = {"import: forests": 0, "import: candidates": 0}
+    notes: list[str] = []
+    stored = store.source_options().get(ff.source) or {}
+    if all(stored.get(k) == v for k, v in done.items()):
+        return counts, list(stored.get("notes", ()))
+    for path in ff.files:
+        got = import_file(store, path, ff.fmt, source=ff.source, corpus=corpus)
+        counts["import: forests"] += got.forests
+        counts["import: candidates"] += got.candidates
+        if got.errors:
+            notes.append(f"{len(got.errors)} forests of {path} were rejected, e.g. {got.errors[0]}")
+    store.add_source(ff.source, {**done, "notes": notes})   # written last: the import is complete
+    return counts, notes
