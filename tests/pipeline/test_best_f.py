@@ -1,0 +1,103 @@
+"""Training signal best_f on small real forests: BLLIP 50-best lists of two WSJ documents."""
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ranker.errors import RankerError
+from ranker.evaluation.bounds import METRICS
+from ranker.evaluation.evalb import score_evalb
+from ranker.models import LogLinearRanker
+from ranker.pipeline.best_f import best_f_key, best_f_set, best_f_weights, ensure_best_f_counts
+from ranker.pipeline.scoring import Scorer, ScoringSettings
+from ranker.sources.nbest import import_file
+from ranker.sources.treebank import load_corpus
+from ranker.store import Store
+
+LISTS = Path("/work/shared/nbest/bllip-wsj-sample")
+DOCS = ("wsj_0170", "wsj_0171")
+SOURCE = "bllip:slice"
+
+
+class Rows:
+    """What best_f_weights needs of a feature matrix: sentence ids and row offsets."""
+
+    def __init__(self, store, source):
+        self.sentence_ids, sizes = [], []
+        for s in store.sentences("treebank"):
+            n = len(store.candidate_texts(s.id, source))
+            if n:
+                self.sentence_ids.append(s.id)
+                sizes.append(n)
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)])
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bestf")
+    text = gzip.open(LISTS / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
+    kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].split(".")[0] in DOCS]
+    (tmp / "slice.nbest").write_text("\n\n".join(kept) + "\n")
+    with Store.open(tmp / "s.sqlite") as st:
+        load_corpus(st, "treebank", [f"{d}.mrg" for d in DOCS])
+        assert import_file(st, tmp / "slice.nbest", "bllip", source=SOURCE).errors == ()
+        yield st
+
+
+def test_ties_share_the_weight():
+    assert best_f_set(np.array([50.0, 80.0, 80.0, 20.0])).tolist() == [0.0, 0.5, 0.5, 0.0]
+    assert best_f_set(np.array([2 / 3 * 100, 200 / 3])).tolist() == [0.5, 0.5]   # equal fractions
+    assert best_f_set(np.array([]),).tolist() == []
+
+
+@pytest.mark.parametrize("metric", ["evalb_labeled", "mph"])
+def test_the_consistent_set_is_every_candidate_with_the_top_f(store, metric):
+    settings = ScoringSettings()
+    sentences = store.sentences("treebank")
+    assert ensure_best_f_counts(store, sentences, SOURCE, metric, settings, workers=2) == len(sentences)
+    assert ensure_best_f_counts(store, sentences, SOURCE, metric, settings, workers=2) == 0   # stored
+    rows = Rows(store, SOURCE)
+    w = best_f_weights(store, rows, metric, settings, SOURCE)
+    scorer = Scorer(settings)
+    some_tie = some_not_first = False
+    for j, sid in enumerate(rows.sentence_ids):
+        a, b = rows.offsets[j], rows.offsets[j + 1]
+        gold = store.gold(sid)
+        trees = [c.tree for c in store.forest(sid, SOURCE).candidates]
+        if metric == "evalb_labeled":   # recomputed here with EVALB itself, not from the store
+            f = []
+            for t in trees:
+                s = score_evalb(gold, t, scorer.evalb)
+                f.append(200.0 * s.matched / (s.gold + s.test))
+        else:
+            side = scorer.gold_side(gold)
+            f = METRICS[metric].score(np.array([scorer.count(side, t)[metric] for t in trees]))
+        f = np.round(np.array(f), 9)
+        best = np.flatnonzero(f == f.max())
+        assert np.flatnonzero(w[a:b] > 0).tolist() == best.tolist()
+        assert w[a:b].sum() == pytest.approx(1.0)
+        some_tie |= len(best) > 1
+        some_not_first |= 0 not in best
+    assert some_tie and some_not_first    # the slice exercises both cases
+
+
+def test_trained_by_the_same_objective_it_prefers_the_best_f_candidates(store):
+    from features import load_feature_set
+    from features.vectorizer import extract
+
+    settings = ScoringSettings()
+    ensure_best_f_counts(store, store.sentences("treebank"), SOURCE, "evalb_labeled", settings)
+    m = extract(store.forests("treebank", source=SOURCE), load_feature_set("default").build())
+    w = best_f_weights(store, m, "evalb_labeled", settings, SOURCE)
+    model = LogLinearRanker(sigma2=10.0, max_iter=200).fit(m.X, w, m.groups())
+    pick = model.predict(m.X, m.groups())
+    # on its own training data the model picks a best-F candidate far more often than the parser
+    hits = sum(w[m.offsets[j] + k] > 0 for j, k in enumerate(pick))
+    first = sum(w[m.offsets[j]] > 0 for j in range(len(pick)))
+    assert hits > first
+
+
+def test_an_unknown_metric_is_refused_by_name():
+    with pytest.raises(RankerError, match="best_f_metric 'evalb' is not a metric"):
+        best_f_key("evalb", ScoringSettings())
