@@ -34,7 +34,8 @@ def register(name: str) -> Callable[[type], type]:
 
 def family_names() -> list[str]:
     """Every registered family name, sorted."""
-    from . import auxdist, families, link_structure, reranker_families  # noqa: F401  (registers the built-in families)
+    # (registers the built-in families)
+    from . import auxdist, families, link_structure, parser_scores, reranker_families  # noqa: F401
 
     return sorted(_REGISTRY)
 
@@ -47,7 +48,7 @@ def make_family(name: str, options: dict | None = None, source: str = "<config>"
     FeatureConfigError
         If the name is not registered or an option is unknown.
     """
-    from . import auxdist, families, link_structure, reranker_families  # noqa: F401
+    from . import auxdist, families, link_structure, parser_scores, reranker_families  # noqa: F401
 
     cls = _REGISTRY.get(name)
     if cls is None:
@@ -78,6 +79,13 @@ class Family:
     def fit(self, forests: Iterable) -> "Family":
         """Learn from training forests (the default family learns nothing)."""
         return self
+
+    def begin_forest(self, forest) -> None:
+        """See a forest before its candidates are extracted (the default looks at nothing).
+
+        Per-candidate families that compare a candidate with the rest of its sentence's forest
+        (the parser's log-probability relative to its best parse) read what they need here.
+        """
 
     def fingerprint(self) -> str:
         """Digest of what the family learned in :meth:`fit` ("" when it learns nothing).

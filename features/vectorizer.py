@@ -181,6 +181,8 @@ def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
         # get the tree-only part of their row computed once, equal subtrees their node part.
         by_tree: dict = {}
         by_node: dict = {}   # (id(node), parent category, id(words)) -> [(column, value)]
+        for fam in cand_fams:
+            fam.begin_forest(forest)
         for cand in forest.candidates:
             t = cand.tree
             base = by_tree.get(t)

@@ -1,0 +1,83 @@
+"""Feature families on a statistical parser's n-best lists: real BLLIP forests of one WSJ document."""
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from features import load_feature_set
+from features.parser_scores import logprob_bin, rank_bin
+from features.registry import make_family
+from features.vectorizer import extract
+from ranker.sources.nbest import import_file
+from ranker.sources.treebank import load_corpus
+from ranker.store import Store
+
+LISTS = Path("/work/shared/nbest/bllip-wsj-sample")
+DOC = "wsj_0175"
+TREE_FAMILIES = ("local_trees/1", "embedding/1", "right_branching/1", "weight/1", "coordination/1",
+                 "sibling_ngrams/1", "edges/1", "head_deps/1", "heidorn/1", "source_rank/1")
+
+
+@pytest.fixture(scope="module")
+def forests(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("lp")
+    text = gzip.open(LISTS / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
+    kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith(DOC + ".")]
+    (tmp / "doc.nbest").write_text("\n\n".join(kept) + "\n")
+    with Store.open(tmp / "s.sqlite") as st:
+        load_corpus(st, "treebank", f"{DOC}.mrg")
+        assert import_file(st, tmp / "doc.nbest", "bllip").errors == ()
+        return list(st.forests("treebank"))
+
+
+def _matrix(forests, family, **options):
+    return extract(forests, [make_family(family, options)])
+
+
+@pytest.mark.parametrize("family", TREE_FAMILIES)
+def test_every_tree_family_fires_on_bllip_trees(forests, family):
+    m = _matrix(forests, family)
+    assert m.X.nnz > 0 and m.X.shape[0] == sum(len(f.candidates) for f in forests)
+
+
+def test_tag_families_see_the_parsers_pos_tags(forests):
+    names = set(_matrix(forests, "edges/1", words=False).names)
+    tags = {n.rsplit("=", 1)[1] for n in names if "=" in n}
+    parser_tags = {t for f in forests for c in f.candidates for t in c.tree.tags()}
+    assert tags <= parser_tags and {"DT", "NN", "VBD"} <= tags
+
+
+def test_logprob_is_relative_to_the_sentences_best(forests):
+    m = _matrix(forests, "parser_logprob/1")
+    col = {n: i for i, n in enumerate(m.names)}
+    X = m.X.toarray()
+    for j, f in enumerate(forests):
+        lps = np.array([c.scores["logprob"] for c in f.candidates])
+        rows = X[m.offsets[j]:m.offsets[j + 1]]
+        assert rows[:, col["lp:rel"]] == pytest.approx(lps - lps.max())
+        n = len(f.sentence.tokens)
+        assert rows[:, col["lp:rel/word"]] == pytest.approx((lps - lps.max()) / n)
+        best = int(np.argmax(lps))
+        assert rows[best, col["lp:bin:0"]] == 1.0
+        for k, lp in enumerate(lps):   # exactly one bin per candidate, the one its distance names
+            assert rows[k, col[f"lp:bin:{logprob_bin(lps.max() - lp)}"]] == 1.0
+        assert rows[:, [i for n_, i in col.items() if n_.startswith("lp:bin:")]].sum() == len(lps)
+    # the same matrix from two worker processes: the forest is seen in each worker
+    two = extract(forests, [make_family("parser_logprob/1")], workers=2)
+    assert two.names == m.names and (two.X != m.X).nnz == 0
+
+
+def test_rank_bins(forests):
+    assert [rank_bin(r) for r in (0, 1, 2, 3, 4, 5, 9, 10, 19, 20, 49, 50, 99)] == \
+        ["0", "1", "2", "3-4", "3-4", "5-9", "5-9", "10-19", "10-19", "20-49", "20-49", "50+", "50+"]
+    m = _matrix(forests, "parser_rank/1")
+    firsts = m.X.toarray()[m.offsets[:-1], m.names.index("nbrank:0")]
+    assert firsts.tolist() == [1.0] * len(forests)
+    assert m.X.sum() == m.X.shape[0]
+
+
+def test_the_bllip_feature_set_builds_and_extracts(forests):
+    fs = load_feature_set("bllip")
+    m = extract(forests[:3], fs.build())
+    assert any(n.startswith("lp:") for n in m.names) and any(n.startswith("nbrank:") for n in m.names)
