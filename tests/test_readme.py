@@ -16,7 +16,8 @@ def test_readme_main_job_config_exists_and_loads():
 
     readme = ROOT.joinpath("README.md").read_text()
     assert "ranker run configs/wsj-sample.toml" in readme
-    for name in ("wsj-sample", "quickstart", "wsj-sample-chunks"):
+    for name in ("wsj-sample", "quickstart", "wsj-sample-chunks", "wsj-sample-bllip",
+                 "wsj-sample-bllip-riezler"):
         load_config(ROOT / "configs" / f"{name}.toml")
 
 

@@ -128,17 +128,28 @@ class Scorer:
         for name, params in (("evalb_labeled", self.evalb), ("evalb_unlabeled", self.evalb_unlabeled)):
             s = score_evalb(gold.tree, t, params)
             # a skip (no word left after deletion: an all-punctuation sentence) counts zeros, as
-            # ranker evaluate does; an error cannot be scored
+            # ranker evaluate does
             if s.status == ERROR:
-                raise RankerError(f"EVALB could not score a candidate: {s.message}")
+                # Words are equal (checked above), so the tags differ on punctuation EVALB deletes
+                # (a parser's '' for the gold's POS '): EVALB cannot align the pair and would skip
+                # the sentence. Charged as no parse instead, every gold bracket missed, as a
+                # sentence without candidates is: skipping would make the candidate score 100.
+                out[name] = (score_evalb(gold.tree, gold.tree, params).gold, 0, 0, 0)
+                continue
             out[name] = (s.gold, s.test, s.matched, s.crossing)
         out["parseval"] = tuple(span_counts(gold.parseval, constituent_spans(black_erase(t, gold.erasure))))
+        # A parser's own tags may put a word in or out of the punctuation these schemes delete
+        # (the parser's '' for the gold's POS '), so the words to score differ: such a candidate
+        # is charged as no parse, as EVALB's error above (Link Grammar's carry the gold tags).
         try:
             out["mph"] = tuple(score_mph_sides(gold.mph, mph_side(t, self.mph_rules)))
+        except ValueError:
+            out["mph"] = tuple(score_mph_sides(gold.mph, None))
+        try:
             # one conversion serves both dependency metrics: it is the costliest step of scoring
             d = score_tree_dependencies(gold.deps, t, self.rules, self.labels)
-        except ValueError as e:     # punctuation tagged differently: the words to score differ
-            raise RankerError(f"a candidate cannot be scored: {e}") from None
+        except ValueError:
+            d = score_tree_dependencies(gold.deps, None, self.rules, self.labels)
         out["flat"] = tuple(flat_counts(gold.flat_key, flat_constituents(t)))
         out["deps_untyped"] = tuple(d.untyped)
         out["deps_typed"] = tuple(d.typed)

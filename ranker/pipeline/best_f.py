@@ -38,8 +38,8 @@ def _count_handler(arg):
 
         def count(gold, tree):
             s = score_evalb(gold, tree, params)
-            if s.status == ERROR:
-                raise RankerError(f"EVALB could not score a candidate: {s.message}")
+            if s.status == ERROR:    # as Scorer.count: charged as no parse
+                return (score_evalb(gold, gold, params).gold, 0, 0, 0)
             return (s.gold, s.test, s.matched, s.crossing)
     else:
         def count(side, tree):

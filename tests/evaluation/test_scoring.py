@@ -145,3 +145,18 @@ def test_issue_10_per_pair_counts_equal_ranker_evaluate_in_every_scheme(scorer, 
             assert got == list(counts[m]), (m, g.to_penn(), t.to_penn())
             differ[m] += counts[m][2] < counts[m][0]
     assert all(differ.values()), differ   # each metric saw imperfect pairs, or the check proves little
+def test_a_candidate_whose_punctuation_tags_differ_is_charged_as_no_parse(scorer):
+    """Regression (BLLIP lists): the parser tags the possessive ' as '' where gold has POS, so EVALB,
+    and MPH delete different words; ranker run stopped with "EVALB could not score"."""
+    from ranker.trees.penn import parse_tree
+
+    g = remove_empty_elements(Tree.from_nltk(treebank.parsed_sents("wsj_0012.mrg")[15]))
+    text = g.to_penn()
+    assert "(POS ')" in text
+    bad = parse_tree(text.replace("(POS ')", "('' ')"))
+    side = scorer.gold_side(g)
+    got, itself = scorer.count(side, bad), scorer.count(side, g)
+    for m in ("evalb_labeled", "evalb_unlabeled", "mph"):
+        assert got[m] == (itself[m][0], 0, 0, 0), m      # every gold bracket missed
+    for m in ("parseval", "deps_untyped"):                # schemes that keep the word score it
+        assert got[m][2] > 0, m

@@ -1,6 +1,5 @@
 """Feature families on a statistical parser's n-best lists: real BLLIP forests of one WSJ document."""
 import gzip
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,16 +12,15 @@ from ranker.sources.nbest import import_file
 from ranker.sources.treebank import load_corpus
 from ranker.store import Store
 
-LISTS = Path("/work/shared/nbest/bllip-wsj-sample")
 DOC = "wsj_0175"
 TREE_FAMILIES = ("local_trees/1", "embedding/1", "right_branching/1", "weight/1", "coordination/1",
                  "sibling_ngrams/1", "edges/1", "head_deps/1", "heidorn/1", "source_rank/1")
 
 
 @pytest.fixture(scope="module")
-def forests(tmp_path_factory):
+def forests(tmp_path_factory, bllip_lists):
     tmp = tmp_path_factory.mktemp("lp")
-    text = gzip.open(LISTS / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
+    text = gzip.open(bllip_lists / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
     kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith(DOC + ".")]
     (tmp / "doc.nbest").write_text("\n\n".join(kept) + "\n")
     with Store.open(tmp / "s.sqlite") as st:

@@ -1,6 +1,5 @@
 """Training signal best_f on small real forests: BLLIP 50-best lists of two WSJ documents."""
 import gzip
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +14,6 @@ from ranker.sources.nbest import import_file
 from ranker.sources.treebank import load_corpus
 from ranker.store import Store
 
-LISTS = Path("/work/shared/nbest/bllip-wsj-sample")
 DOCS = ("wsj_0170", "wsj_0171")
 SOURCE = "bllip:slice"
 
@@ -34,9 +32,9 @@ class Rows:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
+def store(tmp_path_factory, bllip_lists):
     tmp = tmp_path_factory.mktemp("bestf")
-    text = gzip.open(LISTS / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
+    text = gzip.open(bllip_lists / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
     kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].split(".")[0] in DOCS]
     (tmp / "slice.nbest").write_text("\n\n".join(kept) + "\n")
     with Store.open(tmp / "s.sqlite") as st:

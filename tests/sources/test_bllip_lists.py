@@ -17,14 +17,13 @@ from ranker.store import Sentence, Store
 from ranker.trees.penn import parse_tree
 from ranker.trees.transforms import PSEUDO_ROOTS, normalize_root
 
-LISTS = Path("/work/shared/nbest/bllip-wsj-sample")
 DOCS = ("wsj_0170", "wsj_0171", "wsj_0172", "wsj_0173")
 
 
-def _slice(tmp_path) -> tuple[Path, list[tuple[str, list[str]]]]:
+def _slice(lists: Path, tmp_path) -> tuple[Path, list[tuple[str, int, list[str]]]]:
     """The blocks of DOCS from the test list, written to a gzip file of their own."""
     blocks, cur = [], []
-    with gzip.open(LISTS / "nbest-test.txt.gz", "rt", encoding="utf-8") as f:
+    with gzip.open(lists / "nbest-test.txt.gz", "rt", encoding="utf-8") as f:
         for line in f:
             if line.strip():
                 cur.append(line.rstrip("\n"))
@@ -41,9 +40,9 @@ def _slice(tmp_path) -> tuple[Path, list[tuple[str, list[str]]]]:
 
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory):
+def imported(tmp_path_factory, bllip_lists):
     tmp = tmp_path_factory.mktemp("bllip")
-    path, blocks = _slice(tmp)
+    path, blocks = _slice(bllip_lists, tmp)
     with Store.open(tmp / "s.sqlite") as st:
         load_corpus(st, "treebank", [f"{d}.mrg" for d in DOCS])
         summary = import_file(st, path, "bllip")
