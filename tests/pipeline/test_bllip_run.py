@@ -1,0 +1,66 @@
+"""``ranker run`` on real BLLIP lists (a few documents per split), trained with best_f and riezler."""
+import dataclasses
+import gzip
+
+import pytest
+
+from ranker.evaluation.evalb import score_evalb
+from ranker.evaluation.evalb_params import load_params
+from ranker.pipeline.config import load_config
+from ranker.pipeline.experiment import run_experiment
+from ranker.trees.penn import iter_trees, parse_tree
+from ranker.trees.transforms import normalize_root
+
+DOCS = {"train": ("wsj_0001", "wsj_0002", "wsj_0003"), "heldout": ("wsj_0140", "wsj_0141"),
+        "test": ("wsj_0170", "wsj_0171")}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, bllip_lists):
+    tmp = tmp_path_factory.mktemp("bllip-run")
+    files = {}
+    for split, docs in DOCS.items():
+        text = gzip.open(bllip_lists / f"nbest-{split}.txt.gz", "rt", encoding="utf-8").read()
+        kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].split(".")[0] in docs]
+        files[split] = tmp / f"{split}.nbest"
+        files[split].write_text("\n\n".join(kept) + "\n")
+    cfg = load_config("configs/wsj-sample-bllip.toml")
+    cfg = dataclasses.replace(
+        cfg,
+        experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite"), workers=2),
+        data=dataclasses.replace(cfg.data, limit=8),
+        parse=dataclasses.replace(cfg.parse, **{f"{k}_forests": str(v) for k, v in files.items()}),
+        evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=100,
+                                       randomization_resamples=200),
+        report=dataclasses.replace(cfg.report, plots=False, learning_curve=(1.0,)))
+    out = {}
+    for kind in ("best_f", "riezler"):
+        c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind=kind))
+        out[kind] = (tmp / kind, run_experiment(c, tmp / kind, progress=False))
+    return out
+
+
+def test_both_signals_train_a_model_and_report_every_metric(runs):
+    for kind, (_, report) in runs.items():
+        assert report.counts["training sentences kept"] > 0, kind
+        assert report.counts["features after cut-off"] > 0, kind
+        assert not any("not trained" in n for n in report.notes), kind
+        assert set(report.metrics) >= {"evalb_labeled", "mph", "deps_untyped"}
+    # the same store: forests imported once, by the first run
+    assert runs["riezler"][1].counts["import: forests"] == 0 < runs["best_f"][1].counts["import: forests"]
+
+
+def test_native_is_the_parsers_first_parse_and_scores_as_evalb_does(runs):
+    out, report = runs["best_f"]
+    gold = list(iter_trees((out / "gold.mrg").read_text()))
+    firsts = [normalize_root(parse_tree(b.split("\n")[2])).to_penn()
+              for b in (out.parent / "test.nbest").read_text().split("\n\n") if b.strip()]
+    lines = (out / "selected" / "native.mrg").read_text().split("\n")[:-1]
+    assert lines == firsts[:len(lines)] and not any(line.startswith("(S1") for line in lines)
+    params = load_params("COLLINS")
+    g = t = m = 0
+    for gt, line in zip(gold, lines):
+        s = score_evalb(gt, next(iter_trees(line)), params)
+        assert s.status == 0
+        g, t, m = g + s.gold, t + s.test, m + s.matched
+    assert report.metrics["evalb_labeled"].rankers["native"].score == pytest.approx(200.0 * m / (g + t))
