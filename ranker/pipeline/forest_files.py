@@ -23,8 +23,11 @@ class ForestFiles(NamedTuple):
     source: str
 
 
-def forest_files(parse, where: str) -> ForestFiles:
+def forest_files(parse, where: str, fmt: str | None = None) -> ForestFiles:
     """The files a ``[parse]`` section names for its splits, checked to exist.
+
+    ``fmt`` is the file format (default ``parse.source``); it names the source, ``<fmt>:<file>``
+    or ``<fmt>:<file>+<file>...`` for several files.
 
     Raises
     ------
@@ -43,8 +46,8 @@ def forest_files(parse, where: str) -> ForestFiles:
             raise RankerError(f"{where}: [parse] {key}: no such file {name}")
         if path not in files:
             files.append(path)
-    return ForestFiles(parse.source, tuple(files),
-                       f"{parse.source}:{'+'.join(p.name for p in files)}")
+    fmt = fmt or parse.source
+    return ForestFiles(fmt, tuple(files), f"{fmt}:{'+'.join(p.name for p in files)}")
 
 
 def _digest(path: Path) -> str:
