@@ -32,7 +32,8 @@ def run(args) -> int:
             stages.load_corpus(st, CORPORA.get(args.corpus))
         for path in args.files:
             s = stages.parse_or_import(st, ParseSection(source=args.format, forests=path), (),
-                                       args.corpus, where="ranker import", name=args.source).summary
+                                       args.corpus, where="ranker import", name=args.source,
+                                       reimport=True).summary
             print(f"{path}: stored {s.forests} forests, {s.candidates} candidates; {len(s.errors)} forests skipped")
             for e in s.errors:
                 print(f"ranker: error: {e}", file=sys.stderr)

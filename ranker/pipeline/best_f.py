@@ -20,9 +20,9 @@ import numpy as np
 
 from ..errors import RankerError
 from ..evaluation.bounds import METRICS
+from ..evaluation.scoring import Scorer, ScoringSettings
 from ..store import BracketCounts, Store
 from ..store.records import Sentence
-from ..evaluation.scoring import Scorer, ScoringSettings
 
 KIND = "best_f"
 
@@ -73,7 +73,7 @@ def _count_failed(item, reason):
 def best_f_key(metric: str, settings: ScoringSettings) -> str:
     """Store key of the per-candidate counts that ``best_f`` under ``metric`` reads."""
     if metric not in METRICS:
-        raise RankerError(f"[annotation] best_f_metric {metric!r} is not a metric "
+        raise RankerError(f"best_f_metric {metric!r} is not a metric "
                           f"(known: {', '.join(METRICS)})")
     return f"{KIND}:{METRICS[metric].counts_from}@{settings.key()}"
 
@@ -81,7 +81,7 @@ def best_f_key(metric: str, settings: ScoringSettings) -> str:
 def ensure_best_f_counts(store: Store, sentences: Sequence[Sentence], source: str, metric: str,
                          settings: ScoringSettings, workers: int = 1) -> int:
     """Store the counts ``best_f`` needs for every sentence lacking them; returns how many were scored."""
-    from ..sources.pool import run_pool
+    from ..parallel import run_pool
 
     key = best_f_key(metric, settings)
     have = store.bracket_counts(key, None, None, source=source)

@@ -120,7 +120,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         with clock("annotate"):
             ann = stages.annotate(st, cfg.annotation, splits.train.sentences, bool(splits.extra),
-                                  workers, progress, cfg.source)
+                                  workers, progress, cfg.source, source=source, evaluation=ev)
 
         with clock("score"):
             stages.compute_counts(st, ev, [*splits.heldout.sentences, *splits.test.sentences], source,
@@ -136,7 +136,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                     for name, s in splits.main().items()}
             extra_mats = [stages.extract_features(st, cfg.features, s, source, workers, progress,
                                                   label=s.corpus) for s in splits.extra]
-            y_train = stages.consistency(st, mats["train"], ann.kind, splits.train, source, ann.rule)
+            y_train = stages.consistency(st, mats["train"], ann.kind, splits.train, source, ann.rule,
+                                         ann.best_f)
             y_extra = [stages.consistency(st, m, ann.extra_kind, s, source, ann.rule)
                        for m, s in zip(extra_mats, splits.extra)]
         counts["features before cut-off"] = len(mats["train"].names)

@@ -58,13 +58,18 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def import_forest_files(store, ff: ForestFiles, corpus: str) -> tuple[dict[str, float], list[str]]:
+class ImportOutcome(NamedTuple):
+    """What importing the files did: report counts, notes, and one summary per file read now."""
+
+    counts: dict[str, float]          # "import: forests", "import: candidates" (read now)
+    notes: list[str]                  # rejected forests, one note per file with any
+    summaries: tuple                  # ImportSummary of each file read now (none when cached)
+
+
+def import_forest_files(store, ff: ForestFiles, corpus: str, reimport: bool = False) -> ImportOutcome:
     """Import every file of ``ff`` into ``store`` unless it holds exactly these files already.
 
-    Returns
-    -------
-    (counts, notes)
-        Report counts (forests and candidates imported now) and notes on rejected forests.
+    ``reimport`` reads them even then (``ranker import``: the user asked for it).
     """
     from ..sources.nbest import import_file
 
@@ -73,13 +78,15 @@ def import_forest_files(store, ff: ForestFiles, corpus: str) -> tuple[dict[str, 
     counts: dict[str, float] = {"import: forests": 0, "import: candidates": 0}
     notes: list[str] = []
     stored = store.source_options().get(ff.source) or {}
-    if all(stored.get(k) == v for k, v in done.items()):
-        return counts, list(stored.get("notes", ()))
+    if not reimport and all(stored.get(k) == v for k, v in done.items()):
+        return ImportOutcome(counts, list(stored.get("notes", ())), ())
+    summaries = []
     for path in ff.files:
         got = import_file(store, path, ff.fmt, source=ff.source, corpus=corpus)
+        summaries.append(got)
         counts["import: forests"] += got.forests
         counts["import: candidates"] += got.candidates
         if got.errors:
             notes.append(f"{len(got.errors)} forests of {path} were rejected, e.g. {got.errors[0]}")
     store.add_source(ff.source, {**done, "notes": notes})   # written last: the import is complete
-    return counts, notes
+    return ImportOutcome(counts, notes, tuple(summaries))

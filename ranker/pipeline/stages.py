@@ -135,7 +135,8 @@ def stored_source(store: Store, given: str | None = None) -> str:
 def candidate_source(parse: ParseSection, where: str = "<config>", name: str | None = None) -> str:
     """The store's name for the candidates ``[parse]`` asks for (checked, nothing read yet).
 
-    Forests read from a file are named ``<format>:<file name>`` unless ``name`` is given.
+    Forests read from files are named ``<format>:<file name>`` (``<format>:<file>+<file>...`` when
+    the splits name files of their own, :mod:`.forest_files`) unless ``name`` is given.
     """
     from ..registries import SOURCES, file_sources
 
@@ -143,17 +144,16 @@ def candidate_source(parse: ParseSection, where: str = "<config>", name: str | N
     kind = SOURCES.get(parse.source, f"{where}: [parse] source")
     name = SOURCES.resolve(parse.source).partition("/")[0]
     if kind == "parser":
-        if parse.forests:
-            raise RankerError(f"{where}: [parse] forests is read only for a source of "
-                              f"{', '.join(file_sources())}, not {parse.source!r}")
+        for key in ("forests", "train_forests", "heldout_forests", "test_forests"):
+            if getattr(parse, key):
+                raise RankerError(f"{where}: [parse] {key} is read only for a source of "
+                                  f"{', '.join(file_sources())}, not {parse.source!r}")
         return name
-    if not parse.forests:
-        raise RankerError(f"{where}: [parse] source {parse.source!r} needs "
-                          "forests = \"FILE\" (the n-best file to read)")
-    if not Path(parse.forests).is_file():
-        raise RankerError(f"{where}: [parse] forests: no such file {parse.forests}")
+    from .forest_files import forest_files
+
     assert name in file_sources()
-    return f"{name}:{Path(parse.forests).name}" if source_name is None else source_name
+    files = forest_files(parse, where, name)
+    return files.source if source_name is None else source_name
 
 
 def link_grammar_options(parse: ParseSection):
@@ -177,8 +177,13 @@ def check_parse_options(store: Store, options) -> None:
 
 def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sentence], corpus: str,
                     workers: int = 0, progress: bool = False, where: str = "<config>",
-                    batch_size: int = 20, name: str | None = None) -> ParseOutcome:
+                    batch_size: int = 20, name: str | None = None,
+                    reimport: bool = False) -> ParseOutcome:
     """Parse ``sentences`` with Link Grammar (those not parsed yet), or import ``[parse] forests``.
+
+    n-best files are imported unless the store holds exactly these files already (their digests
+    are kept with the source), or always with ``reimport``; ``summary`` is the file's
+    ``ImportSummary`` when exactly one file was read now.
 
     Parameters
     ----------
@@ -202,17 +207,12 @@ def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sente
         counts["sentences parsed now"] = summary.parsed
         counts["unmapped tokens (this run)"] = summary.unmapped
         return ParseOutcome(source, counts, (), summary)
-    from ..sources.nbest import import_file
+    from .forest_files import forest_files, import_forest_files
 
-    fmt = source_format(parse.source)
-    imported = import_file(store, parse.forests, fmt, source=source, corpus=corpus)
-    for k, v in imported._asdict().items():
-        if isinstance(v, (int, float)):
-            counts[f"import: {k}"] = v
-    if getattr(imported, "errors", None):
-        notes.append(f"{len(imported.errors)} forests of {parse.forests} were "
-                     f"rejected, e.g. {imported.errors[0]}")
-    return ParseOutcome(source, counts, tuple(notes), imported)
+    files = forest_files(parse, where, source_format(parse.source))._replace(source=source)
+    got = import_forest_files(store, files, corpus, reimport)
+    return ParseOutcome(source, got.counts, tuple(got.notes),
+                        got.summaries[0] if len(got.summaries) == 1 else None)
 
 
 def source_format(source: str) -> str:
@@ -231,6 +231,7 @@ class AnnotationOutcome(NamedTuple):
     rule: str          # "fewest" or "strict" (:meth:`Store.consistent_sets`)
     annotated: int = 0             # sentences annotated now
     checked: object = None         # CheckSummary of the main kind: candidates checked now
+    best_f: tuple | None = None    # kind best_f: (metric, ScoringSettings) its weights are read by
 
 
 def consistency_rule(annotation: AnnotationSection) -> str:
@@ -241,13 +242,17 @@ def consistency_rule(annotation: AnnotationSection) -> str:
 def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Sentence],
              with_extra: bool = False, workers: int = 0, progress: bool = False,
              where: str = "<config>", equivalences: str | None = None, labelled: bool = True,
-             recheck: bool = False, brackets: str | Path | None = None) -> AnnotationOutcome:
+             recheck: bool = False, brackets: str | Path | None = None, source: str | None = None,
+             evaluation: EvaluationSection | None = None) -> AnnotationOutcome:
     """Store the partial bracketing of kind ``annotation.kind`` and check every candidate against it.
 
     The kind says where the brackets come from: ``riezler`` derives them from the gold trees of
     ``sentences`` (Crouch et al. 2.1), ``chunks`` are stored with the conll2000 corpus when it is
     loaded, and any kind may be read from a user bracket file ``brackets`` (a sentence's brackets
     there replace those stored for it before, so the kind's candidates are all checked again).
+
+    Kind ``best_f`` (full annotation, :mod:`.best_f`) instead stores the counts of ``source``'s
+    candidates under ``[annotation] best_f_metric`` with the ``evaluation`` settings.
 
     Parameters
     ----------
@@ -261,13 +266,26 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
     """
     from ..sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_store,
                                        read_bracket_file, riezler_annotations)
+    from .best_f import KIND as BEST_F
 
     kind = annotation.kind
-    if brackets is None and kind not in ("riezler", "chunks"):
+    if brackets is None and kind not in ("riezler", "chunks", BEST_F):
         raise RankerError(f"{where}: annotation kind {kind!r} is neither derivable from gold trees "
-                          "(riezler) nor stored with a corpus (chunks): it needs a bracket file")
+                          f"(riezler, {BEST_F}) nor stored with a corpus (chunks): it needs a bracket file")
     eq = LabelEquivalences.load(equivalences or DEFAULT_EQUIVALENCES, labelled=labelled)
     workers = resolve_workers(workers)
+    if kind == BEST_F and brackets is None:
+        from .best_f import ensure_best_f_counts
+
+        if source is None:
+            raise RankerError(f"{where}: [annotation] kind {BEST_F!r} needs the candidate source")
+        settings = scoring_settings(evaluation or EvaluationSection())
+        done = ensure_best_f_counts(store, sentences, source, annotation.best_f_metric, settings,
+                                    workers)
+        if with_extra:
+            check_store(store, annotation.extra_kind, eq, progress=progress, workers=workers)
+        return AnnotationOutcome(kind, annotation.extra_kind, consistency_rule(annotation), done,
+                                 None, (annotation.best_f_metric, settings))
     if brackets is not None:
         known = {s.id: len(s.tokens) for s in store.sentences()}
         added = store.add_annotations(read_bracket_file(brackets, kind, known))
@@ -348,10 +366,21 @@ def extract_features(store: Store, features: FeaturesSection, sel: SplitSelectio
 
 
 def consistency(store: Store, matrix, kind: str, sel: SplitSelection, source: str,
-                rule: str) -> np.ndarray:
-    """Consistency weights of the matrix's rows under annotation ``kind`` (0 for unannotated)."""
+                rule: str, best_f: tuple | None = None) -> np.ndarray:
+    """Consistency weights of the matrix's rows under annotation ``kind`` (0 for unannotated).
+
+    For kind ``best_f``, ``best_f`` is ``AnnotationOutcome.best_f``: the weights are 1/k on each
+    sentence's k candidates with the top F (:func:`.best_f.best_f_weights`).
+    """
     from features.datasets import consistency_weights
 
+    from .best_f import KIND as BEST_F, best_f_weights
+
+    if kind == BEST_F:
+        if best_f is None:
+            raise RankerError(f"annotation {BEST_F!r} needs its metric and scoring settings")
+        metric, settings = best_f
+        return best_f_weights(store, matrix, metric, settings, source)
     return consistency_weights(store, matrix, kind, sel.corpus, sel.split, source, rule)
 
 

@@ -56,6 +56,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
     from ..store.splits import SPLITS
     from ..evaluation.scoring import Scorer
     from .splits import parse_ranges
+    from .best_f import KIND as BEST_F, best_f_key
     from .stages import candidate_source, metric_names, scoring_settings
 
     src = cfg.source
@@ -67,9 +68,12 @@ def validate_config(cfg: ExperimentConfig) -> None:
         spec = getattr(d, key)
         if (d.corpus, spec) not in SPLITS:
             _check(src, f"[data] {key}", lambda: parse_ranges(spec))
-    if cfg.annotation.kind != "riezler":
+    if cfg.annotation.kind not in ("riezler", BEST_F):
         raise ConfigError(f"{src}: [annotation] kind {cfg.annotation.kind!r} is not derivable from "
-                          "gold trees here (known: riezler)")
+                          f"gold trees here (known: riezler, {BEST_F})")
+    if cfg.annotation.kind == BEST_F:
+        _check(src, "[annotation]", lambda: best_f_key(cfg.annotation.best_f_metric,
+                                                        scoring_settings(cfg.evaluation)))
     _check(src, "[features] set", lambda: load_feature_set(cfg.features.set))
     check_cutoff(cfg.features.set, cfg.features.cutoff, f"{src}: [features] cutoff")
     _check(src, "[heidorn] k_table", lambda: as_k_table(cfg.heidorn.k_table))

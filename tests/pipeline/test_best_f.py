@@ -9,7 +9,7 @@ from ranker.evaluation.bounds import METRICS
 from ranker.evaluation.evalb import score_evalb
 from ranker.models import LogLinearRanker
 from ranker.pipeline.best_f import best_f_key, best_f_set, best_f_weights, ensure_best_f_counts
-from ranker.pipeline.scoring import Scorer, ScoringSettings
+from ranker.evaluation.scoring import Scorer, ScoringSettings
 from ranker.sources.nbest import import_file
 from ranker.sources.treebank import load_corpus
 from ranker.store import Store

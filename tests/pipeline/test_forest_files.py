@@ -51,18 +51,19 @@ def test_files_are_imported_once_per_content(lists, tmp_path):
     ff = forest_files(parse, "c.toml")
     with Store.open(tmp_path / "s.sqlite") as st:
         load_corpus(st, "treebank", ["wsj_0001.mrg", "wsj_0170.mrg"])
-        counts, notes = import_forest_files(st, ff, "treebank")
+        counts, notes, summaries = import_forest_files(st, ff, "treebank")
         n = len(st.sentences("treebank"))
-        assert counts["import: forests"] == n and notes == []
+        assert counts["import: forests"] == n and notes == [] and len(summaries) == 2
         assert counts["import: candidates"] == sum(len(st.candidate_texts(s.id, ff.source))
                                                     for s in st.sentences("treebank"))
-        again, _ = import_forest_files(st, ff, "treebank")
-        assert again == {"import: forests": 0, "import: candidates": 0}
+        again, _, read = import_forest_files(st, ff, "treebank")
+        assert again == {"import: forests": 0, "import: candidates": 0} and read == ()
+        assert len(import_forest_files(st, ff, "treebank", reimport=True).summaries) == 2
         # new bytes under the same name are imported again
         text = gzip.open(lists["test"], "rt").read()
         with gzip.open(lists["test"], "wt") as f:
             f.write(text.split("\n\n")[0] + "\n")
-        third, _ = import_forest_files(st, ff, "treebank")
+        third, _, _ = import_forest_files(st, ff, "treebank")
         assert third["import: forests"] == len(st.sentences("treebank", fileids="wsj_0001.mrg")) + 1
         ff2 = dataclasses.replace(parse)   # same section, same answer: no hidden state
         assert forest_files(ff2, "c.toml") == ff
