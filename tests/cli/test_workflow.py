@@ -49,6 +49,9 @@ def workflow(tmp_path_factory):
     sizes = {split: cut(split, work / f"{split}.nbest") for split in DOCS}
     env = {**os.environ, "TRAIN": "wsj_0001-0003", "HELDOUT": "wsj_0140-0141",
            "TEST": "wsj_0170-0171", "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    # the README's test command gives NLTK_DATA relative to the project; the block runs elsewhere
+    if env.get("NLTK_DATA"):
+        env["NLTK_DATA"] = os.pathsep.join(os.path.abspath(p) for p in env["NLTK_DATA"].split(os.pathsep))
     proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", readme_block()], cwd=work, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
