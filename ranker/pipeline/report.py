@@ -4,7 +4,7 @@ The writers only format what the pipeline computed; nothing here scores anything
 files always agree. Tables follow Crouch et al. (2002): upper bound, each ranker, lower bound and
 error reduction per metric (their Table 1), broken down by parse quality (their Tables 2 and 4) and
 by sentence length (their Table 3). Beyond what the classic tools print, every ranker's score has a
-paired-bootstrap interval and p-values against Link Grammar's own choice and against Heidorn.
+paired-bootstrap interval and p-values against the source's own first choice and against Heidorn.
 """
 from __future__ import annotations
 
@@ -189,8 +189,9 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
             "The lower bound is the exact expectation of a random pick (mean counts over each "
             "forest); the upper bound picks, per sentence, the best candidate under that metric. "
             "Intervals are paired-bootstrap percentile intervals over test sentences; p-values are "
-            "two-sided approximate randomization tests against Link Grammar's first linkage "
-            "(native) and Heidorn's metric with K = 0.1.", ""]
+            "two-sided approximate randomization tests against the source's own first candidate "
+            "(native: Link Grammar's first linkage, or an n-best list's first parse) and Heidorn's "
+            "metric with K = 0.1.", ""]
     if report.metrics:
         out += ["## Summary", "", _SUMMARY_TEXT, "", _md_table(*_summary(report)), ""]
     for name, t in report.metrics.items():
