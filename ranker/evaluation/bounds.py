@@ -124,14 +124,36 @@ def selected_counts(fc: ForestCounts, choice: np.ndarray) -> np.ndarray:
     return out
 
 
+def unscored_rows(counts: np.ndarray, sentence_gold: np.ndarray) -> np.ndarray:
+    """Rows a scorer left out (all counts zero) in sentences that have gold brackets.
+
+    EVALB skips a sentence it cannot align (a candidate's punctuation tags differ from gold's), so
+    such a candidate counts zeros and adds nothing to the totals, exactly as ``evalb`` scores it;
+    its sentence score would read 100 (nothing to get wrong), so choosing among candidates (the
+    oracle, ``best_f``) must rank it below every scored one.
+
+    Parameters
+    ----------
+    counts : ndarray of shape (n_rows, 4)
+    sentence_gold : ndarray of shape (n_rows,)
+        The gold count of each row's sentence.
+    """
+    counts = np.asarray(counts)
+    return (sentence_gold > 0) & ~counts.any(axis=1)
+
+
 def oracle_choice(fc: ForestCounts, score: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """Per sentence, the index of the candidate with the best sentence score (first on ties), -1 if none."""
+    """Per sentence, the index of the candidate with the best sentence score (first on ties), -1 if none.
+
+    A candidate the scorer left out (:func:`unscored_rows`) is chosen only when every candidate was.
+    """
     n = fc.n_sentences
     choice = np.full(n, -1, dtype=np.int64)
     if len(fc.counts) == 0:
         return choice
-    values = score(fc.counts)
     sizes = np.diff(fc.offsets)
+    values = np.asarray(score(fc.counts), dtype=np.float64)
+    values = np.where(unscored_rows(fc.counts, np.repeat(fc.gold, sizes)), -np.inf, values)
     nonempty = sizes > 0
     starts = fc.offsets[:-1][nonempty]
     best = np.maximum.reduceat(values, starts)

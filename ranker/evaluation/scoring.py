@@ -127,20 +127,22 @@ class Scorer:
         out: dict[str, Counts] = {}
         for name, params in (("evalb_labeled", self.evalb), ("evalb_unlabeled", self.evalb_unlabeled)):
             s = score_evalb(gold.tree, t, params)
-            # a skip (no word left after deletion: an all-punctuation sentence) counts zeros, as
-            # ranker evaluate does
+            # A skip (no word left after deletion: an all-punctuation sentence) and an error both
+            # count zeros, as EVALB leaves such a sentence out of its totals. The error arises when
+            # the words are equal (checked above) but the tags differ on punctuation EVALB deletes
+            # (a parser's '' for the gold's POS '): EVALB cannot align the pair and skips the
+            # sentence, so a selection of this candidate scores exactly as `evalb` scores the
+            # selected file. For choosing among candidates (the oracle, best_f) a zero-count row of a
+            # sentence with gold brackets ranks below every scored one (`unscored_rows`).
             if s.status == ERROR:
-                # Words are equal (checked above), so the tags differ on punctuation EVALB deletes
-                # (a parser's '' for the gold's POS '): EVALB cannot align the pair and would skip
-                # the sentence. Charged as no parse instead, every gold bracket missed, as a
-                # sentence without candidates is: skipping would make the candidate score 100.
-                out[name] = (score_evalb(gold.tree, gold.tree, params).gold, 0, 0, 0)
+                out[name] = (0, 0, 0, 0)
                 continue
             out[name] = (s.gold, s.test, s.matched, s.crossing)
         out["parseval"] = tuple(span_counts(gold.parseval, constituent_spans(black_erase(t, gold.erasure))))
         # A parser's own tags may put a word in or out of the punctuation these schemes delete
         # (the parser's '' for the gold's POS '), so the words to score differ: such a candidate
-        # is charged as no parse, as EVALB's error above (Link Grammar's carry the gold tags).
+        # is charged as no parse: these schemes have no rule for skipping a sentence (Link
+        # Grammar's candidates carry the gold tags and never meet this).
         try:
             out["mph"] = tuple(score_mph_sides(gold.mph, mph_side(t, self.mph_rules)))
         except ValueError:

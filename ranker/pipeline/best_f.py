@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import RankerError
-from ..evaluation.bounds import METRICS
+from ..evaluation.bounds import METRICS, unscored_rows
 from ..evaluation.scoring import Scorer, ScoringSettings
 from ..store import BracketCounts, Store
 from ..store.records import Sentence
@@ -38,8 +38,8 @@ def _count_handler(arg):
 
         def count(gold, tree):
             s = score_evalb(gold, tree, params)
-            if s.status == ERROR:    # as Scorer.count: charged as no parse
-                return (score_evalb(gold, gold, params).gold, 0, 0, 0)
+            if s.status == ERROR:    # as Scorer.count: left out, as evalb leaves it out
+                return (0, 0, 0, 0)
             return (s.gold, s.test, s.matched, s.crossing)
     else:
         def count(side, tree):
@@ -112,15 +112,18 @@ def ensure_best_f_counts(store: Store, sentences: Sequence[Sentence], source: st
     return done
 
 
-def best_f_set(scores: np.ndarray) -> np.ndarray:
+def best_f_set(scores: np.ndarray, unscored: np.ndarray | None = None) -> np.ndarray:
     """Weights of one sentence's candidates: 1/k on the k candidates with the top score, 0 elsewhere.
 
     Scores are compared after rounding to 1e-9 (F-scores are ratios of small integers: equal
-    fractions must tie however they were computed).
+    fractions must tie however they were computed). Candidates marked ``unscored`` (EVALB could
+    not align them: :func:`ranker.evaluation.bounds.unscored_rows`) rank below every scored one.
     """
     if len(scores) == 0:
         return np.zeros(0)
     s = np.round(np.asarray(scores, dtype=np.float64), 9)
+    if unscored is not None:
+        s = np.where(unscored, -np.inf, s)
     top = s == s.max()
     return top / top.sum()
 
@@ -145,5 +148,5 @@ def best_f_weights(store: Store, rows, metric: str, settings: ScoringSettings,
             raise RankerError(f"{store.path}: {sid} has {b - a} candidates but {len(got)} {key!r} "
                               "counts; the best_f set cannot be formed")
         counts = np.array([(r.gold, r.test, r.matched, r.crossing) for r in got], dtype=np.int64)
-        w[a:b] = best_f_set(score(counts))
+        w[a:b] = best_f_set(score(counts), unscored_rows(counts, np.full(b - a, counts[:, 0].max())))
     return w

@@ -159,7 +159,8 @@ def load_forest_counts(store: Store, sel: SplitSelection, metric: str,
     for s in sel.sentences:
         rows = stored.get(s.id, ())
         per.append([(r.gold, r.test, r.matched, r.crossing) for r in rows])
-        gold.append(rows[0].gold if rows else _gold_count(store, s, metric, settings))
+        # the largest: a candidate EVALB skips counts zero gold (bounds.unscored_rows)
+        gold.append(max(r.gold for r in rows) if rows else _gold_count(store, s, metric, settings))
     return ForestCounts.from_lists(per, gold)
 
 

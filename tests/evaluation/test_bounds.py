@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from ranker.evaluation.bounds import (METRICS, ForestCounts, conformance_score, corpus_score,
                                       error_reduction, expected_counts, f1_score, oracle_choice,
-                                      selected_counts)
+                                      selected_counts, unscored_rows)
 
 F = METRICS["evalb_unlabeled"]
 
@@ -20,6 +20,16 @@ def _forest():
 def test_oracle_picks_best_sentence_score_first_on_ties_and_minus_one_for_empty():
     fc = _forest()
     assert oracle_choice(fc, F.score).tolist() == [1, -1, 0]
+
+
+def test_a_candidate_evalb_leaves_out_is_the_oracle_only_when_every_candidate_is():
+    """Regression: an unalignable candidate counts zeros (as evalb skips it) and its sentence F
+    would read 100; the oracle must not take it over a scored candidate."""
+    fc = ForestCounts.from_lists([[(0, 0, 0, 0), (4, 4, 1, 0)], [(0, 0, 0, 0), (0, 0, 0, 0)],
+                                  [(0, 0, 0, 0)]], gold=[4, 3, 0])
+    assert unscored_rows(fc.counts, np.array([4, 4, 3, 3, 0])).tolist() == [True, False, True, True,
+                                                                             False]
+    assert oracle_choice(fc, F.score).tolist() == [1, 0, 0]
 
 
 def test_empty_forest_counts_its_gold_against_every_system():

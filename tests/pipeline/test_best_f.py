@@ -96,6 +96,54 @@ def test_trained_by_the_same_objective_it_prefers_the_best_f_candidates(store):
     assert hits > first
 
 
+def test_unscored_candidates_rank_below_every_scored_one():
+    assert best_f_set(np.array([100.0, 80.0, 80.0]), np.array([True, False, False])).tolist() == [0, .5, .5]
+    assert best_f_set(np.array([100.0, 100.0]), np.array([True, True])).tolist() == [.5, .5]
+
+
+def test_a_list_whose_parses_evalb_cannot_align_scores_as_evalb_scores_it(tmp_path, bllip_lists):
+    """Regression: wsj_0194.15's first parse tags the possessive ' as '' (EVALB "Length unmatch"):
+    the report charged it as no parse (first parse 86.4 on test, evalb 86.50). Its counts are now
+    zero as evalb leaves it out, the first parses of the document score exactly what EVALB's totals
+    say, and neither best_f nor the oracle picks an unalignable parse over an alignable one."""
+    from ranker.evaluation.bounds import ForestCounts, oracle_choice, unscored_rows
+    from ranker.evaluation.evalb import EvalbTotals
+
+    text = gzip.open(bllip_lists / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
+    kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith("wsj_0194.")]
+    (tmp_path / "slice.nbest").write_text("\n\n".join(kept) + "\n")
+    settings = ScoringSettings()
+    scorer = Scorer(settings)
+    with Store.open(tmp_path / "s.sqlite") as st:
+        load_corpus(st, "treebank", ["wsj_0194.mrg"])
+        assert import_file(st, tmp_path / "slice.nbest", "bllip", source=SOURCE).errors == ()
+        sentences = st.sentences("treebank")
+        ensure_best_f_counts(st, sentences, SOURCE, "evalb_labeled", settings)
+        rows = Rows(st, SOURCE)
+        w = best_f_weights(st, rows, "evalb_labeled", settings, SOURCE)
+        stored = st.bracket_counts(best_f_key("evalb_labeled", settings), None, None, source=SOURCE)
+        totals, firsts, per, gold = EvalbTotals(), np.zeros(4), [], []
+        for s in sentences:
+            g = st.gold(s.id)
+            cands = st.forest(s.id, SOURCE).candidates
+            counts = [(r.gold, r.test, r.matched, r.crossing) for r in stored[s.id]]
+            for c, k in zip(cands, counts):   # every stored count is EVALB's own, zeros for an error
+                e = score_evalb(g, c.tree, scorer.evalb)
+                assert k == ((0, 0, 0, 0) if e.status else (e.gold, e.test, e.matched, e.crossing))
+            totals.add(score_evalb(g, cands[0].tree, scorer.evalb))
+            firsts += counts[0]
+            per.append(counts)
+            gold.append(max(k[0] for k in counts))
+        assert totals.errors == 1                      # wsj_0194.15's first parse
+        assert METRICS["evalb_labeled"].score(firsts) == pytest.approx(totals.f1, abs=1e-9)
+        fc = ForestCounts.from_lists(per, gold)
+        bad = unscored_rows(fc.counts, np.repeat(fc.gold, np.diff(fc.offsets)))
+        assert 0 < bad.sum() < len(bad)
+        assert not (w[bad] > 0).any()
+        choice = oracle_choice(fc, METRICS["evalb_labeled"].score)
+        assert not bad[fc.offsets[:-1] + choice].any()
+
+
 def test_an_unknown_metric_is_refused_by_name():
     with pytest.raises(RankerError, match="best_f_metric 'evalb' is not a metric"):
         best_f_key("evalb", ScoringSettings())
