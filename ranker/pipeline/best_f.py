@@ -128,6 +128,21 @@ def best_f_set(scores: np.ndarray, unscored: np.ndarray | None = None) -> np.nda
     return top / top.sum()
 
 
+def _sentence_scores(store: Store, rows, metric: str, settings: ScoringSettings, source: str):
+    """Per sentence of ``rows``: its rows' slice, sentence scores under ``metric`` and unscored mask."""
+    key = best_f_key(metric, settings)
+    score = METRICS[metric].score
+    stored = store.bracket_counts(key, None, None, source=source)
+    for j, sid in enumerate(rows.sentence_ids):
+        a, b = int(rows.offsets[j]), int(rows.offsets[j + 1])
+        got = stored.get(sid, ())
+        if len(got) != b - a:
+            raise RankerError(f"{store.path}: {sid} has {b - a} candidates but {len(got)} {key!r} "
+                              "counts; the best_f set cannot be formed")
+        counts = np.array([(r.gold, r.test, r.matched, r.crossing) for r in got], dtype=np.int64)
+        yield a, b, score(counts), unscored_rows(counts, np.full(b - a, counts[:, 0].max()))
+
+
 def best_f_weights(store: Store, rows, metric: str, settings: ScoringSettings,
                    source: str) -> np.ndarray:
     """The ``best_f`` consistency weight of every row of ``rows`` (a matrix with ``sentence_ids``, ``offsets``).
@@ -137,16 +152,20 @@ def best_f_weights(store: Store, rows, metric: str, settings: ScoringSettings,
     RankerError
         If a sentence's stored counts do not cover its candidates (run :func:`ensure_best_f_counts`).
     """
-    key = best_f_key(metric, settings)
-    score = METRICS[metric].score
-    stored = store.bracket_counts(key, None, None, source=source)
     w = np.zeros(int(rows.offsets[-1]))
-    for j, sid in enumerate(rows.sentence_ids):
-        a, b = int(rows.offsets[j]), int(rows.offsets[j + 1])
-        got = stored.get(sid, ())
-        if len(got) != b - a:
-            raise RankerError(f"{store.path}: {sid} has {b - a} candidates but {len(got)} {key!r} "
-                              "counts; the best_f set cannot be formed")
-        counts = np.array([(r.gold, r.test, r.matched, r.crossing) for r in got], dtype=np.int64)
-        w[a:b] = best_f_set(score(counts), unscored_rows(counts, np.full(b - a, counts[:, 0].max())))
+    for a, b, scores, unscored in _sentence_scores(store, rows, metric, settings, source):
+        w[a:b] = best_f_set(scores, unscored)
     return w
+
+
+def best_f_gains(store: Store, rows, metric: str, settings: ScoringSettings,
+                 source: str) -> np.ndarray:
+    """Each row's sentence score under ``metric`` in ``[0, 1]`` (0 for a candidate EVALB left out).
+
+    What minimum-risk training (:class:`ranker.models.expected_f.ExpectedFRanker`) maximises in
+    expectation; same stored counts and errors as :func:`best_f_weights`.
+    """
+    g = np.zeros(int(rows.offsets[-1]))
+    for a, b, scores, unscored in _sentence_scores(store, rows, metric, settings, source):
+        g[a:b] = np.where(unscored, 0.0, np.clip(np.asarray(scores, dtype=np.float64) / 100.0, 0, 1))
+    return g

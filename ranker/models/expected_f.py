@@ -1,0 +1,170 @@
+"""Minimum-risk training of the log-linear ranker: maximise the expected F-score of each sentence.
+
+The conditional log-likelihood (:mod:`ranker.models.objective`) pulls the probability mass onto
+each sentence's best-F set and treats every other candidate as equally wrong, however close it is
+to the gold tree. Minimum-risk (expected-F) training uses the candidates' own scores ``g_x`` (the
+sentence F of each candidate against gold, in ``[0, 1]``)::
+
+    R(λ) = - Σ_j Σ_{x ∈ X(y_j)} p_λ(x | y_j) g_x + Σ_i λ_i² / 2σ_i²
+    ∂R/∂λ_i = - Σ_j Σ_x p_λ(x | y_j) (g_x - ḡ_j) f_i(x) + λ_i / σ_i²,   ḡ_j = Σ_x p_λ(x | y_j) g_x
+
+so a near-miss costs little and a bad parse much (Smith and Eisner 2006; Charniak and Johnson's
+reranker as later distributed offers the same expected-F loss). ``R`` is not convex: the fit starts
+from the conditional log-likelihood solution at the same σ² (or from ``coef_init``, the fit of a
+neighbouring σ²), which is where expected-F training is usually begun.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.optimize
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from ..errors import RankerError
+from .groups import group_offsets
+from .loglinear import SOLVERS, LogLinearRanker, as_csr
+from .objective import drop_sentence_constants
+
+
+class ExpectedFObjective:
+    """``R(λ)`` and its gradient over a fixed training set.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix, shape (n_candidates, n_features)
+    gain : ndarray, shape (n_candidates,)
+        Each candidate's sentence score in ``[0, 1]`` (EVALB labelled F / 100 for ``best_f``).
+    offsets : ndarray of int64, shape (n_groups + 1,)
+    sigma2 : float or ndarray of shape (n_features,)
+        Prior variances; ``inf`` switches the prior off for a feature.
+    """
+
+    def __init__(self, X, gain, offsets, sigma2):
+        X = sp.csr_matrix(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X.sum_duplicates()
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.X = drop_sentence_constants(X, self.offsets)
+        self.XT = self.X.T
+        self.gain = np.asarray(gain, dtype=np.float64)
+        if self.gain.shape != (self.X.shape[0],):
+            raise ValueError(f"gain has shape {self.gain.shape}; expected ({self.X.shape[0]},)")
+        self.starts = self.offsets[:-1]
+        self.sizes = np.diff(self.offsets)
+        s2 = np.broadcast_to(np.asarray(sigma2, dtype=np.float64), (self.X.shape[1],))
+        self.inv_sigma2 = np.where(np.isinf(s2), 0.0, 1.0 / s2)
+        self.n_evaluations = 0
+
+    def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return ``(R(λ), ∇R(λ))``."""
+        self.n_evaluations += 1
+        lam = np.asarray(lam, dtype=np.float64)
+        prior_v = 0.5 * float(lam @ (lam * self.inv_sigma2))
+        prior_g = lam * self.inv_sigma2
+        if len(self.starts) == 0:
+            return prior_v, prior_g
+        s = np.asarray(self.X @ lam.astype(self.X.dtype, copy=False), dtype=np.float64)
+        m = np.maximum.reduceat(s, self.starts)
+        e = np.exp(s - np.repeat(m, self.sizes))
+        p = e / np.repeat(np.add.reduceat(e, self.starts), self.sizes)
+        expected = np.add.reduceat(p * self.gain, self.starts)          # ḡ_j
+        r = p * (self.gain - np.repeat(expected, self.sizes))
+        grad = -np.asarray(self.XT @ r.astype(self.X.dtype, copy=False), dtype=np.float64)
+        return prior_v - float(expected.sum()), grad + prior_g
+
+
+class ExpectedFRanker(LogLinearRanker):
+    """The log-linear ranker trained for the expected F-score of its choice (minimum risk).
+
+    Same model and parameters as :class:`~ranker.models.loglinear.LogLinearRanker` (the training
+    filters read the consistency weights ``y``, the best-F set, as there); ``fit`` also needs each
+    candidate's score ``gain``. The tolerance applies to the gradient of ``R(λ) / n_sentences``.
+
+    Attributes
+    ----------
+    coef_, n_features_in_, n_iter_, n_evaluations_, converged_, n_training_sentences_, dropped_
+        As for :class:`LogLinearRanker` (iterations and evaluations of the expected-F stage).
+    objective_ : float
+        ``R(λ)`` at the solution (unscaled): minus the summed expected F plus the prior.
+    """
+
+    def fit(self, X, y, groups, full=None, coef_init=None, gain=None) -> "ExpectedFRanker":
+        """Estimate ``λ`` by minimising ``R(λ)``, starting from the log-likelihood fit.
+
+        Parameters
+        ----------
+        X, y, groups, full
+            As for :meth:`LogLinearRanker.fit` (``y``: consistency weights, used by the filters
+            and by the log-likelihood start).
+        coef_init : ndarray of shape (n_features,), optional
+            Start here instead of at the log-likelihood solution.
+        gain : array-like, shape (n_candidates,)
+            Each candidate's sentence score in ``[0, 1]``.
+        """
+        if gain is None:
+            raise RankerError("ExpectedFRanker.fit needs each candidate's score (gain)")
+        gain = np.asarray(gain, dtype=np.float64)
+        X = as_csr(X, dtype=np.dtype(self.dtype))
+        if gain.shape != (X.shape[0],):
+            raise RankerError(f"gain has shape {gain.shape}; expected one score per candidate "
+                              f"({X.shape[0]})")
+        if not np.all(np.isfinite(gain)) or np.any(gain < 0) or np.any(gain > 1):
+            raise RankerError("candidate scores (gain) must lie in [0, 1]")
+        if coef_init is None:
+            # the log-likelihood fit validates the arguments, applies the filters, gives the start
+            super().fit(X, y, groups, full=full)
+            start = self.coef_.copy()
+        else:
+            self._validate_params()
+            start = np.array(coef_init, dtype=np.float64)
+            if start.shape != (X.shape[1],):
+                raise RankerError(f"coef_init has shape {start.shape}; expected ({X.shape[1]},)")
+        from .training_set import select_training_rows
+
+        offsets = group_offsets(groups, X.shape[0])
+        y = np.asarray(y, dtype=np.float64)
+        rows = select_training_rows(y, offsets, max_parses=self.max_parses,
+                                    full=full if self.full_parses_only else None,
+                                    proper_subset=self.proper_subset)
+        n_kept = int(rows.group_mask.sum())
+        if n_kept == 0:
+            raise RankerError(f"no training sentence survives the filters (dropped: {rows.dropped})")
+        if not rows.row_mask.all():
+            keep = np.flatnonzero(rows.row_mask)
+            X, gain = as_csr(X[keep]), gain[keep]
+            sizes = np.diff(offsets)[rows.group_mask]
+            offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (X.shape[1],))
+        objective = ExpectedFObjective(X, gain, offsets, sigma2)
+        scale = 1.0 / n_kept
+
+        def fun(lam):
+            v, g = objective(lam)
+            return v * scale, g * scale
+
+        options = {"maxiter": int(self.max_iter), "gtol": float(self.tol)}
+        if self.solver == "cg":
+            options["norm"] = np.inf
+        else:
+            options["ftol"] = 10 * np.finfo(np.float64).eps
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],
+                                          options=options)
+        self.coef_ = np.asarray(res.x, dtype=np.float64)
+        self.n_features_in_ = X.shape[1]
+        self.n_iter_ = int(res.nit)
+        self.n_evaluations_ = int(objective.n_evaluations)
+        self.objective_ = float(res.fun) / scale
+        self.n_training_sentences_ = n_kept
+        self.dropped_ = dict(rows.dropped)
+        grad_max = float(np.max(np.abs(res.jac))) if X.shape[1] else 0.0
+        self.converged_ = bool(res.success) or grad_max <= 10 * self.tol
+        if not self.converged_:
+            warnings.warn(f"ExpectedFRanker did not converge after {self.n_iter_} iterations: "
+                          f"{res.message} (max |gradient| {grad_max:.3g} per sentence)",
+                          ConvergenceWarning, stacklevel=2)
+        return self
