@@ -339,8 +339,17 @@ def load_counts(store: Store, evaluation: EvaluationSection, sel: SplitSelection
 
 
 def candidate_quality(fc: ForestCounts, metric: str) -> np.ndarray:
-    """Each candidate's own sentence score under ``metric`` (the oracle's and tuners' target)."""
-    return METRICS[metric].score(fc.counts) if len(fc.counts) else np.zeros(0)
+    """Each candidate's own sentence score under ``metric`` (the oracle's and tuners' target).
+
+    A candidate the scorer left out (EVALB could not align it: ``bounds.unscored_rows``) scores 0,
+    not the 100 of a sentence with nothing to get wrong.
+    """
+    if not len(fc.counts):
+        return np.zeros(0)
+    from ..evaluation.bounds import unscored_rows
+
+    q = np.asarray(METRICS[metric].score(fc.counts), dtype=np.float64)
+    return np.where(unscored_rows(fc.counts, np.repeat(fc.gold, np.diff(fc.offsets))), 0.0, q)
 
 
 def test_ceiling(store: Store, evaluation: EvaluationSection, sentences: Sequence[Sentence]) -> float:

@@ -8,7 +8,8 @@ from ranker.errors import RankerError
 from ranker.evaluation.bounds import METRICS
 from ranker.evaluation.evalb import score_evalb
 from ranker.models import LogLinearRanker
-from ranker.pipeline.best_f import best_f_key, best_f_set, best_f_weights, ensure_best_f_counts
+from ranker.pipeline.best_f import (best_f_gains, best_f_key, best_f_set, best_f_weights,
+                                    ensure_best_f_counts)
 from ranker.evaluation.scoring import Scorer, ScoringSettings
 from ranker.sources.nbest import import_file
 from ranker.sources.treebank import load_corpus
@@ -142,6 +143,12 @@ def test_a_list_whose_parses_evalb_cannot_align_scores_as_evalb_scores_it(tmp_pa
         assert not (w[bad] > 0).any()
         choice = oracle_choice(fc, METRICS["evalb_labeled"].score)
         assert not bad[fc.offsets[:-1] + choice].any()
+        # held-out tuning (sigma^2, Heidorn's K) reads 0 for such a candidate, not 100
+        from ranker.pipeline.stages import candidate_quality
+
+        q = candidate_quality(fc, "evalb_labeled")
+        assert (q[bad] == 0).all() and (q[~bad] > 0).all()
+        assert np.allclose(best_f_gains(st, rows, "evalb_labeled", settings, SOURCE), q / 100)
 
 
 def test_an_unknown_metric_is_refused_by_name():
