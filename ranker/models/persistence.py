@@ -79,7 +79,8 @@ def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: 
         The resolved feature-set configuration, kept so the features can be extracted again.
     """
     kinds = {cls: name for name, cls in _ranker_classes().items()}
-    kind = kinds.get(type(ranker))
+    # a subclass that only trains differently (ExpectedFRanker) is saved as the model it fits
+    kind = next((kinds[c] for c in type(ranker).__mro__ if c in kinds), None)
     if kind is None:
         raise RankerError(f"cannot save a {type(ranker).__name__}")
     names = [str(n) for n in feature_names]

@@ -81,6 +81,7 @@ class LogLinearSection:
     full_only: bool = False                # training filter: full parses only
     proper_subset: bool = True             # training filter: consistent set non-empty and proper
     select_metric: str = "evalb_unlabeled" # held-out metric that picks sigma^2
+    objective: str = "loglik"              # "loglik" (the paper's) or "expected_f" (minimum risk, best_f only)
 
 
 @dataclass(frozen=True)

@@ -144,8 +144,13 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         with clock("train"):
             template = stages.loglinear_template(ll, workers)
+            gains = None
+            if ll.objective == "expected_f":   # minimum risk: every candidate's own F
+                from .best_f import best_f_gains
+
+                gains = [best_f_gains(st, mats["train"], *ann.best_f, source)]
             data = stages.training_rows(st, cfg.features, template, [mats["train"], *extra_mats],
-                                        [y_train, *y_extra], source)
+                                        [y_train, *y_extra], source, gains)
             del mats["train"], extra_mats    # the kept rows are in data; free the rest (GBs)
             counts["features after cut-off"] = len(data.names)
             Xh = mats["heldout"].restrict(data.names)

@@ -395,18 +395,26 @@ def consistency(store: Store, matrix, kind: str, sel: SplitSelection, source: st
 
 # ------------------------------------------------------------------------------------ fit
 def loglinear_template(loglinear: LogLinearSection, workers: int = 0):
-    """The unfitted log-linear ranker ``[loglinear]`` describes (σ² is chosen later)."""
-    from ..models import LogLinearRanker
+    """The unfitted log-linear ranker ``[loglinear]`` describes (σ² is chosen later).
 
-    return LogLinearRanker(solver=loglinear.optimizer, max_iter=loglinear.max_iter, tol=loglinear.tol,
+    ``objective = "expected_f"`` gives the minimum-risk ranker (its ``fit`` also takes ``gain``).
+    """
+    from ..models import LogLinearRanker
+    from ..models.expected_f import ExpectedFRanker
+
+    cls = ExpectedFRanker if loglinear.objective == "expected_f" else LogLinearRanker
+    return cls(solver=loglinear.optimizer, max_iter=loglinear.max_iter, tol=loglinear.tol,
                            max_parses=loglinear.max_parses or None,
                            full_parses_only=loglinear.full_only,
                            proper_subset=loglinear.proper_subset, n_jobs=resolve_workers(workers))
 
 
 def training_rows(store: Store, features: FeaturesSection, template, blocks: Sequence,
-                  weights: Sequence[np.ndarray], source: str):
+                  weights: Sequence[np.ndarray], source: str,
+                  gains: Sequence[np.ndarray] | None = None):
     """The rows every fit learns from: cut-off applied, the template's filters applied.
+
+    ``gains`` (each block's candidate F in [0, 1]) travel with the rows for minimum-risk training.
 
     Returns
     -------
@@ -415,7 +423,7 @@ def training_rows(store: Store, features: FeaturesSection, template, blocks: Seq
     from .training import training_data
 
     return training_data(list(blocks), list(weights), features.cutoff, store.forest_qualities(source),
-                         template)
+                         template, gains)
 
 
 class LogLinearFit(NamedTuple):

@@ -29,6 +29,7 @@ class TrainingData(NamedTuple):
     full: np.ndarray              # bool, candidate is a full parse
     names: tuple[str, ...]        # the feature index (columns of X)
     survivors: TrainingRows       # the filters over every training sentence, before removal
+    gain: np.ndarray | None = None  # candidate F in [0, 1] (minimum-risk training), else None
 
 
 def fit_params(ranker) -> dict:
@@ -37,7 +38,8 @@ def fit_params(ranker) -> dict:
 
 
 def training_data(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int,
-                  qualities: dict[str, tuple[str, ...]], template) -> TrainingData:
+                  qualities: dict[str, tuple[str, ...]], template,
+                  gains: Sequence[np.ndarray] | None = None) -> TrainingData:
     """Stack the training corpora's matrices, apply the cut-off and the template's filters.
 
     Parameters
@@ -53,6 +55,8 @@ def training_data(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int,
         ``store.forest_qualities(source)``: sentence id -> candidate qualities in forest order.
     template : LogLinearRanker
         Its filter settings (``max_parses``, ``full_parses_only``, ``proper_subset``) apply.
+    gains : sequence of ndarray, optional
+        Each block's candidate scores in [0, 1], kept row for row (minimum-risk training).
     """
     from features import frequency_cutoff
 
@@ -82,12 +86,21 @@ def training_data(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int,
         X = parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")
     del parts
     y, groups, full = y[keep], groups[keep], full[keep]
+    gain = None if gains is None else np.concatenate(gains)[keep]
     X.sum_duplicates()   # canonical (sorted, no duplicates): fits must not reorder shared arrays
     # Properties constant over a sentence's candidates cancel from the objective; dropped here,
     # once, every fit (each sigma^2, each learning-curve point) streams fewer nonzeros and makes
     # no copy of its own (on the WSJ sample: 213 to 177 million nonzeros).
     X = drop_sentence_constants(X, group_offsets(groups, len(y)))
-    return TrainingData(X, y, groups, full, tuple(names), survivors)
+    return TrainingData(X, y, groups, full, tuple(names), survivors, gain)
+
+
+def _fit_arrays(data: TrainingData, rows: int | None = None) -> dict:
+    """The extra ``fit`` arguments of the data's first ``rows`` rows (all when None)."""
+    out = {"full": data.full[:rows]}
+    if data.gain is not None:
+        out["gain"] = data.gain[:rows]
+    return out
 
 
 def select_model(store, template, data: TrainingData, X_heldout, groups_heldout, quality_heldout,
@@ -97,11 +110,12 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
 
     def fit_all():
         c = select_sigma2(template, data.X, data.y, data.groups, X_heldout, groups_heldout,
-                          quality_heldout, grid=grid, fit_params={"full": data.full},
+                          quality_heldout, grid=grid, fit_params=_fit_arrays(data),
                           progress="train (sigma^2 grid)" if progress else None)
         return c.ranker, {"sigma2": c.sigma2, "trials": [list(t) for t in c.trials]}
 
-    key = data_digest([data.X, data.y, data.groups, data.full, X_heldout, groups_heldout,
+    gain = [] if data.gain is None else [data.gain]
+    key = data_digest([data.X, data.y, data.groups, data.full, *gain, X_heldout, groups_heldout,
                        quality_heldout],
                       {"template": fit_params(template), "names": data.names,
                        "grid": sorted(float(g) for g in grid), "search": "ascending, warm"})
@@ -133,11 +147,12 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
         else:
             rows = int(starts[k])    # the first k sentences are a prefix of the rows
             part = clone(template).set_params(sigma2=chosen.sigma2)
-            X, y, g, full = data.X[:rows], data.y[:rows], data.groups[:rows], data.full[:rows]
-            model, _ = cached_fit(store, data_digest([X, y, g, full],
+            X, y, g = data.X[:rows], data.y[:rows], data.groups[:rows]
+            extra = _fit_arrays(data, rows)
+            model, _ = cached_fit(store, data_digest([X, y, g, *extra.values()],
                                                      {"template": fit_params(part),
                                                       "names": data.names}),
-                                  data.names, lambda: (part.fit(X, y, g, full=full), {}),
+                                  data.names, lambda: (part.fit(X, y, g, **extra), {}),
                                   feature_config)
         curve.append((float(k), float(score(model))))
     return curve

@@ -86,6 +86,14 @@ def validate_config(cfg: ExperimentConfig) -> None:
     if cfg.loglinear.optimizer not in ("cg", "lbfgs"):
         raise ConfigError(f"{src}: [loglinear] optimizer {cfg.loglinear.optimizer!r} is not known "
                           "(known: cg, lbfgs)")
+    if cfg.loglinear.objective not in ("loglik", "expected_f"):
+        raise ConfigError(f"{src}: [loglinear] objective {cfg.loglinear.objective!r} is not known "
+                          "(known: loglik, expected_f)")
+    if cfg.loglinear.objective == "expected_f" and (cfg.annotation.kind != BEST_F
+                                                    or cfg.data.extra_training):
+        raise ConfigError(f"{src}: [loglinear] objective 'expected_f' needs every candidate's F "
+                          f"against a full gold tree: [annotation] kind {BEST_F!r} and no "
+                          "[data] extra_training")
     if not cfg.loglinear.sigma2_grid:
         raise ConfigError(f"{src}: [loglinear] sigma2_grid is empty")
     store = Path(cfg.experiment.store)

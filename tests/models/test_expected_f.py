@@ -74,3 +74,17 @@ def test_bad_gains_are_refused():
         ExpectedFRanker().fit(X, y, groups, gain=gain * 100)
     with pytest.raises(RankerError, match="one score per candidate"):
         ExpectedFRanker().fit(X, y, groups, gain=gain[:-1])
+
+
+def test_a_fitted_model_is_saved_as_the_log_linear_model_it_is(tmp_path):
+    from ranker.models import load_model, save_model
+
+    X, gain, offsets, _ = random_problem(6)
+    groups = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    best = np.zeros(len(gain))
+    best[offsets[:-1] + np.array([np.argmax(gain[a:b]) for a, b in zip(offsets[:-1], offsets[1:])])] = 1
+    ef = ExpectedFRanker(sigma2=1.0).fit(X, best, groups, gain=gain)
+    save_model(tmp_path / "m.json", ef, [f"f{i}" for i in range(X.shape[1])])
+    back = load_model(tmp_path / "m.json").ranker
+    assert type(back) is LogLinearRanker and np.array_equal(back.coef_, ef.coef_)
+    assert np.array_equal(back.predict(X, groups), ef.predict(X, groups))

@@ -37,7 +37,19 @@ def runs(tmp_path_factory, bllip_lists):
     for kind in ("best_f", "riezler"):
         c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind=kind))
         out[kind] = (tmp / kind, run_experiment(c, tmp / kind, progress=False))
+    c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind="best_f"),
+                            loglinear=dataclasses.replace(cfg.loglinear, objective="expected_f"))
+    out["expected_f"] = (tmp / "expected_f", run_experiment(c, tmp / "expected_f", progress=False))
     return out
+
+
+def test_minimum_risk_trains_its_own_model_from_the_same_rows(runs):
+    ll, ef = runs["best_f"][1], runs["expected_f"][1]
+    assert ef.counts["training sentences kept"] == ll.counts["training sentences kept"] > 0
+    assert ef.counts["features after cut-off"] == ll.counts["features after cut-off"]
+    # a model of its own (not the log-likelihood one from the store's cache): other weights
+    assert (runs["expected_f"][0] / "selected" / "loglinear.mrg").is_file()
+    assert ef.counts["objective evaluations"] != ll.counts["objective evaluations"]
 
 
 def test_both_signals_train_a_model_and_report_every_metric(runs):

@@ -46,3 +46,17 @@ def test_a_config_that_is_not_utf8_names_file_line_and_column(tmp_path):
     path.write_bytes(b"[data]\nlimit = 5 # caf\xe9\n")
     with pytest.raises(RankerError, match=r"c\.toml:2:16: not UTF-8 text \(byte 0xe9"):
         load_config(path)
+
+
+@pytest.mark.parametrize("kind, objective, message", [
+    ("best_f", "pairwise", "[loglinear] objective 'pairwise' is not known (known: loglik, expected_f)"),
+    ("riezler", "expected_f", "[loglinear] objective 'expected_f' needs every candidate's F"),
+])
+def test_the_training_objective_is_checked_against_the_annotation(kind, objective, message):
+    from ranker.pipeline.validate import validate_config
+
+    cfg = config_from_dict({"annotation": {"kind": kind}, "loglinear": {"objective": objective}},
+                           "x.toml")
+    with pytest.raises(ConfigError) as e:
+        validate_config(cfg)
+    assert message in str(e.value)

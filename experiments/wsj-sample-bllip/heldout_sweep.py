@@ -1,0 +1,90 @@
+"""Held-out sweep for the BLLIP job: objective, sigma^2 and cut-off, scored by held-out corpus EVALB F.
+
+Reads a store a ``ranker run`` of ``configs/wsj-sample-bllip.toml`` has filled (forests, best_f
+counts, held-out counts, feature matrices), so nothing is parsed, scored or extracted again; fits
+the log-linear ranker (log-likelihood of the best-F set) and the minimum-risk ranker (expected
+F) for each sigma^2 and cut-off given, and prints held-out corpus EVALB labelled F (the peer's
+convention) and mean sentence F (what ``ranker run`` picks sigma^2 by). Never reads test.
+
+    PYTHONPATH=. NLTK_DATA=../shared/nltk_data /work/bin/bigjob python3 \\
+        experiments/wsj-sample-bllip/heldout_sweep.py CONFIG --cutoff 2 --sigma2 0.01 0.03 \\
+        --objective loglik expected_f
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from ranker.evaluation.bounds import METRICS, corpus_score, selected_counts
+from ranker.models.groups import group_offsets
+from ranker.models.groups import first_argmax
+from ranker.models.tuning import selected_quality
+from ranker.pipeline import stages
+from ranker.pipeline.best_f import best_f_gains
+from ranker.pipeline.config import load_config
+from ranker.store import Store
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("config")
+    ap.add_argument("--cutoff", type=int, nargs="+", default=[2])
+    ap.add_argument("--sigma2", type=float, nargs="+", default=[0.01])
+    ap.add_argument("--objective", nargs="+", default=["loglik"], choices=["loglik", "expected_f"])
+    ap.add_argument("--max-iter", type=int, default=0, help="0: the config's")
+    args = ap.parse_args()
+    cfg = load_config(args.config)
+    ll, ev = cfg.loglinear, cfg.evaluation
+    if args.max_iter:
+        ll = ll.__class__(**{**ll.__dict__, "max_iter": args.max_iter})
+    metric = "evalb_labeled"
+    with Store.open(cfg.experiment.store) as st:
+        splits = stages.select_splits(st, cfg.data)
+        source = stages.stored_source(st)
+        held = stages.load_counts(st, ev, splits.heldout, [metric], source)[metric]
+        mats = {n: stages.extract_features(st, cfg.features, s, source, 1)
+                for n, s in (("train", splits.train), ("heldout", splits.heldout))}
+        best_f = (cfg.annotation.best_f_metric, stages.scoring_settings(ev))
+        y = stages.consistency(st, mats["train"], "best_f", splits.train, source, "", best_f)
+        gain_all = best_f_gains(st, mats["train"], *best_f, source)
+        qh = stages.candidate_quality(held, metric)
+        gh = mats["heldout"].groups()
+        offs_h = group_offsets(gh, len(qh))
+        results = []
+        for cutoff in args.cutoff:
+            feats = cfg.features.__class__(**{**cfg.features.__dict__, "cutoff": cutoff})
+            template = stages.loglinear_template(ll, 1)
+            data = stages.training_rows(st, feats, template, [mats["train"]], [y], source)
+            gain = gain_all[data.survivors.row_mask]
+            Xh = mats["heldout"].restrict(data.names)
+            for objective in args.objective:
+                previous = None
+                for s2 in sorted(args.sigma2):
+                    t0 = time.time()
+                    if objective == "loglik":
+                        from ranker.models import LogLinearRanker as cls
+                        extra = {}
+                    else:
+                        from ranker.models.expected_f import ExpectedFRanker as cls
+                        extra = {"gain": gain}
+                    m = cls(sigma2=s2, solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol)
+                    m.fit(data.X, data.y, data.groups, full=data.full,
+                          coef_init=None if previous is None else previous.coef_, **extra)
+                    previous = m
+                    scores = m.decision_function(Xh)
+                    choice = first_argmax(scores, offs_h)
+                    corpus = corpus_score(METRICS[metric], selected_counts(held, choice))
+                    mean = selected_quality(scores, qh, offs_h)
+                    row = {"cutoff": cutoff, "features": len(data.names), "objective": objective,
+                           "sigma2": s2, "heldout_evalb_f": round(corpus, 2),
+                           "heldout_mean_sentence_f": round(mean, 2), "iterations": m.n_iter_,
+                           "seconds": round(time.time() - t0, 1)}
+                    results.append(row)
+                    print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
