@@ -35,7 +35,8 @@ def runs(tmp_path_factory, bllip_lists):
         report=dataclasses.replace(cfg.report, plots=False, learning_curve=(1.0,)))
     out = {}
     for kind in ("best_f", "riezler"):
-        c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind=kind))
+        c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind=kind),
+                                loglinear=dataclasses.replace(cfg.loglinear, objective="loglik"))
         out[kind] = (tmp / kind, run_experiment(c, tmp / kind, progress=False))
     c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind="best_f"),
                             loglinear=dataclasses.replace(cfg.loglinear, objective="expected_f"))
