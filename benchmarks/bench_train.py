@@ -18,6 +18,12 @@ hidden weight vector plus noise), then report as JSON:
 
 Targets: an evaluation in at most 0.12 s on one core and within 2x of the floor; training in at
 most 30 s. Run alone: ``python benchmarks/bench_train.py [--dtype float32]``.
+
+``python benchmarks/bench_train.py peer [--store FILE] [--peer-source DIR]`` runs the peer, BLLIP's
+``cvlm-lbfgs``, beside our objective and fit on the same data with the same prior, with one and two
+threads (:mod:`peer_compare`; ``--help`` there). It builds the peer under /tmp from a source folder
+(``--peer-source`` or ``BLLIP_PARSER_SOURCE``; needs ``apt-get install liblbfgs-dev``) and skips the
+comparison with a one-line message when it cannot.
 """
 from __future__ import annotations
 
@@ -79,6 +85,17 @@ def copy_bandwidth(n_bytes=256 * 2**20, repeats=5) -> float:
 
 
 def main(argv=None) -> None:
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["peer"]:
+        from peer_compare import main as peer_main
+        peer_main(argv[1:])
+        return
+    if argv[:1] == ["peer-worker"]:
+        from peer_compare import ours_worker
+        ours_worker(argv[1:])
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     ap.add_argument("--evaluations", type=int, default=7)
