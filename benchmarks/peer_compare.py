@@ -37,6 +37,7 @@ import scipy.sparse as sp
 
 import cvlm_format
 import peer_cvlm
+from bench_train import copy_bandwidth, median_seconds, synthetic
 
 HERE = Path(__file__).resolve().parent
 
@@ -77,8 +78,6 @@ def store_training_data(path: str):
 
 def synthetic_data(scale: float, seed: int = 0):
     """``(X, y, offsets)`` of :data:`WSJ_SHAPE` times ``scale`` (rows and sentences)."""
-    from bench_train import synthetic
-
     n_sent = max(2, int(WSJ_SHAPE["sentences"] * scale))
     n_cand = max(2 * n_sent, int(WSJ_SHAPE["candidates"] * scale))
     X, y, groups = synthetic(n_sentences=n_sent, n_candidates=n_cand,
@@ -140,23 +139,6 @@ def prepare(args) -> dict:
     return meta
 
 
-def bandwidth(threads: int, n_bytes: int = 512 * 2**20, repeats: int = 5) -> float:
-    """Bytes per second read plus written by ``threads`` threads each copying its share (best)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    src = np.ones(n_bytes // 8)
-    dst = np.empty_like(src)
-    parts = np.array_split(np.arange(len(src)), threads)
-    bounds = [(int(p[0]), int(p[-1]) + 1) for p in parts]
-    best = np.inf
-    with ThreadPoolExecutor(threads) as pool:
-        for _ in range(repeats):
-            t = time.perf_counter()
-            list(pool.map(lambda ab: np.copyto(dst[ab[0]:ab[1]], src[ab[0]:ab[1]]), bounds))
-            best = min(best, time.perf_counter() - t)
-    return 2 * n_bytes / best
-
-
 # ------------------------------------------------------------------------------- our side
 def ours_worker(argv) -> None:
     """In a fresh process: load our input, time evaluations, fit; print a JSON line."""
@@ -195,14 +177,9 @@ def ours_worker(argv) -> None:
         np.save(work / "check-grad1.npy", g1[:n_peer])
         out["check_values"] = [v0, v1]
     objective(lam)
-    times = []
-    for _ in range(a.evaluations):
-        t = time.perf_counter()
-        objective(lam)
-        times.append(time.perf_counter() - t)
+    out["seconds_per_evaluation"] = median_seconds(objective, lam, a.evaluations)
     objective.close()
     del objective
-    out["seconds_per_evaluation"] = float(np.median(times))
 
     trace: list[tuple[float, float]] = []
 
@@ -287,14 +264,13 @@ def main(argv=None) -> int:
     except peer_cvlm.PeerUnavailable as e:
         exe = value_exe = None
         peer_error = str(e)
-        print(f"peer comparison skipped: {e}", file=sys.stderr)
     meta = prepare(args)
     work = Path(meta["work"])
     c = 1.0 / (2.0 * args.sigma2)
     offset = meta["value_offset"]
     result = {"data": meta, "sigma2": args.sigma2, "peer_c": c, "load_average": os.getloadavg(),
               "peer_skipped": peer_error, "runs": {}}
-    bw = {k: bandwidth(k) for k in args.threads}
+    bw = {k: copy_bandwidth(512 * 2**20, threads=k) for k in args.threads}
     result["bandwidth_gb_per_s"] = {k: round(v / 1e9, 2) for k, v in bw.items()}
     for k in args.threads:
         result["runs"][f"ours/{k}"] = run_ours(args, work, k, check=(k == args.threads[0]))
