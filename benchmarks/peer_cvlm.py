@@ -195,7 +195,7 @@ def run_cvlm(cvlm: Path, data: Path, classes: Path, c: float, threads: int, tol:
     proc.wait()
     src.wait()
     loaded = loaded if loaded is not None else t0
-    return {"load_seconds": loaded - t0, "seconds": end - loaded,
+    return {"load_seconds": loaded - t0, "seconds": end - loaded, "stopped": "own test",
             "trace": [(t - loaded, q) for t, q in trace], "peak_rss_mb": peak[0],
             "returncode": proc.returncode, "stderr_tail": tail}
 
