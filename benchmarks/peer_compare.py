@@ -148,6 +148,7 @@ def ours_worker(argv) -> None:
     ap.add_argument("--threads", type=int, required=True)
     ap.add_argument("--sigma2", type=float, required=True)
     ap.add_argument("--solver", default="cg")
+    ap.add_argument("--dtype", default="float64")
     ap.add_argument("--tol", type=float, required=True)
     ap.add_argument("--max-iter", type=int, required=True)
     ap.add_argument("--evaluations", type=int, required=True)
@@ -161,7 +162,8 @@ def ours_worker(argv) -> None:
     work = Path(a.work)
     t = time.perf_counter()
     z = np.load(work / "ours.npz")
-    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+    X = sp.csr_matrix((z["data"].astype(a.dtype, copy=False), z["indices"], z["indptr"]),
+                      shape=tuple(z["shape"]))
     y, offsets = z["y"], z["offsets"]
     out = {"load_seconds": time.perf_counter() - t}
     meta = json.loads((work / "meta.json").read_text())
@@ -195,21 +197,21 @@ def ours_worker(argv) -> None:
             v, g = super().__call__(lam)
             trace.append((time.perf_counter(), v))
             if a.target is not None and v <= a.target:
-                np.save(work / f"ours-coef-{a.solver}-{a.threads}.npy", np.asarray(lam)[:n_peer])
+                np.save(work / f"ours-coef-{a.solver}-{a.dtype}-{a.threads}.npy", np.asarray(lam)[:n_peer])
                 raise Reached
             return v, g
 
     loglinear.ConditionalObjective = TimedObjective   # the fit below builds its objective by name
     groups = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
     ranker = LogLinearRanker(sigma2=a.sigma2, solver=a.solver, tol=a.tol, max_iter=a.max_iter,
-                             n_jobs=a.threads)
+                             n_jobs=a.threads, dtype=a.dtype)
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ranker.fit(X, y, groups)
         out["stopped"] = "own test (converged)" if ranker.converged_ else "max_iter"
-        np.save(work / f"ours-coef-{a.solver}-{a.threads}.npy", ranker.coef_[:n_peer])
+        np.save(work / f"ours-coef-{a.solver}-{a.dtype}-{a.threads}.npy", ranker.coef_[:n_peer])
     except Reached:
         out["stopped"] = "target"
     out["seconds"] = time.perf_counter() - t0
@@ -222,7 +224,7 @@ def run_ours(args, work: Path, threads: int, check: bool, target: float | None) 
     """Our side in a fresh process (so that its peak memory is its own); its JSON result."""
     cmd = [sys.executable, str(HERE / "bench_train.py"), "peer-worker", "--work", str(work),
            "--threads", str(threads), "--sigma2", repr(args.sigma2), "--solver", args.solver,
-           "--tol", repr(args.tol), "--max-iter", str(args.max_iter),
+           "--tol", repr(args.tol), "--max-iter", str(args.max_iter), "--dtype", args.dtype,
            "--evaluations", str(args.evaluations)] + (["--check"] if check else [])
     if target is not None:
         cmd += ["--target", repr(target)]
@@ -259,7 +261,9 @@ def main(argv=None) -> int:
     ap.add_argument("--sigma2", type=float, default=0.01,
                     help="prior variance (0.01: the value ranker run chose on held-out)")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--solver", default="cg", choices=["cg", "lbfgs"])
+    ap.add_argument("--solver", default="cg", choices=["cg", "lbfgs"], help="our optimiser")
+    ap.add_argument("--dtype", default="float64", choices=["float64", "float32"],
+                    help="our matrix's values (the trainer's dtype)")
     ap.add_argument("--tol", type=float, default=1e-6, help="our fit's gradient tolerance (per sentence)")
     ap.add_argument("--max-iter", type=int, default=2000)
     ap.add_argument("--peer-tol", type=float, default=1e-4, help="cvlm-lbfgs -t")
@@ -332,6 +336,7 @@ def summarise(result: dict, bw: dict, args) -> None:
     target = best + args.rel_gap * abs(best)
     result["optimum"] = {"best_value": best, "target": target, "rel_gap": args.rel_gap}
     nbytes = result["data"]["bytes"]
+    result["ours_bytes"] = nbytes["ours"] - (4 * result["data"]["nonzeros"] if args.dtype == "float32" else 0)
     for name, r in result["runs"].items():
         side, k = name.split("/")
         k = int(k)
@@ -341,7 +346,7 @@ def summarise(result: dict, bw: dict, args) -> None:
         r["final_value"] = (r["trace"][-1][1] - off) if r["trace"] else None
         r["evaluations_to_optimum"], r["seconds_to_optimum"] = reached(r["trace"], target, off)
         per_eval = r.get("seconds_per_evaluation", r["in_fit_seconds_per_evaluation"])
-        own = nbytes["ours" if side == "ours" else "peer"]
+        own = nbytes["peer"] if side == "peer" else result["ours_bytes"]
         r["floor_seconds_own"] = 2 * own / bw[k]
         r["floor_seconds_smallest"] = 2 * nbytes["smallest"] / bw[k]
         r["floor_ratio_own"] = per_eval / r["floor_seconds_own"]
@@ -349,7 +354,7 @@ def summarise(result: dict, bw: dict, args) -> None:
     work = Path(result["data"]["work"])
     n = result["data"]["peer_features"]
     for k in args.threads:
-        ours_coef = work / f"ours-coef-{args.solver}-{k}.npy"
+        ours_coef = work / f"ours-coef-{args.solver}-{args.dtype}-{k}.npy"
         peer_w = work / f"peer-weights-{k}.txt"
         if ours_coef.is_file() and peer_w.is_file() and f"peer/{k}" in result["runs"]:
             a, b = np.load(ours_coef), peer_cvlm.read_weights(peer_w, n)
@@ -396,7 +401,7 @@ def report(result: dict, args) -> str:
                                                for n in names) for label, key, spec in rows]
     bw = ", ".join(f"{k} thread(s) {v} GB/s" for k, v in result["bandwidth_gb_per_s"].items())
     lines.append(f"streaming bandwidth (numpy copy, read + write): {bw}; bytes per evaluation "
-                 f"= 2 x matrix: ours {2 * d['bytes']['ours'] / 1e9:.2f} GB, peer "
+                 f"= 2 x matrix: ours ({args.dtype}) {2 * result['ours_bytes'] / 1e9:.2f} GB, peer "
                  f"{2 * d['bytes']['peer'] / 1e9:.2f} GB, smallest {2 * d['bytes']['smallest'] / 1e9:.2f} GB")
     if result["peer_skipped"]:
         lines.append(f"peer comparison skipped: {result['peer_skipped']}")
