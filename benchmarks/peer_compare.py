@@ -74,7 +74,7 @@ def store_training_data(path: str):
         w = stages.consistency(st, m, annotation.kind, sel, source, stages.consistency_rule(annotation))
         template = stages.loglinear_template(LogLinearSection())
         data = stages.training_rows(st, features, template, [m], [w], source)
-    return data.X, data.y, group_offsets(data.groups, len(data.y))
+    return data.X.tocsr(), data.y, group_offsets(data.groups, len(data.y))
 
 
 def synthetic_data(scale: float, seed: int = 0):
@@ -117,9 +117,9 @@ def prepare(args) -> dict:
     X, y, offsets = store_training_data(args.store) if args.store else synthetic_data(args.synthetic_scale)
     from ranker.models.objective import drop_sentence_constants   # what our objective streams
 
-    X = sp.csr_matrix(X)
+    X = sp.csr_matrix(X.tocsr())
     X.sum_duplicates()
-    X = drop_sentence_constants(X, offsets)
+    X = sp.csr_matrix(drop_sentence_constants(X, offsets).tocsr())
     load_seconds = time.perf_counter() - t
     np.savez(work / "ours.npz", data=X.data, indices=X.indices, indptr=X.indptr,
              shape=np.array(X.shape), y=y, offsets=offsets)
@@ -141,6 +141,34 @@ def prepare(args) -> dict:
 
 
 # ------------------------------------------------------------------------------- our side
+def trainer_matrix(X: sp.csr_matrix, dtype: str):
+    """``X`` in the layout our trainer streams (its compact matrix where the trainer has one)."""
+    try:
+        from ranker.models.loglinear import training_matrix
+    except ImportError:
+        return X
+    return training_matrix(X, dtype)
+
+
+def matrix_bytes(X) -> int:
+    """Bytes of the arrays of a scipy CSR matrix or of a matrix that reports ``nbytes``."""
+    if sp.issparse(X):
+        return int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes)
+    return int(X.nbytes)
+
+
+def reset_peak() -> float:
+    """Reset this process's ``VmHWM`` to what is resident now (Linux ``clear_refs`` 5); that, in MB."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def ours_worker(argv) -> None:
     """In a fresh process: load our input, time evaluations, fit; print a JSON line."""
     ap = argparse.ArgumentParser()
@@ -165,7 +193,12 @@ def ours_worker(argv) -> None:
     X = sp.csr_matrix((z["data"].astype(a.dtype, copy=False), z["indices"], z["indptr"]),
                       shape=tuple(z["shape"]))
     y, offsets = z["y"], z["offsets"]
-    out = {"load_seconds": time.perf_counter() - t}
+    del z
+    X = trainer_matrix(X, a.dtype)
+    out = {"load_seconds": time.perf_counter() - t, "matrix_bytes": matrix_bytes(X),
+           "matrix_type": type(X).__name__}
+    # What loading and converting left behind is not the trainer's: measure from what is resident.
+    out["resident_after_load_mb"] = reset_peak()
     meta = json.loads((work / "meta.json").read_text())
     n_peer = meta["peer_features"]
 
@@ -336,7 +369,8 @@ def summarise(result: dict, bw: dict, args) -> None:
     target = best + args.rel_gap * abs(best)
     result["optimum"] = {"best_value": best, "target": target, "rel_gap": args.rel_gap}
     nbytes = result["data"]["bytes"]
-    result["ours_bytes"] = nbytes["ours"] - (4 * result["data"]["nonzeros"] if args.dtype == "float32" else 0)
+    result["ours_matrix_type"] = next(r["matrix_type"] for n, r in result["runs"].items() if n.startswith("ours"))
+    result["ours_bytes"] = next(r["matrix_bytes"] for n, r in result["runs"].items() if n.startswith("ours"))
     for name, r in result["runs"].items():
         side, k = name.split("/")
         k = int(k)
@@ -346,7 +380,7 @@ def summarise(result: dict, bw: dict, args) -> None:
         r["final_value"] = (r["trace"][-1][1] - off) if r["trace"] else None
         r["evaluations_to_optimum"], r["seconds_to_optimum"] = reached(r["trace"], target, off)
         per_eval = r.get("seconds_per_evaluation", r["in_fit_seconds_per_evaluation"])
-        own = nbytes["peer"] if side == "peer" else result["ours_bytes"]
+        own = nbytes["peer"] if side == "peer" else r["matrix_bytes"]
         r["floor_seconds_own"] = 2 * own / bw[k]
         r["floor_seconds_smallest"] = 2 * nbytes["smallest"] / bw[k]
         r["floor_ratio_own"] = per_eval / r["floor_seconds_own"]
@@ -395,13 +429,14 @@ def report(result: dict, args) -> str:
             ("value at stop", "final_value", ".8g"),
             ("stopped by", "stopped", "s"),
             ("data load s", "load_seconds", ".1f"),
-            ("peak memory MB", "peak_rss_mb", ".0f")]
+            ("peak memory MB (after load)", "peak_rss_mb", ".0f"),
+            ("resident after load MB", "resident_after_load_mb", ".0f")]
     head = f"{'':28s}" + "".join(f"{n:>14s}" for n in names)
     lines += [head] + [f"{label:28s}" + "".join(f"{_fmt(result['runs'][n].get(key), spec):>14s}"
                                                for n in names) for label, key, spec in rows]
     bw = ", ".join(f"{k} thread(s) {v} GB/s" for k, v in result["bandwidth_gb_per_s"].items())
     lines.append(f"streaming bandwidth (numpy copy, read + write): {bw}; bytes per evaluation "
-                 f"= 2 x matrix: ours ({args.dtype}) {2 * result['ours_bytes'] / 1e9:.2f} GB, peer "
+                 f"= 2 x matrix: ours ({args.dtype}, {result['ours_matrix_type']}) {2 * result['ours_bytes'] / 1e9:.2f} GB, peer "
                  f"{2 * d['bytes']['peer'] / 1e9:.2f} GB, smallest {2 * d['bytes']['smallest'] / 1e9:.2f} GB")
     if result["peer_skipped"]:
         lines.append(f"peer comparison skipped: {result['peer_skipped']}")
