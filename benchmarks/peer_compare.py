@@ -26,21 +26,21 @@ pessimistic and two threads gained little), ``--store`` a copy of the WSJ sample
 store: 2,595 sentences, 998,969 candidates, 133,497 properties, 192.8 million nonzeros (40.9
 million not 1), σ² = 0.01 (``-c 50``). Values agree to 4e-9 (λ = 0) and 4e-10 (random λ),
 relative; gradients to 2e-6 of components up to 3e3. Reached = within 1e-5 of the peer's optimum
-3080.6207. Ours with CG (the trainer's default), and with ``--solver lbfgs`` on one thread::
+3080.6207. Ours with CG (the trainer's default), and with ``--solver lbfgs``::
 
-                                  ours/1   peer/1   ours/2   peer/2   ours/1 lbfgs
-    s / evaluation (in fit)        0.62     2.03     0.70     1.86     0.76
-    s / evaluation (direct)        0.91       -      0.81       -      1.03
+                                  ours/1   peer/1   ours/2   peer/2   lbfgs/1  lbfgs/2
+    s / evaluation (in fit)        0.62     2.03     0.70     1.86     0.76     0.71
+    s / evaluation (direct)        0.91       -      0.81       -      1.03     0.73
     ratio to own-layout floor      2.08    11.0      1.73     9.5
     ratio to smallest-layout floor 5.13    11.4      4.28     9.8
-    evaluations to optimum          176       40      176       40       49
-    s to optimum                  131.2     82.4    140.2     74.6     48.0
-    peak memory MB                 4597      973     4601      974     4620
+    evaluations to optimum          176       40      176       40       49       49
+    s to optimum                  131.2     82.4    140.2     74.6     48.0     47.3
+    peak memory MB                 4597      973     4601      974     4620     4627
 
 (floors: 4.64 GB ours, 1.95 GB peer, 1.88 GB smallest per evaluation at 10.6 GB/s copy bandwidth
 with one thread, 9.9 with two; the peer's times exclude its 40 s of reading text, ours include the
 fit's 9 s of setup). Per evaluation ours is about 3x faster; to the optimum CG needs 4.4x the
-evaluations of L-BFGS and loses, our L-BFGS wins (48 s against 82 s); in memory ours holds the
+evaluations of L-BFGS and loses, our L-BFGS wins (48 s against 82 s, 47 against 75); in memory ours holds the
 matrix twice (the objective's transposed block views are copies) at 12 bytes a nonzero against the
 peer's 5, so it needs 4.7x the peer's memory.
 """
