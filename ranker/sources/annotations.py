@@ -8,8 +8,9 @@ community*. :func:`riezler_brackets` derives that bracketing from a gold tree. C
 user bracket files give other partial bracketings.
 
 A candidate is consistent with an annotation when it contains every annotated span with an
-equivalent label (and so crosses none); :func:`check_candidate` counts the annotated brackets it
-fails (``missing``) and those it crosses (``crossing``). The store turns the counts into X(y, z).
+equivalent label (and so crosses none) and none of its rejected spans (a person's ``user``
+decisions, :mod:`.discriminants`); :func:`check_candidate` counts the annotated brackets it fails
+(``missing``) and those it crosses (``crossing``). The store turns the counts into X(y, z).
 """
 from __future__ import annotations
 
@@ -103,16 +104,25 @@ class LabelEquivalences:
         return self.table.get(base, frozenset({base}))
 
 
-def check_candidate(tree: Tree, brackets: Iterable[Bracket], eq: LabelEquivalences) -> tuple[int, int]:
-    """``(missing, crossing)``: annotated brackets the candidate lacks, and those it crosses.
+def candidate_spans(tree: Tree) -> frozenset[tuple[str, int, int]]:
+    """The labelled spans ``(base label, start, end)`` a candidate offers to an annotation.
 
-    Preterminals and the unlabelled root wrapper are not constituents a candidate can offer.
+    Labels lose their function tags (``NP-SBJ`` -> ``NP``); preterminals and the unlabelled root
+    wrapper are not constituents a candidate can offer.
+    """
+    return frozenset((base_label(n.label), n.start, n.end) for n in tree.root.subtrees()
+                     if not (n.is_preterminal or (n.label == "" and n is tree.root)))
+
+
+def check_candidate(tree: Tree, brackets: Iterable[Bracket], eq: LabelEquivalences) -> tuple[int, int]:
+    """``(missing, crossing)``: annotated brackets the candidate fails, and those it crosses.
+
+    An accepted bracket fails when the candidate lacks it (and may cross it); a rejected bracket
+    (``accept`` False) fails when the candidate contains it, and is never counted as crossed.
     """
     spans: dict[tuple[int, int], set[str]] = {}
-    for n in tree.root.subtrees():
-        if n.is_preterminal or (n.label == "" and n is tree.root):
-            continue
-        spans.setdefault((n.start, n.end), set()).add(base_label(n.label))
+    for label, s, e in candidate_spans(tree):
+        spans.setdefault((s, e), set()).add(label)
     missing = crossing = 0
     for b in brackets:
         have = spans.get((b.start, b.end))
@@ -120,6 +130,9 @@ def check_candidate(tree: Tree, brackets: Iterable[Bracket], eq: LabelEquivalenc
         if ok:
             want = eq.accepts(b.label)
             ok = want is None or not want.isdisjoint(have)
+        if not b.accept:
+            missing += ok
+            continue
         if not ok:
             missing += 1
             if any(s < b.start < e < b.end or b.start < s < b.end < e for s, e in spans):

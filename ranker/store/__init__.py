@@ -1,11 +1,11 @@
 """The candidate-parse store: the SQLite file every ranker, feature extractor and report reads."""
 from . import errors, records
 from .errors import SchemaVersionError, StoreError
-from .records import (Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Forest, Link, Sentence,
-                      StoreStats)
+from .records import (Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Decision, Forest, Link,
+                      Sentence, StoreStats)
 from .schema import SCHEMA_VERSION
 from .store import Store, choose_consistent
 
-__all__ = ["Annotation", "Bracket", "BracketCounts", "Candidate", "ConsistentSet", "Forest", "Link",
+__all__ = ["Annotation", "Bracket", "BracketCounts", "Candidate", "ConsistentSet", "Decision", "Forest", "Link",
            "SCHEMA_VERSION", "SchemaVersionError", "Sentence", "Store", "StoreError", "StoreStats",
            "choose_consistent", "errors", "records"]

@@ -62,11 +62,31 @@ class Forest(NamedTuple):
 
 
 class Bracket(NamedTuple):
-    """One annotated span ``[start, end)`` over gold tokens; ``label`` None means unlabelled."""
+    """One annotated span ``[start, end)`` over gold tokens; ``label`` None means unlabelled.
+
+    ``accept`` False makes it a rejected span (a discriminant a person said no to): a consistent
+    candidate must then *not* contain it.
+    """
 
     label: str | None
     start: int
     end: int
+    accept: bool = True
+
+
+class Decision(NamedTuple):
+    """A person's answer to a discriminant: the span is (``accept``) or is not a constituent so labelled.
+
+    The answers on a sentence, in order, are its partial annotation of kind ``user``
+    (:mod:`ranker.sources.discriminants`).
+    """
+
+    label: str
+    start: int
+    end: int
+    accept: bool
+    who: str
+    at: str          # ISO-8601 UTC, e.g. "2026-11-23T16:30:00Z"
 
 
 class Annotation(NamedTuple):

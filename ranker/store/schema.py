@@ -1,6 +1,7 @@
 """The SQLite schema of the candidate-parse store and its version.
 
-Bump ``SCHEMA_VERSION`` whenever a table changes meaning; opening a file of another version is an
+Bump ``SCHEMA_VERSION`` whenever a table changes meaning; a new table is no change of meaning (every
+writable open creates missing tables, so older files gain it). Opening a file of another version is an
 error (:class:`ranker.store.errors.SchemaVersionError`), never a silent misread. Trees are kept as
 one-line Penn text (readable with ``sqlite3``, exported as is); lists and score dicts as JSON.
 """
@@ -36,6 +37,10 @@ CREATE TABLE IF NOT EXISTS bracket_counts (
     metric TEXT NOT NULL, sentence_id TEXT NOT NULL, source TEXT NOT NULL, rank INTEGER NOT NULL,
     gold INTEGER NOT NULL, test INTEGER NOT NULL, matched INTEGER NOT NULL, crossing INTEGER NOT NULL,
     PRIMARY KEY (metric, sentence_id, source, rank)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS decisions (
+    sentence_id TEXT NOT NULL, seq INTEGER NOT NULL, label TEXT NOT NULL, span_start INTEGER NOT NULL,
+    span_end INTEGER NOT NULL, accept INTEGER NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (sentence_id, seq)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS artifacts (
     kind TEXT NOT NULL, key TEXT NOT NULL, payload BLOB NOT NULL, meta TEXT NOT NULL,
     PRIMARY KEY (kind, key));

@@ -23,8 +23,8 @@ from ..gcpause import gc_paused
 from .splits import document_filter
 from ..trees.penn import format_tree, parse_tree
 from .errors import SchemaVersionError, StoreError
-from .records import (STATUSES, Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Forest,
-                      Link, Sentence, StoreStats)
+from .records import (STATUSES, Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Decision,
+                      Forest, Link, Sentence, StoreStats)
 from .schema import DDL, SCHEMA_VERSION
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -460,7 +460,9 @@ class Store:
 
     # ---------------------------------------------------------------- annotations
     def add_annotations(self, annotations: Iterable[Annotation]) -> int:
-        rows = [(a.sentence_id, a.kind, _dumps([list(b) for b in a.brackets])) for a in annotations]
+        # an accepted bracket is stored as [label, start, end], as before rejected ones existed
+        rows = [(a.sentence_id, a.kind, _dumps([list(b) if not b.accept else list(b[:3]) for b in a.brackets]))
+                for a in annotations]
         with self.batch():
             self._conn.executemany("INSERT OR REPLACE INTO annotations VALUES (?,?,?)", rows)
         return len(rows)
@@ -538,6 +540,65 @@ class Store:
                                  f"annotation {kind!r}; run: ranker annotate --store {self.path} --kind {kind}")
             out[sid] = choose_consistent(sid, tuple(r[2] for r in rows), rule)
         return out
+
+    # ---------------------------------------------------------------- discriminant decisions
+    def add_decision(self, sentence_id: str, decision) -> int:
+        """Append a person's answer to a discriminant of ``sentence_id``; returns its sequence number.
+
+        One transaction (``BEGIN IMMEDIATE`` waits for other writers), so two browsers answering
+        at once each get their own number and neither answer is lost.
+
+        Raises
+        ------
+        StoreError
+            If the sentence is not stored or the span is not inside its tokens.
+        """
+        label, start, end, accept, who, at = decision
+        n = len(self._tokens(sentence_id))
+        if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= n):
+            raise StoreError(f"{self.path}: span [{start}, {end}) is not inside the {n} tokens of {sentence_id}")
+        if not label or not who or not at:
+            raise StoreError(f"{self.path}: a decision needs a label, who and when, found {tuple(decision)!r}")
+        with self.batch():
+            seq = self._conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM decisions WHERE sentence_id=?",
+                                     (sentence_id,)).fetchone()[0]
+            self._conn.execute("INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?)",
+                               (sentence_id, seq, label, start, end, int(bool(accept)), who, at))
+        return seq
+
+    def decisions(self, sentence_id: str | None = None) -> list:
+        """The decisions on ``sentence_id`` in the order they were made (all sentences' when None).
+
+        Returns a list of :class:`~ranker.store.records.Decision`; with ``sentence_id``
+        None, a list of ``(sentence_id, Decision)`` pairs in sentence and answer order.
+        """
+        sql = "SELECT sentence_id, label, span_start, span_end, accept, who, at FROM decisions"
+        args: tuple = ()
+        if sentence_id is not None:
+            sql += " WHERE sentence_id=?"
+            args = (sentence_id,)
+        try:
+            rows = self._conn.execute(sql + " ORDER BY sentence_id, seq", args).fetchall()
+        except sqlite3.OperationalError:
+            if self._has_table("decisions"):
+                raise
+            return []    # an older store opened read-only: no one has answered anything in it
+        out = [(r[0], Decision(r[1], r[2], r[3], bool(r[4]), r[5], r[6])) for r in rows]
+        return [d for _, d in out] if sentence_id is not None else out
+
+    def undo_decision(self, sentence_id: str):
+        """Remove the latest decision on ``sentence_id`` and return it (None when there is none)."""
+        with self.batch():
+            r = self._conn.execute("SELECT seq, label, span_start, span_end, accept, who, at FROM decisions "
+                                   "WHERE sentence_id=? ORDER BY seq DESC LIMIT 1", (sentence_id,)).fetchone()
+            if r is None:
+                return None
+            self._conn.execute("DELETE FROM decisions WHERE sentence_id=? AND seq=?", (sentence_id, r[0]))
+        return Decision(r[1], r[2], r[3], bool(r[4]), r[5], r[6])
+
+    def _has_table(self, name: str) -> bool:
+        return self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                                  (name,)).fetchone() is not None
 
     # ---------------------------------------------------------------- bracket counts
     def put_bracket_counts(self, metric: str, rows: Iterable[BracketCounts]) -> None:
