@@ -1,4 +1,4 @@
-"""One registry per component kind, by versioned name: rankers, sources, corpora, schemes, metrics.
+"""One registry per component kind, by versioned name: rankers, sources, corpora, annotations, schemes, metrics.
 
 Configs and commands name components from here (``--ranker heidorn``, ``[parse] source =
 "bllip"``, ``[data] corpus = "treebank"``); a bare name means its newest version. Items are
@@ -31,6 +31,15 @@ SOURCES.register("bllip/1", "file")    # the BLLIP/Charniak n-best format
 CORPORA: Registry[str] = Registry("corpus")
 CORPORA.register("treebank/1", "treebank")
 CORPORA.register("conll2000/1", "conll2000")
+
+#: Partial (or full) annotation kinds, by where their brackets come from: ``gold`` trees of the
+#: sentences, a ``corpus`` loaded with them, people's discriminant ``decisions`` in the store.
+#: Any other kind name is read from a user bracket file (``ranker annotate --kind file``).
+ANNOTATIONS: Registry[str] = Registry("annotation kind")
+ANNOTATIONS.register("riezler/1", "gold")       # Crouch et al. 2.1 bracketing of the gold tree
+ANNOTATIONS.register("best_f/1", "gold")        # full annotation: the candidates of best F
+ANNOTATIONS.register("chunks/1", "corpus")      # CoNLL-2000 chunks
+ANNOTATIONS.register("user/1", "decisions")     # accepted and rejected discriminants (ranker serve)
 
 
 def file_sources() -> tuple[str, ...]:

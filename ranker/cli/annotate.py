@@ -7,10 +7,11 @@ def add_parser(subparsers) -> None:
 
     p = subparsers.add_parser("annotate", help="derive or read partial bracketings and compute X(y, z)",
                               description="Store an annotation kind (riezler: Crouch et al. 2.1 bracketing "
-                              "from gold trees; chunks: CoNLL-2000; file: a user bracket file) and check "
+                              "from gold trees; chunks: CoNLL-2000; user: the discriminant decisions made in "
+                              "ranker serve; file: a user bracket file) and check "
                               "every candidate against it.")
     add_store(p)
-    p.add_argument("--kind", required=True, choices=["riezler", "chunks", "file"])
+    p.add_argument("--kind", required=True, choices=["riezler", "chunks", "user", "file"])
     p.add_argument("--file", default=None, help="bracket file for --kind file "
                    "(sentence_id<TAB>label<TAB>start<TAB>end; label * = unlabelled)")
     p.add_argument("--name", default=None, help="annotation kind name for --kind file (default: file)")

@@ -42,7 +42,8 @@ def _models(store) -> list[dict]:
         out.append({"key": key, "ranker": doc.get("ranker"), "sigma2": doc.get("params", {}).get("sigma2"),
                     "features": feats.get("count"),
                     "feature_set": feats.get("config", {}).get("name"),
-                    "chosen_on_heldout": "trials" in meta})
+                    "chosen_on_heldout": "trials" in meta,
+                    "retrained_from": meta.get("retrained_from")})
     return out
 
 
@@ -58,7 +59,8 @@ def run_list(args) -> int:
         sigma2 = f"{m['sigma2']:g}" if isinstance(m["sigma2"], (int, float)) else "?"
         print(f"{m['key']}  {m['ranker']}  sigma2 {sigma2}  {m['features']} features "
               f"({m['feature_set'] or 'no feature config'})"
-              f"{'  chosen on held-out' if m['chosen_on_heldout'] else ''}")
+              f"{'  chosen on held-out' if m['chosen_on_heldout'] else ''}"
+              f"{'  retrained from ' + str(m['retrained_from']) if m['retrained_from'] else ''}")
     if not models:
         print("no models stored")
     return 0

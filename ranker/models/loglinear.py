@@ -7,6 +7,7 @@ paper (scipy's Polak-Ribière CG with a Wolfe line search) or, as an option, L-B
 """
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
 
@@ -105,7 +106,8 @@ class LogLinearRanker(GroupedRanker):
         if np.any(~(s2 > 0)):
             raise RankerError("sigma2 must be positive (inf for no prior)")
 
-    def fit(self, X, y, groups, full=None, coef_init=None) -> "LogLinearRanker":
+    def fit(self, X, y, groups, full=None, coef_init=None, prior_mean=None,
+            callback=None) -> "LogLinearRanker":
         """Estimate ``λ`` by minimising ``P(λ)``.
 
         Parameters
@@ -121,6 +123,11 @@ class LogLinearRanker(GroupedRanker):
             Where the solver starts (zeros if not given), as in scikit-learn's ``SGDClassifier``.
             The objective is strictly convex, so a converged fit does not depend on it; a start
             near the solution (the fit of a neighbouring σ²) saves most of the iterations.
+        prior_mean : ndarray of shape (n_features,), optional
+            Centre of the Gaussian prior (zeros if not given): a trained model's weights make
+            the fit an adaptation of that model to the new data (:mod:`ranker.pipeline.retrain`).
+        callback : callable, optional
+            Called as ``callback(iteration, max_iter)`` after each solver iteration (progress).
 
         Returns
         -------
@@ -158,7 +165,9 @@ class LogLinearRanker(GroupedRanker):
             if start.shape != (d,):
                 raise RankerError(f"coef_init has shape {start.shape}; expected ({d},)")
         sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
-        objective = ConditionalObjective(X, y, offsets, sigma2, n_jobs=self._threads())
+        if prior_mean is not None and np.shape(prior_mean) != (d,):
+            raise RankerError(f"prior_mean has shape {np.shape(prior_mean)}; expected ({d},)")
+        objective = ConditionalObjective(X, y, offsets, sigma2, n_jobs=self._threads(), prior_mean=prior_mean)
         scale = 1.0 / n_kept
 
         def fun(lam):
@@ -174,8 +183,14 @@ class LogLinearRanker(GroupedRanker):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
+                step = None
+                if callback is not None:
+                    done = itertools.count(1)
+
+                    def step(_):
+                        callback(next(done), int(self.max_iter))
                 res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],
-                                              options=options)
+                                              options=options, callback=step)
         finally:
             objective.close()
         self.coef_ = np.asarray(res.x, dtype=np.float64)

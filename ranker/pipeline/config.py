@@ -59,7 +59,8 @@ class ParseSection:
 
 @dataclass(frozen=True)
 class AnnotationSection:
-    kind: str = "riezler"                  # partial bracketing derived from gold (Crouch et al. 2.1)
+    kind: str = "riezler"                  # riezler: partial bracketing from gold (Crouch et al. 2.1);
+                                           # best_f: full annotation; user: the stored discriminant decisions
     extra_kind: str = "chunks"             # the partial annotation of the extra corpora
     fewest_violations: bool = True         # keep the least-violating candidates when none is consistent
     best_f_metric: str = "evalb_labeled"   # kind "best_f": the metric whose best candidates are consistent

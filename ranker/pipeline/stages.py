@@ -248,8 +248,11 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
 
     The kind says where the brackets come from: ``riezler`` derives them from the gold trees of
     ``sentences`` (Crouch et al. 2.1), ``chunks`` are stored with the conll2000 corpus when it is
-    loaded, and any kind may be read from a user bracket file ``brackets`` (a sentence's brackets
-    there replace those stored for it before, so the kind's candidates are all checked again).
+    loaded, ``user`` is made of every discriminant decision stored (``ranker serve``; accepted
+    spans must be contained, rejected ones must not; sentences whose decisions changed are
+    checked again), and any kind may be read from a user bracket file ``brackets`` (a sentence's
+    brackets there replace those stored for it before, so the kind's candidates are all checked
+    again).
 
     Kind ``best_f`` (full annotation, :mod:`.best_f`) instead stores the counts of ``source``'s
     candidates under ``[annotation] best_f_metric`` with the ``evaluation`` settings.
@@ -264,14 +267,17 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
     brackets : path, optional
         A bracket file (:func:`~ranker.sources.annotations.read_bracket_file`) for ``kind``.
     """
+    from ..registries import ANNOTATIONS
     from ..sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_store,
                                        read_bracket_file, riezler_annotations)
+    from ..sources.discriminants import user_annotations
     from .best_f import KIND as BEST_F
 
     kind = annotation.kind
-    if brackets is None and kind not in ("riezler", "chunks", BEST_F):
+    if brackets is None and kind not in ANNOTATIONS:
         raise RankerError(f"{where}: annotation kind {kind!r} is neither derivable from gold trees "
-                          f"(riezler, {BEST_F}) nor stored with a corpus (chunks): it needs a bracket file")
+                          f"(riezler, {BEST_F}), stored with a corpus (chunks) nor made of decisions "
+                          f"(user): it needs a bracket file")
     eq = LabelEquivalences.load(equivalences or DEFAULT_EQUIVALENCES, labelled=labelled)
     workers = resolve_workers(workers)
     if kind == BEST_F and brackets is None:
@@ -290,6 +296,8 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
         known = {s.id: len(s.tokens) for s in store.sentences()}
         added = store.add_annotations(read_bracket_file(brackets, kind, known))
         recheck = True   # a user file may have changed since the last check
+    elif ANNOTATIONS.get(kind) == "decisions":   # user: the discriminant answers stored so far
+        added = store.replace_annotations(kind, user_annotations(store.decisions(), kind))
     elif kind == "riezler":
         have = store.annotations(kind)
         new = [s for s in sentences if s.id not in have]

@@ -56,6 +56,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
     from ..store.splits import SPLITS
     from ..evaluation.scoring import Scorer
     from .splits import parse_ranges
+    from ..sources.discriminants import KIND as USER
     from .best_f import KIND as BEST_F, best_f_key
     from .stages import candidate_source, metric_names, scoring_settings
 
@@ -68,9 +69,9 @@ def validate_config(cfg: ExperimentConfig) -> None:
         spec = getattr(d, key)
         if (d.corpus, spec) not in SPLITS:
             _check(src, f"[data] {key}", lambda: parse_ranges(spec))
-    if cfg.annotation.kind not in ("riezler", BEST_F):
-        raise ConfigError(f"{src}: [annotation] kind {cfg.annotation.kind!r} is not derivable from "
-                          f"gold trees here (known: riezler, {BEST_F})")
+    if cfg.annotation.kind not in ("riezler", BEST_F, USER):
+        raise ConfigError(f"{src}: [annotation] kind {cfg.annotation.kind!r} is neither derivable from "
+                          f"gold trees nor made of stored decisions (known: riezler, {BEST_F}, {USER})")
     if cfg.annotation.kind == BEST_F:
         _check(src, "[annotation]", lambda: best_f_key(cfg.annotation.best_f_metric,
                                                         scoring_settings(cfg.evaluation)))

@@ -17,16 +17,19 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import NamedTuple, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 
 from ..errors import RankerError
-from ..store.records import Decision
+from ..store.records import Annotation, Bracket, Decision
 from .annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, candidate_spans
 
 __all__ = ["Decision", "Discriminant", "candidate_spans", "decision", "discriminants", "parse_key",
-           "remaining_mask", "span_key"]
+           "remaining_mask", "span_key", "user_annotations"]
+
+#: The annotation kind people's decisions form (``ranker annotate --kind user``).
+KIND = "user"
 
 _KEY = re.compile(r"([^\s:/?#&%\\\"'<>]{1,40}):(\d{1,9})-(\d{1,9})")
 
@@ -191,3 +194,16 @@ def discriminants(spans: Sequence[frozenset], mask: np.ndarray | None = None, pr
                 out.append(Discriminant(lab, s, e, count, remaining, mass, expected))
     out.sort(key=lambda d: (round(d.expected, 9), d.start - d.end, d.start, d.label))
     return out
+
+
+def user_annotations(decisions: Iterable[tuple[str, Decision]], kind: str = KIND) -> list[Annotation]:
+    """The partial annotation the decisions form: per sentence, its accepted and rejected spans.
+
+    ``decisions`` are ``(sentence_id, Decision)`` pairs in answer order (``store.decisions()``);
+    everyone's answers count alike, and a span answered twice the same way is one bracket (two
+    contradicting answers leave no consistent candidate, as they should).
+    """
+    by_sentence: dict[str, dict[Bracket, None]] = {}
+    for sid, d in decisions:
+        by_sentence.setdefault(sid, {})[Bracket(d.label, d.start, d.end, bool(d.accept))] = None
+    return [Annotation(sid, kind, tuple(bs)) for sid, bs in by_sentence.items()]

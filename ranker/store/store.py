@@ -460,12 +460,28 @@ class Store:
 
     # ---------------------------------------------------------------- annotations
     def add_annotations(self, annotations: Iterable[Annotation]) -> int:
-        # an accepted bracket is stored as [label, start, end], as before rejected ones existed
-        rows = [(a.sentence_id, a.kind, _dumps([list(b) if not b.accept else list(b[:3]) for b in a.brackets]))
-                for a in annotations]
+        rows = [(a.sentence_id, a.kind, _encode_brackets(a.brackets)) for a in annotations]
         with self.batch():
             self._conn.executemany("INSERT OR REPLACE INTO annotations VALUES (?,?,?)", rows)
         return len(rows)
+
+    def replace_annotations(self, kind: str, annotations: Iterable[Annotation]) -> int:
+        """Make ``annotations`` the whole of kind ``kind``; returns how many sentences changed.
+
+        Sentences whose brackets changed, or that lost their annotation, lose their candidates'
+        checks too (so ``ranker annotate`` checks them again and only them); one transaction.
+        """
+        new = {a.sentence_id: _encode_brackets(a.brackets) for a in annotations}
+        with self.batch():
+            old = dict(self._conn.execute("SELECT sentence_id, brackets FROM annotations WHERE kind=?", (kind,)))
+            stale = [sid for sid in old if new.get(sid) != old[sid]]
+            self._conn.executemany("DELETE FROM annotations WHERE kind=? AND sentence_id=?",
+                                   ((kind, sid) for sid in stale))
+            self._conn.executemany("DELETE FROM annotation_checks WHERE kind=? AND sentence_id=?",
+                                   ((kind, sid) for sid in stale))
+            added = [(sid, kind, b) for sid, b in new.items() if old.get(sid) != b]
+            self._conn.executemany("INSERT INTO annotations VALUES (?,?,?)", added)
+        return len(set(stale) | {r[0] for r in added})
 
     def annotations(self, kind: str, corpus: str | None = None, split: str | None = None,
                     fileids=None) -> dict[str, Annotation]:
@@ -519,7 +535,8 @@ class Store:
         if rule not in RULES:
             raise StoreError(f"unknown consistency rule {rule!r} (known: {', '.join(RULES)})")
         if self._conn.execute("SELECT 1 FROM annotations WHERE kind=? LIMIT 1", (kind,)).fetchone() is None:
-            how = f"--kind {kind}" if kind in ("riezler", "chunks") else f"--kind file --file BRACKETS --name {kind}"
+            how = (f"--kind {kind}" if kind in ("riezler", "chunks", "user")
+                   else f"--kind file --file BRACKETS --name {kind}")
             raise StoreError(f"{self.path}: no annotation {kind!r} is stored; run: ranker annotate "
                              f"--store {self.path} {how}")
         annotated = self.annotations(kind, corpus, split, fileids)
@@ -734,6 +751,11 @@ def penn_text(tree) -> str:
         return " ".join(parts) + ")"
 
     return rec(tree.root)
+
+
+def _encode_brackets(brackets) -> str:
+    # an accepted bracket is stored as [label, start, end], as before rejected ones existed
+    return _dumps([list(b[:3]) if b.accept else list(b) for b in brackets])
 
 
 def encode_json(value) -> str:

@@ -1,0 +1,149 @@
+"""Retrain a stored log-linear model from collected annotations (people's discriminant decisions).
+
+A person disambiguating forests in ``ranker serve`` leaves a partial annotation of kind ``user``;
+this stage turns it into consistent sets X(y, z) and adapts a trained model to them. Training on
+the new sentences alone from the usual zero-centred prior would forget everything the model
+learned from its training split, so the fit is a MAP adaptation (Chelba and Acero 2004): the
+Gaussian prior is centred on the current weights ``λ₀`` and the solver starts there::
+
+    P(λ) = - Σ_j log Σ_{x ∈ X(y_j, z_j)} e^{λ·f(x)} + Σ_j log Σ_{x ∈ X(y_j)} e^{λ·f(x)} + Σ_i (λ_i - λ₀_i)² / 2σ²
+
+with the model's own σ². A few decisions then move the weights only as far as they demand, and
+the fit is quick (it starts at the old optimum's neighbourhood). The new model is kept in the store
+beside the others (``ranker models list``), keyed by its data and its base model, so retraining
+twice on the same decisions loads the first result.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+import numpy as np
+from sklearn.base import clone
+
+from ..errors import RankerError
+from ..store import Store
+
+
+class RetrainOutcome(NamedTuple):
+    """What :func:`retrain` made."""
+
+    key: str                      # the new model's key in the store (ranker models list)
+    base: str | None              # the key of the model it started from (None: given as an object)
+    model: object                 # the fitted LogLinearRanker
+    feature_names: tuple[str, ...]
+    sentences: int                # annotated sentences with candidates
+    trained: int                  # of those, sentences the training filters kept (the set narrowed)
+    n_iter: int                   # solver iterations (0: loaded from the store)
+
+
+def stored_model(store: Store, key: str):
+    """The :class:`~ranker.models.persistence.SavedModel` stored under ``key`` (or a unique prefix).
+
+    Raises
+    ------
+    RankerError
+        If no stored model, or more than one, matches ``key``.
+    """
+    from ..models.persistence import load_model
+    from .cache import MODEL_KIND
+
+    keys = [k for k in store.artifact_keys(MODEL_KIND) if k.startswith(key)] if key else []
+    if len(keys) != 1:
+        raise RankerError(f"{store.path}: {'no' if not keys else len(keys)} stored models match "
+                          f"{key!r}; name one by its key (ranker models list)")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{keys[0]}.json"
+        path.write_bytes(store.get_artifact(MODEL_KIND, keys[0])[0])
+        return keys[0], load_model(path)
+
+
+def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, int], None] | None = None,
+            source: str | None = None, rule: str = "strict", workers: int = 1) -> RetrainOutcome:
+    """Adapt a stored log-linear model to the annotations of ``kind`` and store the new model.
+
+    Parameters
+    ----------
+    store
+        An open, writable store.
+    model : str or SavedModel
+        The key (or a unique prefix) of a stored log-linear model, or a loaded
+        :class:`~ranker.models.persistence.SavedModel` (with its feature configuration).
+    kind
+        The annotation to learn from; ``user`` (the stored decisions) is brought up to date and
+        checked first; any other kind must have been stored and checked (``ranker annotate``).
+    progress
+        Called as ``progress(iteration, max_iter)`` after each solver iteration.
+    source
+        The candidates' source (default: the store's only one).
+    rule
+        Consistency rule of :meth:`~ranker.store.Store.consistent_sets` (``strict``: sentences
+        whose decisions contradict each other teach nothing).
+    workers
+        Feature extraction processes (for sentences whose features are not stored yet).
+
+    Raises
+    ------
+    RankerError
+        If the model is not a log-linear one with a feature configuration, or no annotated
+        sentence has a forest the annotation narrows (nothing to learn).
+    """
+    from features import feature_set_from_dict
+    from features.datasets import consistency_weights
+
+    from ..models import LogLinearRanker
+    from ..registries import ANNOTATIONS
+    from .cache import cached_fit, data_digest
+    from .config import AnnotationSection
+    from .feature_cache import cached_matrix
+    from .splits import SplitSelection
+    from .stages import annotate, stored_source
+    from .training import fit_params
+
+    base_key, saved = stored_model(store, model) if isinstance(model, str) else (None, model)
+    base = saved.ranker
+    if not isinstance(base, LogLinearRanker):
+        raise RankerError(f"{base_key or 'the model'}: a {type(base).__name__} cannot be retrained; "
+                          "name a log-linear model (ranker models list)")
+    if not saved.feature_config:
+        raise RankerError(f"{base_key or 'the model'}: the model carries no feature configuration; "
+                          "rerun ranker run to store one with it")
+    source = stored_source(store, source)
+    if kind in ANNOTATIONS and ANNOTATIONS.get(kind) == "decisions":
+        annotate(store, AnnotationSection(kind=kind), [], workers=1, where="retrain")
+    sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)
+    sentences = tuple(store.sentence(sid) for sid in sets)
+    if not sentences:
+        raise RankerError(f"{store.path}: no sentence annotated as {kind!r} has candidates from {source}")
+    corpora = sorted({s.corpus for s in sentences})
+    sel = SplitSelection(f"{kind} annotations", corpora[0] if len(corpora) == 1 else "+".join(corpora),
+                         None, None, sentences)
+    fs = feature_set_from_dict(saved.feature_config, base_key or "<model>")
+    m = cached_matrix(store, fs, sel, source, workers)
+    names = saved.feature_names
+    X = m.restrict(names)
+    y = consistency_weights(store, m, kind, None, None, source, rule)
+    groups = m.groups()
+    qualities = store.forest_qualities(source)
+    full = np.array([q == "full" for sid in m.sentence_ids for q in qualities[sid]], dtype=bool)
+    new = clone(base)
+    start = np.asarray(base.coef_, dtype=np.float64)
+    ran = {"n_iter": 0}
+
+    def fit():
+        try:
+            new.fit(X, y, groups, full=full, coef_init=start, prior_mean=start, callback=progress)
+        except RankerError as e:
+            raise RankerError(f"{store.path}: nothing to learn from annotation {kind!r} of "
+                              f"{len(sentences)} sentences: no forest is narrowed by it ({e})") from None
+        ran["n_iter"] = new.n_iter_
+        return new, {"retrained_from": base_key, "kind": kind, "rule": rule,
+                     "sentences": len(sentences), "trained": int(new.n_training_sentences_)}
+
+    key = data_digest([X, y, groups, full, start],
+                      {"template": fit_params(base), "names": list(names), "kind": kind,
+                       "retrain": "map-adaptation/1"})
+    fitted, meta = cached_fit(store, key, names, fit, saved.feature_config)
+    return RetrainOutcome(key, base_key, fitted, tuple(names), len(sentences), int(meta["trained"]),
+                          ran["n_iter"])
