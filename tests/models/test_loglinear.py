@@ -136,6 +136,27 @@ def test_warm_started_sigma2_search_reaches_the_cold_optima():
         LogLinearRanker().fit(X, y, groups, coef_init=np.zeros(X.shape[1] + 1))
 
 
+def test_a_prior_centred_on_a_model_keeps_it_where_data_are_silent_and_reports_progress():
+    X, y, groups, _ = noisy_problem(4, n_groups=80)
+    old = LogLinearRanker(sigma2=1.0, tol=1e-8, max_iter=5000).fit(X, y, groups)
+    few = np.isin(groups, np.unique(groups)[:3])        # three new sentences
+    seen = []
+    kw = dict(coef_init=old.coef_, prior_mean=old.coef_)
+    adapted = LogLinearRanker(sigma2=1.0, tol=1e-8, max_iter=5000).fit(
+        X[few], y[few], groups[few], callback=lambda i, n: seen.append((i, n)), **kw)
+    zero = LogLinearRanker(sigma2=1.0, tol=1e-8, max_iter=5000).fit(X[few], y[few], groups[few])
+    # the adapted model stays much nearer the old one than a fit from the zero-centred prior does
+    assert np.abs(adapted.coef_ - old.coef_).sum() < 0.5 * np.abs(zero.coef_ - old.coef_).sum()
+    assert seen == [(i, 5000) for i in range(1, adapted.n_iter_ + 1)] and adapted.n_iter_ >= 1
+    # with no data to move it, the adapted model is the old one
+    unmoved = LogLinearRanker(sigma2=1.0, tol=1e-8, max_iter=5000)
+    nothing = np.ones_like(y[few])                        # every candidate consistent: no information
+    with pytest.raises(RankerError, match="no training sentence"):
+        unmoved.fit(X[few], nothing, groups[few], **kw)
+    with pytest.raises(RankerError, match="prior_mean has shape"):
+        LogLinearRanker().fit(X, y, groups, prior_mean=np.zeros(X.shape[1] + 1))
+
+
 def test_save_and_load_round_trip_and_feature_space_checks(tmp_path):
     X, y, groups, _ = noisy_problem(6)
     names = [f"f{i}" for i in range(X.shape[1])]

@@ -160,3 +160,20 @@ def test_blocks_share_the_matrix_and_cover_every_row_once():
     for b in obj.blocks:
         assert np.shares_memory(b.X.data, obj.X.data)
         assert b.offsets[0] == 0 and b.offsets[-1] == b.X.shape[0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_prior_centred_elsewhere_shifts_only_the_prior_term(seed):
+    X, w, offsets, sigma2 = random_problem(seed)
+    rng = np.random.default_rng(seed + 7)
+    lam, mu = rng.normal(0, 1.0, size=X.shape[1]), rng.normal(0, 1.0, size=X.shape[1])
+    v0, g0 = ConditionalObjective(X, w, offsets, sigma2)(lam)
+    v, g = ConditionalObjective(X, w, offsets, sigma2, prior_mean=mu)(lam)
+    assert v == pytest.approx(v0 - np.sum(lam ** 2 / (2 * sigma2)) + np.sum((lam - mu) ** 2 / (2 * sigma2)))
+    np.testing.assert_allclose(g, g0 - lam / sigma2 + (lam - mu) / sigma2, rtol=1e-12, atol=1e-12)
+    obj = ConditionalObjective(X, w, offsets, sigma2, prior_mean=mu)
+    h = 1e-6
+    fd = np.array([(obj(lam + h * e)[0] - obj(lam - h * e)[0]) / (2 * h) for e in np.eye(len(lam))])
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="prior_mean"):
+        ConditionalObjective(X, w, offsets, sigma2, prior_mean=mu[:-1])

@@ -1,0 +1,105 @@
+"""A simulated annotator: how many discriminant decisions bring each forest down to its best candidates.
+
+The annotator knows the gold tree and answers each question truthfully: it accepts a labelled span
+when gold has it (up to the label equivalences the annotation checks use) and rejects it
+otherwise. It is asked in the order of ``ranker serve``'s page (:func:`ranker.sources.discriminants.
+discriminants`, uniform over the candidates, or under a stored model's probabilities with
+``--model``) or in a random order (a random discriminant of the current set, seeded). A forest is
+done when every remaining candidate is one of its best: the candidates of highest sentence F
+against gold under ``--metric`` (EVALB labelled by default, from the per-candidate counts the run
+stored). Truthful answers about spans need not lead there (gold may share a span with worse
+candidates only); such a forest ends when no discriminant is left and counts as a miss, with every
+decision it took. A second annotator answers as the first best candidate would (it always gets
+there: the lower bound of what a person can do with these questions).
+
+Prints, per order and annotator, the mean decisions, the share of forests brought down to their best
+candidates, and the target: mean log2(forest size) + 1, over the test forests with more than one
+candidate and not all of them best (the others need no decision).
+
+Run (a copy of the Link Grammar store; ranker run stored its counts)::
+
+    cp /work/stores/wsj-lg.sqlite /tmp/lg.sqlite
+    /work/bin/bigjob python benchmarks/bench_discriminants.py /tmp/lg.sqlite [--split test] [--limit N]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from ranker.pipeline import stages
+from ranker.pipeline.config import EvaluationSection
+from ranker.pipeline.splits import select_split
+from ranker.registries import METRICS
+from ranker.sources.annotations import LabelEquivalences
+from ranker.sources.discriminants import Decision, candidate_spans, discriminants, remaining_mask
+from ranker.store import Store
+
+
+def simulate(spans, best: np.ndarray, truth: frozenset, eq, order: str, rng=None, probs=None) -> tuple[int, bool]:
+    """``(decisions, reached)``: answer as ``truth`` says until the remaining set is within ``best``."""
+    made: list[Decision] = []
+    mask = np.ones(len(spans), dtype=bool)
+    while not best[mask].all():
+        ds = discriminants(spans, mask, probs, eq)
+        if not ds:
+            return len(made), False
+        d = ds[0] if order == "page" else ds[int(rng.integers(len(ds)))]
+        yes = Decision(d.label, d.start, d.end, True, "sim", "")
+        made.append(yes if remaining_mask([truth], [yes], eq)[0] else yes._replace(accept=False))
+        mask = remaining_mask(spans, made, eq)
+    return len(made), True
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("store")
+    ap.add_argument("--split", default="test")
+    ap.add_argument("--metric", default="evalb_labeled")
+    ap.add_argument("--limit", type=int, default=0, help="the first documents holding N sentences (0: all)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    eq = LabelEquivalences.load()
+    ev = EvaluationSection()
+    rng = np.random.default_rng(args.seed)
+    t0 = time.perf_counter()
+    with Store.open(args.store, readonly=True) as st:
+        source = stages.stored_source(st)
+        sel = select_split(st, "treebank", args.split, args.limit)
+        stages.require_counts(st, ev, sel, source)
+        fc = stages.load_counts(st, ev, sel, [args.metric], source)[args.metric]
+        quality = METRICS[args.metric].score(fc.counts)
+        rows = []
+        for i, s in enumerate(sel.sentences):
+            q = quality[fc.offsets[i]:fc.offsets[i + 1]]
+            if len(q) < 2:
+                continue
+            best = q >= q.max() - 1e-9
+            if best.all():
+                continue
+            spans = [candidate_spans(t) for _, _, t in st.candidate_trees(s.id, source)]
+            gold = candidate_spans(st.gold(s.id))
+            first_best = spans[int(np.flatnonzero(best)[0])]
+            row = {"size": len(q), "distinct": len(set(spans))}
+            for name, truth in (("gold", gold), ("best", first_best)):
+                row[f"page/{name}"] = simulate(spans, best, truth, eq, "page")
+                row[f"random/{name}"] = simulate(spans, best, truth, eq, "random", rng)
+            rows.append(row)
+    sizes = np.array([r["size"] for r in rows], dtype=float)
+    out = {"store": args.store, "split": args.split, "metric": args.metric, "forests": len(rows),
+           "mean_size": float(sizes.mean()), "mean_distinct": float(np.mean([r["distinct"] for r in rows])),
+           "target_mean_log2_size_plus_1": float(np.mean(np.log2(sizes) + 1)),
+           "seconds": round(time.perf_counter() - t0, 1)}
+    for key in ("page/gold", "random/gold", "page/best", "random/best"):
+        n = np.array([r[key][0] for r in rows], dtype=float)
+        hit = np.array([r[key][1] for r in rows])
+        out[key] = {"mean_decisions": float(n.mean()), "reached_best": float(hit.mean()),
+                    "mean_decisions_when_reached": float(n[hit].mean()) if hit.any() else None,
+                    "within_target": float(np.mean(n <= np.log2(sizes) + 1))}
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
