@@ -32,7 +32,7 @@ import numpy as np
 from ranker.pipeline import stages
 from ranker.pipeline.config import EvaluationSection
 from ranker.pipeline.splits import select_split
-from ranker.registries import METRICS
+from ranker.registries import metric
 from ranker.sources.annotations import LabelEquivalences
 from ranker.sources.discriminants import Decision, candidate_spans, discriminants, remaining_mask
 from ranker.store import Store
@@ -70,7 +70,7 @@ def main() -> None:
         sel = select_split(st, "treebank", args.split, args.limit)
         stages.require_counts(st, ev, sel, source)
         fc = stages.load_counts(st, ev, sel, [args.metric], source)[args.metric]
-        quality = METRICS[args.metric].score(fc.counts)
+        quality = metric(args.metric, "--metric").score(fc.counts)
         rows = []
         for i, s in enumerate(sel.sentences):
             q = quality[fc.offsets[i]:fc.offsets[i + 1]]
