@@ -16,6 +16,7 @@ import sqlite3
 import statistics
 import urllib.parse
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -568,14 +569,20 @@ class Store:
         Raises
         ------
         StoreError
-            If the sentence is not stored or the span is not inside its tokens.
+            If the sentence is not stored, the span is not inside its tokens, or the label, who
+            or the ISO-8601 time is missing or malformed.
         """
         label, start, end, accept, who, at = decision
         n = len(self._tokens(sentence_id))
         if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= n):
             raise StoreError(f"{self.path}: span [{start}, {end}) is not inside the {n} tokens of {sentence_id}")
-        if not label or not who or not at:
+        if not (isinstance(label, str) and label and not any(c.isspace() for c in label)) or not who or not at:
             raise StoreError(f"{self.path}: a decision needs a label, who and when, found {tuple(decision)!r}")
+        try:
+            datetime.fromisoformat(at)
+        except (TypeError, ValueError):
+            raise StoreError(f"{self.path}: a decision's time must be ISO-8601 (as 2026-11-23T16:30:00Z), "
+                             f"found {str(at)[:40]!r}") from None
         with self.batch():
             seq = self._conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM decisions WHERE sentence_id=?",
                                      (sentence_id,)).fetchone()[0]

@@ -47,6 +47,8 @@ def test_decisions_keep_their_order_and_sentence_and_undo_removes_the_latest(pat
     (T.id, _d("NP", -1, 1), r"span \[-1, 1\) is not inside"),
     (T.id, _d("", 0, 1), "needs a label, who and when"),
     (T.id, _d("NP", 0, 1, who=""), "needs a label, who and when"),
+    (T.id, _d("N P", 0, 1), "needs a label, who and when"),
+    (T.id, _d("NP", 0, 1, at="yesterday"), "time must be ISO-8601"),
 ])
 def test_a_bad_decision_is_refused_and_nothing_is_written(path, sid, dec, msg):
     with Store.open(path) as st:
