@@ -12,6 +12,10 @@ candidates only); such a forest ends when no discriminant is left and counts as 
 decision it took. A second annotator answers as the first best candidate would (it always gets
 there: the lower bound of what a person can do with these questions).
 
+With ``--model KEY`` (a stored log-linear model with its feature configuration) the page order
+is also run under the model's probabilities (``page+model``), as the page shows it with a model;
+the split's features come from the store (or are extracted and stored first).
+
 Prints, per order and annotator, the mean decisions, the share of forests brought down to their best
 candidates, and the target: mean log2(forest size) + 1, over the test forests with more than one
 candidate and not all of them best (the others need no decision).
@@ -20,6 +24,7 @@ Run (a copy of the Link Grammar store; ranker run stored its counts)::
 
     cp /work/stores/wsj-lg.sqlite /tmp/lg.sqlite
     /work/bin/bigjob python benchmarks/bench_discriminants.py /tmp/lg.sqlite [--split test] [--limit N]
+        [--model KEY]
 """
 from __future__ import annotations
 
@@ -53,6 +58,24 @@ def simulate(spans, best: np.ndarray, truth: frozenset, eq, order: str, rng=None
     return len(made), True
 
 
+def model_probabilities(st, key: str, sel, source: str) -> dict[str, np.ndarray]:
+    """Each sentence's candidate probabilities under the stored model ``key`` (softmax of its scores)."""
+    from features import feature_set_from_dict
+
+    from ranker.pipeline.feature_cache import cached_matrix
+    from ranker.pipeline.retrain import stored_model
+
+    _, saved = stored_model(st, key)
+    m = cached_matrix(st, feature_set_from_dict(saved.feature_config), sel, source)
+    scores = saved.ranker.decision_function(m.restrict(saved.feature_names))
+    out = {}
+    for j, sid in enumerate(m.sentence_ids):
+        s = scores[m.offsets[j]:m.offsets[j + 1]]
+        p = np.exp(s - s.max())
+        out[sid] = p / p.sum()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("store")
@@ -60,17 +83,19 @@ def main() -> None:
     ap.add_argument("--metric", default="evalb_labeled")
     ap.add_argument("--limit", type=int, default=0, help="the first documents holding N sentences (0: all)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--model", default=None, help="a stored model's key (prefix): also the page order under it")
     args = ap.parse_args()
     eq = LabelEquivalences.load()
     ev = EvaluationSection()
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
-    with Store.open(args.store, readonly=True) as st:
+    with Store.open(args.store, readonly=not args.model) as st:   # a model may need features stored
         source = stages.stored_source(st)
         sel = select_split(st, "treebank", args.split, args.limit)
         stages.require_counts(st, ev, sel, source)
         fc = stages.load_counts(st, ev, sel, [args.metric], source)[args.metric]
         quality = metric(args.metric, "--metric").score(fc.counts)
+        probs = model_probabilities(st, args.model, sel, source) if args.model else {}
         rows = []
         for i, s in enumerate(sel.sentences):
             q = quality[fc.offsets[i]:fc.offsets[i + 1]]
@@ -86,13 +111,15 @@ def main() -> None:
             for name, truth in (("gold", gold), ("best", first_best)):
                 row[f"page/{name}"] = simulate(spans, best, truth, eq, "page")
                 row[f"random/{name}"] = simulate(spans, best, truth, eq, "random", rng)
+                if probs:
+                    row[f"page+model/{name}"] = simulate(spans, best, truth, eq, "page", probs=probs[s.id])
             rows.append(row)
     sizes = np.array([r["size"] for r in rows], dtype=float)
     out = {"store": args.store, "split": args.split, "metric": args.metric, "forests": len(rows),
            "mean_size": float(sizes.mean()), "mean_distinct": float(np.mean([r["distinct"] for r in rows])),
            "target_mean_log2_size_plus_1": float(np.mean(np.log2(sizes) + 1)),
            "seconds": round(time.perf_counter() - t0, 1)}
-    for key in ("page/gold", "random/gold", "page/best", "random/best"):
+    for key in [k for k in rows[0] if "/" in k]:
         n = np.array([r[key][0] for r in rows], dtype=float)
         hit = np.array([r[key][1] for r in rows])
         out[key] = {"mean_decisions": float(n.mean()), "reached_best": float(hit.mean()),
