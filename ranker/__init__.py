@@ -14,6 +14,11 @@ _PUBLIC = {
     # store and records
     "Store": "ranker.store", "Sentence": "ranker.store", "Candidate": "ranker.store",
     "Forest": "ranker.store", "Annotation": "ranker.store", "Bracket": "ranker.store",
+    "Decision": "ranker.store",
+    # discriminants (ranker serve's disambiguation) and retraining from them
+    "Discriminant": "ranker.sources.discriminants", "discriminants": "ranker.sources.discriminants",
+    "remaining_mask": "ranker.sources.discriminants", "candidate_spans": "ranker.sources.discriminants",
+    "retrain": "ranker.pipeline.retrain",
     # rankers
     "HeidornRanker": "ranker.models", "LogLinearRanker": "ranker.models",
     "NativeRanker": "ranker.models", "RandomRanker": "ranker.models",
