@@ -6,13 +6,13 @@ import os
 
 
 def add_parser(subparsers) -> None:
-    from .options import add_store
+    from .options import add_source, add_store
 
     p = subparsers.add_parser("models", help="list or export the trained models kept in a store",
                               description="Every log-linear fit (each sigma^2, each learning-curve "
                               "point) is kept in the store by its content key. List them, or export "
                               "one as a model file for ranker select --model.")
-    sub = p.add_subparsers(dest="models_command", metavar="{list,export}")
+    sub = p.add_subparsers(dest="models_command", metavar="{list,export,retrain}")
     sub.required = True
     ls = sub.add_parser("list", help="one line per stored model: key, ranker, features, sigma^2")
     add_store(ls)
@@ -25,6 +25,18 @@ def add_parser(subparsers) -> None:
                          "model chosen on held-out")
     ex.add_argument("--out", required=True, help="model file (JSON)")
     ex.set_defaults(func=run_export)
+    rt = sub.add_parser("retrain", help="adapt a stored log-linear model to collected annotations",
+                        description="Adapt a stored log-linear model to an annotation kind (default "
+                        "user: the discriminant decisions of ranker serve), its prior centred on the "
+                        "model's weights, and keep the new model in the store.")
+    add_store(rt)
+    rt.add_argument("key", metavar="KEY", help="the model's key, or a unique prefix of it (from list)")
+    rt.add_argument("--kind", default="user", help="annotation kind to learn from (default user)")
+    rt.add_argument("--rule", choices=("strict", "fewest"), default="strict",
+                    help="when no candidate is consistent: learn nothing from the sentence (strict) "
+                    "or from its fewest-violation candidates")
+    add_source(rt)
+    rt.set_defaults(func=run_retrain)
 
 
 def _models(store) -> list[dict]:
@@ -95,4 +107,16 @@ def run_export(args) -> int:
         raise
     note = "" if saved.feature_config else " (no feature config: rerun ranker run to add it)"
     print(f"wrote {args.out}: {keys[0]}{note}")
+    return 0
+
+
+def run_retrain(args) -> int:
+    from ..pipeline.retrain import retrain
+    from ..store import Store
+
+    with Store.open(args.store, create=False) as st:
+        out = retrain(st, args.key, kind=args.kind, source=args.source, rule=args.rule)
+    how = f"{out.n_iter} iterations" if out.n_iter else "stored before"
+    print(f"{out.key}: {out.base} adapted to {args.kind!r} ({out.trained} of {out.sentences} annotated "
+          f"sentences narrowed; {how})")
     return 0

@@ -163,6 +163,22 @@ def test_retrain_refuses_what_it_cannot_learn_from(base, store, capsys):
         st.add_decision(sid, Decision(d.label, d.start, d.end, False, "b", "2026-11-23T16:00:01Z"))
         with pytest.raises(RankerError, match="nothing to learn"):   # contradicting answers: empty set
             retrain(st, "base0123")
+    capsys.readouterr()
+    assert main(["models", "retrain", "--store", str(store), "base0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ranker: error:") and "nothing to learn" in err and err.count("\n") == 1
+
+
+def test_models_retrain_command_is_the_stage(base, store, capsys):
+    with Store.open(store) as st:
+        st.put_artifact(MODEL_KIND, "base0123", base[1].read_bytes(), {})
+        for sid in _sentences_with_choices(st, 2):
+            _answer_from_gold(st, sid, 2)
+    assert main(["models", "retrain", "--store", str(store), "base0"]) == 0
+    line = capsys.readouterr().out.strip()
+    with Store.open(store) as st:
+        out = retrain(st, "base0123")
+    assert line.startswith(f"{out.key}: base0123 adapted to 'user' (") and out.n_iter == 0
 
 
 def test_a_run_config_may_train_on_user_decisions(tmp_path):
