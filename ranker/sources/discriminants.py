@@ -104,8 +104,11 @@ def _contains(spans: Sequence[frozenset], label: str, start: int, end: int,
               eq: LabelEquivalences) -> np.ndarray:
     """Which candidates contain the span ``[start, end)`` with a label equivalent to ``label``."""
     want = eq.accepts(label)
-    return np.fromiter((any(s == start and e == end and (want is None or lab in want) for lab, s, e in sp)
-                        for sp in spans), dtype=bool, count=len(spans))
+    if want is None:    # unlabelled: any label on the span
+        return np.fromiter((any(s == start and e == end for _, s, e in sp) for sp in spans),
+                           dtype=bool, count=len(spans))
+    keys = [(lab, start, end) for lab in want]
+    return np.fromiter((any(k in sp for k in keys) for sp in spans), dtype=bool, count=len(spans))
 
 
 def remaining_mask(spans: Sequence[frozenset], decisions: Sequence[Decision],
