@@ -212,3 +212,35 @@ def test_issue_10_every_scheme_of_the_report_equals_ranker_evaluate(tiny_run, tm
                          *map(str, argv)]) == 0
             got = json.loads(capsys.readouterr().out)[field]
             assert report.metrics[metric].rankers[r].score == pytest.approx(got), (r, metric)
+
+
+def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
+    """``[annotation] kind = "user"``: the train split's discriminant decisions are the training signal."""
+    import shutil
+
+    from ranker.pipeline import stages
+    from ranker.sources.discriminants import candidate_spans, discriminants, remaining_mask
+    from ranker.store import Decision
+
+    cfg, _, riezler = tiny_run
+    store = tmp_path / "store.sqlite"
+    shutil.copy(cfg.experiment.store, store)
+    decided = []
+    with Store.open(store) as st:
+        for s in stages.select_splits(st, cfg.data).train.sentences:
+            spans = [candidate_spans(t) for _, _, t in st.candidate_trees(s.id)]
+            ds = discriminants(spans)
+            if ds and len(decided) < 3:       # one answer from gold on three sentences
+                d = ds[0]
+                yes = Decision(d.label, d.start, d.end, True, "ann", "2026-11-23T16:00:00Z")
+                st.add_decision(s.id, yes if remaining_mask([candidate_spans(st.gold(s.id))], [yes])[0]
+                                else yes._replace(accept=False))
+                decided.append(s.id)
+    assert len(decided) == 3
+    user = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store)),
+                               annotation=dataclasses.replace(cfg.annotation, kind="user"),
+                               report=dataclasses.replace(cfg.report, learning_curve=()))
+    report = run_experiment(user, tmp_path / "out", progress=False)
+    assert report.counts["training sentences kept"] == 3 < riezler.counts["training sentences kept"]
+    with Store.open(store) as st:
+        assert sorted(st.consistent_sets("user")) == sorted(decided)
