@@ -110,7 +110,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
         raise RankerError(f"{base_key or 'the model'}: the model carries no feature configuration; "
                           "rerun ranker run to store one with it")
     source = stored_source(store, source)
-    if kind in ANNOTATIONS and ANNOTATIONS.get(kind) == "decisions":
+    if kind in ANNOTATIONS.names(bare=True) and ANNOTATIONS.get(kind) == "decisions":
         annotate(store, AnnotationSection(kind=kind), [], workers=1, where="retrain")
     sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)
     sentences = tuple(store.sentence(sid) for sid in sets)

@@ -274,7 +274,7 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
     from .best_f import KIND as BEST_F
 
     kind = annotation.kind
-    if brackets is None and kind not in ANNOTATIONS:
+    if brackets is None and kind not in ANNOTATIONS.names(bare=True):
         raise RankerError(f"{where}: annotation kind {kind!r} is neither derivable from gold trees "
                           f"(riezler, {BEST_F}), stored with a corpus (chunks) nor made of decisions "
                           f"(user): it needs a bracket file")

@@ -191,3 +191,13 @@ def test_a_run_config_may_train_on_user_decisions(tmp_path):
     cfg.write_text('[experiment]\nname = "u"\n[annotation]\nkind = "users"\n')
     with pytest.raises(RankerError, match="known: riezler, best_f, user"):
         validate_config(load_config(cfg))
+
+
+def test_a_versioned_kind_name_is_refused_not_silently_empty(store):
+    from ranker.pipeline import stages
+    from ranker.pipeline.config import AnnotationSection
+
+    with Store.open(store) as st:
+        for kind in ("user/1", "riezler/1", "users"):
+            with pytest.raises(RankerError, match=f"annotation kind '{kind}' is neither"):
+                stages.annotate(st, AnnotationSection(kind=kind), [], workers=1, where="t")
