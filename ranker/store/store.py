@@ -594,7 +594,7 @@ class Store:
         """The decisions on ``sentence_id`` in the order they were made (all sentences' when None).
 
         Returns a list of :class:`~ranker.store.records.Decision`; with ``sentence_id``
-        None, a list of ``(sentence_id, Decision)`` pairs in sentence and answer order.
+        None, a list of ``(sentence_id, Decision)`` pairs ordered by sentence id, then answer.
         """
         sql = "SELECT sentence_id, label, span_start, span_end, accept, who, at FROM decisions"
         args: tuple = ()
