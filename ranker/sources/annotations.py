@@ -110,8 +110,14 @@ def candidate_spans(tree: Tree) -> frozenset[tuple[str, int, int]]:
     Labels lose their function tags (``NP-SBJ`` -> ``NP``); preterminals and the unlabelled root
     wrapper are not constituents a candidate can offer.
     """
-    return frozenset((base_label(n.label), n.start, n.end) for n in tree.root.subtrees()
-                     if not (n.is_preterminal or (n.label == "" and n is tree.root)))
+    return frozenset(_offered(tree))
+
+
+def _offered(tree: Tree):
+    root = tree.root
+    for n in root.subtrees():
+        if not (n.is_preterminal or (n.label == "" and n is root)):
+            yield base_label(n.label), n.start, n.end
 
 
 def check_candidate(tree: Tree, brackets: Iterable[Bracket], eq: LabelEquivalences) -> tuple[int, int]:
@@ -121,7 +127,7 @@ def check_candidate(tree: Tree, brackets: Iterable[Bracket], eq: LabelEquivalenc
     (``accept`` False) fails when the candidate contains it, and is never counted as crossed.
     """
     spans: dict[tuple[int, int], set[str]] = {}
-    for label, s, e in candidate_spans(tree):
+    for label, s, e in _offered(tree):      # candidate_spans without building the set
         spans.setdefault((s, e), set()).add(label)
     missing = crossing = 0
     for b in brackets:
