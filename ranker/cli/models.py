@@ -6,7 +6,8 @@ import os
 
 
 def add_parser(subparsers) -> None:
-    from .options import add_source, add_store
+    from ..pipeline.config import AnnotationSection
+    from .options import add_source, add_store, config_option
 
     p = subparsers.add_parser("models", help="list or export the trained models kept in a store",
                               description="Every log-linear fit (each sigma^2, each learning-curve "
@@ -31,10 +32,12 @@ def add_parser(subparsers) -> None:
                         "model's weights, and keep the new model in the store.")
     add_store(rt)
     rt.add_argument("key", metavar="KEY", help="the model's key, or a unique prefix of it (from list)")
-    rt.add_argument("--kind", default="user", help="annotation kind to learn from (default user)")
-    rt.add_argument("--rule", choices=("strict", "fewest"), default="strict",
-                    help="when no candidate is consistent: learn nothing from the sentence (strict) "
-                    "or from its fewest-violation candidates")
+    rt.add_argument("--kind", default="user", help="annotation kind to learn from (default user: the "
+                    "decisions of ranker serve, not the run's [annotation] kind)")
+    config_option(rt, "--rule", section=AnnotationSection, key="fewest_violations",
+                  to_cli=lambda fewest: "fewest" if fewest else "strict", choices=["strict", "fewest"],
+                  help="when no candidate is consistent (contradicting answers): keep the "
+                  "fewest-violation ones, or learn nothing from the sentence")
     add_source(rt)
     rt.set_defaults(func=run_retrain)
 

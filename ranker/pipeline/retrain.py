@@ -60,7 +60,7 @@ def stored_model(store: Store, key: str):
 
 
 def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, int], None] | None = None,
-            source: str | None = None, rule: str = "strict", workers: int = 1) -> RetrainOutcome:
+            source: str | None = None, rule: str | None = None, workers: int = 1) -> RetrainOutcome:
     """Adapt a stored log-linear model to the annotations of ``kind`` and store the new model.
 
     Parameters
@@ -78,8 +78,9 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     source
         The candidates' source (default: the store's only one).
     rule
-        Consistency rule of :meth:`~ranker.store.Store.consistent_sets` (``strict``: sentences
-        whose decisions contradict each other teach nothing).
+        Consistency rule of :meth:`~ranker.store.Store.consistent_sets` for sentences whose
+        answers contradict each other (``strict``: they teach nothing; ``fewest``: their
+        least-violating candidates count); default the run's (``[annotation] fewest_violations``).
     workers
         Feature extraction processes (for sentences whose features are not stored yet).
 
@@ -98,7 +99,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     from .config import AnnotationSection
     from .feature_cache import cached_matrix
     from .splits import SplitSelection
-    from .stages import annotate, stored_source
+    from .stages import annotate, consistency_rule, stored_source
     from .training import fit_params
 
     base_key, saved = stored_model(store, model) if isinstance(model, str) else (None, model)
@@ -110,6 +111,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
         raise RankerError(f"{base_key or 'the model'}: the model carries no feature configuration; "
                           "rerun ranker run to store one with it")
     source = stored_source(store, source)
+    rule = rule or consistency_rule(AnnotationSection())
     if kind in ANNOTATIONS.names(bare=True) and ANNOTATIONS.get(kind) == "decisions":
         annotate(store, AnnotationSection(kind=kind), [], workers=1, where="retrain")
     sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)

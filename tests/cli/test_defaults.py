@@ -19,6 +19,7 @@ OWN_DEFAULTS = {
     ("evaluate", "head_rules"), ("evaluate", "flatten_rules"),   # per scheme (ranker/evaluation/schemes.py)
     ("score", "k_table"), ("score", "heads"),              # Heidorn's own figures: star heads
     ("annotate", "kind"),                                  # required: riezler, chunks or file
+    ("models", "kind"),                                    # retrain: people's decisions (user), not the run's kind
     ("store", "store"), ("store", "corpus"),               # positional store, export's corpus filter
     ("run", "store"), ("run", "workers"),                  # None: keep the config's own value
 }
