@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 import numpy as np
-from sklearn.base import clone
 
 from ..errors import RankerError
 from ..store import Store
@@ -129,7 +128,9 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     groups = m.groups()
     qualities = store.forest_qualities(source)
     full = np.array([q == "full" for sid in m.sentence_ids for q in qualities[sid]], dtype=bool)
-    new = clone(base)
+    # the likelihood fit of the same model (an ExpectedFRanker's own fit has no prior centre)
+    keep = LogLinearRanker().get_params()
+    new = LogLinearRanker(**{k: v for k, v in base.get_params().items() if k in keep})
     start = np.asarray(base.coef_, dtype=np.float64)
     ran = {"n_iter": 0}
 
