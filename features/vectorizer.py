@@ -298,20 +298,16 @@ def _assemble(chunks: Sequence[_Chunk]) -> CandidateMatrix:
     return CandidateMatrix(X, offsets, tuple(names), tuple(ids))
 
 
-# Worker state, inherited through fork so that neither forests nor families are pickled.
-_WORK: dict = {}
+def _work_on_forests(state: dict, span: tuple[int, int]) -> _Chunk:
+    return _extract_chunk(state["forests"][span[0]:span[1]], state["families"])
 
 
-def _work_on_forests(span: tuple[int, int]) -> _Chunk:
-    return _extract_chunk(_WORK["forests"][span[0]:span[1]], _WORK["families"])
-
-
-def _work_on_store(sentence_ids: list[str]) -> _Chunk:
+def _work_on_store(state: dict, sentence_ids: list[str]) -> _Chunk:
     from ranker.store import Store
 
-    with Store.open(_WORK["path"]) as st:
-        return _extract_chunk((st.forest(sid, _WORK["source"]) for sid in sentence_ids),
-                              _WORK["families"])
+    with Store.open(state["path"], readonly=True) as st:
+        return _extract_chunk((st.forest(sid, state["source"]) for sid in sentence_ids),
+                              state["families"])
 
 
 def _spans(n: int, workers: int) -> list[tuple[int, int]]:
@@ -322,15 +318,14 @@ def _spans(n: int, workers: int) -> list[tuple[int, int]]:
 
 
 def _pool_map(fn, tasks: list, workers: int, state: dict, progress: str | None = None):
-    """The chunks of ``tasks`` in order, yielded as the workers finish them (state inherited by fork)."""
+    """The chunks of ``tasks`` in order, yielded as the workers finish them.
+
+    ``state`` (forests or the store's path, and the families) reaches the workers once: inherited
+    by fork in the local pool, sent once to each worker by another executor.
+    """
     from ranker.parallel import ordered_map
 
-    _WORK.clear()
-    _WORK.update(state)
-    try:
-        yield from ordered_map(fn, tasks, workers, progress)
-    finally:
-        _WORK.clear()
+    return ordered_map(fn, tasks, workers, progress, state=state)
 
 
 def extract(forests: Iterable, families: list, workers: int = 1) -> CandidateMatrix:

@@ -9,6 +9,11 @@ item is reported as failed, the worker is replaced, and the rest go on. Results 
 completion order. :func:`ordered_map` is for pure-Python work whose results must come back in task
 order (feature extraction: the same matrix for any number of workers) with nothing to survive.
 Both fork, so workers inherit the parent's state instead of receiving it pickled.
+
+Both go through the *current executor* (:func:`current_executor`): :class:`LocalExecutor`, these
+forked pools, unless a stage runs inside :func:`use_executor` with another one
+(:class:`ranker.dask_executor.DaskExecutor`), as scikit-learn's estimators keep their ``n_jobs``
+and joblib's ``parallel_backend`` decides where the work goes. The callers do not change.
 """
 from __future__ import annotations
 
@@ -71,6 +76,8 @@ def run_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
              on_failure: Callable[[object, str], object], hard_timeout: float | None = None) -> Iterator:
     """Apply ``make_handler(init_arg)(item)`` to every item in ``workers`` processes.
 
+    The current executor runs it (:func:`current_executor`); the local one is described here.
+
     Parameters
     ----------
     items
@@ -93,6 +100,12 @@ def run_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
     object
         One result per item, in completion order.
     """
+    return current_executor().run_pool(items, make_handler, init_arg, workers, on_failure, hard_timeout)
+
+
+def _fork_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
+               on_failure: Callable[[object, str], object], hard_timeout: float | None = None) -> Iterator:
+    """:func:`run_pool` in forked processes of this machine (the local executor's)."""
     pending = iter(items)
     pool = [_Worker(make_handler, init_arg) for _ in range(max(1, workers))]
     exhausted = False
@@ -172,14 +185,91 @@ class _NoBar:
 
 
 def ordered_map(fn: Callable, tasks: list, workers: int, progress: str | None = None,
-                unit: str = "chunk") -> Iterator:
-    """``fn(task)`` for every task in ``workers`` forked processes, yielded in task order.
+                unit: str = "chunk", state=None) -> Iterator:
+    """``fn(state, task)`` for every task in ``workers`` processes, yielded in task order.
 
-    ``fn`` must be a module-level function; whatever state it needs is set in its module before
-    the call, and the fork hands it to the workers.
+    ``fn`` must be a module-level function. The local executor forks its workers after setting
+    ``state`` aside, so they inherit it instead of receiving it pickled; another executor sends it
+    to each of its workers once (it must then be picklable).
     """
     with progress_bar(len(tasks), progress or "", unit, enabled=bool(progress)) as bar:
+        for result in current_executor().ordered_map(fn, tasks, workers, state):
+            yield result
+            bar.update(1)
+
+
+# What forked workers of :func:`_fork_ordered` call, inherited through fork.
+_FORKED: dict = {}
+
+
+def _call_forked(task):
+    return _FORKED["fn"](_FORKED["state"], task)
+
+
+def _fork_ordered(fn: Callable, tasks: list, workers: int, state) -> Iterator:
+    """:func:`ordered_map` in forked processes of this machine (the local executor's)."""
+    _FORKED.update(fn=fn, state=state)
+    try:
         with _CTX.Pool(workers) as pool:
-            for result in pool.imap(fn, tasks, chunksize=1):   # in order: same result for any N
-                yield result
-                bar.update(1)
+            yield from pool.imap(_call_forked, tasks, chunksize=1)   # in order: same result for any N
+    finally:
+        _FORKED.clear()
+
+
+class LocalExecutor:
+    """Forked process pools on this machine: the default executor (``[experiment] executor = "local"``).
+
+    Parameters
+    ----------
+    scheduler : str
+        Must be empty: a local pool has no scheduler.
+    workers : int
+        Unused: every call says its own number of processes.
+    """
+
+    name = "local"
+
+    def __init__(self, scheduler: str = "", workers: int = 1):
+        if scheduler:
+            from .errors import RankerError
+
+            raise RankerError(f"the local executor takes no scheduler address (got {scheduler!r}); "
+                              "set executor = \"dask\" to use one")
+        self.workers = workers
+
+    def run_pool(self, items, make_handler, init_arg, workers, on_failure, hard_timeout=None) -> Iterator:
+        return _fork_pool(items, make_handler, init_arg, workers, on_failure, hard_timeout)
+
+    def ordered_map(self, fn, tasks, workers, state) -> Iterator:
+        return _fork_ordered(fn, tasks, workers, state)
+
+    def distribute(self, objective):
+        """The objective itself: its blocks are evaluated by its own threads."""
+        return objective
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+_EXECUTORS: list = [LocalExecutor()]
+
+
+def current_executor():
+    """The executor :func:`run_pool`, :func:`ordered_map` and the log-linear objective use now."""
+    return _EXECUTORS[-1]
+
+
+@contextmanager
+def use_executor(executor):
+    """Run the enclosed stages on ``executor`` (restored afterwards, also on error)."""
+    _EXECUTORS.append(executor)
+    try:
+        yield executor
+    finally:
+        _EXECUTORS.remove(executor)

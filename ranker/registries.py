@@ -1,4 +1,5 @@
-"""One registry per component kind, by versioned name: rankers, sources, corpora, annotations, schemes, metrics.
+"""One registry per component kind, by versioned name: rankers, sources, corpora, annotations, schemes, metrics,
+executors.
 
 Configs and commands name components from here (``--ranker heidorn``, ``[parse] source =
 "bllip"``, ``[data] corpus = "treebank"``); a bare name means its newest version. Items are
@@ -68,3 +69,10 @@ def metric(name: str, where: str = ""):
 SCHEMES: Registry = Registry("scoring scheme")
 for _name in ("evalb", "parseval", "mph", "flat", "deps"):
     SCHEMES.register(f"{_name}/1", f"ranker.evaluation.schemes:{_name}")
+
+
+#: Where the data-parallel work runs (``[experiment] executor``): each is built as
+#: ``Executor(scheduler=..., workers=...)`` and used through :func:`ranker.parallel.use_executor`.
+EXECUTORS: Registry[type] = Registry("executor")
+EXECUTORS.register("local/1", "ranker.parallel:LocalExecutor")
+EXECUTORS.register("dask/1", "ranker.dask_executor:DaskExecutor")

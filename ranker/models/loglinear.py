@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..errors import RankerError
 from .base import GroupedRanker
 from .groups import group_offsets
+from ..parallel import current_executor
 from .objective import ConditionalObjective
 from .training_set import select_training_rows
 
@@ -167,7 +168,9 @@ class LogLinearRanker(GroupedRanker):
         sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
         if prior_mean is not None and np.shape(prior_mean) != (d,):
             raise RankerError(f"prior_mean has shape {np.shape(prior_mean)}; expected ({d},)")
-        objective = ConditionalObjective(X, y, offsets, sigma2, n_jobs=self._threads(), prior_mean=prior_mean)
+        # on the current executor: this process's threads, or a Dask cluster's workers
+        objective = current_executor().distribute(
+            ConditionalObjective(X, y, offsets, sigma2, n_jobs=self._threads(), prior_mean=prior_mean))
         scale = 1.0 / n_kept
 
         def fun(lam):

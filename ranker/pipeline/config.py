@@ -31,7 +31,9 @@ class ExperimentSection:
     name: str = "experiment"
     seed: int = 0
     store: str = "runs/store.sqlite"       # relative to the working directory
-    workers: int = 0                       # 0 = all cores
+    workers: int = 0                       # 0 = all cores (with executor "dask" and no scheduler: its workers)
+    executor: str = "local"                # "local" (forked process pool) or "dask" (the dask extra)
+    scheduler: str = ""                    # executor "dask": tcp://host:port; "" = start a LocalCluster
 
 
 @dataclass(frozen=True)

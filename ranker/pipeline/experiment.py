@@ -25,6 +25,7 @@ from ..atomicfile import atomic_write
 from ..errors import RankerError
 from ..evaluation.bounds import METRICS, corpus_score, oracle_choice, selected_counts
 from ..gcpause import gc_paused
+from ..parallel import use_executor
 from ..store import Store
 from . import stages
 from .config import ExperimentConfig
@@ -103,7 +104,9 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     primary = "mph" if "mph" in metric_names else metric_names[0]
 
     Path(cfg.experiment.store).parent.mkdir(parents=True, exist_ok=True)
-    with Store.open(cfg.experiment.store) as st:
+    # every stage's pools and the objective run on the configured executor (local or Dask)
+    with stages.make_executor(cfg.experiment) as executor, use_executor(executor), \
+            Store.open(cfg.experiment.store) as st:
         with clock("corpus"):
             splits = stages.select_splits(st, d)
         for name, s in splits.main().items():

@@ -37,8 +37,8 @@ from ..errors import RankerError
 from ..evaluation.bounds import METRICS, ForestCounts
 from ..store import Store
 from ..store.records import Sentence
-from .config import (AnnotationSection, DataSection, EvaluationSection, FeaturesSection,
-                     HeidornSection, LogLinearSection, ParseSection)
+from .config import (AnnotationSection, DataSection, EvaluationSection, ExperimentSection,
+                     FeaturesSection, HeidornSection, LogLinearSection, ParseSection)
 from .counts import conversion_ceiling, load_forest_counts, score_candidates
 from ..evaluation.scoring import Scorer, ScoringSettings
 from .splits import SplitSelection, select_split
@@ -51,6 +51,18 @@ def resolve_workers(workers: int) -> int:
     if workers < 0:
         raise RankerError(f"workers must be >= 0 (0 = every core), not {workers}")
     return workers or os.cpu_count() or 1
+
+
+def make_executor(experiment: ExperimentSection):
+    """The executor ``[experiment] executor`` names, built (a Dask executor connects or starts its cluster).
+
+    Use it as a context manager around :func:`ranker.parallel.use_executor`, so that a cluster it
+    started is closed again.
+    """
+    from ..registries import EXECUTORS
+
+    cls = EXECUTORS.get(experiment.executor, "[experiment] executor")
+    return cls(scheduler=experiment.scheduler, workers=resolve_workers(experiment.workers))
 
 
 def scoring_settings(evaluation: EvaluationSection) -> ScoringSettings:

@@ -35,6 +35,24 @@ def check_cutoff(feature_set: str, cutoff: int, where: str) -> None:
                           "is the one used)")
 
 
+def check_executor(experiment, src: str) -> None:
+    """Refuse an unknown executor, a missing dask extra, or a scheduler address that cannot be one."""
+    from ..dask_executor import check_scheduler_address, dask_missing
+    from ..registries import EXECUTORS
+
+    _check(src, "[experiment] executor", lambda: EXECUTORS.resolve(experiment.executor))
+    name = EXECUTORS.resolve(experiment.executor).partition("/")[0]
+    if name == "dask":
+        why = dask_missing()
+        if why is not None:
+            raise ConfigError(f"{src}: [experiment] executor: {why}")
+        if experiment.scheduler:
+            _check(src, "[experiment] scheduler", lambda: check_scheduler_address(experiment.scheduler))
+    elif experiment.scheduler:
+        raise ConfigError(f"{src}: [experiment] scheduler is set but executor is {experiment.executor!r}; "
+                          "a scheduler address needs executor = \"dask\"")
+
+
 def _check(where: str, what: str, load) -> None:
     try:
         load()
@@ -97,6 +115,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
                           "[data] extra_training")
     if not cfg.loglinear.sigma2_grid:
         raise ConfigError(f"{src}: [loglinear] sigma2_grid is empty")
+    check_executor(cfg.experiment, src)
     store = Path(cfg.experiment.store)
     if store.exists() and not store.is_file():
         raise ConfigError(f"{src}: [experiment] store {store} is not a file")
