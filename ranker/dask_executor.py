@@ -74,11 +74,14 @@ class DaskExecutor:
         milliseconds per task, few enough that the last tasks even out.
     client : distributed.Client, optional
         An existing client to use (not closed by :meth:`close`).
+    timeout : float
+        Seconds to keep trying to reach ``scheduler``.
     """
 
     name = "dask"
 
-    def __init__(self, scheduler: str = "", workers: int = 1, chunk_size: int = 8, client=None):
+    def __init__(self, scheduler: str = "", workers: int = 1, chunk_size: int = 8, client=None,
+                 timeout: float = 20.0):
         why = dask_missing()
         if why is not None:
             raise RankerError(why)
@@ -92,7 +95,7 @@ class DaskExecutor:
         elif scheduler:
             check_scheduler_address(scheduler)
             try:
-                self.client = Client(scheduler, timeout="20s")
+                self.client = Client(scheduler, timeout=timeout)
             except (OSError, TimeoutError) as e:
                 raise RankerError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
         else:

@@ -1,0 +1,195 @@
+"""The Dask executor against the local pool: the same store, matrices and models, and no work lost to a dead worker.
+
+One real ``distributed.LocalCluster`` of two worker processes serves the module; the corpus is loaded
+into a store once and copied for each run.
+"""
+import dataclasses
+import functools
+import os
+import shutil
+import signal
+import sqlite3
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from ranker.dask_executor import DaskExecutor
+from ranker.errors import RankerError
+from ranker.models import LogLinearRanker
+from ranker.parallel import current_executor, ordered_map, run_pool, use_executor
+from ranker.pipeline import stages
+from ranker.pipeline.config import ConfigError, config_from_dict, load_config
+from ranker.pipeline.experiment import run_experiment
+from ranker.pipeline.splits import select_split
+from ranker.pipeline.validate import validate_config
+from ranker.sources.link_grammar import LinkGrammarOptions, LinkGrammarParser
+from ranker.sources.parse_run import parse_into_store
+from ranker.store import Store
+
+TINY = "tests/pipeline/configs/tiny.toml"
+
+#: The content of every table (rows sorted: the order rows were written in is completion order),
+#: without the seconds each parse took.
+TABLES = {
+    "candidates": "sentence_id, source, rank, quality, tree, scores, links, source_words, word_to_token, unmapped",
+    "parse_log": "sentence_id, source, status, detail, candidates, unmapped",
+    "annotations": "*", "annotation_checks": "*", "bracket_counts": "*", "sources": "*",
+    "artifacts": "kind, key, payload, meta",
+}
+
+
+def table_rows(path) -> dict:
+    con = sqlite3.connect(path)
+    try:
+        return {t: sorted(con.execute(f"SELECT {cols} FROM {t}").fetchall(), key=repr)
+                for t, cols in TABLES.items()}
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    import cloudpickle
+
+    # the fault-injecting handler below travels by value: workers need not import this test module
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc, \
+            Client(lc) as client:
+        yield lc, client
+    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+@pytest.fixture(scope="module")
+def loaded_store(tmp_path_factory):
+    """A store holding the treebank corpus (its loading is most of a tiny run's time)."""
+    cfg = load_config(TINY)
+    path = tmp_path_factory.mktemp("base") / "s.sqlite"
+    with Store.open(path) as st:
+        stages.select_splits(st, cfg.data)
+    return path
+
+
+def _run(cfg, base, where, **experiment):
+    store = where / "s.sqlite"
+    shutil.copy(base, store)
+    cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store),
+                                                                  **experiment))
+    report = run_experiment(cfg, where / "out", progress=False)
+    return store, report
+
+
+def test_a_dask_run_stores_what_the_local_run_stores(cluster, loaded_store, tmp_path):
+    cfg = load_config(TINY)
+    (tmp_path / "local").mkdir()
+    (tmp_path / "dask").mkdir()
+    local, local_report = _run(cfg, loaded_store, tmp_path / "local")
+    remote, remote_report = _run(cfg, loaded_store, tmp_path / "dask", executor="dask",
+                                 scheduler=cluster[0].scheduler_address)
+    a, b = table_rows(local), table_rows(remote)
+    for table in TABLES:
+        assert a[table] == b[table], table
+    # the forests, the checks, the counts, the matrices and the models (bit for bit) were written
+    kinds = {k for k, *_ in b["artifacts"]}
+    assert {"feature-matrix", "model"} <= kinds and b["candidates"] and b["annotation_checks"]
+    assert local_report.metrics == remote_report.metrics
+    resolved = (tmp_path / "dask" / "out" / "config.resolved.toml").read_text()
+    assert 'executor = "dask"' in resolved and f'scheduler = "{cluster[0].scheduler_address}"' in resolved
+    assert current_executor().name == "local"   # restored after the run
+
+
+def _killing_handler(options, victim, marker):
+    """Link Grammar's handler, except that the first worker to meet ``victim`` dies on the spot."""
+    parse = LinkGrammarParser(options).parse_rows
+
+    def handle(sentence):
+        if sentence.id == victim and not os.path.exists(marker):
+            open(marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return parse(sentence)
+
+    return handle
+
+
+def test_a_worker_killed_mid_parse_loses_and_duplicates_nothing(cluster, loaded_store, tmp_path, monkeypatch):
+    cfg = load_config(TINY)
+    options = stages.link_grammar_options(cfg.parse)
+    with Store.open(loaded_store, readonly=True) as st:
+        sentences = list(select_split(st, "treebank", cfg.data.train, cfg.data.limit).sentences)[:24]
+    victim = sentences[5].id
+    marker = tmp_path / "killed"
+    stores = {}
+    for name in ("local", "dask"):
+        stores[name] = tmp_path / f"{name}.sqlite"
+        shutil.copy(loaded_store, stores[name])
+    with Store.open(stores["local"]) as st:
+        local = parse_into_store(st, sentences, options, workers=2, progress=False)
+    monkeypatch.setattr("ranker.sources.parse_run._make_handler",
+                        functools.partial(_killing_handler, victim=victim, marker=str(marker)))
+    with DaskExecutor(client=cluster[1], chunk_size=3) as ex, use_executor(ex), Store.open(stores["dask"]) as st:
+        remote = parse_into_store(st, sentences, options, workers=2, progress=False, batch_size=1)
+    assert marker.exists()                     # a worker really died holding the victim's task
+    assert remote.parsed == local.parsed == len(sentences) and remote.statuses == local.statuses
+    assert remote.candidates == local.candidates and not remote.failures
+    a, b = table_rows(stores["local"]), table_rows(stores["dask"])
+    assert a["candidates"] == b["candidates"] and a["parse_log"] == b["parse_log"]
+
+
+def _square(state, x):
+    return state["k"] * x * x
+
+
+def _make_doubler(arg):
+    def handle(x):
+        if x == "boom":
+            raise ValueError("no number")
+        return x * arg
+    return handle
+
+
+def test_pools_keep_their_contracts_on_dask(cluster):
+    with DaskExecutor(client=cluster[1], chunk_size=2) as ex, use_executor(ex):
+        assert list(ordered_map(_square, list(range(7)), 2, state={"k": 3})) == [3 * x * x for x in range(7)]
+        out = list(run_pool([1, 2, "boom", 4, 5], _make_doubler, 2, 2, lambda item, why: (item, why)))
+    got = sorted(map(repr, out))
+    # the failing item alone is reported (its chunk was split and rerun), the rest are doubled
+    assert sorted(map(repr, [2, 4, 8, 10])) == sorted(g for g in got if "boom" not in g)
+    (failed,) = [o for o in out if isinstance(o, tuple)]
+    assert failed[0] == "boom" and failed[1].startswith("crash: ValueError: no number")
+
+
+def test_the_objective_on_the_workers_fits_the_local_model_bit_for_bit(cluster):
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(2, 9, size=60)
+    n = int(sizes.sum())
+    X = sp.random(n, 40, density=0.2, random_state=4, format="csr")
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    y = np.zeros(n)
+    y[np.cumsum(sizes) - sizes] = 1.0          # the first candidate of each sentence is consistent
+    local = LogLinearRanker(sigma2=1.0, tol=1e-7, n_jobs=2).fit(X, y, groups)
+    with DaskExecutor(client=cluster[1]) as ex, use_executor(ex):
+        remote = LogLinearRanker(sigma2=1.0, tol=1e-7).fit(X, y, groups)
+    assert remote.n_evaluations_ == local.n_evaluations_ > 2
+    assert np.array_equal(remote.coef_, local.coef_) and remote.objective_ == local.objective_
+
+
+def test_executor_keys_are_checked_before_any_work(tmp_path):
+    ok = config_from_dict({"experiment": {"executor": "dask", "scheduler": "tcp://127.0.0.1:8786"}})
+    assert (ok.experiment.executor, ok.experiment.scheduler) == ("dask", "tcp://127.0.0.1:8786")
+    assert config_from_dict({}).experiment.executor == "local"
+    bad = [({"executor": "spark"}, "unknown executor 'spark'"),
+           ({"executor": "dask", "scheduler": "127.0.0.1:8786"}, "not a Dask scheduler address"),
+           ({"scheduler": "tcp://127.0.0.1:8786"}, "needs executor = \"dask\"")]
+    for experiment, message in bad:
+        cfg = config_from_dict({"experiment": {**experiment, "store": str(tmp_path / "s.sqlite")}}, "c.toml")
+        with pytest.raises(ConfigError, match=message) as e:
+            validate_config(cfg)
+        assert str(e.value).startswith("c.toml: [experiment]") and "\n" not in str(e.value)
+
+
+def test_an_unreachable_scheduler_is_a_one_line_error():
+    with pytest.raises(RankerError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        DaskExecutor(scheduler="tcp://127.0.0.1:9", timeout=1)
