@@ -5,6 +5,7 @@ into a store once and copied for each run.
 """
 import dataclasses
 import functools
+import json
 import os
 import shutil
 import signal
@@ -32,7 +33,7 @@ TINY = "tests/pipeline/configs/tiny.toml"
 
 #: The content of every table (rows sorted: the order rows were written in is completion order),
 #: without the seconds each parse took.
-TABLES = {
+TABLES = {   # artifacts' meta is JSON whose keys follow completion order: compared as dicts
     "candidates": "sentence_id, source, rank, quality, tree, scores, links, source_words, word_to_token, unmapped",
     "parse_log": "sentence_id, source, status, detail, candidates, unmapped",
     "annotations": "*", "annotation_checks": "*", "bracket_counts": "*", "sources": "*",
@@ -43,8 +44,9 @@ TABLES = {
 def table_rows(path) -> dict:
     con = sqlite3.connect(path)
     try:
-        return {t: sorted(con.execute(f"SELECT {cols} FROM {t}").fetchall(), key=repr)
-                for t, cols in TABLES.items()}
+        out = {t: sorted(con.execute(f"SELECT {cols} FROM {t}").fetchall(), key=repr) for t, cols in TABLES.items()}
+        out["artifacts"] = [(*r[:3], json.loads(r[3]) if r[3] else r[3]) for r in out["artifacts"]]
+        return out
     finally:
         con.close()
 
@@ -76,8 +78,8 @@ def loaded_store(tmp_path_factory):
 def _run(cfg, base, where, **experiment):
     store = where / "s.sqlite"
     shutil.copy(base, store)
-    cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store),
-                                                                  **experiment))
+    cfg = dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, limit=2),
+                              experiment=dataclasses.replace(cfg.experiment, store=str(store), **experiment))
     report = run_experiment(cfg, where / "out", progress=False)
     return store, report
 
