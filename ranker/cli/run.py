@@ -12,12 +12,15 @@ def add_parser(subparsers) -> None:
         "Heidorn's K on held-out, select one parse per test sentence with every ranker, and write "
         "report.md/.json/.html, config.resolved.toml, gold.mrg and selected/<ranker>.mrg to the "
         "output folder. Every stage's result is cached in the store by content; each stage is "
-        "also a subcommand (parse, import, annotate, counts, train, select, gold).")
+        "also a subcommand (parse, import, annotate, counts, train, select, gold). Parsing, checks, "
+        "counts, features and the objective run in a local process pool, or on Dask with "
+        "[experiment] executor = \"dask\" (README: Run on a Dask cluster).")
     p.add_argument("config", help="experiment config (e.g. configs/wsj-sample.toml)")
     p.add_argument("--out", default=None, help="output folder (default runs/<experiment name>)")
     p.add_argument("--store", default=None, help="store file (overrides [experiment] store)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: [experiment] "
-                   "workers, 0 = all cores)")
+                   "workers, 0 = all cores; with executor \"dask\" and no scheduler, the local "
+                   "cluster's worker processes)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars or stage lines")
     p.set_defaults(func=run)
 

@@ -61,7 +61,10 @@ class LogLinearRanker(GroupedRanker):
     n_jobs : int or None
         Threads evaluating the objective (``None``: 1, -1: every core). The fitted model is the
         same for any value: the objective's sums run in a fixed block order
-        (:class:`~ranker.models.objective.ConditionalObjective`).
+        (:class:`~ranker.models.objective.ConditionalObjective`). Inside
+        :func:`ranker.parallel.use_executor` with a Dask executor the blocks are evaluated on its
+        workers instead, with the same result
+        (:class:`~ranker.models.distributed_objective.DistributedObjective`).
 
     Attributes
     ----------
