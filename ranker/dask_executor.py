@@ -14,6 +14,7 @@ executor is built.
 """
 from __future__ import annotations
 
+import pickle
 import threading
 import uuid
 from itertools import islice
@@ -41,6 +42,9 @@ def check_scheduler_address(address: str) -> None:
     if not sep or scheme not in ("tcp", "tls", "inproc", "ucx", "ws", "wss") or not rest:
         raise RankerError(f"scheduler {address!r} is not a Dask scheduler address such as tcp://host:8786")
 
+
+#: State up to this size travels inside every task of :meth:`DaskExecutor.ordered_map`.
+_INLINE_STATE_BYTES = 1 << 20
 
 # Handlers built on a worker, by (run, thread): a parser is loaded once per worker thread and run,
 # not once per task, and never shared between threads.
@@ -176,12 +180,17 @@ class DaskExecutor:
     def ordered_map(self, fn: Callable, tasks: list, workers: int, state) -> Iterator:
         """:func:`ranker.parallel.ordered_map` as one Dask task per task, results in task order.
 
-        ``state`` is sent to every worker once; the tasks name it.
+        A small ``state`` (the store's path and the families) travels inside each task, so a task
+        lost with its worker can always run again elsewhere; a large one (forests in memory) is
+        sent to every worker once.
         """
         if not tasks:
             return
-        shared = self.client.scatter([state], broadcast=True, hash=False)[0]
-        futures = [self.client.submit(fn, shared, t, pure=False) for t in tasks]
+        shared = None
+        if len(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)) > _INLINE_STATE_BYTES:
+            shared = self.client.scatter([state], broadcast=True, hash=False)[0]
+        futures = [self.client.submit(fn, shared if shared is not None else state, t, pure=False)
+                   for t in tasks]
         try:
             for i, f in enumerate(futures):
                 try:
@@ -196,7 +205,8 @@ class DaskExecutor:
             for f in futures:
                 if f is not None:
                     f.cancel()
-            shared.release()
+            if shared is not None:
+                shared.release()
 
     def distribute(self, objective):
         """The objective with its row blocks on the workers (scattered once)."""

@@ -141,6 +141,9 @@ def test_a_worker_killed_mid_parse_loses_and_duplicates_nothing(cluster, loaded_
 
 
 def _square(state, x):
+    if x == 3 and not os.path.exists(state["marker"]):   # the first worker to get 3 dies
+        open(state["marker"], "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
     return state["k"] * x * x
 
 
@@ -152,9 +155,12 @@ def _make_doubler(arg):
     return handle
 
 
-def test_pools_keep_their_contracts_on_dask(cluster):
+def test_pools_keep_their_contracts_on_dask(cluster, tmp_path):
+    marker = tmp_path / "killed"
     with DaskExecutor(client=cluster[1], chunk_size=2) as ex, use_executor(ex):
-        assert list(ordered_map(_square, list(range(7)), 2, state={"k": 3})) == [3 * x * x for x in range(7)]
+        # in task order, each once, though a worker died holding a task
+        got = list(ordered_map(_square, list(range(7)), 2, state={"k": 3, "marker": str(marker)}))
+        assert got == [3 * x * x for x in range(7)] and marker.exists()
         out = list(run_pool([1, 2, "boom", 4, 5], _make_doubler, 2, 2, lambda item, why: (item, why)))
     got = sorted(map(repr, out))
     # the failing item alone is reported (its chunk was split and rerun), the rest are doubled
@@ -195,3 +201,18 @@ def test_executor_keys_are_checked_before_any_work(tmp_path):
 def test_an_unreachable_scheduler_is_a_one_line_error():
     with pytest.raises(RankerError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         DaskExecutor(scheduler="tcp://127.0.0.1:9", timeout=1)
+
+
+def test_without_the_dask_extra_the_dask_executor_is_a_one_line_config_error(tmp_path, monkeypatch, capsys):
+    from ranker.cli.main import main
+
+    monkeypatch.setitem(sys.modules, "distributed", None)   # what Python sees when it is not installed
+    config = tmp_path / "c.toml"
+    config.write_text(f'[experiment]\nexecutor = "dask"\nstore = "{tmp_path / "s.sqlite"}"\n')
+    assert main(["run", str(config), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"ranker: error: {config}: [experiment] executor: the dask executor needs "
+                          "the 'distributed' package") and "pip install 'ranker[dask]'" in err
+    assert "\n" not in err and not (tmp_path / "s.sqlite").exists()
+    with pytest.raises(RankerError, match="needs the 'distributed' package"):
+        DaskExecutor()

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import RankerError
+
 
 class BlockHolder:
     """A worker's run of consecutive blocks (a Dask actor): evaluates them in order."""
@@ -48,7 +50,8 @@ class DistributedObjective:
         self.client = client
         self.inv_sigma2 = objective.inv_sigma2
         blocks = list(objective.blocks)
-        workers = sorted(client.scheduler_info()["workers"])
+        self._n_blocks = len(blocks)
+        workers = sorted(client.nthreads())     # asks the scheduler: the workers alive now
         self._holders = []
         self._futures = []
         for (a, b), addr in zip(_runs(len(blocks), len(workers)), workers):
@@ -69,10 +72,13 @@ class DistributedObjective:
         calls = [h.evaluate(lam) for h in self._holders]     # all workers at once
         value = 0.5 * float(lam @ (lam * self.inv_sigma2))
         grad = lam * self.inv_sigma2
-        for call in calls:          # worker by worker, each in its block order: block order
-            for v, g in call.result():
-                value += v
-                grad += g
+        parts = [part for call in calls for part in call.result()]   # worker by worker: block order
+        if len(parts) != self._n_blocks:
+            raise RankerError(f"the Dask workers returned {len(parts)} of the objective's "
+                              f"{self._n_blocks} blocks")
+        for v, g in parts:
+            value += v
+            grad += g
         return value, grad
 
     def close(self) -> None:
