@@ -5,6 +5,7 @@ into a store once and copied for each run.
 """
 import dataclasses
 import functools
+import importlib
 import json
 import os
 import shutil
@@ -51,6 +52,11 @@ def table_rows(path) -> dict:
         con.close()
 
 
+def _import_stages() -> None:
+    for module in ("ranker.sources.parse_run", "ranker.pipeline.counts", "features.vectorizer"):
+        importlib.import_module(module)
+
+
 @pytest.fixture(scope="module")
 def cluster():
     from distributed import Client, LocalCluster
@@ -61,7 +67,10 @@ def cluster():
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc, \
             Client(lc) as client:
+        # each worker imports the stages while the corpus loads here
+        warm = [client.submit(_import_stages, workers=[w], pure=False) for w in client.nthreads()]
         yield lc, client
+        del warm
     cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 
 
@@ -79,6 +88,7 @@ def _run(cfg, base, where, **experiment):
     store = where / "s.sqlite"
     shutil.copy(base, store)
     cfg = dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, limit=2),
+                              report=dataclasses.replace(cfg.report, plots=False, learning_curve=(1.0,)),
                               experiment=dataclasses.replace(cfg.experiment, store=str(store), **experiment))
     report = run_experiment(cfg, where / "out", progress=False)
     return store, report
