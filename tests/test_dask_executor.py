@@ -12,6 +12,7 @@ import shutil
 import signal
 import sqlite3
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -157,6 +158,10 @@ def _square(state, x):
     return state["k"] * x * x
 
 
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _make_doubler(arg):
     def handle(x):
         if x == "boom":
@@ -226,3 +231,34 @@ def test_without_the_dask_extra_the_dask_executor_is_a_one_line_config_error(tmp
     assert "\n" not in err and not (tmp_path / "s.sqlite").exists()
     with pytest.raises(RankerError, match="needs the 'distributed' package"):
         DaskExecutor()
+
+
+def test_the_objective_survives_a_worker_lost_between_evaluations(cluster):
+    from ranker.models.distributed_objective import DistributedObjective
+    from ranker.models.objective import ConditionalObjective
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(2, 6, size=40)
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    X = sp.random(int(offsets[-1]), 30, density=0.3, random_state=6, format="csr")
+    y = np.zeros(X.shape[0])
+    y[offsets[:-1]] = 1.0
+    local = ConditionalObjective(X, y, offsets, 1.0)
+    remote = DistributedObjective(ConditionalObjective(X, y, offsets, 1.0), cluster[1])
+    try:
+        lam = rng.normal(size=30)
+        assert remote(lam)[0] == local(lam)[0]
+        victim = sorted(cluster[1].nthreads())[0]
+        try:
+            cluster[1].run(_die, workers=[victim])
+        except Exception:   # the connection closes under the call
+            pass
+        deadline = time.monotonic() + 30
+        while victim in cluster[1].nthreads() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert victim not in cluster[1].nthreads()
+        lam = rng.normal(size=30)
+        got, want = remote(lam), local(lam)
+        assert got[0] == want[0] and np.array_equal(got[1], want[1])
+    finally:
+        remote.close()

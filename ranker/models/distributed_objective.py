@@ -49,42 +49,62 @@ class DistributedObjective:
         self.objective = objective
         self.client = client
         self.inv_sigma2 = objective.inv_sigma2
-        blocks = list(objective.blocks)
-        self._n_blocks = len(blocks)
-        workers = sorted(client.nthreads())     # asks the scheduler: the workers alive now
-        self._holders = []
-        self._futures = []
+        self._n_blocks = len(objective.blocks)
+        self._holders: list = []
+        self._futures: list = []
+        self._place()
+        self.n_evaluations = 0
+
+    def _place(self) -> None:
+        """Send the blocks to the workers alive now, a run of consecutive blocks to each."""
+        self._release()
+        blocks = list(self.objective.blocks)
+        workers = sorted(self.client.nthreads())     # asks the scheduler, not a cached list
         for (a, b), addr in zip(_runs(len(blocks), len(workers)), workers):
-            data = client.scatter(blocks[a:b], workers=[addr], hash=False)
-            holder = client.submit(BlockHolder, data, actor=True, workers=[addr], pure=False)
+            data = self.client.scatter(blocks[a:b], workers=[addr], hash=False)
+            holder = self.client.submit(BlockHolder, data, actor=True, workers=[addr], pure=False)
             self._futures += [holder, *data]
             self._holders.append(holder.result())
-        self.n_evaluations = 0
+
+    def _release(self) -> None:
+        self._holders = []
+        for f in self._futures:
+            f.release()
+        self._futures = []
 
     @property
     def nnz(self) -> int:
         return self.objective.nnz
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
-        """Return ``(P(λ), ∇P(λ))``, equal bit for bit to the local objective's."""
+        """Return ``(P(λ), ∇P(λ))``, equal bit for bit to the local objective's.
+
+        A worker lost since the last evaluation takes its blocks with it: they are sent again, from
+        this process's objective, to the workers alive, and the evaluation is repeated once.
+        """
         self.n_evaluations += 1
         lam = np.asarray(lam, dtype=np.float64)
-        calls = [h.evaluate(lam) for h in self._holders]     # all workers at once
+        try:
+            parts = self._evaluate(lam)
+        except Exception:   # the actor's worker died (the error's type depends on when)
+            self._place()
+            parts = self._evaluate(lam)
         value = 0.5 * float(lam @ (lam * self.inv_sigma2))
         grad = lam * self.inv_sigma2
-        parts = [part for call in calls for part in call.result()]   # worker by worker: block order
-        if len(parts) != self._n_blocks:
-            raise RankerError(f"the Dask workers returned {len(parts)} of the objective's "
-                              f"{self._n_blocks} blocks")
         for v, g in parts:
             value += v
             grad += g
         return value, grad
 
+    def _evaluate(self, lam: np.ndarray) -> list:
+        calls = [h.evaluate(lam) for h in self._holders]     # all workers at once
+        parts = [part for call in calls for part in call.result()]   # worker by worker: block order
+        if len(parts) != self._n_blocks:
+            raise RankerError(f"the Dask workers returned {len(parts)} of the objective's "
+                              f"{self._n_blocks} blocks")
+        return parts
+
     def close(self) -> None:
         """Free the blocks on the workers (and the local objective's threads)."""
-        self._holders = []
-        for f in self._futures:
-            f.release()
-        self._futures = []
+        self._release()
         self.objective.close()
