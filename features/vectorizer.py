@@ -320,8 +320,8 @@ def _spans(n: int, workers: int) -> list[tuple[int, int]]:
 def _pool_map(fn, tasks: list, workers: int, state: dict, progress: str | None = None):
     """The chunks of ``tasks`` in order, yielded as the workers finish them.
 
-    ``state`` (forests or the store's path, and the families) reaches the workers once: inherited
-    by fork in the local pool, sent once to each worker by another executor.
+    ``state`` (forests or the store's path, and the families) reaches the workers without being
+    pickled in the local pool (inherited by fork), pickled by another executor.
     """
     from ranker.parallel import ordered_map
 

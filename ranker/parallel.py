@@ -190,7 +190,7 @@ def ordered_map(fn: Callable, tasks: list, workers: int, progress: str | None = 
 
     ``fn`` must be a module-level function. The local executor forks its workers after setting
     ``state`` aside, so they inherit it instead of receiving it pickled; another executor sends it
-    to each of its workers once (it must then be picklable).
+    to its workers (it must then be picklable).
     """
     with progress_bar(len(tasks), progress or "", unit, enabled=bool(progress)) as bar:
         for result in current_executor().ordered_map(fn, tasks, workers, state):
