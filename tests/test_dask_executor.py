@@ -27,7 +27,7 @@ from ranker.pipeline.config import ConfigError, config_from_dict, load_config
 from ranker.pipeline.experiment import run_experiment
 from ranker.pipeline.splits import select_split
 from ranker.pipeline.validate import validate_config
-from ranker.sources.link_grammar import LinkGrammarOptions, LinkGrammarParser
+from ranker.sources.link_grammar import LinkGrammarParser
 from ranker.sources.parse_run import parse_into_store
 from ranker.store import Store
 
