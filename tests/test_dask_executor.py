@@ -197,6 +197,12 @@ def test_the_objective_on_the_workers_fits_the_local_model_bit_for_bit(cluster):
         remote = LogLinearRanker(sigma2=1.0, tol=1e-7).fit(X, y, groups)
     assert remote.n_evaluations_ == local.n_evaluations_ > 2
     assert np.array_equal(remote.coef_, local.coef_) and remote.objective_ == local.objective_
+    # a prior centred on a model's weights (retraining) is the same prior on the workers' side
+    centre = rng.normal(size=40)
+    local = LogLinearRanker(sigma2=1.0, tol=1e-7).fit(X, y, groups, prior_mean=centre)
+    with DaskExecutor(client=cluster[1]) as ex, use_executor(ex):
+        remote = LogLinearRanker(sigma2=1.0, tol=1e-7).fit(X, y, groups, prior_mean=centre)
+    assert np.array_equal(remote.coef_, local.coef_) and remote.objective_ == local.objective_
 
 
 def test_executor_keys_are_checked_before_any_work(tmp_path):

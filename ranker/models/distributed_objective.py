@@ -89,8 +89,10 @@ class DistributedObjective:
         except Exception:   # the actor's worker died (the error's type depends on when)
             self._place()
             parts = self._evaluate(lam)
-        value = 0.5 * float(lam @ (lam * self.inv_sigma2))
-        grad = lam * self.inv_sigma2
+        mu = getattr(self.objective, "mu", None)          # a prior centred on a model's weights
+        off = lam if mu is None else lam - mu
+        value = 0.5 * float(off @ (off * self.inv_sigma2))
+        grad = off * self.inv_sigma2
         for v, g in parts:
             value += v
             grad += g
