@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs what ranker needs on a Debian machine: Link Grammar from Debian, the project from source.
+# Installs what ranker needs on a Debian machine: Link Grammar from Debian, the project from source,
+# and for the browser tests of ranker serve Debian's chromium and chromium-driver (Selenium comes
+# with the test extra).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq python3-link-grammar >/dev/null
+$SUDO apt-get install -y -qq python3-link-grammar chromium chromium-driver >/dev/null
 python3 -m pip install -q -e '.[test]'

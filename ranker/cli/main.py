@@ -34,6 +34,7 @@ SUBCOMMANDS = [
     "gold",
     "models",
     "run",
+    "serve",
 ]
 
 

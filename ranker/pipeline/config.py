@@ -112,6 +112,16 @@ class ReportSection:
 
 
 @dataclass(frozen=True)
+class ServeSection:
+    """Settings of ``ranker serve`` (not part of an experiment config: the web page is not a stage)."""
+
+    host: str = "127.0.0.1"                # loopback only: others reach it only if told otherwise
+    port: int = 8000
+    read_only: bool = False                # browse only: every POST is refused
+    discriminants_shown: int = 40          # the page lists this many discriminants, best first
+
+
+@dataclass(frozen=True)
 class ExperimentConfig:
     """One experiment, section by section; see ``configs/wsj-sample.toml`` for a commented example."""
 

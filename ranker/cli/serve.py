@@ -1,0 +1,58 @@
+"""``ranker serve``: browse a store's forests in a web browser and disambiguate them by discriminants."""
+from __future__ import annotations
+
+
+def add_parser(subparsers) -> None:
+    from ..pipeline.config import ServeSection
+    from .options import add_store, config_option
+
+    p = subparsers.add_parser(
+        "serve", help="web page: browse forests, compare rankers, disambiguate by discriminants",
+        description="Serve a store on a local web page: the sentences of a corpus and split with "
+        "filters, each sentence's candidates ranked by a model with their probabilities, each "
+        "ranker's choice and every metric's score against gold, trees drawn beside gold, and "
+        "discriminants to accept or reject; decisions are stored as partial annotations of kind "
+        "'user', which retraining (from the page) learns from. Needs the 'serve' extra: "
+        "pip install 'ranker[serve]'.")
+    add_store(p)
+    p.add_argument("--model", default=None,
+                   help="a stored model's key or unique prefix (ranker models list), or a model file "
+                        "(default: the stored model chosen on held-out, else the only one)")
+    config_option(p, "--host", section=ServeSection, key="host",
+                  help="address to listen on; anything but loopback lets other machines in")
+    config_option(p, "--port", section=ServeSection, key="port", type=int, help="port (0: any free port)")
+    config_option(p, "--read-only", section=ServeSection, key="read_only", action="store_true",
+                  help="browse only: the store is opened read-only and every POST is refused")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..errors import RankerError
+
+    try:
+        import flask  # noqa: F401
+    except ImportError:
+        raise RankerError("ranker serve needs Flask, which is not installed: "
+                          "pip install 'ranker[serve]' (the serve extra)") from None
+    if not 0 <= args.port <= 65535:
+        raise RankerError(f"--port {args.port}: not a port number (0-65535)")
+    from werkzeug.serving import make_server
+
+    from ..pipeline.config import ServeSection
+    from ..serve.app import create_app
+
+    app = create_app(args.store, model=args.model, read_only=args.read_only,
+                     settings=ServeSection(host=args.host, port=args.port, read_only=args.read_only))
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except OSError as e:
+        raise RankerError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+    print(f"ranker serve: {args.store} on http://{args.host}:{server.server_port}/"
+          f"{' (read-only)' if args.read_only else ''}; Ctrl-C stops", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

@@ -1,0 +1,102 @@
+"""The sentence list: a corpus split filtered by parse quality, forest size, disagreement and status.
+
+Sizes and qualities come from one store query at start (no tree is read); a sentence's
+annotation status from its stored decisions; whether the rankers disagree from their choices,
+computed once per sentence and model and kept in memory (the first such filter over a large split
+reads its forests).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+QUALITIES = ("full", "fragment", "timeout", "no parse")
+STATUSES = ("untouched", "started", "done")
+PAGE = 100
+
+
+class ListRow(NamedTuple):
+    """One sentence of the list."""
+
+    id: str
+    text: str
+    words: int
+    size: int
+    quality: str
+    decisions: int
+    status: str
+    disagree: bool | None          # None: not computed (no disagreement filter asked)
+
+
+class Filters(NamedTuple):
+    """The list's filters, each None for "any"."""
+
+    corpus: str
+    split: str | None
+    quality: str | None = None
+    min_size: int | None = None
+    max_size: int | None = None
+    disagree: bool | None = None
+    status: str | None = None
+    page: int = 0
+
+
+def splits_of(corpus: str) -> list[str]:
+    """The named splits of a corpus (:data:`ranker.store.splits.SPLITS`)."""
+    from ..store.splits import SPLITS
+
+    return [name for c, name in SPLITS if c == corpus]
+
+
+def sentence_status(store, served, sentence_id: str) -> tuple[int, str]:
+    """How many decisions a sentence has, and ``untouched``, ``started`` or ``done`` (no discriminant left)."""
+    decisions = store.decisions(sentence_id)
+    if not decisions:
+        return 0, "untouched"
+    from .sentence import disambiguated
+
+    return len(decisions), "done" if disambiguated(store, served.source, sentence_id, decisions) else "started"
+
+
+def ranker_choices(store, served, sentence_id: str) -> dict[str, int]:
+    """Each ranker's choice (native, heidorn, loglinear) for one sentence, cached per model."""
+    import numpy as np
+
+    model = served.model
+    key = (None if model is None else model.key, sentence_id)
+    got = served.choice_cache.get(key)
+    if got is None:
+        forest = store.forest(sentence_id, served.source)
+        got = {"native": 0} if forest.candidates else {}
+        if forest.candidates and served.heidorn is not None:
+            got["heidorn"] = int(np.argmax(served.heidorn.decision_function([c.tree for c in forest.candidates])))
+        if forest.candidates and model is not None:
+            got["loglinear"] = int(np.argmax(model.scores(forest)))
+        served.choice_cache[key] = got
+    return got
+
+
+def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
+    """The filtered page of rows, how many match, how many of the selection are done, and its size."""
+    from ..store.splits import document_filter
+
+    keep = document_filter(f.corpus, f.split) if f.split else None
+    sentences = [s for s in served.corpora.get(f.corpus, ()) if keep is None or keep(s.document)]
+    rows, done = [], 0
+    for s in sentences:
+        n_dec, status = sentence_status(store, served, s.id)
+        done += status == "done"   # the progress count is the whole selection's
+        size = served.sizes.get(s.id, 0)
+        quality = served.qualities.get(s.id, "no parse")
+        if f.quality and quality != f.quality:
+            continue
+        if (f.min_size is not None and size < f.min_size) or (f.max_size is not None and size > f.max_size):
+            continue
+        if f.status and status != f.status:
+            continue
+        disagree = None
+        if f.disagree is not None:
+            disagree = len(set(ranker_choices(store, served, s.id).values())) > 1
+            if disagree != f.disagree:
+                continue
+        rows.append(ListRow(s.id, " ".join(s.tokens), len(s.tokens), size, quality, n_dec, status, disagree))
+    return rows[f.page * PAGE:(f.page + 1) * PAGE], len(rows), done, len(sentences)

@@ -1,0 +1,121 @@
+"""The model the page ranks with: a stored model (by key) or a model file, with its feature extractors.
+
+A model carries its feature configuration (:mod:`ranker.models.persistence`), so the page
+extracts exactly the features the weights were fitted on, one forest at a time (a 1,000-candidate
+Link Grammar forest takes well under 100 ms). Heidorn's ranker is shown when a tuned K table is
+kept in the store (``ranker run`` keeps it as a cached result).
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import RankerError
+
+
+class ServedModel(NamedTuple):
+    """A loaded log-linear model, where it came from, and its built feature families."""
+
+    key: str              # store key, or the file name
+    saved: object         # SavedModel
+    families: list        # built (and fitted) feature families of its configuration
+
+    def scores(self, forest) -> np.ndarray:
+        """Each candidate's score ``λ·f(x)`` in forest order."""
+        from features import extract
+
+        if not forest.candidates:
+            return np.zeros(0)
+        m = extract([forest], self.families)
+        return np.asarray(self.saved.ranker.decision_function(m.restrict(self.saved.feature_names)),
+                          dtype=np.float64)
+
+
+def probabilities(scores: np.ndarray) -> np.ndarray:
+    """The model's conditional distribution over one forest (softmax of the scores)."""
+    if len(scores) == 0:
+        return scores
+    z = np.exp(scores - scores.max())
+    return z / z.sum()
+
+
+def stored_model_keys(store) -> list[str]:
+    """Keys of the log-linear models kept in the store, the one chosen on held-out first."""
+    from ..pipeline.cache import MODEL_KIND
+
+    keys = store.artifact_keys(MODEL_KIND)
+    chosen = [k for k in keys if "trials" in store.get_artifact(MODEL_KIND, k)[1]]
+    return chosen + [k for k in keys if k not in chosen]
+
+
+def _load_bytes(payload: bytes, name: str):
+    from ..models import load_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.json"
+        path.write_bytes(payload)
+        try:
+            return load_model(path, kind="loglinear")
+        except RankerError as e:
+            raise RankerError(f"{name}: {str(e).split(': ', 1)[-1]}") from None
+
+
+def load_served_model(store, spec: str | None) -> ServedModel | None:
+    """The model ``--model`` names: a stored key (or unique prefix), a model file, or by default
+    the stored model chosen on held-out (else the only stored one); None when the store has none.
+
+    Raises
+    ------
+    RankerError
+        A key matching no stored model or several, a file that is not a log-linear model, or a
+        model without its feature configuration.
+    """
+    from features import feature_set_from_dict
+
+    from ..models import load_model
+    from ..pipeline.cache import MODEL_KIND
+    from ..pipeline.feature_cache import fit_families
+
+    if spec is not None and Path(spec).is_file():
+        saved, key = load_model(spec, kind="loglinear"), Path(spec).name
+    else:
+        keys = stored_model_keys(store)
+        if spec is not None:
+            keys = [k for k in keys if k.startswith(spec)]
+            if len(keys) != 1:
+                raise RankerError(f"--model {spec}: {'no' if not keys else len(keys)} stored models match "
+                                  f"and no such file; name one by its key (ranker models list --store "
+                                  f"{store.path})")
+        if not keys:
+            return None
+        key = keys[0]
+        saved = _load_bytes(store.get_artifact(MODEL_KIND, key)[0], f"{store.path}: model {key}")
+    if not saved.feature_config:
+        raise RankerError(f"model {key}: carries no feature configuration; export it again (ranker "
+                          "models export) or retrain")
+    fs = feature_set_from_dict(saved.feature_config, f"model {key}")
+    families = fs.build()
+    fit_families(store, families)   # tables of learning families are stored with the run
+    return ServedModel(key, saved, families)
+
+
+def tuned_heidorn(store):
+    """Heidorn's ranker with the K table ``ranker run`` tuned on held-out and kept, or None."""
+    from ..models import HeidornRanker
+    from ..pipeline.cache import RESULT_KIND
+    from ..pipeline.config import EvaluationSection
+
+    for key in store.artifact_keys(RESULT_KIND):
+        meta = store.get_artifact(RESULT_KIND, key)[1]
+        state = meta.get("state") if isinstance(meta, dict) else None
+        if isinstance(state, dict) and "k_table_" in state and "curve" in meta:
+            ranker = HeidornRanker(heads=EvaluationSection().head_rules, pp_as_np=True)   # as the run tuned it
+            try:
+                ranker._set_state(state)
+            except (KeyError, TypeError, ValueError, RankerError):
+                continue
+            return ranker
+    return None

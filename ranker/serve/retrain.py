@@ -1,0 +1,67 @@
+"""Retraining from the page: a background thread runs the warm-started retrain stage, the page polls.
+
+One job at a time per server. The job opens its own store connection (SQLite connections stay in
+their thread), reports progress through the stage's callback, and on success swaps the served
+model, keeping the old one so the page can show how each candidate's place changed.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+
+class RetrainJob:
+    """One retraining run: its state (``running``, ``done``, ``failed``), progress and message."""
+
+    def __init__(self):
+        self.state = "running"
+        self.progress = 0.0
+        self.message = "starting"
+        self.started = time.time()
+        self.finished: float | None = None
+        self._lock = threading.Lock()
+
+    def update(self, progress: float, message: str = "") -> None:
+        with self._lock:
+            self.progress = max(0.0, min(1.0, float(progress)))
+            if message:
+                self.message = message
+
+    def finish(self, state: str, message: str) -> None:
+        with self._lock:
+            self.state, self.message, self.finished = state, message, time.time()
+            if state == "done":
+                self.progress = 1.0
+
+    def status(self) -> dict:
+        """What the status endpoint answers (JSON)."""
+        with self._lock:
+            return {"state": self.state, "progress": round(self.progress, 3), "message": self.message,
+                    "seconds": round((self.finished or time.time()) - self.started, 1)}
+
+
+def start_retrain(served) -> RetrainJob:
+    """Start retraining from the ``user`` decisions unless a job is running; returns the job."""
+    with served.lock:
+        job = served.retrain
+        if job is not None and job.state == "running":
+            return job
+        job = served.retrain = RetrainJob()
+    threading.Thread(target=_run, args=(served, job), name="ranker-retrain", daemon=True).start()
+    return job
+
+
+def _run(served, job: RetrainJob) -> None:
+    from ..errors import RankerError
+    from ..store import Store
+    from .model import retrained_model
+
+    try:
+        with Store.open(served.store_path, create=False) as st:
+            model = retrained_model(st, served.model, job.update)
+        served.set_model(model)
+        job.finish("done", f"retrained: now ranking with model {model.key[:12]}")
+    except RankerError as e:
+        job.finish("failed", str(e))
+    except Exception as e:   # a bug: keep the server up, say what happened
+        job.finish("failed", f"{type(e).__name__}: {e}")

@@ -1,0 +1,185 @@
+"""The pages and actions of ``ranker serve``: sentence list, sentence page, decisions, retraining.
+
+Every GET only reads. Every POST checks the session token first (:func:`.forms.check_token`),
+is refused on a read-only server, validates each parameter (:mod:`.forms`), and answers with a
+redirect back to the page (post/redirect/get), so a reload never repeats an action.
+"""
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, session, url_for
+
+from . import forms
+from .forms import FormError
+
+bp = Blueprint("serve", __name__)
+
+
+def served():
+    return current_app.extensions["ranker"]
+
+
+@bp.app_context_processor
+def _common():
+    s = served()
+    return {"token": forms.session_token(session), "read_only": s.read_only, "who": session.get("who", ""),
+            "token_field": forms.TOKEN_FIELD, "store_name": s.store_path.name, "source": s.source}
+
+
+@bp.app_errorhandler(FormError)
+def _form_error(e: FormError):
+    return render_template("error.html", message=str(e), status=e.status), e.status
+
+
+@bp.before_request
+def _guard_posts():
+    if request.method == "POST":
+        if served().read_only:
+            return render_template("error.html", message="this server is read-only (--read-only): "
+                                   "browsing only", status=403), 403
+        forms.check_token(session, request.form, request.headers)
+    return None
+
+
+@bp.after_request
+def _headers(resp):
+    # no framing by other sites, no foreign scripts or styles: everything is served from here
+    resp.headers.setdefault("X-Frame-Options", "DENY")
+    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+    resp.headers.setdefault("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; "
+                            "style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+    return resp
+
+
+# ---------------------------------------------------------------------------------- list
+@bp.get("/")
+def index():
+    s = served()
+    corpus = "treebank" if "treebank" in s.corpora else next(iter(s.corpora), "treebank")
+    return redirect(url_for("serve.sentences", corpus=corpus))
+
+
+@bp.get("/sentences")
+def sentences():
+    from .listing import PAGE, QUALITIES, STATUSES, Filters, list_rows, splits_of
+
+    s = served()
+    a = request.args
+    corpus = forms.choice(a.get("corpus"), "corpus", sorted(s.corpora), next(iter(sorted(s.corpora)), None))
+    if corpus is None:
+        raise FormError("the store holds no sentences", 404)
+    splits = splits_of(corpus)
+    f = Filters(corpus=corpus,
+                split=forms.choice(a.get("split"), "split", splits, None),
+                quality=forms.choice(a.get("quality"), "quality", QUALITIES),
+                min_size=forms.integer(a.get("min_size"), "min_size", 0, 10**9),
+                max_size=forms.integer(a.get("max_size"), "max_size", 0, 10**9),
+                disagree=None if not a.get("disagree") else forms.boolean(a.get("disagree"), "disagree"),
+                status=forms.choice(a.get("status"), "status", STATUSES),
+                page=forms.integer(a.get("page"), "page", 0, 10**6, 0))
+    rows, matching, done, total = list_rows(s.store(), s, f)
+    return render_template("list.html", rows=rows, f=f, corpora=sorted(s.corpora), splits=splits,
+                           qualities=QUALITIES, statuses=STATUSES, matching=matching, done=done, total=total,
+                           pages=(matching + PAGE - 1) // PAGE, args=a)
+
+
+# ---------------------------------------------------------------------------------- sentence
+@bp.get("/sentence")
+def sentence():
+    from .sentence import sentence_view
+    from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
+
+    s = served()
+    st = s.store()
+    sid = forms.sentence_id(st, request.args.get("id"))
+    with s.lock:
+        model, previous = s.model, s.previous
+    view = sentence_view(st, sid, s.source, model, previous, s.heidorn)
+    n = len(view.trees)
+    show_all = bool(request.args.get("all")) and forms.boolean(request.args.get("all"), "all")
+    remaining = [r for r in view.rows if r.remaining]
+    first = remaining[0].index if remaining else (view.rows[0].index if view.rows else None)
+    a = forms.integer(request.args.get("a"), "a", 0, max(n - 1, 0), first)
+    second = next((r.index for r in (remaining or view.rows) if r.index != a), a)
+    b = forms.integer(request.args.get("b"), "b", 0, max(n - 1, 0), second)
+    drawings = {}
+    if n:
+        ta, tb = view.trees[a], view.trees[b]
+        ca = compare_brackets(ta, view.gold)
+        drawings["a_gold"] = tree_svg(ta, ca, f"candidate {a} against gold")
+        drawings["a_gold_counts"] = class_counts(ca, (MATCHED, CROSSING, EXTRA))
+        if view.gold is not None:
+            cg = compare_brackets(view.gold, ta, MISSING)
+            drawings["gold"] = tree_svg(view.gold, cg, "gold")
+            drawings["gold_counts"] = class_counts(cg, (MATCHED, CROSSING, MISSING))
+        drawings["a"] = tree_svg(ta, compare_brackets(ta, tb, DIFFERENT), f"candidate {a}")
+        drawings["b"] = tree_svg(tb, compare_brackets(tb, ta, DIFFERENT), f"candidate {b}")
+    shown = view.rows if show_all else remaining
+    return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
+                           show_all=show_all, n=n,
+                           discs=view.discriminants[:s.settings.discriminants_shown],
+                           rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
+                           retrain=s.retrain)
+
+
+def _back(sid: str):
+    return redirect(url_for("serve.sentence", id=sid))
+
+
+@bp.post("/decide")
+def decide():
+    from ..sources.discriminants import Decision
+
+    s = served()
+    st = s.store()
+    sid = forms.sentence_id(st, request.form.get("id"))
+    label, start, end = forms.discriminant(request.form.get("key"), len(st.sentence(sid).tokens))
+    accept = forms.boolean(request.form.get("accept"), "accept")
+    who = session.get("who") or "anonymous"
+    st.add_decision(sid, Decision(label, start, end, accept, who, time.time()))
+    return _back(sid)
+
+
+@bp.post("/undo")
+def undo():
+    s = served()
+    st = s.store()
+    sid = forms.sentence_id(st, request.form.get("id"))
+    st.undo_decision(sid)
+    return _back(sid)
+
+
+@bp.post("/who")
+def set_who():
+    session["who"] = forms.who(request.form.get("who"))
+    back = request.form.get("id")
+    if back:
+        return _back(forms.sentence_id(served().store(), back))
+    return redirect(url_for("serve.index"))
+
+
+# ---------------------------------------------------------------------------------- retrain
+@bp.post("/retrain")
+def retrain():
+    from .retrain import start_retrain
+
+    s = served()
+    start_retrain(s)
+    back = request.form.get("id")
+    if back:
+        return _back(forms.sentence_id(s.store(), back))
+    return redirect(url_for("serve.index"))
+
+
+@bp.get("/retrain/status")
+def retrain_status():
+    job = served().retrain
+    if job is None:
+        return jsonify({"state": "idle", "progress": 0.0, "message": ""})
+    return jsonify(job.status())
+
+
+@bp.get("/favicon.ico")
+def favicon():
+    abort(404)
