@@ -47,9 +47,8 @@ def splits_of(corpus: str) -> list[str]:
     return [name for c, name in SPLITS if c == corpus]
 
 
-def sentence_status(store, served, sentence_id: str) -> tuple[int, str]:
+def sentence_status(store, served, sentence_id: str, decisions) -> tuple[int, str]:
     """How many decisions a sentence has, and ``untouched``, ``started`` or ``done`` (no discriminant left)."""
-    decisions = store.decisions(sentence_id)
     if not decisions:
         return 0, "untouched"
     from .sentence import disambiguated
@@ -82,8 +81,11 @@ def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
     keep = document_filter(f.corpus, f.split) if f.split else None
     sentences = [s for s in served.corpora.get(f.corpus, ()) if keep is None or keep(s.document)]
     rows, done = [], 0
+    decided: dict[str, list] = {}
+    for sid, d in store.decisions():   # one query for the whole store
+        decided.setdefault(sid, []).append(d)
     for s in sentences:
-        n_dec, status = sentence_status(store, served, s.id)
+        n_dec, status = sentence_status(store, served, s.id, decided.get(s.id, ()))
         done += status == "done"   # the progress count is the whole selection's
         size = served.sizes.get(s.id, 0)
         quality = served.qualities.get(s.id, "no parse")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Iterable
 
+from ..trees.transforms import base_label
 from ..trees.tree import Node, Tree
 
 #: How a bracket compares with the other tree; the page's stylesheet colours these classes.
@@ -31,14 +32,16 @@ def compare_brackets(tree: Tree, other: Tree | None, unmatched: str = EXTRA) -> 
     A labelled bracket ``other`` holds too is :data:`MATCHED`; one crossing a bracket of ``other``
     is :data:`CROSSING`; any other is ``unmatched`` (:data:`EXTRA` for a candidate against gold,
     :data:`MISSING` for gold against a candidate, :data:`DIFFERENT` between two candidates).
+    Labels are compared without function tags (gold's ``NP-SBJ`` matches a candidate's ``NP``),
+    as the metrics and the discriminants compare them. Keys are the brackets' own labels.
     """
     if other is None:
         return {}
-    theirs = set(other.constituents())
+    theirs = {(base_label(lab), s, e) for lab, s, e in other.constituents()}
     spans = sorted({(s, e) for _, s, e in theirs})
     out = {}
     for b in tree.constituents():
-        if b in theirs:
+        if (base_label(b[0]), b[1], b[2]) in theirs:
             out[b] = MATCHED
         elif any(crosses((b[1], b[2]), sp) for sp in spans):
             out[b] = CROSSING

@@ -6,8 +6,6 @@ redirect back to the page (post/redirect/get), so a reload never repeats an acti
 """
 from __future__ import annotations
 
-import time
-
 from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, session, url_for
 
 from . import forms
@@ -129,15 +127,14 @@ def _back(sid: str):
 
 @bp.post("/decide")
 def decide():
-    from ..sources.discriminants import Decision
+    from ..sources.discriminants import decision, span_key
 
     s = served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
     label, start, end = forms.discriminant(request.form.get("key"), len(st.sentence(sid).tokens))
     accept = forms.boolean(request.form.get("accept"), "accept")
-    who = session.get("who") or "anonymous"
-    st.add_decision(sid, Decision(label, start, end, accept, who, time.time()))
+    st.add_decision(sid, decision(span_key(label, start, end), accept, session.get("who") or "anonymous"))
     return _back(sid)
 
 
