@@ -1,0 +1,100 @@
+"""A small real store for the web tests: real BLLIP 50-best lists of a few WSJ documents, a real model.
+
+Built once per test session with the ``ranker`` commands themselves (import, annotate, counts,
+train with sigma^2 chosen on held-out, so the model is kept in the store as ``ranker run`` keeps
+it); every test module gets its own copy, so decisions made by one never leak into another.
+"""
+import gzip
+import shutil
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+DOCS = {"train": ("wsj_0001", "wsj_0002"), "heldout": ("wsj_0140", "wsj_0140"), "test": ("wsj_0170", "wsj_0170")}
+RANGES = {"train": "wsj_0001-0002", "heldout": "wsj_0140", "test": "wsj_0170"}
+
+
+def cut_lists(bllip_lists: Path, split: str, out: Path) -> int:
+    """The split's n-best lists of the documents in DOCS, in the parser's own format; returns how many."""
+    first, last = DOCS[split]
+    with gzip.open(bllip_lists / f"nbest-{split}.txt.gz", "rt") as f:
+        blocks = [b for b in f.read().split("\n\n") if b.strip()]
+    kept = [b for b in blocks if first <= b.split("\t", 1)[1].split(".")[0].strip() <= last]
+    out.write_text("\n\n".join(kept) + "\n\n")
+    return len(kept)
+
+
+def _ranker(*argv: str) -> None:
+    from ranker.cli.main import main
+
+    assert main(list(argv)) == 0, argv
+
+
+@pytest.fixture(scope="session")
+def built_store(tmp_path_factory, bllip_lists) -> Path:
+    work = tmp_path_factory.mktemp("serve-store")
+    files = []
+    for split in DOCS:
+        cut_lists(bllip_lists, split, work / f"{split}.nbest")
+        files.append(str(work / f"{split}.nbest"))
+    store = str(work / "store.sqlite")
+    _ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", *files)
+    _ranker("annotate", "--store", store, "--kind", "riezler")
+    for split in ("heldout", "test"):
+        _ranker("counts", "--store", store, "--split", RANGES[split], "--workers", "1")
+    _ranker("train", "--store", store, "--split", RANGES["train"], "--heldout", RANGES["heldout"],
+            "--sigma2-grid", "0.1", "1", "--workers", "1", "--no-progress", "--out", str(work / "model.json"))
+    return Path(store)
+
+
+@pytest.fixture(scope="module")
+def store_path(built_store, tmp_path_factory) -> Path:
+    """This module's own copy of the built store."""
+    path = tmp_path_factory.mktemp("store") / "store.sqlite"
+    shutil.copy(built_store, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def test_sentence(store_path) -> str:
+    """The first test-split sentence with at least 20 candidates and a gold tree."""
+    from ranker.store import Store
+
+    with Store.open(store_path, readonly=True) as st:
+        for s in st.sentences("treebank", "test"):
+            if len(st.candidate_texts(s.id)) >= 20 and st.gold(s.id) is not None:
+                return s.id
+    raise AssertionError("no test sentence with 20 candidates in the built store")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """The real application on 127.0.0.1 in a thread of this process (Werkzeug's threaded server)."""
+
+    def __init__(self, app):
+        from werkzeug.serving import make_server
+
+        self.server = make_server("127.0.0.1", free_port(), app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def live_server(store_path):
+    from ranker.serve.app import create_app
+
+    srv = LiveServer(create_app(store_path))
+    yield srv
+    srv.close()

@@ -1,0 +1,192 @@
+"""The web application through Flask's test client on a real store: pages, validation, token, read-only.
+
+Every check reads the real store back; nothing is stubbed.
+"""
+import hashlib
+import re
+import threading
+
+import numpy as np
+import pytest
+
+from ranker.store import Store
+
+
+@pytest.fixture(scope="module")
+def app(store_path):
+    from ranker.serve.app import create_app
+
+    return create_app(store_path)
+
+
+def _token(client, path="/sentences?corpus=treebank&split=test") -> str:
+    html = client.get(path).get_data(as_text=True)
+    return re.search(r'name="token" value="([^"]+)"', html).group(1)
+
+
+def _remaining(html: str) -> int:
+    return int(re.search(r'id="remaining">(\d+)<', html).group(1))
+
+
+def test_the_list_shows_the_split_with_sizes_and_progress(app, store_path):
+    html = app.test_client().get("/sentences?corpus=treebank&split=test").get_data(as_text=True)
+    with Store.open(store_path, readonly=True) as st:
+        test = st.sentences("treebank", "test")
+        sizes = {s.id: len(st.candidate_texts(s.id)) for s in test}
+    assert f"<strong>0</strong> of {len(test)} sentences disambiguated" in html
+    with_forest = [sid for sid, n in sizes.items() if n]
+    assert with_forest and all(sid in html for sid in with_forest[:5])
+    # a size filter keeps exactly the sentences whose forest is that large
+    big = max(sizes.values())
+    html = app.test_client().get(f"/sentences?corpus=treebank&split=test&min_size={big}").get_data(as_text=True)
+    assert f"{sum(n >= big for n in sizes.values())} match the filters" in html
+
+
+def test_the_sentence_page_ranks_by_the_model_and_shows_each_metric(app, store_path, test_sentence):
+    from ranker.serve.model import load_served_model, probabilities
+
+    html = app.test_client().get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    with Store.open(store_path, readonly=True) as st:
+        n = len(st.candidate_texts(test_sentence))
+        model = load_served_model(st, None)
+        p = probabilities(model.scores(st.forest(test_sentence)))
+    assert _remaining(html) == n and f'id="total">{n}<' in html
+    assert abs(p.sum() - 1) < 1e-9
+    # the first row is the model's best candidate, with its probability
+    first = re.search(r'<tr class="remaining[^"]*" data-index="(\d+)">\s*<td class="num">1</td>', html)
+    assert int(first.group(1)) == int(np.argmax(p))
+    assert f"{p.max():.4f}" in html
+    for ranker in ("native", "loglinear", "oracle"):
+        assert f'data-ranker="{ranker}"' in html
+    for metric in ("evalb_labeled", "parseval", "mph", "flat_recall", "deps_typed"):
+        assert f">{metric}</th>" in html
+    # trees are drawn inline, a candidate's brackets coloured against gold
+    assert html.count("<svg") == 4 and 'class="matched"' in html
+
+
+def test_a_decision_shrinks_the_set_and_undo_restores_it(app, store_path, test_sentence):
+    client = app.test_client()
+    html = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    token = re.search(r'name="token" value="([^"]+)"', html).group(1)
+    before = _remaining(html)
+    key = re.search(r'data-key="([^"]+)"', html).group(1)
+    client.post("/who", data={"who": "ann", "token": token})
+    r = client.post("/decide", data={"id": test_sentence, "key": key, "accept": "1", "token": token})
+    assert r.status_code == 302
+    after = _remaining(client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True))
+    assert 0 < after < before
+    with Store.open(store_path, readonly=True) as st:
+        (d,) = st.decisions(test_sentence)
+    assert (f"{d.label}:{d.start}-{d.end}", d.accept, d.who) == (key, True, "ann")
+    client.post("/undo", data={"id": test_sentence, "token": token})
+    assert _remaining(client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)) == before
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions(test_sentence) == []
+
+
+@pytest.mark.parametrize("query, status, says", [
+    ({}, 400, "a sentence id is required"),
+    ({"id": "treebank/wsj_9999.mrg/0"}, 404, "no sentence"),
+    ({"id": "../../etc/passwd"}, 404, "no sentence"),
+    ({"id": "x' OR 1=1 --"}, 404, "no sentence"),
+    ({"a": "99999"}, 400, "parameter a: 99999 is outside"),
+    ({"b": "1e3"}, 400, "parameter b: not a whole number"),
+    ({"all": "maybe"}, 400, "parameter all: must be 1 or 0"),
+])
+def test_bad_sentence_parameters_are_named(app, test_sentence, query, status, says):
+    q = query if "id" in query or not query else {"id": test_sentence, **query}
+    r = app.test_client().get("/sentence", query_string=q)
+    assert r.status_code == status
+    assert says in r.get_data(as_text=True)
+    assert "Traceback" not in r.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("query, says", [
+    ("corpus=nosuch", "parameter corpus"),
+    ("corpus=treebank&split=dev", "parameter split"),
+    ("corpus=treebank&quality=great", "parameter quality"),
+    ("corpus=treebank&min_size=-1", "parameter min_size"),
+    ("corpus=treebank&status=finished", "parameter status"),
+])
+def test_bad_list_filters_are_named(app, query, says):
+    r = app.test_client().get(f"/sentences?{query}")
+    assert r.status_code == 400 and says in r.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("key, says", [
+    ("NP:3", "expected LABEL:START-END"),
+    ("NP:5-3", "is empty"),
+    ("NP:0-999", "outside the sentence"),
+    ("N P:1-2", "expected LABEL:START-END"),
+    ("", "a discriminant like NP:3-7 is required"),
+])
+def test_bad_decisions_are_refused_and_nothing_is_stored(app, store_path, test_sentence, key, says):
+    client = app.test_client()
+    token = _token(client)
+    r = client.post("/decide", data={"id": test_sentence, "key": key, "accept": "1", "token": token})
+    assert r.status_code == 400 and says in r.get_data(as_text=True)
+    r = client.post("/decide", data={"id": test_sentence, "key": "NP:0-1", "accept": "perhaps", "token": token})
+    assert r.status_code == 400 and "parameter accept" in r.get_data(as_text=True)
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions(test_sentence) == []
+
+
+def test_posts_need_this_sessions_token(app, store_path, test_sentence):
+    ann, other = app.test_client(), app.test_client()
+    theirs = _token(other)
+    _token(ann)
+    for data in ({}, {"token": "forged"}, {"token": theirs}):
+        r = ann.post("/decide", data={"id": test_sentence, "key": "NP:0-1", "accept": "1", **data})
+        assert r.status_code == 403 and "token" in r.get_data(as_text=True)
+    assert ann.post("/undo", data={"id": test_sentence}).status_code == 403
+    assert ann.post("/retrain", data={}).status_code == 403
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions(test_sentence) == []
+
+
+def test_read_only_serves_pages_refuses_posts_and_leaves_the_file_alone(store_path, test_sentence):
+    from ranker.serve.app import create_app
+
+    digest = hashlib.sha256(store_path.read_bytes()).hexdigest()
+    app = create_app(store_path, read_only=True)
+    client = app.test_client()
+    html = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert 'id="read-only"' in html and 'action="/decide"' not in html
+    token = re.search(r'name="token"', html)
+    assert token is None   # no form to post
+    for path in ("/decide", "/undo", "/retrain", "/who"):
+        r = client.post(path, data={"id": test_sentence, "key": "NP:0-1", "accept": "1"})
+        assert r.status_code == 403 and "read-only" in r.get_data(as_text=True)
+    assert hashlib.sha256(store_path.read_bytes()).hexdigest() == digest
+
+
+def test_two_annotators_at_once_lose_no_decision(app, store_path):
+    with Store.open(store_path, readonly=True) as st:
+        sids = [s.id for s in st.sentences("treebank", "test") if len(s.tokens) >= 6][:2]
+    per_client = 15
+    errors = []
+
+    def annotate(name: str):
+        client = app.test_client()
+        token = _token(client)
+        client.post("/who", data={"who": name, "token": token})
+        for k in range(per_client):
+            for sid in sids:   # both write the same sentences, interleaved
+                r = client.post("/decide", data={"id": sid, "key": f"X{name}{k}:0-{1 + k % 5}", "accept": "0",
+                                                 "token": token})
+                if r.status_code != 302:
+                    errors.append(r.get_data(as_text=True)[:200])
+
+    threads = [threading.Thread(target=annotate, args=(n,)) for n in ("ann", "bob")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    with Store.open(store_path) as st:
+        for sid in sids:
+            got = st.decisions(sid)
+            assert len(got) == 2 * per_client
+            assert sorted(d.label for d in got) == sorted(f"X{n}{k}" for n in ("ann", "bob") for k in range(per_client))
+            for _ in got:
+                st.undo_decision(sid)
