@@ -1,0 +1,59 @@
+"""The ``ranker serve`` command: help, one-line errors, and the real server on loopback in a subprocess."""
+import os
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+def _ranker(*argv, code: str | None = None, timeout=60):
+    cmd = [sys.executable, "-c", code or "import sys; from ranker.cli.main import main; sys.exit(main(sys.argv[1:]))",
+           *argv]
+    return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout, cwd=ROOT)
+
+
+def test_help_names_every_option_and_the_safe_defaults():
+    out = _ranker("serve", "--help").stdout
+    for opt in ("--store", "--model", "--host", "--port", "--read-only"):
+        assert opt in out
+    assert "default 127.0.0.1" in out and "default 8000" in out and "serve' extra" in out.replace("\n", " ")
+
+
+def _one_line_error(proc, *says):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ranker: error: "), proc.stderr
+    for s in says:
+        assert s in lines[0]
+
+
+def test_without_flask_the_error_names_the_extra(store_path):
+    code = ("import sys; sys.modules['flask'] = None\n"   # as if Flask were not installed
+            "from ranker.cli.main import main; sys.exit(main(sys.argv[1:]))")
+    _one_line_error(_ranker("serve", "--store", str(store_path), code=code), "pip install 'ranker[serve]'")
+
+
+def test_bad_store_model_and_port_are_one_line_errors(store_path, tmp_path):
+    _one_line_error(_ranker("serve", "--store", str(tmp_path / "none.sqlite")), "no such store")
+    _one_line_error(_ranker("serve", "--store", str(store_path), "--model", "nosuchkey"),
+                    "--model nosuchkey", "no stored models match")
+    _one_line_error(_ranker("serve", "--store", str(store_path), "--port", "70000"), "--port 70000")
+
+
+def test_the_command_serves_on_loopback_until_stopped(store_path):
+    proc = subprocess.Popen([sys.executable, "-m", "ranker.cli.main", "serve", "--store", str(store_path),
+                             "--port", "0", "--read-only"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=ENV, cwd=ROOT)
+    try:
+        line = proc.stdout.readline()
+        assert "http://127.0.0.1:" in line and "(read-only)" in line, line + proc.stderr.read()
+        url = line.split("http://", 1)[1].split("/", 1)[0]
+        with urllib.request.urlopen(f"http://{url}/sentences?corpus=treebank&split=test", timeout=20) as r:
+            html = r.read().decode()
+        assert r.status == 200 and 'id="read-only"' in html
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
