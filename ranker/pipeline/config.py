@@ -119,6 +119,7 @@ class ServeSection:
     port: int = 8000
     read_only: bool = False                # browse only: every POST is refused
     discriminants_shown: int = 40          # the page lists this many discriminants, best first
+    cached_forests: int = 16               # forests kept in memory between requests (pages reload per decision)
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,36 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from ..pipeline.config import ServeSection
+
+
+class LRU:
+    """A small thread-safe least-recently-used cache: a page reloaded after each decision reads no forest again."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key, compute):
+        """The cached value of ``key``, computing (outside the lock) and keeping it when absent."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = compute()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
 
 
 class Served:
@@ -39,8 +66,36 @@ class Served:
             for s in st.sentences(None):
                 self.corpora.setdefault(s.corpus, []).append(s)
         self.previous = None           # the model before the last retraining
-        self.choice_cache: dict = {}   # (model key, sentence id) -> {ranker: index}
         self.retrain = None            # the running or last RetrainJob
+        # forests, spans and counts do not change while serving; scores only with the model
+        self.forests = LRU(settings.cached_forests)
+        self.scores = LRU(4 * settings.cached_forests)
+
+    def forest_data(self, sentence_id: str):
+        """The sentence's :class:`~.sentence.ForestData` (cached)."""
+        from .sentence import forest_data
+
+        return self.forests.get(sentence_id, lambda: forest_data(self.store(), sentence_id, self.source))
+
+    def model_scores(self, model, sentence_id: str):
+        """Each candidate's score under ``model`` (None without a model), cached per model and sentence."""
+        if model is None:
+            return None
+        # the model itself is kept in the value, so its id cannot be reused while the entry lives
+        return self.scores.get((id(model), sentence_id),
+                               lambda: (model, model.scores(self.forest_data(sentence_id).forest)))[1]
+
+    def heidorn_choice(self, sentence_id: str) -> int | None:
+        """The candidate Heidorn's ranker with the stored tuned K table picks, or None."""
+        if self.heidorn is None:
+            return None
+        import numpy as np
+
+        def pick():
+            cands = self.forest_data(sentence_id).forest.candidates
+            return int(np.argmax(self.heidorn.decision_function([c.tree for c in cands]))) if cands else None
+
+        return self.scores.get(("heidorn", sentence_id), pick)
 
     def store(self):
         """This thread's open store (opened on first use, kept for the thread's life)."""
@@ -55,7 +110,6 @@ class Served:
         """Rank with ``model`` from now on; the old one is kept to show how the ranking changed."""
         with self.lock:
             self.previous, self.model = self.model, model
-            self.choice_cache.clear()
 
 
 def _forest_quality(qualities) -> str:

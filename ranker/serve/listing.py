@@ -2,8 +2,8 @@
 
 Sizes and qualities come from one store query at start (no tree is read); a sentence's
 annotation status from its stored decisions; whether the rankers disagree from their choices,
-computed once per sentence and model and kept in memory (the first such filter over a large split
-reads its forests).
+computed per sentence and model (the disagreement filter over a large split reads and scores every
+forest of it: slow the first time on Link Grammar forests).
 """
 from __future__ import annotations
 
@@ -53,24 +53,22 @@ def sentence_status(store, served, sentence_id: str, decisions) -> tuple[int, st
         return 0, "untouched"
     from .sentence import disambiguated
 
-    return len(decisions), "done" if disambiguated(store, served.source, sentence_id, decisions) else "started"
+    return len(decisions), "done" if disambiguated(served.forest_data(sentence_id).spans, decisions) else "started"
 
 
-def ranker_choices(store, served, sentence_id: str) -> dict[str, int]:
-    """Each ranker's choice (native, heidorn, loglinear) for one sentence, cached per model."""
+def ranker_choices(served, sentence_id: str) -> dict[str, int]:
+    """Each ranker's choice (native, heidorn, loglinear) for one sentence."""
     import numpy as np
 
-    model = served.model
-    key = (None if model is None else model.key, sentence_id)
-    got = served.choice_cache.get(key)
-    if got is None:
-        forest = store.forest(sentence_id, served.source)
-        got = {"native": 0} if forest.candidates else {}
-        if forest.candidates and served.heidorn is not None:
-            got["heidorn"] = int(np.argmax(served.heidorn.decision_function([c.tree for c in forest.candidates])))
-        if forest.candidates and model is not None:
-            got["loglinear"] = int(np.argmax(model.scores(forest)))
-        served.choice_cache[key] = got
+    if not served.sizes.get(sentence_id):
+        return {}
+    got = {"native": 0}
+    heidorn = served.heidorn_choice(sentence_id)
+    if heidorn is not None:
+        got["heidorn"] = heidorn
+    scores = served.model_scores(served.model, sentence_id)
+    if scores is not None:
+        got["loglinear"] = int(np.argmax(scores))
     return got
 
 
@@ -97,7 +95,7 @@ def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
             continue
         disagree = None
         if f.disagree is not None:
-            disagree = len(set(ranker_choices(store, served, s.id).values())) > 1
+            disagree = len(set(ranker_choices(served, s.id).values())) > 1
             if disagree != f.disagree:
                 continue
         rows.append(ListRow(s.id, " ".join(s.tokens), len(s.tokens), size, quality, n_dec, status, disagree))

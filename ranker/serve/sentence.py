@@ -46,7 +46,7 @@ class SentenceView(NamedTuple):
     model_key: str | None
 
 
-def metric_scores(store, sentence, source: str) -> dict[str, np.ndarray]:
+def metric_scores(store, sentence_id: str, source: str) -> dict[str, np.ndarray]:
     """Each metric's per-candidate sentence score (forest order) from the stored counts."""
     from ..pipeline.counts import metric_key
     from ..pipeline.stages import scoring_settings
@@ -56,9 +56,8 @@ def metric_scores(store, sentence, source: str) -> dict[str, np.ndarray]:
     counts_cache: dict[str, tuple] = {}
     for name, m in METRICS.items():
         if m.counts_from not in counts_cache:
-            got = store.bracket_counts(metric_key(m.counts_from, settings), sentence.corpus,
-                                       fileids=[sentence.document], source=source)
-            counts_cache[m.counts_from] = got.get(sentence.id, ())
+            counts_cache[m.counts_from] = store.sentence_bracket_counts(metric_key(m.counts_from, settings),
+                                                                        sentence_id, source)
         rows = counts_cache[m.counts_from]
         if rows:
             arr = np.array([(r.gold, r.test, r.matched, r.crossing) for r in rows], dtype=np.float64)
@@ -66,75 +65,97 @@ def metric_scores(store, sentence, source: str) -> dict[str, np.ndarray]:
     return out
 
 
+class ForestData(NamedTuple):
+    """What a sentence page needs that no decision or model changes (kept in memory between requests)."""
+
+    forest: object                # Forest
+    spans: list                   # each candidate's candidate_spans, forest order
+    metrics: dict[str, np.ndarray]
+
+
+def forest_data(store, sentence_id: str, source: str) -> ForestData:
+    """Read a forest, its candidates' labelled spans and their metric scores."""
+    from ..sources.discriminants import candidate_spans
+
+    forest = store.forest(sentence_id, source)
+    by_tree: dict[int, frozenset] = {}   # equal candidate texts share one tree object
+    spans = []
+    for c in forest.candidates:
+        got = by_tree.get(id(c.tree))
+        if got is None:
+            got = by_tree[id(c.tree)] = candidate_spans(c.tree)
+        spans.append(got)
+    metrics = metric_scores(store, sentence_id, source) if forest.candidates else {}
+    n = len(forest.candidates)
+    return ForestData(forest, spans, {k: v for k, v in metrics.items() if len(v) == n})
+
+
 def _order(scores: np.ndarray) -> np.ndarray:
     """Forest indices best first; ties keep source order (as every ranker breaks them)."""
     return np.argsort(-scores, kind="stable")
 
 
-def sentence_view(store, sentence_id: str, source: str, model=None, previous=None, heidorn=None) -> SentenceView:
+def sentence_view(data: ForestData, decisions, scores: np.ndarray | None, previous: np.ndarray | None = None,
+                  heidorn_choice: int | None = None, model_key: str | None = None) -> SentenceView:
     """The page of one sentence.
 
     Parameters
     ----------
-    store
-        An open :class:`~ranker.store.Store`.
-    sentence_id
-        A stored sentence (checked by the caller).
-    source
-        The candidate source shown.
-    model, previous
-        The :class:`~.model.ServedModel` ranking the candidates, and the one before the last
-        retraining (its order is shown beside), or None.
-    heidorn
-        Heidorn's ranker with a stored tuned K table, or None.
+    data
+        The sentence's :class:`ForestData`.
+    decisions
+        Its stored decisions, oldest first.
+    scores, previous
+        Each candidate's score under the served model, and under the model before the last
+        retraining (its order is shown beside); None without.
+    heidorn_choice
+        The candidate Heidorn's ranker (stored tuned K table) picks, or None.
     """
-    from ..sources.discriminants import candidate_spans, discriminants, remaining_mask
+    from ..sources.discriminants import discriminants, remaining_mask
 
-    forest = store.forest(sentence_id, source)
+    forest, spans, metrics = data
     cands = forest.candidates
     n = len(cands)
-    scores = model.scores(forest) if model is not None and n else np.zeros(n)
-    probs = probabilities(scores) if model is not None else np.full(n, 1.0 / n if n else 0.0)
+    probs = probabilities(scores) if scores is not None else np.full(n, 1.0 / n if n else 0.0)
+    scores = scores if scores is not None else np.zeros(n)
     order = _order(scores)
     place = np.empty(n, dtype=np.int64)
     place[order] = np.arange(1, n + 1)
     before = None
     if previous is not None and n:
         before = np.empty(n, dtype=np.int64)
-        before[_order(previous.scores(forest))] = np.arange(1, n + 1)
-    metrics = metric_scores(store, forest.sentence, source) if n else {}
+        before[_order(previous)] = np.arange(1, n + 1)
     primary = LogLinearSection().select_metric
     choices: dict[str, int] = {}
     if n:
         choices["native"] = 0
-        if heidorn is not None:
-            choices["heidorn"] = int(np.argmax(heidorn.decision_function([c.tree for c in cands])))
-        if model is not None:
+        if heidorn_choice is not None:
+            choices["heidorn"] = heidorn_choice
+        if model_key is not None:
             choices["loglinear"] = int(order[0])
-        if primary in metrics and len(metrics[primary]) == n:
+        if primary in metrics:
             choices["oracle"] = int(np.argmax(metrics[primary]))
-    spans = [candidate_spans(c.tree) for c in cands]
-    decisions = list(store.decisions(sentence_id))
     mask = np.asarray(remaining_mask(spans, decisions), dtype=bool) if n else np.zeros(0, dtype=bool)
     discs = discriminants(spans, mask, probs) if n else []
     by_index: dict[int, list[str]] = {}
     for r, i in choices.items():
         by_index.setdefault(i, []).append(r)
-    rows = [CandidateRow(int(i), cands[i].rank, cands[i].quality, float(scores[i]), float(probs[i]),
-                         int(place[i]), None if before is None else int(before[i]),
-                         {k: float(v[i]) for k, v in metrics.items() if len(v) == n},
-                         bool(mask[i]), tuple(by_index.get(int(i), ())))
-            for i in order]
+    columns = {k: v.tolist() for k, v in metrics.items()}
+    score_list, prob_list, place_list = scores.tolist(), probs.tolist(), place.tolist()
+    before_list = None if before is None else before.tolist()
+    rows = [CandidateRow(i, cands[i].rank, cands[i].quality, score_list[i], prob_list[i], place_list[i],
+                         None if before_list is None else before_list[i],
+                         {k: v[i] for k, v in columns.items()}, bool(mask[i]), tuple(by_index.get(i, ())))
+            for i in order.tolist()]
     return SentenceView(forest.sentence, forest.gold, tuple(c.tree for c in cands), rows, choices,
-                        {k: METRICS[k].title for k in metrics}, primary, decisions, discs,
-                        int(mask.sum()), None if model is None else model.key)
+                        {k: METRICS[k].title for k in metrics}, primary, list(decisions), discs,
+                        int(mask.sum()), model_key)
 
 
-def disambiguated(store, source: str, sentence_id: str, decisions) -> bool:
+def disambiguated(spans, decisions) -> bool:
     """True when the decisions leave no discriminant: the remaining candidates agree on every span."""
-    from ..sources.discriminants import candidate_spans, discriminants, remaining_mask
+    from ..sources.discriminants import discriminants, remaining_mask
 
-    spans = [candidate_spans(t) for _, _, t in store.candidate_trees(sentence_id, source)]
     if not spans:
         return False
     return not discriminants(spans, np.asarray(remaining_mask(spans, decisions), dtype=bool))

@@ -93,7 +93,9 @@ def sentence():
     sid = forms.sentence_id(st, request.args.get("id"))
     with s.lock:
         model, previous = s.model, s.previous
-    view = sentence_view(st, sid, s.source, model, previous, s.heidorn)
+    view = sentence_view(s.forest_data(sid), st.decisions(sid), s.model_scores(model, sid),
+                         s.model_scores(previous, sid), s.heidorn_choice(sid),
+                         None if model is None else model.key)
     n = len(view.trees)
     show_all = bool(request.args.get("all")) and forms.boolean(request.args.get("all"), "all")
     remaining = [r for r in view.rows if r.remaining]
@@ -115,7 +117,7 @@ def sentence():
         drawings["b"] = tree_svg(tb, compare_brackets(tb, ta, DIFFERENT), f"candidate {b}")
     shown = view.rows if show_all else remaining
     return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
-                           show_all=show_all, n=n,
+                           show_all=show_all, n=n, here=url_for("serve.sentence", id=sid),
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
                            retrain=s.retrain)

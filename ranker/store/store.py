@@ -640,16 +640,21 @@ class Store:
     def bracket_counts(self, metric: str, corpus: str | None = "treebank", split: str | None = None,
                        fileids=None, source: str | None = None) -> dict[str, tuple[BracketCounts, ...]]:
         """Counts by sentence id (corpus order), each tuple in forest candidate order."""
+        out = {}
+        for s in self._sentence_rows(corpus, split, fileids):
+            rows = self.sentence_bracket_counts(metric, s.id, source)
+            if rows:
+                out[s.id] = rows
+        return out
+
+    def sentence_bracket_counts(self, metric: str, sentence_id: str,
+                                source: str | None = None) -> tuple[BracketCounts, ...]:
+        """One sentence's counts under ``metric`` in forest candidate order (one indexed query)."""
         sql = ("SELECT sentence_id, source, rank, gold, test, matched, crossing FROM bracket_counts "
                "WHERE metric=? AND sentence_id=?" + (" AND source=?" if source is not None else "") +
                " ORDER BY source, rank")
-        out = {}
-        for s in self._sentence_rows(corpus, split, fileids):
-            args = (metric, s.id) if source is None else (metric, s.id, source)
-            rows = self._conn.execute(sql, args).fetchall()
-            if rows:
-                out[s.id] = tuple(BracketCounts(*r) for r in rows)
-        return out
+        args = (metric, sentence_id) if source is None else (metric, sentence_id, source)
+        return tuple(BracketCounts(*r) for r in self._conn.execute(sql, args))
 
     # ---------------------------------------------------------------- artifacts
     def put_artifact(self, kind: str, key: str, payload: bytes, meta: dict | None = None) -> None:

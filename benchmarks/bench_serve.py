@@ -1,0 +1,99 @@
+"""How long ``ranker serve`` takes to render a sentence page with a 1,000-candidate forest (target: under 300 ms).
+
+Setup (not timed): a new store holding the Link Grammar forests of the first sentences of
+``wsj_0171`` (the second has 1,000 linkages at the default linkage limit), their riezler
+annotation and bracket counts, and a log-linear model trained on them with the default features
+(sigma^2 fixed; this measures speed, not accuracy). With ``--store S --model M --sentence ID`` an
+existing store is served instead (opened read-only, nothing written).
+
+Timed: ``GET /sentence?id=...`` through the real application (Flask's test client, no network):
+reading the forest, extracting its features, scoring, stored counts of every metric,
+discriminants, four SVG drawings and the HTML of all candidates. The first request (cold
+caches) is reported apart; then the median and the slowest of ``--repeat`` requests, and with one
+decision stored. Prints one JSON line.
+
+Run: ``NLTK_DATA=... python benchmarks/bench_serve.py [--store S --model M --sentence ID] [--repeat 10]``
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+SENTENCES = ("treebank/wsj_0171.mrg/0", "treebank/wsj_0171.mrg/1", "treebank/wsj_0171.mrg/2")
+TARGET_MS = 300.0
+
+
+def build_store(work: Path) -> tuple[Path, Path, str]:
+    """A store with Link Grammar forests of SENTENCES, counts and a model file; returns them and the big sentence."""
+    from ranker.cli.main import main
+    from ranker.pipeline import stages
+    from ranker.pipeline.config import AnnotationSection, EvaluationSection, ParseSection
+    from ranker.store import Store
+
+    store = work / "lg.sqlite"
+    with Store.open(store) as st:
+        stages.load_corpus(st, "treebank")
+        sents = [st.sentence(sid) for sid in SENTENCES]
+        stages.parse_or_import(st, ParseSection(), sents, "treebank", workers=2)
+        stages.annotate(st, AnnotationSection(), sents)
+        stages.compute_counts(st, EvaluationSection(), sents, workers=2, progress=False, source="link-grammar")
+        sizes = {sid: len(st.candidate_texts(sid)) for sid in SENTENCES}
+    model = work / "model.json"
+    assert main(["train", "--store", str(store), "--split", "wsj_0171", "--heldout", "", "--sigma2", "1",
+                 "--no-progress", "--workers", "2", "--out", str(model)]) == 0
+    return store, model, max(sizes, key=sizes.get)
+
+
+def main() -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--store")
+    ap.add_argument("--model")
+    ap.add_argument("--sentence")
+    ap.add_argument("--repeat", type=int, default=10)
+    args = ap.parse_args()
+    from ranker.serve.app import create_app
+    from ranker.store import Store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.store:
+            store, model, sid, read_only = Path(args.store), args.model, args.sentence, True
+        else:
+            store, model, sid = build_store(Path(tmp))
+            model, read_only = str(model), False
+        with Store.open(store, readonly=True) as st:
+            n = len(st.candidate_texts(sid))
+        t0 = time.perf_counter()
+        app = create_app(store, model=model, read_only=read_only)
+        start_s = time.perf_counter() - t0
+        client = app.test_client()
+
+        def page() -> tuple[float, str]:
+            t = time.perf_counter()
+            r = client.get("/sentence", query_string={"id": sid})
+            assert r.status_code == 200, r.get_data(as_text=True)[:300]
+            return (time.perf_counter() - t) * 1000, r.get_data(as_text=True)
+
+        first, html = page()
+        times = [page()[0] for _ in range(args.repeat)]
+        out = {"sentence": sid, "candidates": n, "html_bytes": len(html), "app_start_s": round(start_s, 2),
+               "first_ms": round(first, 1), "median_ms": round(statistics.median(times), 1),
+               "max_ms": round(max(times), 1)}
+        if not read_only:   # with one decision the page also filters and recounts
+            token = re.search(r'name="token" value="([^"]+)"', html).group(1)
+            key = re.search(r'data-key="([^"]+)"', html).group(1)
+            client.post("/decide", data={"id": sid, "key": key, "accept": "1", "token": token})
+            decided = [page()[0] for _ in range(args.repeat)]
+            out["after_decision_median_ms"] = round(statistics.median(decided), 1)
+        out["under_target"] = out["median_ms"] < TARGET_MS
+        out["load_average"] = round(os.getloadavg()[0], 2)
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(main()))
