@@ -7,7 +7,6 @@ kept in the store (``ranker run`` keeps it as a cached result).
 """
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -51,21 +50,9 @@ def stored_model_keys(store) -> list[str]:
     return chosen + [k for k in keys if k not in chosen]
 
 
-def _load_bytes(payload: bytes, name: str):
-    from ..models import load_model
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "model.json"
-        path.write_bytes(payload)
-        try:
-            return load_model(path, kind="loglinear")
-        except RankerError as e:
-            raise RankerError(f"{name}: {str(e).split(': ', 1)[-1]}") from None
-
-
 def load_served_model(store, spec: str | None) -> ServedModel | None:
     """The model ``--model`` names: a stored key (or unique prefix), a model file, or by default
-    the stored model chosen on held-out (else the only stored one); None when the store has none.
+    the stored model chosen on held-out (else the first stored one); None when the store has none.
 
     Raises
     ------
@@ -75,24 +62,21 @@ def load_served_model(store, spec: str | None) -> ServedModel | None:
     """
     from features import feature_set_from_dict
 
-    from ..models import load_model
-    from ..pipeline.cache import MODEL_KIND
+    from ..models import LogLinearRanker, load_model
     from ..pipeline.feature_cache import fit_families
+    from ..pipeline.retrain import stored_model
 
     if spec is not None and Path(spec).is_file():
         saved, key = load_model(spec, kind="loglinear"), Path(spec).name
     else:
-        keys = stored_model_keys(store)
-        if spec is not None:
-            keys = [k for k in keys if k.startswith(spec)]
-            if len(keys) != 1:
-                raise RankerError(f"--model {spec}: {'no' if not keys else len(keys)} stored models match "
-                                  f"and no such file; name one by its key (ranker models list --store "
-                                  f"{store.path})")
-        if not keys:
-            return None
-        key = keys[0]
-        saved = _load_bytes(store.get_artifact(MODEL_KIND, key)[0], f"{store.path}: model {key}")
+        if spec is None:
+            keys = stored_model_keys(store)
+            if not keys:
+                return None
+            spec = keys[0]
+        key, saved = stored_model(store, spec)
+        if not isinstance(saved.ranker, LogLinearRanker):
+            raise RankerError(f"{store.path}: model {key} is not a log-linear model")
     if not saved.feature_config:
         raise RankerError(f"model {key}: carries no feature configuration; export it again (ranker "
                           "models export) or retrain")
@@ -119,3 +103,28 @@ def tuned_heidorn(store):
                 continue
             return ranker
     return None
+
+
+def retrained_model(store, current: ServedModel | None, update) -> ServedModel:
+    """``current`` adapted to the ``user`` decisions (:func:`ranker.pipeline.retrain.retrain`, warm-started).
+
+    ``update(fraction, message)`` reports progress after each solver iteration. The new model is
+    kept in the store (``ranker models list``) and keeps the feature extractors of ``current``.
+
+    Raises
+    ------
+    RankerError
+        Without a model to start from, or when no decision narrows a forest.
+    """
+    from ..models.persistence import SavedModel
+    from ..pipeline.cache import MODEL_KIND
+    from ..pipeline.retrain import retrain
+
+    if current is None:
+        raise RankerError("no model to retrain: the store holds none and --model named none "
+                          "(train one with ranker train or ranker run)")
+    base = current.key if store.get_artifact(MODEL_KIND, current.key) is not None else current.saved
+    out = retrain(store, base, kind="user",
+                  progress=lambda i, n: update(i / max(n, 1), f"iteration {i} (at most {n})"))
+    saved = SavedModel(out.model, tuple(out.feature_names), current.saved.feature_config)
+    return ServedModel(out.key, saved, current.families)

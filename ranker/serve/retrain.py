@@ -60,7 +60,7 @@ def _run(served, job: RetrainJob) -> None:
         with Store.open(served.store_path, create=False) as st:
             model = retrained_model(st, served.model, job.update)
         served.set_model(model)
-        job.finish("done", f"retrained: now ranking with model {model.key[:12]}")
+        job.finish("done", f"retrained on the decisions: now ranking with model {model.key[:12]}")
     except RankerError as e:
         job.finish("failed", str(e))
     except Exception as e:   # a bug: keep the server up, say what happened

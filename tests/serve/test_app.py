@@ -190,3 +190,38 @@ def test_two_annotators_at_once_lose_no_decision(app, store_path):
             assert sorted(d.label for d in got) == sorted(f"X{n}{k}" for n in ("ann", "bob") for k in range(per_client))
             for _ in got:
                 st.undo_decision(sid)
+
+
+def test_retraining_from_decisions_changes_the_model_and_shows_the_old_places(store_path, test_sentence):
+    import time
+
+    from ranker.serve.app import create_app
+    from ranker.pipeline.cache import MODEL_KIND
+
+    app = create_app(store_path)
+    client = app.test_client()
+    html = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    token = re.search(r'name="token" value="([^"]+)"', html).group(1)
+    old_key = re.search(r'id="model-key">([^<]+)<', html).group(1)
+    assert client.get("/retrain/status").get_json()["state"] == "idle"
+    # reject the span most of the model's probability stands behind: the ranking must move
+    masses = re.findall(r'data-key="([^"]+)">.*?<td class="num">\d+</td><td class="num">\d+</td>'
+                        r'<td class="num">([\d.]+)</td>', html, re.S)
+    key = max(masses, key=lambda km: float(km[1]))[0]
+    client.post("/decide", data={"id": test_sentence, "key": key, "accept": "0", "token": token})
+    assert client.post("/retrain", data={"id": test_sentence, "token": token}).status_code == 302
+    for _ in range(120):
+        status = client.get("/retrain/status").get_json()
+        if status["state"] != "running":
+            break
+        time.sleep(0.25)
+    assert status["state"] == "done" and status["progress"] == 1.0, status
+    html = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    new_key = re.search(r'id="model-key">([^<]+)<', html).group(1)
+    assert new_key != old_key and ">before</th>" in html and 'class="num moved"' in html
+    with Store.open(store_path, readonly=True) as st:
+        metas = [st.get_artifact(MODEL_KIND, k)[1] for k in st.artifact_keys(MODEL_KIND) if k.startswith(new_key)]
+        assert [m.get("kind") for m in metas] == ["user"]
+        st_key = next(k for k in st.artifact_keys(MODEL_KIND) if k.startswith(new_key))
+    assert st_key.startswith(new_key)
+    client.post("/undo", data={"id": test_sentence, "token": token})

@@ -39,7 +39,7 @@ def test_without_flask_the_error_names_the_extra(store_path):
 def test_bad_store_model_and_port_are_one_line_errors(store_path, tmp_path):
     _one_line_error(_ranker("serve", "--store", str(tmp_path / "none.sqlite")), "no such store")
     _one_line_error(_ranker("serve", "--store", str(store_path), "--model", "nosuchkey"),
-                    "--model nosuchkey", "no stored models match")
+                    "no stored models match 'nosuchkey'")
     _one_line_error(_ranker("serve", "--store", str(store_path), "--port", "70000"), "--port 70000")
 
 
