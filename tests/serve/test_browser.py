@@ -80,3 +80,22 @@ def test_the_page_loads_no_foreign_resource_and_logs_no_error(browser, live_serv
     assert browser.find_elements(By.CSS_SELECTOR, "svg.tree")
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE" and "favicon" not in e["message"]]
     assert errors == []
+
+
+def test_retrain_shows_progress_then_the_new_ranking(browser, live_server, store_path, test_sentence):
+    browser.get(f"{live_server.url}/sentence?id={test_sentence}")
+    total = _remaining(browser)
+    browser.find_element(By.CSS_SELECTOR, "#discriminants tbody tr[data-key] button.reject").click()
+    _wait_for_count(browser, total, lambda now, old: now < old)
+    old_key = browser.find_element(By.ID, "model-key").text
+    browser.find_element(By.CSS_SELECTOR, "button.retrain").click()
+    WebDriverWait(browser, 20, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+        lambda d: "retrained" in d.find_element(By.ID, "retrain-message").text)
+    assert browser.find_element(By.ID, "retrain-progress").get_attribute("value") == "1"
+    assert browser.find_element(By.ID, "model-key").text != old_key
+    headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#candidates thead th")]
+    assert "before" in headers
+    browser.find_element(By.CSS_SELECTOR, "button.undo").click()
+    _wait_for_count(browser, 0, lambda now, old: now == total)
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions(test_sentence) == []
