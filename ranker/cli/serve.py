@@ -47,8 +47,10 @@ def run(args) -> int:
         server = make_server(args.host, args.port, app, threaded=True)
     except OSError as e:
         raise RankerError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+    model = app.extensions["ranker"].model
     print(f"ranker serve: {args.store} on http://{args.host}:{server.server_port}/"
-          f"{' (read-only)' if args.read_only else ''}; Ctrl-C stops", flush=True)
+          f"{' (read-only)' if args.read_only else ''}, ranking with "
+          f"{'model ' + model.key if model else 'no model (source order)'}; Ctrl-C stops", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

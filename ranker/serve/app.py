@@ -59,9 +59,7 @@ class Served:
             self.source = stored_source(st)
             self.model = load_served_model(st, model_spec)
             self.heidorn = tuned_heidorn(st)
-            forests = st.forest_qualities(self.source)   # sizes and qualities without reading a tree
-            self.sizes = {sid: len(q) for sid, q in forests.items()}
-            self.qualities = {sid: _forest_quality(q) for sid, q in forests.items()}
+            self.sizes, self.qualities = forest_summary(st, self.source)
             self.corpora: dict[str, list] = {}
             for s in st.sentences(None):
                 self.corpora.setdefault(s.corpus, []).append(s)
@@ -112,11 +110,25 @@ class Served:
             self.previous, self.model = self.model, model
 
 
-def _forest_quality(qualities) -> str:
-    qs = set(qualities)
-    if qs == {"full"}:
-        return "full"
-    return "timeout" if "timeout" in qs else "fragment"
+def forest_summary(store, source: str) -> tuple[dict[str, int], dict[str, str]]:
+    """Each sentence's forest size and parse quality (full, fragment, timeout, no parse), no tree read.
+
+    A parser's log holds both for each sentence it parsed (a few thousand rows); forests imported
+    from files have no log, and their candidates' qualities are read instead (a scan of the
+    candidate rows, which for a Link Grammar store of the WSJ sample would take many seconds).
+    """
+    log = store.parse_log(source)
+    if log:
+        sizes = {row[0]: int(row[4]) for row in log}
+        quality = {row[0]: (row[2] if row[2] in ("full", "fragment", "timeout") else "no parse")
+                   if row[4] or row[2] == "timeout" else "no parse" for row in log}
+        return sizes, quality
+    sizes, quality = {}, {}
+    for sid, qs in store.forest_qualities(source).items():
+        sizes[sid] = len(qs)
+        kinds = set(qs)
+        quality[sid] = "full" if kinds == {"full"} else "timeout" if "timeout" in kinds else "fragment"
+    return sizes, quality
 
 
 def create_app(store_path, model: str | None = None, read_only: bool = False,

@@ -52,7 +52,8 @@ def stored_model_keys(store) -> list[str]:
 
 def load_served_model(store, spec: str | None) -> ServedModel | None:
     """The model ``--model`` names: a stored key (or unique prefix), a model file, or by default
-    the stored model chosen on held-out (else the first stored one); None when the store has none.
+    the stored model chosen on held-out (else the first stored one that carries its feature
+    configuration); None when the store has no such model.
 
     Raises
     ------
@@ -60,26 +61,34 @@ def load_served_model(store, spec: str | None) -> ServedModel | None:
         A key matching no stored model or several, a file that is not a log-linear model, or a
         model without its feature configuration.
     """
-    from features import feature_set_from_dict
-
     from ..models import LogLinearRanker, load_model
-    from ..pipeline.feature_cache import fit_families
     from ..pipeline.retrain import stored_model
 
-    if spec is not None and Path(spec).is_file():
+    if spec is None:
+        # the default: the first stored log-linear model that carries its features (a model of an
+        # older ranker may not; the page then ranks in source order rather than refuse to start)
+        for key in stored_model_keys(store):
+            saved = stored_model(store, key)[1]
+            if isinstance(saved.ranker, LogLinearRanker) and saved.feature_config:
+                return _with_features(store, key, saved)
+        return None
+    if Path(spec).is_file():
         saved, key = load_model(spec, kind="loglinear"), Path(spec).name
     else:
-        if spec is None:
-            keys = stored_model_keys(store)
-            if not keys:
-                return None
-            spec = keys[0]
         key, saved = stored_model(store, spec)
         if not isinstance(saved.ranker, LogLinearRanker):
             raise RankerError(f"{store.path}: model {key} is not a log-linear model")
     if not saved.feature_config:
         raise RankerError(f"model {key}: carries no feature configuration; export it again (ranker "
                           "models export) or retrain")
+    return _with_features(store, key, saved)
+
+
+def _with_features(store, key: str, saved) -> ServedModel:
+    from features import feature_set_from_dict
+
+    from ..pipeline.feature_cache import fit_families
+
     fs = feature_set_from_dict(saved.feature_config, f"model {key}")
     families = fs.build()
     fit_families(store, families)   # tables of learning families are stored with the run
