@@ -225,3 +225,19 @@ def test_retraining_from_decisions_changes_the_model_and_shows_the_old_places(st
         st_key = next(k for k in st.artifact_keys(MODEL_KIND) if k.startswith(new_key))
     assert st_key.startswith(new_key)
     client.post("/undo", data={"id": test_sentence, "token": token})
+
+
+def test_the_disagreement_filter_splits_the_list_by_the_rankers_choices(app):
+    client = app.test_client()
+
+    def ids(flag):
+        html = client.get(f"/sentences?corpus=treebank&split=test&min_size=1&disagree={flag}").get_data(as_text=True)
+        return re.findall(r'<a href="/sentence\?id=([^"]+)">', html)
+
+    every = ids("")
+    disagree, agree = ids(1), ids(0)
+    assert every and sorted(disagree + agree) == sorted(every)
+    for sid in every:
+        html = client.get("/sentence", query_string={"id": sid}).get_data(as_text=True)
+        picks = dict(re.findall(r'data-ranker="(\w+)"><td>\w+</td><td><a [^>]*>#(\d+)</a>', html))
+        assert (picks["native"] != picks["loglinear"]) == (sid in disagree), sid
