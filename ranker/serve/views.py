@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, session, url_for
 
+from ..errors import RankerError
+from ..store.errors import StoreError
 from . import forms
 from .forms import FormError
 
@@ -28,6 +30,13 @@ def _common():
 @bp.app_errorhandler(FormError)
 def _form_error(e: FormError):
     return render_template("error.html", message=str(e), status=e.status), e.status
+
+
+@bp.app_errorhandler(RankerError)
+def _ranker_error(e: RankerError):
+    # the store refusing a write (locked, disk full) is the server's trouble, anything else the request's
+    status = 503 if isinstance(e, StoreError) else 400
+    return render_template("error.html", message=str(e), status=status), status
 
 
 @bp.before_request

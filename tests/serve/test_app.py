@@ -241,3 +241,4 @@ def test_the_disagreement_filter_splits_the_list_by_the_rankers_choices(app):
         html = client.get("/sentence", query_string={"id": sid}).get_data(as_text=True)
         picks = dict(re.findall(r'data-ranker="(\w+)"><td>\w+</td><td><a [^>]*>#(\d+)</a>', html))
         assert (picks["native"] != picks["loglinear"]) == (sid in disagree), sid
+
