@@ -69,6 +69,15 @@ class Served:
         self.forests = LRU(settings.cached_forests)
         self.scores = LRU(4 * settings.cached_forests)
 
+    def neighbours(self, sentence) -> tuple[str | None, str | None]:
+        """The previous and next sentence with candidates in corpus order (the annotator's way through)."""
+        ids = [s.id for s in self.corpora.get(sentence.corpus, ()) if self.sizes.get(s.id)]
+        try:
+            k = ids.index(sentence.id)
+        except ValueError:
+            return None, None
+        return (ids[k - 1] if k > 0 else None), (ids[k + 1] if k + 1 < len(ids) else None)
+
     def forest_data(self, sentence_id: str):
         """The sentence's :class:`~.sentence.ForestData` (cached)."""
         from .sentence import forest_data

@@ -127,6 +127,7 @@ def sentence():
     shown = view.rows if show_all else remaining
     return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
                            show_all=show_all, n=n, here=url_for("serve.sentence", id=sid),
+                           neighbours=s.neighbours(view.sentence),
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
                            retrain=s.retrain)

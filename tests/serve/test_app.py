@@ -242,3 +242,16 @@ def test_the_disagreement_filter_splits_the_list_by_the_rankers_choices(app):
         picks = dict(re.findall(r'data-ranker="(\w+)"><td>\w+</td><td><a [^>]*>#(\d+)</a>', html))
         assert (picks["native"] != picks["loglinear"]) == (sid in disagree), sid
 
+
+
+def test_previous_and_next_walk_the_sentences_with_forests_in_corpus_order(app, store_path):
+    with Store.open(store_path, readonly=True) as st:
+        with_forest = [s.id for s in st.sentences("treebank") if st.candidate_texts(s.id)]
+    client = app.test_client()
+    html = client.get("/sentence", query_string={"id": with_forest[1]}).get_data(as_text=True)
+    prev = re.search(r'id="previous" href="/sentence\?id=([^"]+)"', html).group(1)
+    nxt = re.search(r'id="next" href="/sentence\?id=([^"]+)"', html).group(1)
+    assert (prev, nxt) == (with_forest[0], with_forest[2])
+    first = client.get("/sentence", query_string={"id": with_forest[0]}).get_data(as_text=True)
+    last = client.get("/sentence", query_string={"id": with_forest[-1]}).get_data(as_text=True)
+    assert 'id="previous"' not in first and 'id="next"' not in last
