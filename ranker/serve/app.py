@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..pipeline.config import ServeSection
@@ -23,6 +24,10 @@ class LRU:
         self.size = size
         self._items: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
+
+    def __contains__(self, key) -> bool:
+        with self._lock:
+            return key in self._items
 
     def get(self, key, compute):
         """The cached value of ``key``, computing (outside the lock) and keeping it when absent."""
@@ -68,6 +73,20 @@ class Served:
         # forests, spans and counts do not change while serving; scores only with the model
         self.forests = LRU(settings.cached_forests)
         self.scores = LRU(4 * settings.cached_forests)
+        self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranker-prefetch")
+
+    def prefetch(self, sentence_id: str | None):
+        """Read and score a sentence in the background (the one after the page shown), so its page is warm."""
+        if sentence_id is None or sentence_id in self.forests:
+            return None
+
+        def work():
+            self.forest_data(sentence_id)
+            with self.lock:
+                model = self.model
+            self.model_scores(model, sentence_id)
+
+        return self._prefetcher.submit(work)
 
     def neighbours(self, sentence) -> tuple[str | None, str | None]:
         """The previous and next sentence with candidates in corpus order (the annotator's way through)."""

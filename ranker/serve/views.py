@@ -125,9 +125,11 @@ def sentence():
         drawings["a"] = tree_svg(ta, compare_brackets(ta, tb, DIFFERENT), f"candidate {a}")
         drawings["b"] = tree_svg(tb, compare_brackets(tb, ta, DIFFERENT), f"candidate {b}")
     shown = view.rows if show_all else remaining
+    neighbours = s.neighbours(view.sentence)
+    s.prefetch(neighbours[1])   # the annotator's likely next page
     return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
                            show_all=show_all, n=n, here=url_for("serve.sentence", id=sid),
-                           neighbours=s.neighbours(view.sentence),
+                           neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
                            retrain=s.retrain)

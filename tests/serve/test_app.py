@@ -255,3 +255,16 @@ def test_previous_and_next_walk_the_sentences_with_forests_in_corpus_order(app, 
     first = client.get("/sentence", query_string={"id": with_forest[0]}).get_data(as_text=True)
     last = client.get("/sentence", query_string={"id": with_forest[-1]}).get_data(as_text=True)
     assert 'id="previous"' not in first and 'id="next"' not in last
+
+
+def test_the_next_sentence_is_read_and_scored_in_the_background(store_path):
+    from ranker.serve.app import create_app
+
+    app = create_app(store_path)
+    served = app.extensions["ranker"]
+    with Store.open(store_path, readonly=True) as st:
+        with_forest = [s.id for s in st.sentences("treebank") if st.candidate_texts(s.id)]
+    app.test_client().get("/sentence", query_string={"id": with_forest[0]})
+    served._prefetcher.submit(lambda: None).result(timeout=60)   # one worker: runs after the prefetch
+    assert with_forest[1] in served.forests and (id(served.model), with_forest[1]) in served.scores
+    assert with_forest[2] not in served.forests
