@@ -53,7 +53,9 @@ def sentence_status(store, served, sentence_id: str, decisions) -> tuple[int, st
         return 0, "untouched"
     from .sentence import disambiguated
 
-    return len(decisions), "done" if disambiguated(served.forest_data(sentence_id).spans, decisions) else "started"
+    key = (sentence_id, tuple(decisions))   # kept per answer set: a list page reads no forest twice
+    done = served.statuses.get(key, lambda: disambiguated(served.forest_data(sentence_id).spans, decisions))
+    return len(decisions), "done" if done else "started"
 
 
 def ranker_choices(served, sentence_id: str) -> dict[str, int]:

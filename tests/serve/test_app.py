@@ -268,3 +268,25 @@ def test_the_next_sentence_is_read_and_scored_in_the_background(store_path):
     served._prefetcher.submit(lambda: None).result(timeout=60)   # one worker: runs after the prefetch
     assert with_forest[1] in served.forests and (id(served.model), with_forest[1]) in served.scores
     assert with_forest[2] not in served.forests
+
+
+def test_answering_until_no_discriminant_is_left_counts_the_sentence_done(store_path, test_sentence):
+    from ranker.serve.app import create_app
+
+    client = create_app(store_path).test_client()
+    token = _token(client)
+    for _ in range(60):
+        html = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+        keys = re.findall(r'data-key="([^"]+)"', html)
+        if not keys:
+            break
+        client.post("/decide", data={"id": test_sentence, "key": keys[0], "accept": "1", "token": token})
+    assert not keys and _remaining(html) >= 1 and "no discriminant left" in html
+    listing = client.get("/sentences?corpus=treebank&split=test&status=done").get_data(as_text=True)
+    assert "<strong>1</strong> of" in listing and re.findall(r'<a href="/sentence\?id=([^"]+)">', listing) == [test_sentence]
+    with Store.open(store_path, readonly=True) as st:
+        made = len(st.decisions(test_sentence))
+    for _ in range(made):
+        client.post("/undo", data={"id": test_sentence, "token": token})
+    listing = client.get("/sentences?corpus=treebank&split=test").get_data(as_text=True)
+    assert "<strong>0</strong> of" in listing
