@@ -3,6 +3,7 @@ from __future__ import annotations
 
 
 def add_parser(subparsers) -> None:
+    """Register ``ranker serve``."""
     from ..pipeline.config import ServeSection
     from .options import add_store, config_option
 
@@ -27,6 +28,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    """Serve the store until interrupted (a missing Flask is a one-line error naming the extra)."""
     from ..errors import RankerError
 
     try:

@@ -51,9 +51,10 @@ def stored_model_keys(store) -> list[str]:
 
 
 def load_served_model(store, spec: str | None) -> ServedModel | None:
-    """The model ``--model`` names: a stored key (or unique prefix), a model file, or by default
-    the stored model chosen on held-out (else the first stored one that carries its feature
-    configuration); None when the store has no such model.
+    """The model the page ranks with, as ``--model`` names it (None: the store holds no usable model).
+
+    ``spec`` is a stored model's key (or unique prefix) or a model file; by default the stored
+    model chosen on held-out, else the first stored one that carries its feature configuration.
 
     Raises
     ------

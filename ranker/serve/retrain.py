@@ -22,12 +22,14 @@ class RetrainJob:
         self._lock = threading.Lock()
 
     def update(self, progress: float, message: str = "") -> None:
+        """Record progress (a fraction) and what is being done."""
         with self._lock:
             self.progress = max(0.0, min(1.0, float(progress)))
             if message:
                 self.message = message
 
     def finish(self, state: str, message: str) -> None:
+        """End the job as ``done`` or ``failed``."""
         with self._lock:
             self.state, self.message, self.finished = state, message, time.time()
             if state == "done":

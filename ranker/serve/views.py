@@ -17,6 +17,7 @@ bp = Blueprint("serve", __name__)
 
 
 def served():
+    """The :class:`~.app.Served` state of this application."""
     return current_app.extensions["ranker"]
 
 
@@ -62,6 +63,7 @@ def _headers(resp):
 # ---------------------------------------------------------------------------------- list
 @bp.get("/")
 def index():
+    """Start at the sentence list of the treebank (or the store's first corpus)."""
     s = served()
     corpus = "treebank" if "treebank" in s.corpora else next(iter(s.corpora), "treebank")
     return redirect(url_for("serve.sentences", corpus=corpus))
@@ -69,6 +71,7 @@ def index():
 
 @bp.get("/sentences")
 def sentences():
+    """The sentence list of a corpus and split, filtered, with the progress count."""
     from .listing import PAGE, QUALITIES, STATUSES, Filters, list_rows, splits_of
 
     s = served()
@@ -94,6 +97,7 @@ def sentences():
 # ---------------------------------------------------------------------------------- sentence
 @bp.get("/sentence")
 def sentence():
+    """One sentence: ranked candidates, rankers' choices, trees, discriminants, decisions."""
     from .sentence import sentence_view
     from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
 
@@ -141,6 +145,7 @@ def _back(sid: str):
 
 @bp.post("/decide")
 def decide():
+    """Store an answer (accept or reject) to one discriminant of a sentence."""
     from ..sources.discriminants import decision, span_key
 
     s = served()
@@ -154,6 +159,7 @@ def decide():
 
 @bp.post("/undo")
 def undo():
+    """Take back the latest answer on a sentence."""
     s = served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
@@ -163,6 +169,7 @@ def undo():
 
 @bp.post("/who")
 def set_who():
+    """Remember the annotator's name for this session's decisions."""
     session["who"] = forms.who(request.form.get("who"))
     back = request.form.get("id")
     if back:
@@ -173,6 +180,7 @@ def set_who():
 # ---------------------------------------------------------------------------------- retrain
 @bp.post("/retrain")
 def retrain():
+    """Start retraining from the decisions in the background."""
     from .retrain import start_retrain
 
     s = served()
@@ -185,6 +193,7 @@ def retrain():
 
 @bp.get("/retrain/status")
 def retrain_status():
+    """The retraining job's state and progress, as JSON (the page polls it)."""
     job = served().retrain
     if job is None:
         return jsonify({"state": "idle", "progress": 0.0, "message": ""})
@@ -193,4 +202,5 @@ def retrain_status():
 
 @bp.get("/favicon.ico")
 def favicon():
+    """No icon: answer 404 without a page."""
     abort(404)
