@@ -290,3 +290,36 @@ def test_answering_until_no_discriminant_is_left_counts_the_sentence_done(store_
         client.post("/undo", data={"id": test_sentence, "token": token})
     listing = client.get("/sentences?corpus=treebank&split=test").get_data(as_text=True)
     assert "<strong>0</strong> of" in listing
+
+
+def test_two_sessions_over_http_at_once_lose_no_decision(live_server, store_path):
+    import http.cookiejar
+    import urllib.parse
+    import urllib.request
+
+    with Store.open(store_path, readonly=True) as st:
+        sid = next(s.id for s in st.sentences("treebank", "test") if len(s.tokens) >= 6)
+    per_session, failures = 12, []
+
+    def annotate(name: str):
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        page = opener.open(f"{live_server.url}/sentence?{urllib.parse.urlencode({'id': sid})}", timeout=30).read()
+        token = re.search(rb'name="token" value="([^"]+)"', page).group(1).decode()
+        for k in range(per_session):
+            data = urllib.parse.urlencode({"id": sid, "key": f"H{name}{k}:0-{1 + k % 5}", "accept": "0",
+                                           "token": token}).encode()
+            with opener.open(f"{live_server.url}/decide", data=data, timeout=30) as r:
+                if r.status != 200:   # redirected back to the page
+                    failures.append(r.status)
+
+    threads = [threading.Thread(target=annotate, args=(n,)) for n in ("ann", "bob")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    with Store.open(store_path) as st:
+        got = st.decisions(sid)
+        assert sorted(d.label for d in got) == sorted(f"H{n}{k}" for n in ("ann", "bob") for k in range(per_session))
+        for _ in got:
+            st.undo_decision(sid)
