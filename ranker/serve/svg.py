@@ -51,11 +51,18 @@ def compare_brackets(tree: Tree, other: Tree | None, unmatched: str = EXTRA) -> 
 
 
 def _word_columns(tree: Tree) -> list[float]:
-    """The x centre of each word, wide enough for the word and its tag."""
-    tags = tree.tags()
+    """The x centre of each word, wide enough for the word and every label drawn right above it.
+
+    A node over one word (its tag, and phrases such as ``(ADVP-TMP (RB now))``) is drawn
+    centred on that word, so the word's column is as wide as the longest of their labels.
+    """
+    chars = [len(w) for w in tree.words]
+    for n in tree.nodes():
+        if n.end - n.start == 1:
+            chars[n.start] = max(chars[n.start], len(n.label))
     xs, x = [], float(_PAD)
-    for w, t in zip(tree.words, tags):
-        width = max(len(w), len(t or "")) * _CHAR + 12
+    for c in chars:
+        width = c * _CHAR + 12
         xs.append(x + width / 2)
         x += width
     return xs

@@ -59,3 +59,13 @@ def test_a_very_deep_tree_is_drawn_without_recursion():
     text = "(S " * depth + "(NN x)" + ")" * depth
     svg = tree_svg(parse_tree(text), {}, "deep")
     assert svg.count("<text") == depth + 2   # every S, the tag and the word
+
+
+def test_a_long_label_over_one_word_widens_its_column():
+    narrow = tree_svg(parse_tree("(S (VP (VBZ is) (RB now)))"), {}, "")
+    wide = tree_svg(parse_tree("(S (VP (VBZ is) (ADVP-TMP (RB now))))"), {}, "")
+    width = lambda svg: float(re.search(r'width="([\d.]+)"', svg).group(1))
+    xs = lambda svg: [float(x) for x in re.findall(r'<text x="([\d.]+)"[^>]*class="word"', svg)]
+    assert width(wide) > width(narrow)
+    (is_, now) = xs(wide)
+    assert now - is_ >= (len("VBZ") + len("ADVP-TMP")) * 7.2 / 2   # the two labels do not overlap
