@@ -5,7 +5,7 @@ from __future__ import annotations
 def add_parser(subparsers) -> None:
     """Register ``ranker serve``."""
     from ..pipeline.config import ServeSection
-    from .options import add_store, config_option
+    from .options import add_store, config_default
 
     p = subparsers.add_parser(
         "serve", help="web page: browse forests, compare rankers, disambiguate by discriminants",
@@ -18,12 +18,15 @@ def add_parser(subparsers) -> None:
     add_store(p)
     p.add_argument("--model", default=None,
                    help="a stored model's key or unique prefix (ranker models list), or a model file "
-                        "(default: the stored model chosen on held-out, else the only one)")
-    config_option(p, "--host", section=ServeSection, key="host",
-                  help="address to listen on; anything but loopback lets other machines in")
-    config_option(p, "--port", section=ServeSection, key="port", type=int, help="port (0: any free port)")
-    config_option(p, "--read-only", section=ServeSection, key="read_only", action="store_true",
-                  help="browse only: the store is opened read-only and every POST is refused")
+                        "(default: the stored model chosen on held-out, else the first stored model "
+                        "that carries its features; none: source order)")
+    # defaults from ServeSection (the web page is no stage of an experiment config)
+    host, port = config_default(ServeSection, "host"), config_default(ServeSection, "port")
+    p.add_argument("--host", default=host,
+                   help=f"address to listen on; anything but loopback lets other machines in (default {host})")
+    p.add_argument("--port", type=int, default=port, help=f"port, 0 for any free one (default {port})")
+    p.add_argument("--read-only", action="store_true", default=config_default(ServeSection, "read_only"),
+                   help="browse only: the store is opened read-only and every POST is refused")
     p.set_defaults(func=run)
 
 
