@@ -323,3 +323,12 @@ def test_two_sessions_over_http_at_once_lose_no_decision(live_server, store_path
         assert sorted(d.label for d in got) == sorted(f"H{n}{k}" for n in ("ann", "bob") for k in range(per_session))
         for _ in got:
             st.undo_decision(sid)
+
+
+def test_a_sentence_without_candidates_has_a_page_and_nothing_to_decide(app, store_path):
+    with Store.open(store_path, readonly=True) as st:
+        sid = next(s.id for s in st.sentences("treebank", "test") if not st.candidate_texts(s.id))
+    r = app.test_client().get("/sentence", query_string={"id": sid})
+    html = r.get_data(as_text=True)
+    assert r.status_code == 200 and _remaining(html) == 0 and "<svg" not in html
+    assert "no discriminant left" in html and 'data-ranker="' not in html
