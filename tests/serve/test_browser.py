@@ -65,11 +65,24 @@ def test_accept_a_discriminant_then_undo(browser, live_server, store_path, test_
     with Store.open(store_path, readonly=True) as st:
         (d,) = st.decisions(test_sentence)
     assert (f"{d.label}:{d.start}-{d.end}", d.accept, d.who) == (key, True, "anonymous")
+    # the decision is a partial annotation of kind user, as ranker annotate reads it
+    assert _user_annotation(store_path, test_sentence) == [(d.label, d.start, d.end, True)]
 
     browser.find_element(By.CSS_SELECTOR, "button.undo").click()
     assert _wait_for_count(browser, after, lambda now, old: now > old) == total
     with Store.open(store_path, readonly=True) as st:
         assert st.decisions(test_sentence) == []
+    assert _user_annotation(store_path, test_sentence) is None
+
+
+def _user_annotation(store_path, sentence_id):
+    """The sentence's ``user`` annotation rows after ``ranker annotate --kind user``."""
+    from ranker.cli.main import main
+
+    assert main(["annotate", "--store", str(store_path), "--kind", "user"]) == 0
+    with Store.open(store_path, readonly=True) as st:
+        got = st.annotations("user", corpus="treebank").get(sentence_id)
+    return None if got is None else [tuple(b) for b in got.brackets]
 
 
 def test_the_page_loads_no_foreign_resource_and_logs_no_error(browser, live_server, test_sentence):
