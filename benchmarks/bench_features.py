@@ -85,7 +85,7 @@ def main() -> None:
     t0 = time.perf_counter()
     mp = extract(forests, fams, workers=args.workers)
     pooled = time.perf_counter() - t0
-    same = mp.names == m.names and (mp.X != m.X).nnz == 0
+    same = mp.names == m.names and (mp.X.tocsr() != m.X.tocsr()).nnz == 0
 
     with Store.open(args.store) as st:
         t0 = time.perf_counter()
@@ -134,7 +134,7 @@ def family_costs(args) -> dict:
                 m = extract(forests, [fam])
                 totals[n]["seconds"] += time.perf_counter() - t0
                 totals[n]["nonzeros"] += int(m.X.nnz)
-                totals[n]["binary"] &= bool((m.X.data == 1.0).all())
+                totals[n]["binary"] &= m.X.parts[1].nnz == m.X.parts[2].nnz == 0
                 seen[n].update(m.names)
     for n in names:
         t = totals[n]

@@ -39,6 +39,7 @@ from features.datasets import consistency_weights
 from ranker.evaluation.bounds import (METRICS, corpus_score, error_reduction, expected_counts,
                                       oracle_choice, selected_counts)
 from ranker.models import LogLinearRanker
+from ranker.models.compact import CompactMatrix
 from ranker.pipeline.config import load_config
 from ranker.evaluation.scoring import ScoringSettings
 from ranker.pipeline.counts import load_forest_counts
@@ -70,13 +71,13 @@ def join_columns(mats: list[CandidateMatrix]) -> CandidateMatrix:
     names = [n for m in mats for n in m.names]
     union = sorted(set(names))
     where = {n: i for i, n in enumerate(union)}
-    X = sp.hstack([m.X for m in mats], format="csr", dtype=np.float64)
+    X = sp.hstack([m.X.tocsr() for m in mats], format="csr", dtype=np.float64)
     if len(union) != len(names) or names != union:
         cols = np.fromiter((where[n] for n in names), dtype=np.int64, count=len(names))
         X = sp.csr_matrix((X.data, cols[X.indices].astype(X.indices.dtype), X.indptr),
                           shape=(X.shape[0], len(union)))
         X.sum_duplicates()   # sorted columns; a name two families give is added up
-    return CandidateMatrix(X, first.offsets, tuple(union), first.sentence_ids)
+    return CandidateMatrix(CompactMatrix.from_csr(X), first.offsets, tuple(union), first.sentence_ids)
 
 
 def split_matrix(st, fs, sel, workers: int) -> CandidateMatrix:
@@ -157,8 +158,8 @@ def main(argv=None) -> int:
                 mh, _ = family_matrix(st, table, held, args.workers)
                 cost[spec] = {"nonzeros": int(mt.X.nnz), "properties": len(mt.names),
                               "extraction_seconds": round(secs, 1),
-                              "bytes": int(mt.X.nnz * 12 + mt.X.indptr.nbytes),
-                              "binary": bool(np.all(mt.X.data == 1.0))}
+                              "bytes": int(mt.X.nbytes),
+                              "binary": mt.X.parts[1].nnz == mt.X.parts[2].nnz == 0}
                 trains.append(mt)
                 helds.append(mh)
             Xt = join_columns(trains) if specs else base_train

@@ -18,6 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
 from .base import GroupedRanker
+from .compact import CompactMatrix, as_compact
 from .groups import group_offsets
 from ..parallel import current_executor
 from .objective import ConditionalObjective
@@ -33,6 +34,14 @@ def as_csr(X, dtype=None) -> sp.csr_matrix:
         X.indices = X.indices.astype(np.int32, copy=False)
         X.indptr = X.indptr.astype(np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64, copy=False)
     return X
+
+
+def training_matrix(X, dtype: str = "float64") -> CompactMatrix:
+    """``X`` as the objective streams it: compact, values rounded to float32 if ``dtype`` says so."""
+    if dtype == "float32" and (not isinstance(X, CompactMatrix) or X.parts[2].nnz):
+        X = X.tocsr() if isinstance(X, CompactMatrix) else X
+        return as_compact(as_csr(X, dtype=np.float32))
+    return X if isinstance(X, CompactMatrix) else as_compact(as_csr(X))
 
 
 class LogLinearRanker(GroupedRanker):
@@ -57,7 +66,9 @@ class LogLinearRanker(GroupedRanker):
         Training filter: drop sentences whose every candidate is consistent. Sentences with no
         consistent candidate are always dropped.
     dtype : {"float64", "float32"}
-        Precision of the stored feature values during training; float32 halves memory traffic.
+        Precision of the stored feature values during training. Products add in float64 either
+        way, and values exact in float32 (counts) are stored as float32 anyway (ones as column
+        ids alone, :class:`~ranker.models.compact.CompactMatrix`); "float32" also rounds the rest.
     n_jobs : int or None
         Threads evaluating the objective (``None``: 1, -1: every core). The fitted model is the
         same for any value: the objective's sums run in a fixed block order
@@ -116,7 +127,7 @@ class LogLinearRanker(GroupedRanker):
 
         Parameters
         ----------
-        X : sparse or dense matrix, shape (n_candidates, n_features)
+        X : CompactMatrix, sparse or dense matrix, shape (n_candidates, n_features)
         y : array-like, shape (n_candidates,)
             Consistency weight of each candidate, >= 0 (1 consistent, 0 not, or fractional).
         groups : array-like, shape (n_candidates,)
@@ -138,13 +149,13 @@ class LogLinearRanker(GroupedRanker):
         self
         """
         self._validate_params()
-        X = as_csr(X, dtype=np.dtype(self.dtype))
+        X = training_matrix(X, self.dtype)
         y = np.asarray(y, dtype=np.float64)
         if y.shape != (X.shape[0],):
             raise RankerError(f"y has shape {y.shape}; expected one weight per candidate ({X.shape[0]})")
         if not np.all(np.isfinite(y)) or np.any(y < 0):
             raise RankerError("consistency weights y must be finite and >= 0")
-        if X.nnz and not np.all(np.isfinite(X.data)):
+        if any(p.data is not None and not np.all(np.isfinite(p.data)) for p in X.parts):
             raise RankerError("feature values must be finite")
         offsets = group_offsets(groups, X.shape[0])
         if self.full_parses_only and full is None:
@@ -157,7 +168,7 @@ class LogLinearRanker(GroupedRanker):
             raise RankerError(f"no training sentence survives the filters (dropped: {rows.dropped})")
         if not rows.row_mask.all():
             keep_rows = np.flatnonzero(rows.row_mask)
-            X = as_csr(X[keep_rows])
+            X = X.take_rows(keep_rows)
             y = y[keep_rows]
             sizes = np.diff(offsets)[rows.group_mask]
             offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
@@ -227,14 +238,15 @@ class LogLinearRanker(GroupedRanker):
 
         Parameters
         ----------
-        X : sparse or dense matrix, shape (n_candidates, n_features)
+        X : CompactMatrix, sparse or dense matrix, shape (n_candidates, n_features)
 
         Returns
         -------
         ndarray of float64, shape (n_candidates,)
         """
         self._check_fitted("coef_")
-        X = sp.csr_matrix(X)
+        if not isinstance(X, CompactMatrix):
+            X = sp.csr_matrix(X)
         if X.shape[1] != self.n_features_in_:
             raise RankerError(f"X has {X.shape[1]} features but the model was trained on "
                               f"{self.n_features_in_}")

@@ -11,52 +11,66 @@ where ``p`` is the model's distribution over all parses of a sentence and ``q`` 
 distribution restricted to (and reweighted by) the consistent set. With 0/1 weights and the prior
 mean ``μ = 0`` this is exactly the paper's formula; a prior centred on a trained model's weights
 (MAP adaptation, Chelba and Acero 2004) lets a few new annotations move it only as far as they
-demand (:mod:`ranker.pipeline.retrain`). All candidates sit in one CSR matrix, so one evaluation is one product
+demand (:mod:`ranker.pipeline.retrain`). All candidates sit in one compact matrix, so one evaluation is one
+product
 ``X λ``, segment-wise log-sum-exp over the sentence offsets, and one product ``Xᵀ (p - q)`` that
 yields both expectations at once: two passes over the nonzeros, which is what bounds its speed.
 """
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
+from . import kernels
+from .compact import CompactMatrix, Part, _masked, as_compact
 from .groups import segment_logsumexp
 
 _TINY = 1e-300
 
 
-def drop_sentence_constants(X: sp.csr_matrix, offsets: np.ndarray) -> sp.csr_matrix:
+def _constant_entries(part: Part, offsets: np.ndarray, d: int) -> np.ndarray:
+    """Mask of ``part``'s entries whose column takes one value (in this part) on a whole sentence."""
+    indptr, indices, data = part.indptr, part.indices, part.data
+    drop = np.zeros(len(indices), dtype=bool)
+    first = np.zeros(d) if data is not None else None
+    for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        s, e = int(indptr[a]), int(indptr[b])
+        if e == s:
+            continue
+        cols, size = indices[s:e], b - a
+        # present in every candidate (one entry per row and column)
+        full = np.bincount(cols, minlength=d)[cols] == size
+        if not full.any():
+            continue
+        if data is None:
+            drop[s:e] = full
+            continue
+        # a column present in every row is present in the first: compare each value with that one
+        vals = data[s:e]
+        first_end = int(indptr[a + 1])
+        first[indices[s:first_end]] = data[s:first_end]
+        differs = np.zeros(d, dtype=bool)
+        differs[cols[full & (vals != first[cols])]] = True
+        drop[s:e] = full & ~differs[cols]
+    return drop
+
+
+def drop_sentence_constants(X, offsets: np.ndarray):
     """``X`` without the entries of properties that take one value on every candidate of a sentence.
 
     Such a property adds the same ``λ_i v`` to every score of the sentence, so it cancels from
     both ``p`` and ``q``: ``P(λ)`` and its gradient are unchanged (up to rounding), while each
     evaluation streams fewer nonzeros (18% fewer on the WSJ sample's Link Grammar forests).
     Charniak and Johnson's reranker discards such "pseudo-constant" features the same way.
+    ``X`` is a :class:`~.compact.CompactMatrix` (returned as one) or scipy sparse, canonical (one
+    entry per row and column; returned as a CompactMatrix too). Only kept entries are copied.
     """
-    X = sp.csr_matrix(X)
-    n, d = X.shape
-    indptr, indices, data = X.indptr, X.indices, X.data
-    keep = np.ones(X.nnz, dtype=bool)
-    for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
-        s, e = int(indptr[a]), int(indptr[b])
-        if e == s:
-            continue
-        cols, vals, size = indices[s:e], data[s:e], b - a
-        count = np.bincount(cols, minlength=d)
-        full = count[cols] == size      # present in every candidate (one entry per row and column)
-        if not full.any():
-            continue
-        # a column present in every row is present in the first: compare each value with that one
-        first = np.zeros(d)
-        first_end = int(indptr[a + 1])
-        first[indices[s:first_end]] = data[s:first_end]
-        differs = np.bincount(cols[full & (vals != first[cols])], minlength=d) > 0
-        keep[s:e] = ~(full & ~differs[cols])
-    if keep.all():
-        return X
-    dropped = np.flatnonzero(~keep)
-    new_indptr = indptr - np.searchsorted(dropped, indptr)   # entries dropped before each row
-    return sp.csr_matrix((data[keep], indices[keep], new_indptr), shape=(n, d))
+    X = as_compact(X)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    parts = []
+    for p in X.parts:
+        drop = _constant_entries(p, offsets, X.shape[1])
+        parts.append(_masked(p, ~drop) if drop.any() else p)
+    return CompactMatrix(X.shape, parts)
 
 
 #: Row blocks of every objective (fewer when there are fewer sentences). Fixed, not tied to the
@@ -66,32 +80,34 @@ N_BLOCKS = 8
 
 
 class _Block:
-    """The rows of a run of whole sentences; evaluates its share of ``P(λ)`` and of the gradient."""
+    """The rows of a run of whole sentences; evaluates its share of ``P(λ)`` and of the gradient.
 
-    def __init__(self, X: sp.csr_matrix, weights: np.ndarray, offsets: np.ndarray):
+    Picklable (its arrays are views of the objective's matrix, pickled as their own bytes), so a
+    block can live in another process and be called there with only ``λ`` sent over.
+    """
+
+    def __init__(self, X: CompactMatrix, weights: np.ndarray, offsets: np.ndarray,
+                 backend: str | None = None):
         self.X = X
-        self.XT = X.T  # a CSC view sharing X's arrays: Xᵀ r streams the same bytes as X λ
         self.offsets = offsets
         self.starts = offsets[:-1]
         self.sizes = np.diff(offsets)
         self.w = weights
-        n = X.shape[0]
-        self._e = np.empty(n)
-        self._ew = np.empty(n)
-        self._r = np.empty(n if X.dtype != np.float64 else 0, dtype=X.dtype)
+        self.backend = backend
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
         """``(data term of P, its gradient)`` over this block's sentences."""
-        scores = self.X @ lam.astype(self.X.dtype, copy=False)
-        s = scores.astype(np.float64, copy=False)
-        starts, sizes, e, ew = self.starts, self.sizes, self._e, self._ew
+        lam = np.asarray(lam, dtype=np.float64)
+        s = self.X.dot(lam, backend=self.backend)
+        starts, sizes = self.starts, self.sizes
+        e = np.empty_like(s)
         # One shift (the sentence maximum) serves both sums; it is exact for the full set and only
         # risks underflow in the consistent sum, handled below. np.repeat over the sentence sizes
         # broadcasts per-sentence values to rows three times faster than fancy indexing.
         m = np.maximum.reduceat(s, starts)
         np.subtract(s, np.repeat(m, sizes), out=e)
         np.exp(e, out=e)
-        np.multiply(e, self.w, out=ew)
+        ew = e * self.w
         z = np.add.reduceat(e, starts)
         zc = np.add.reduceat(ew, starts)
         if np.any(zc < _TINY):
@@ -106,18 +122,13 @@ class _Block:
         # r = p - q: one product Xᵀ r gives both expectations.
         np.multiply(e, np.repeat(1.0 / z, sizes), out=e)
         np.subtract(e, q, out=e)
-        if self.X.dtype == np.float64:
-            r = e
-        else:
-            r = self._r
-            r[...] = e
-        return value, np.asarray(self.XT @ r, dtype=np.float64)
+        return value, self.X.rdot(e, backend=self.backend)
 
 
-def _block_bounds(indptr: np.ndarray, offsets: np.ndarray, n_blocks: int) -> list[int]:
+def _block_bounds(row_nnz: np.ndarray, offsets: np.ndarray, n_blocks: int) -> list[int]:
     """Sentence numbers that cut the rows into ``n_blocks`` runs of about equal nonzeros."""
     n_sent = len(offsets) - 1
-    nnz_at = indptr[offsets]                 # nonzeros before each sentence
+    nnz_at = row_nnz[offsets]                 # nonzeros before each sentence
     targets = np.linspace(0, nnz_at[-1], n_blocks + 1)[1:-1]
     cuts = np.searchsorted(nnz_at, targets).tolist()
     return sorted({0, n_sent, *[c for c in cuts if 0 < c < n_sent]})
@@ -134,9 +145,10 @@ class ConditionalObjective:
 
     Parameters
     ----------
-    X : scipy.sparse matrix, shape (n_candidates, n_features)
-        Property-function values of every candidate; float32 data halves the memory traffic at the
-        cost of float32 products, float64 keeps full precision.
+    X : CompactMatrix or scipy.sparse matrix, shape (n_candidates, n_features)
+        Property-function values of every candidate. A scipy matrix is taken apart into a
+        :class:`~.compact.CompactMatrix` (ones as column ids, other values float32 where exact,
+        float64 otherwise; float32 data stays float32); products always add in float64.
     weights : ndarray, shape (n_candidates,)
         Consistency weight of each candidate (>= 0); every sentence needs some positive weight.
     offsets : ndarray of int64, shape (n_groups + 1,)
@@ -145,6 +157,9 @@ class ConditionalObjective:
         Prior variances ``σ_i²``; ``inf`` switches the prior off for a feature.
     prior_mean : ndarray of shape (n_features,), optional
         Prior means ``μ_i`` (zeros if not given).
+    backend : {"numba", "scipy"}, optional
+        The kernels of :mod:`.kernels` (default: numba's when installed; scipy's multiply a
+        float64 CSR copy of each block, made on the block's first call).
     n_jobs : int
         Threads evaluating blocks at once. On the 2-core machine, one evaluation over the WSJ
         sample's training matrix (177 million nonzeros) takes 0.39 s with one thread and 0.25 s
@@ -153,15 +168,12 @@ class ConditionalObjective:
 
     _pool = None   # also for an instance whose __init__ raised, which __del__ still sees
 
-    def __init__(self, X, weights, offsets, sigma2, n_jobs: int = 1, prior_mean=None):
-        X = sp.csr_matrix(X)
-        if X.dtype not in (np.float32, np.float64):
-            X = X.astype(np.float64)
-        X.sum_duplicates()
+    def __init__(self, X, weights, offsets, sigma2, n_jobs: int = 1, prior_mean=None,
+                 backend: str | None = None):
+        backend = kernels.resolve(backend)
         self.offsets = np.asarray(offsets, dtype=np.int64)
         X = drop_sentence_constants(X, self.offsets)
         self.X = X
-        self.dtype = X.dtype
         self.w = np.asarray(weights, dtype=np.float64)
         starts = self.offsets[:-1]
         if len(self.offsets) > 1 and np.any(np.add.reduceat(self.w, starts) <= 0):
@@ -179,16 +191,13 @@ class ConditionalObjective:
         self.n_evaluations = 0
         self.blocks = []
         if len(self.offsets) > 1:
-            bounds = _block_bounds(X.indptr, self.offsets, N_BLOCKS)
+            row_nnz = sum(p.indptr for p in X.parts)
+            bounds = _block_bounds(row_nnz, self.offsets, N_BLOCKS)
             for a, b in zip(bounds, bounds[1:]):
                 ra, rb = int(self.offsets[a]), int(self.offsets[b])
-                s, e = int(X.indptr[ra]), int(X.indptr[rb])
-                # views of X's arrays, so the blocks cost no memory of their own (the constructor
-                # would copy a view of a much larger array: scipy's prune)
-                part = sp.csr_matrix((rb - ra, d), dtype=X.dtype)
-                part.data, part.indices = X.data[s:e], X.indices[s:e]
-                part.indptr = (X.indptr[ra:rb + 1] - s).astype(X.indices.dtype, copy=False)
-                self.blocks.append(_Block(part, self.w[ra:rb], self.offsets[a:b + 1] - ra))
+                # views of X's arrays, so the blocks cost no memory of their own
+                self.blocks.append(_Block(X.row_range(ra, rb), self.w[ra:rb],
+                                          self.offsets[a:b + 1] - ra, backend))
         self.n_jobs = max(1, min(int(n_jobs), len(self.blocks)))
         if self.n_jobs > 1:
             from concurrent.futures import ThreadPoolExecutor
@@ -207,6 +216,11 @@ class ConditionalObjective:
     @property
     def nnz(self) -> int:
         return int(self.X.nnz)
+
+    @property
+    def dtype(self):
+        """The widest stored value type (products add in float64 whatever it is)."""
+        return np.dtype(np.float64) if self.X.parts[2].nnz else np.dtype(np.float32)
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
         """Return ``(P(λ), ∇P(λ))``; the shape ``scipy.optimize.minimize(jac=True)`` expects."""

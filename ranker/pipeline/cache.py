@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from ..models.compact import CompactMatrix
 from ..store import Store
 
 MODEL_KIND = "model"
@@ -25,7 +26,12 @@ def data_digest(arrays: Sequence, params: dict) -> str:
     """A digest of every input array (dense or sparse) and setting of a fit: its cache key."""
     h = hashlib.sha1(json.dumps(params, sort_keys=True, default=str).encode())
     for a in arrays:
-        parts = (a.data, a.indices, a.indptr, np.asarray(a.shape)) if sp.issparse(a) else (a,)
+        if isinstance(a, CompactMatrix):
+            parts = tuple(a.arrays())
+        elif sp.issparse(a):
+            parts = (a.data, a.indices, a.indptr, np.asarray(a.shape))
+        else:
+            parts = (a,)
         for p in parts:
             p = np.ascontiguousarray(p)
             h.update(str((p.dtype, p.shape)).encode())

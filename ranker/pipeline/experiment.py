@@ -37,21 +37,27 @@ RANKERS = ("native", "heidorn", "heidorn_tuned", "loglinear")
 
 
 class StageClock:
-    """Times named stages and says what is happening, one line per stage."""
+    """Times named stages, measures their peak memory (workers included) and says what is happening."""
 
     def __init__(self, verbose: bool = True):
         self.seconds: dict[str, float] = {}
+        self.peak_mb: dict[str, float | None] = {}
         self.verbose = verbose
 
     @contextmanager
     def __call__(self, name: str):
+        from ..memory import PeakMemory
+
         if self.verbose:
             print(f"[ranker] {name} ...", flush=True)
         t0 = time.perf_counter()
-        with gc_paused():   # stages build millions of cycle-free tuples: see ranker.gcpause
-            yield
-        gc.collect()        # whatever cycles the stage made, once (paused or not by the caller)
+        with PeakMemory() as mem:
+            with gc_paused():   # stages build millions of cycle-free tuples: see ranker.gcpause
+                yield
+            gc.collect()        # whatever cycles the stage made, once (paused or not by the caller)
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+        if mem.peak_mb is not None:
+            self.peak_mb[name] = max(mem.peak_mb, self.peak_mb.get(name) or 0.0)
 
 
 def _versions() -> dict[str, str]:
@@ -227,6 +233,6 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                              "system is charged their gold brackets (EVALB would skip their empty "
                              "lines in selected/*.mrg).")
             report = Report(cfg.experiment.name, tables, by_quality, by_length, counts,
-                            dict(clock.seconds), plots, notes, _versions())
+                            dict(clock.seconds), plots, notes, _versions(), dict(clock.peak_mb))
             write_report(report, out, plots=cfg.report.plots)
     return report

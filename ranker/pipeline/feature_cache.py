@@ -20,6 +20,10 @@ from .splits import SplitSelection
 MATRIX_KIND = "feature-matrix"
 #: Store kind of the index of extracted matrices: which forests (by sentence digest) each holds.
 INDEX_KIND = "feature-matrix-index"
+#: Store kind of a matrix's further pieces (``<key>/<n>``): SQLite holds blobs of at most 1 GB.
+PIECE_KIND = "feature-matrix-piece"
+#: Bytes of one stored piece of a matrix.
+PIECE_BYTES = 256 * 2**20
 #: Store kind of fitted family tables (the auxiliary distribution).
 TABLE_KIND = "feature-tables"
 
@@ -83,7 +87,7 @@ def _from_stored_rows(store: Store, prefix: str, digests: dict[str, str]):
     of those sentences (a cross-validation fold) is made of their rows instead of being extracted
     again, provided each sentence's forest is still the one its stored rows came from.
     """
-    from features import from_bytes, select_sentences, stack_rows
+    from features import select_sentences, stack_rows
 
     got = store.get_artifact(INDEX_KIND, prefix)
     if got is None:
@@ -104,10 +108,51 @@ def _from_stored_rows(store: Store, prefix: str, digests: dict[str, str]):
         if k + 1 == len(wanted) or owner[wanted[k + 1]] != owner[sid]:
             key = owner[sid]
             if key not in loaded:
-                loaded[key] = from_bytes(store.get_artifact(MATRIX_KIND, key)[0])
+                loaded[key] = _read_matrix(store, key)
             parts.append(select_sentences(loaded[key], run))
             run = []
     return stack_rows(parts)
+
+
+def _put_matrix(store: Store, key: str, m, meta: dict) -> None:
+    """Store a matrix in pieces of :data:`PIECE_BYTES` (a WSJ training matrix is 1.2 GB raw)."""
+    from features.vectorizer import to_bytes
+
+    payload = memoryview(to_bytes(m))
+    n = max(1, -(-len(payload) // PIECE_BYTES))
+    with store.batch():
+        store.put_artifact(MATRIX_KIND, key, payload[:PIECE_BYTES],
+                           {**meta, "pieces": n, "bytes": len(payload)})
+        for i in range(1, n):
+            store.put_artifact(PIECE_KIND, f"{key}/{i}", payload[i * PIECE_BYTES:(i + 1) * PIECE_BYTES])
+
+
+def _read_matrix(store: Store, key: str, got=None):
+    """The stored matrix under ``key``; one of the previous format is rewritten in the current one.
+
+    The pieces are copied into one buffer of the matrix's size, which its arrays then view.
+    Matrices stored before the compact format (deflated npz) are read once through a
+    decompression; writing them back means every later run reads them in place.
+    """
+    from features.vectorizer import from_bytes, is_current_format
+
+    payload, meta = got if got is not None else store.get_artifact(MATRIX_KIND, key)
+    if meta.get("pieces", 1) > 1:
+        buf = bytearray(meta["bytes"])
+        buf[:len(payload)] = payload
+        at = len(payload)
+        del payload
+        for i in range(1, meta["pieces"]):
+            piece = store.get_artifact(PIECE_KIND, f"{key}/{i}")[0]
+            buf[at:at + len(piece)] = piece
+            at += len(piece)
+            del piece
+        payload = buf
+    m = from_bytes(payload)
+    if not is_current_format(payload):
+        del payload
+        _put_matrix(store, key, m, {k: v for k, v in meta.items() if k not in ("pieces", "bytes")})
+    return m
 
 
 def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | None, workers: int = 1,
@@ -130,7 +175,7 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     -------
     CandidateMatrix
     """
-    from features import extract_stored, from_bytes, to_bytes
+    from features import extract_stored
 
     families = feature_set.build()
     fit_families(store, families)
@@ -140,15 +185,15 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     if not refresh:
         got = store.get_artifact(MATRIX_KIND, key)
         if got is not None:
-            return from_bytes(got[0])
+            return _read_matrix(store, key, got)
         m = _from_stored_rows(store, prefix, digests)
         if m is not None:
             return m
     m = extract_stored(store, list(digests), source, families, workers, progress)
     index = store.get_artifact(INDEX_KIND, prefix)
     with store.batch():
-        store.put_artifact(MATRIX_KIND, key, to_bytes(m),
-                           {"feature_set": feature_set.to_dict(), "rows": m.X.shape[0],
+        _put_matrix(store, key, m,
+                    {"feature_set": feature_set.to_dict(), "rows": m.X.shape[0],
                             "columns": m.X.shape[1], "sentences": len(m.sentence_ids),
                             "corpus": sel.corpus, "selection": sel.name})
         store.put_artifact(INDEX_KIND, prefix, b"", {**(index[1] if index else {}), key: digests})

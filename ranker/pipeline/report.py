@@ -78,6 +78,7 @@ class Report:
     plots: list[Plot] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
+    peak_memory_mb: dict[str, float | None] = field(default_factory=dict)   # per stage, workers included
 
 
 def _clean(x):
@@ -205,8 +206,7 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
                                                                report.counts.items()]), ""]
     if report.timings:
         out += ["## Time per stage (seconds)", "",
-                _md_table(["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in
-                                                 report.timings.items()]), ""]
+                _md_table(*_timing_table(report)), ""]
     for p in report.plots:
         if plot_files and p.name in plot_files:
             out += [f"## {p.title}", "", f"![{p.title}]({plot_files[p.name]})", ""]
@@ -275,8 +275,7 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
         parts.append("<h2>Counts</h2>" + table(["what", "value"],
                                                [[k, _num(v)] for k, v in report.counts.items()]))
     if report.timings:
-        parts.append("<h2>Time per stage (seconds)</h2>" + table(
-            ["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in report.timings.items()]))
+        parts.append("<h2>Time per stage (seconds)</h2>" + table(*_timing_table(report)))
     for p in report.plots:
         if p.name in pngs:
             b64 = base64.b64encode(pngs[p.name]).decode("ascii")
@@ -287,6 +286,16 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
                                                           report.versions.items())) + "</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _timing_table(report: Report) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the per-stage table: seconds, and peak memory where it was measured."""
+    mem = report.peak_memory_mb
+    if not mem:
+        return ["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in report.timings.items()]
+    return (["stage", "seconds", "peak memory (MB)"],
+            [[k, f"{v:.1f}", "" if mem.get(k) is None else f"{mem[k]:.0f}"]
+             for k, v in report.timings.items()])
 
 
 def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dict[str, Path]:

@@ -73,9 +73,9 @@ def test_vectorizer_stacks_candidates_and_names_columns_stably():
     assert m.offsets.tolist() == [0, 2, 3] and m.sentence_ids == ("a", "b")
     assert m.groups().tolist() == [0, 0, 1]
     col = m.names.index("embed:NP")
-    assert m.X[:, col].toarray().ravel().tolist() == [0.0, 2.0, 2.0]  # "the man", "a telescope"
+    assert m.X.tocsr()[:, col].toarray().ravel().tolist() == [0.0, 2.0, 2.0]  # "the man", "a telescope"
     back = from_bytes(to_bytes(m))
-    assert back.names == m.names and (back.X != m.X).nnz == 0 and back.offsets.tolist() == [0, 2, 3]
+    assert back.names == m.names and (back.X.tocsr() != m.X.tocsr()).nnz == 0 and back.offsets.tolist() == [0, 2, 3]
     # Restricting to a model's index reorders columns and zero-fills unknown ones.
     R = m.restrict(["unknown", "embed:NP"]).toarray()
     assert R[:, 0].tolist() == [0, 0, 0] and R[:, 1].tolist() == [0, 2, 2]
@@ -137,7 +137,7 @@ def test_matrices_are_stored_by_content_and_not_extracted_twice(tmp_path):
         m2 = cached_matrix(st, fs, _all(st), None)
         assert m2.X.shape[0] == 3 and len(st.artifact_keys(MATRIX_KIND)) == 2
         m3 = cached_matrix(st, fs, _all(st), None, refresh=True)
-        assert (m3.X != m2.X).nnz == 0
+        assert (m3.X.tocsr() != m2.X.tocsr()).nnz == 0
 
 
 def test_shared_trees_and_worker_processes_give_the_same_matrix_as_one_candidate_at_a_time():
@@ -149,10 +149,10 @@ def test_shared_trees_and_worker_processes_give_the_same_matrix_as_one_candidate
     m = extract(forests, fs.build())
     # Reference: every candidate alone (a forest of one), so no tree is shared.
     alone = extract([forest(c.sentence_id, c) for f in forests for c in f.candidates], fs.build())
-    assert alone.names == m.names and (alone.X != m.X).nnz == 0
-    assert m.X[0].toarray().tolist() != m.X[2].toarray().tolist()  # same tree, other links/rank
+    assert alone.names == m.names and (alone.X.tocsr() != m.X.tocsr()).nnz == 0
+    assert m.X.tocsr()[0].toarray().tolist() != m.X.tocsr()[2].toarray().tolist()  # same tree, other links/rank
     pooled = extract(forests, fs.build(), workers=2)
-    assert pooled.names == m.names and (pooled.X != m.X).nnz == 0
+    assert pooled.names == m.names and (pooled.X.tocsr() != m.X.tocsr()).nnz == 0
     assert pooled.offsets.tolist() == m.offsets.tolist() and pooled.sentence_ids == m.sentence_ids
 
 
@@ -171,7 +171,7 @@ def test_subtrees_shared_between_linkages_give_the_same_matrix_as_separate_trees
         if any(f.needs_fit for f in fs.build()):
             continue
         a, b = extract([shared_forest], fs.build()), extract([separate], fs.build())
-        assert a.names == b.names and (a.X != b.X).nnz == 0
+        assert a.names == b.names and (a.X.tocsr() != b.X.tocsr()).nnz == 0
         # each node family alone, one candidate at a time, gives the same properties
         for fam in fs.build():
             for c1, c2 in zip(shared_forest.candidates, separate.candidates):
@@ -201,10 +201,10 @@ def test_stored_matrix_on_a_subset_of_files_and_in_worker_processes(tmp_path):
             alone = cached_matrix(st, fs, _all(st, globs), None, refresh=True)
             assert sliced.names == alone.names and sliced.sentence_ids == alone.sentence_ids
             assert sliced.offsets.tolist() == alone.offsets.tolist()
-            assert sliced.X.shape == alone.X.shape and (sliced.X != alone.X).nnz == 0
+            assert sliced.X.shape == alone.X.shape and (sliced.X.tocsr() != alone.X.tocsr()).nnz == 0
         assert len(cached_matrix(st, fs, _all(st, ["a*"]), None).names) < len(whole.names)
         pooled = cached_matrix(st, fs, _all(st), None, refresh=True, workers=2)
-        assert pooled.names == whole.names and (pooled.X != whole.X).nnz == 0
+        assert pooled.names == whole.names and (pooled.X.tocsr() != whole.X.tocsr()).nnz == 0
 
 
 def test_matrices_stored_before_the_faster_deflate_level_still_load():
@@ -216,10 +216,11 @@ def test_matrices_stored_before_the_faster_deflate_level_still_load():
     m = extract([forest("a", cand(HIGH, 0, sid="a"), cand(LOW, 1, sid="a"))],
                 [make_family("embedding/1"), make_family("source_rank/1")])
     buf = io.BytesIO()   # what to_bytes wrote until 2026-11-23
-    np.savez_compressed(buf, data=m.X.data, indices=m.X.indices, indptr=m.X.indptr,
-                        shape=np.array(m.X.shape), offsets=m.offsets,
+    X = m.X.tocsr()
+    np.savez_compressed(buf, data=X.data, indices=X.indices, indptr=X.indptr,
+                        shape=np.array(X.shape), offsets=m.offsets,
                         names=np.array(json.dumps(m.names)), ids=np.array(json.dumps(m.sentence_ids)))
     for payload in (buf.getvalue(), to_bytes(m)):
         back = from_bytes(payload)
         assert back.names == m.names and back.sentence_ids == m.sentence_ids
-        assert (back.X != m.X).nnz == 0 and back.offsets.tolist() == m.offsets.tolist()
+        assert (back.X.tocsr() != m.X.tocsr()).nnz == 0 and back.offsets.tolist() == m.offsets.tolist()

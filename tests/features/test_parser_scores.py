@@ -63,7 +63,7 @@ def test_logprob_is_relative_to_the_sentences_best(forests):
         assert rows[:, [i for n_, i in col.items() if n_.startswith("lp:bin:")]].sum() == len(lps)
     # the same matrix from two worker processes: the forest is seen in each worker
     two = extract(forests, [make_family("parser_logprob/1")], workers=2)
-    assert two.names == m.names and (two.X != m.X).nnz == 0
+    assert two.names == m.names and (two.X.tocsr() != m.X.tocsr()).nnz == 0
 
 
 def test_rank_bins(forests):
@@ -72,10 +72,41 @@ def test_rank_bins(forests):
     m = _matrix(forests, "parser_rank/1")
     firsts = m.X.toarray()[m.offsets[:-1], m.names.index("nbrank:0")]
     assert firsts.tolist() == [1.0] * len(forests)
-    assert m.X.sum() == m.X.shape[0]
+    assert m.X.tocsr().sum() == m.X.shape[0]
 
 
 def test_the_bllip_feature_set_builds_and_extracts(forests):
     fs = load_feature_set("bllip")
     m = extract(forests[:3], fs.build())
     assert any(n.startswith("lp:") for n in m.names) and any(n.startswith("nbrank:") for n in m.names)
+
+
+def test_compact_float32_training_gives_the_float64_model_on_real_forests(forests, monkeypatch):
+    """Real BLLIP features (log-probabilities are real values, the rest ones and counts).
+
+    The compact matrix keeps ones as ids and counts as float32, both exact, and real values as
+    float64: the model equals the one scipy's float64 CSR products fit (the kernels without numba). ``dtype="float32"`` also rounds the real values;
+    its model may differ only within the rounding, and must choose the same parses.
+    """
+    from ranker.models import LogLinearRanker, kernels
+    from ranker.models.compact import CompactMatrix
+
+    m = extract(forests, load_feature_set("bllip").build())
+    C = m.X
+    assert isinstance(C, CompactMatrix) and C.parts[0].nnz > C.parts[1].nnz > 0 and C.parts[2].nnz > 0
+    X64 = C.tocsr()
+    assert C.nbytes < 0.6 * (X64.data.nbytes + X64.indices.nbytes + X64.indptr.nbytes)
+    groups = m.groups()
+    y = np.zeros(C.shape[0])
+    y[m.offsets[:-1] + 1] = 1.0        # a partial signal: each sentence's second parse
+    fit = {}
+    for name, backend, dtype in (("csr64", "scipy", "float64"), ("compact", kernels.BACKEND, "float64"),
+                                 ("compact32", kernels.BACKEND, "float32")):
+        monkeypatch.setattr(kernels, "BACKEND", backend)
+        fit[name] = LogLinearRanker(sigma2=1.0, max_iter=400, tol=1e-8, dtype=dtype).fit(C, y, groups)
+    assert kernels.BACKEND == "numba", "pip install -e '.[test]' installs the fast extra (numba)"
+    np.testing.assert_allclose(fit["compact"].coef_, fit["csr64"].coef_, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(fit["compact32"].coef_, fit["csr64"].coef_, rtol=0, atol=1e-4)
+    picks = {k: f.predict(C, groups) for k, f in fit.items()}
+    assert np.array_equal(picks["compact"], picks["csr64"])
+    assert np.array_equal(picks["compact32"], picks["csr64"])

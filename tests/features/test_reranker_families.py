@@ -174,5 +174,5 @@ def test_node_families_shared_per_subtree_equal_the_sum_over_each_tree(name):
         want: dict = {}
         for k, v in fam(c):
             want[k] = want.get(k, 0.0) + v
-        row = m.X[r].toarray().ravel()
+        row = m.X.tocsr()[r].toarray().ravel()
         assert {m.names[j]: row[j] for j in row.nonzero()[0]} == want

@@ -70,3 +70,17 @@ def test_phi_is_the_share_of_the_native_to_oracle_gap_closed():
     # F: native 25, loglinear 75, oracle 100 -> phi = 50/75
     assert t.rankers["loglinear"].phi == pytest.approx(100 * 50 / 75)
     assert t.rankers["native"].phi == pytest.approx(0.0)
+
+
+def test_stage_table_carries_peak_memory_where_measured(tmp_path):
+    rep = _report()
+    rep.timings = {"parse": 1.5, "train": 2.25}
+    rep.peak_memory_mb = {"parse": 812.4, "train": None}
+    paths = write_report(rep, tmp_path)
+    md, page = paths["md"].read_text(), paths["html"].read_text()
+    assert "| stage | seconds | peak memory (MB) |" in md
+    assert "| parse | 1.5 | 812 |" in md and "| train | 2.2 |  |" in md
+    assert "<td>parse</td><td>1.5</td><td>812</td>" in page
+    assert json.loads(paths["json"].read_text())["peak_memory_mb"] == {"parse": 812.4, "train": None}
+    plain = write_report(_report(), tmp_path / "plain")["md"].read_text()
+    assert "| stage | seconds |\n" in plain

@@ -56,7 +56,7 @@ def test_feature_matrix_is_keyed_by_content_not_by_split_name(store):
         first = cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
         assert first.X.shape[0] == 6
         again = cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
-        assert (again.X != first.X).nnz == 0 and len(st.artifact_keys(MATRIX_KIND)) == 1
+        assert (again.X.tocsr() != first.X.tocsr()).nnz == 0 and len(st.artifact_keys(MATRIX_KIND)) == 1
         # the split gains a sentence: a name-keyed cache returned the old 6 rows
         add_sentence(st, "wsj_0171.mrg", 0)
         grown = cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
@@ -65,6 +65,48 @@ def test_feature_matrix_is_keyed_by_content_not_by_split_name(store):
         add_sentence(st, "wsj_0170.mrg", 1, forest=(HIGH, LOW, FLAT))
         reimported = cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
         assert reimported.X.shape[0] == 9 and len(st.artifact_keys(MATRIX_KIND)) == 3
+
+
+def test_a_matrix_stored_in_the_old_deflated_format_is_read_once_and_rewritten(store):
+    """Stores written before the compact format keep working: read through a decompression once."""
+    import io
+
+    import numpy as np
+
+    from features.vectorizer import is_current_format
+
+    fs = feature_set()
+    with Store.open(store) as st:
+        first = cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
+        (key,) = st.artifact_keys(MATRIX_KIND)
+        payload, meta = st.get_artifact(MATRIX_KIND, key)
+        assert is_current_format(payload)
+        X = first.X.tocsr()
+        buf = io.BytesIO()   # what to_bytes wrote until the compact format
+        np.savez_compressed(buf, data=X.data, indices=X.indices, indptr=X.indptr, shape=np.array(X.shape),
+                            offsets=first.offsets, names=np.array(json.dumps(first.names)),
+                            ids=np.array(json.dumps(first.sentence_ids)))
+        st.put_artifact(MATRIX_KIND, key, buf.getvalue(), meta)
+        old = cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
+        assert old.names == first.names and (old.X.tocsr() != X).nnz == 0
+        assert is_current_format(st.get_artifact(MATRIX_KIND, key)[0])   # rewritten once
+        assert st.artifact_keys(MATRIX_KIND) == [key]
+
+
+def test_a_matrix_over_the_blob_limit_is_stored_in_pieces(store, monkeypatch):
+    """Regression: SQLite refuses blobs over 1 GB, which the WSJ training matrix (1.2 GB raw) exceeds."""
+    from ranker.pipeline import feature_cache
+
+    monkeypatch.setattr(feature_cache, "PIECE_BYTES", 300)
+    fs = feature_set()
+    with Store.open(store) as st:
+        first = cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
+        (key,) = st.artifact_keys(MATRIX_KIND)
+        meta = st.get_artifact(MATRIX_KIND, key)[1]
+        assert meta["pieces"] > 2 and len(st.artifact_keys(feature_cache.PIECE_KIND)) == meta["pieces"] - 1
+        again = cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
+        assert again.names == first.names and (again.X.tocsr() != first.X.tocsr()).nnz == 0
+        assert again.offsets.tolist() == first.offsets.tolist()
 
 
 def test_a_selection_is_assembled_from_stored_rows_only_while_their_forests_stay(store):
@@ -77,7 +119,7 @@ def test_a_selection_is_assembled_from_stored_rows_only_while_their_forests_stay
         assert len(st.artifact_keys(MATRIX_KIND)) == 1   # made of the stored rows, not extracted
         alone = cached_matrix(st, fs, fold, "test", refresh=True)
         assert part.names == alone.names and part.sentence_ids == alone.sentence_ids
-        assert (part.X != alone.X).nnz == 0
+        assert (part.X.tocsr() != alone.X.tocsr()).nnz == 0
         add_sentence(st, "wsj_0171.mrg", 0, forest=(FLAT, HIGH))   # imported again
         again = cached_matrix(st, fs, fold, "test")
         assert again.X.shape[0] == 2 and again.names != part.names   # the flat tree's rows, fresh

@@ -30,7 +30,7 @@ def test_rows_are_the_filtered_stack_without_sentence_constants():
     data = training_data([a, b], [ya, yb], 1, qualities, LogLinearRanker())
     # the naive way: stack everything, restrict, then drop the filtered sentences' rows
     names = list(data.names)
-    X = sp.vstack([a.restrict(names), b.restrict(names)]).tocsr()
+    X = sp.vstack([a.restrict(names).tocsr(), b.restrict(names).tocsr()]).tocsr()
     y = np.concatenate([ya, yb])
     keep = data.survivors.row_mask
     assert 0 < keep.sum() < len(keep)
