@@ -42,9 +42,11 @@ from ranker.models import LogLinearRanker
 from ranker.models.compact import CompactMatrix
 from ranker.pipeline.config import load_config
 from ranker.evaluation.scoring import ScoringSettings
+from ranker.pipeline.best_f import KIND as BEST_F, ensure_best_f_counts
 from ranker.pipeline.counts import load_forest_counts
 from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
+from ranker.pipeline.stages import consistency
 from ranker.pipeline.training import select_model, training_data
 from ranker.store import Store
 
@@ -94,6 +96,22 @@ def family_matrix(st, table: dict, sel, workers: int):
     return m, time.perf_counter() - t0
 
 
+def family_prefixes(st, table: dict, sel, workers: int) -> set[str]:
+    """The name prefixes (up to the first colon) of one family's properties on a split selection."""
+    m, _ = family_matrix(st, table, sel, workers)
+    return {n.split(":", 1)[0] for n in m.names}
+
+
+def without_prefixes(m: CandidateMatrix, prefixes: set[str]) -> CandidateMatrix:
+    """The matrix without the properties whose name prefix (up to the first colon) is in ``prefixes``.
+
+    A family removed this way takes along any property of another family with the same prefix
+    (rule/1 and redwoods_rules/1 share ``R2``); the default set's families share none.
+    """
+    names = tuple(n for n in m.names if n.split(":", 1)[0] not in prefixes)
+    return m._replace(X=m.restrict(names), names=names)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", default="configs/wsj-sample.toml")
@@ -105,6 +123,14 @@ def main(argv=None) -> int:
                     help="training documents (split name or ranges such as wsj_0001-0069) instead of the config's")
     ap.add_argument("--sigma2", type=float, nargs="*", default=None,
                     help="sigma^2 values to choose from on held-out instead of the config's grid")
+    ap.add_argument("--remove", nargs="*", default=[],
+                    help="also one row per base family without it (its properties' prefixes dropped)")
+    ap.add_argument("--signal", default=None,
+                    help="training signal instead of the config's: riezler, chunks or best_f[:metric]")
+    ap.add_argument("--rule", choices=("strict", "fewest"), default=None,
+                    help="consistency rule instead of the config's")
+    ap.add_argument("--cutoff", type=int, default=None, help="frequency cut-off instead of the config's")
+    ap.add_argument("--max-iter", type=int, default=None, help="CG iterations per fit instead of the config's")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="experiments/ablation/results.json")
     args = ap.parse_args(argv)
@@ -115,14 +141,22 @@ def main(argv=None) -> int:
     settings = ScoringSettings(ev.evalb_param, ev.head_rules, ev.flatten_rules)
     out = Path(args.out)
     results = json.loads(out.read_text()) if out.exists() else {}
-    rows = [(spec, [spec]) for spec in args.add]
+    rule = args.rule or ("fewest" if cfg.annotation.fewest_violations else "strict")
+    kind, _, best_f_metric = (args.signal or cfg.annotation.kind).partition(":")
+    cutoff = cfg.features.cutoff if args.cutoff is None else args.cutoff
+    max_iter = args.max_iter or ll.max_iter
+    # Rows trained otherwise than the config says are labelled so; the plain labels stay the config's.
+    suffix = "".join(f" [{k}={v}]" for k, v in (("signal", args.signal), ("rule", args.rule),
+                                                 ("cutoff", args.cutoff), ("max_iter", args.max_iter))
+                     if v is not None)
+    rows = [(spec + suffix, [spec], None) for spec in args.add]
     if args.together:
-        rows.append(("+".join(args.together), list(args.together)))
+        rows.append(("+".join(args.together) + suffix, list(args.together), None))
+    rows += [(f"-{spec}{suffix}", [], spec) for spec in args.remove]
     base = load_feature_set(args.base)
-    template = LogLinearRanker(solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol,
+    template = LogLinearRanker(solver=ll.optimizer, max_iter=max_iter, tol=ll.tol,
                                max_parses=ll.max_parses or None, full_parses_only=ll.full_only,
                                proper_subset=ll.proper_subset, n_jobs=args.workers)
-    rule = "fewest" if cfg.annotation.fewest_violations else "strict"
     with Store.open(args.store) as st:
         train, held = (select_split(st, d.corpus, s, d.limit) for s in (args.train or d.train, d.heldout))
         fcs = {m: load_forest_counts(st, held, METRICS[m].counts_from, settings, SOURCE)
@@ -130,7 +164,12 @@ def main(argv=None) -> int:
         qualities = st.forest_qualities(SOURCE)
         base_train = split_matrix(st, base, train, args.workers)
         base_held = split_matrix(st, base, held, args.workers)
-        y = consistency_weights(st, base_train, cfg.annotation.kind, d.corpus, train.split, SOURCE, rule)
+        if kind == BEST_F:
+            bf = (best_f_metric or cfg.annotation.best_f_metric, settings)
+            ensure_best_f_counts(st, train.sentences, SOURCE, bf[0], settings, args.workers)
+            y = consistency(st, base_train, kind, train, SOURCE, rule, bf)
+        else:
+            y = consistency_weights(st, base_train, kind, d.corpus, train.split, SOURCE, rule)
         results.setdefault("setup", {"train": args.train or d.train, "heldout": d.heldout,
                                      "training_sentences": len(train.sentences),
                                      "sigma2_grid": list(args.sigma2 or ll.sigma2_grid),
@@ -145,7 +184,7 @@ def main(argv=None) -> int:
                     "random": corpus_score(met, expected_counts(fc)),
                     "native": corpus_score(met, selected_counts(fc, np.where(np.diff(fc.offsets) > 0, 0, -1))),
                 }
-        for label, specs in [(args.base, [])] + rows:
+        for label, specs, removed in [(args.base + suffix, [], None)] + rows:
             if label in results:
                 print(f"{label}: done before, kept", file=sys.stderr)
                 continue
@@ -164,9 +203,14 @@ def main(argv=None) -> int:
                 helds.append(mh)
             Xt = join_columns(trains) if specs else base_train
             Xh = join_columns(helds) if specs else base_held
+            if removed:
+                drop = family_prefixes(st, parse_spec(removed), held, args.workers)
+                Xt, Xh = without_prefixes(Xt, drop), without_prefixes(Xh, drop)
+                cost[removed] = {"nonzeros": -int(base_train.X.nnz - Xt.X.nnz), "properties": -len(drop),
+                                 "extraction_seconds": 0.0, "bytes": 0, "binary": None}
             del trains, helds
             t0 = time.perf_counter()
-            data = training_data([Xt], [y], cfg.features.cutoff, qualities, template)
+            data = training_data([Xt], [y], cutoff, qualities, template)
             del Xt
             gc.collect()
             Xhr, gh = Xh.restrict(data.names), Xh.groups()

@@ -56,8 +56,11 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default="configs/wsj-sample.toml")
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--out", default="runs/cross-validation")
+    ap.add_argument("--store", default=None, help="store instead of the config's (a warm copy)")
     args = ap.parse_args(argv)
     base = load_config(args.config)
+    if args.store:
+        base = dataclasses.replace(base, experiment=dataclasses.replace(base.experiment, store=args.store))
     fs = folds(args.folds)
     results = []
     for k in range(args.folds):
@@ -72,15 +75,19 @@ def main(argv=None) -> int:
         report = run_experiment(cfg, Path(args.out) / f"fold{k}", progress=False)
         results.append({m: {r: t.rankers[r].error_reduction for r in RANKERS} | {
             "upper": t.upper, "lower": t.lower} | {f"{r}_score": t.rankers[r].score for r in RANKERS}
+            | {f"{r}_phi": t.rankers[r].phi for r in RANKERS}
             for m, t in report.metrics.items()})
     summary = {}
     for m in results[0]:
         summary[m] = {}
         for r in RANKERS:
             vals = [res[m][r] for res in results if res[m][r] is not None]
+            phis = [res[m][f"{r}_phi"] for res in results if res[m][f"{r}_phi"] is not None]
             summary[m][r] = {"mean_error_reduction": statistics.fmean(vals) if vals else None,
                              "stdev": statistics.stdev(vals) if len(vals) > 1 else None,
-                             "folds": len(vals)}
+                             "folds": len(vals),
+                             "mean_phi": statistics.fmean(phis) if phis else None,
+                             "phi_stdev": statistics.stdev(phis) if len(phis) > 1 else None}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps({"folds": results, "summary": summary}, indent=2))
@@ -88,6 +95,13 @@ def main(argv=None) -> int:
     for m, per in summary.items():
         cells = [f"{v['mean_error_reduction']:.1f} ± {v['stdev'] or 0:.1f}"
                  if v["mean_error_reduction"] is not None else "n/a" for v in per.values()]
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    lines += ["", "phi (%, share of the native-to-oracle gap closed), mean ± standard deviation", "",
+              "| metric | " + " | ".join(r for r in RANKERS if r != "native") + " |",
+              "|---" * len(RANKERS) + "|"]
+    for m, per in summary.items():
+        cells = [f"{v['mean_phi']:.1f} ± {v['phi_stdev'] or 0:.1f}" if v["mean_phi"] is not None else "n/a"
+                 for r, v in per.items() if r != "native"]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     (out / "summary.md").write_text("Error reduction (%), mean ± standard deviation over "
                                     f"{args.folds} folds\n\n" + "\n".join(lines) + "\n")

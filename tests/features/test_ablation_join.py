@@ -34,3 +34,21 @@ def test_joined_single_family_matrices_equal_joint_extraction():
     assert (joined.X.tocsr() != joint.X.tocsr()).nnz == 0
     assert joined.X.tocsr()[:, joined.names.index("R2:PP->IN NP^VP^S")].toarray().ravel().tolist() == \
         [2.0, 0.0, 0.0, 0.0, 2.0, 0.0]
+
+
+def test_removing_a_family_by_prefix_equals_extracting_without_it():
+    mod = _ablation()
+    forests = []
+    for k, texts in enumerate([(HIGH, LOW), (LOW, HIGH)]):
+        trees = [parse_tree(t, "<t>", 1) for t in texts]
+        words = trees[0].words
+        forests.append(Forest(Sentence(f"s{k}", "test", "d", k, words, ("",) * len(words)), None,
+                              tuple(Candidate(f"s{k}", "test", r, t, "full", {}) for r, t in enumerate(trees))))
+    kept, removed = [("local_trees/1", {"parent": True}), ("heads/1", {})], ("heavy/1", {})
+    joint = extract(forests, [make_family(n, o) for n, o in kept + [removed]])
+    alone = extract(forests, [make_family(*removed)])
+    without = mod.without_prefixes(joint, {n.split(":", 1)[0] for n in alone.names})
+    expected = extract(forests, [make_family(n, o) for n, o in kept])
+    assert len(without.names) < len(joint.names)
+    assert without.names == expected.names
+    assert (without.X != expected.X).nnz == 0
