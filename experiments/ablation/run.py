@@ -132,6 +132,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cutoff", type=int, default=None, help="frequency cut-off instead of the config's")
     ap.add_argument("--max-iter", type=int, default=None, help="CG iterations per fit instead of the config's")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--choices", default=None,
+                    help="also write each row's held-out choice (sentence id -> candidate index) to this JSON")
     ap.add_argument("--out", default="experiments/ablation/results.json")
     args = ap.parse_args(argv)
 
@@ -233,6 +235,11 @@ def main(argv=None) -> int:
                 entry[m] = {"f": score, "error_reduction": error_reduction(score, b["random"], b["oracle"]),
                             "phi": error_reduction(score, b["native"], b["oracle"])}
             results[label] = entry
+            if args.choices:
+                cpath = Path(args.choices)
+                saved = json.loads(cpath.read_text()) if cpath.exists() else {}
+                saved[label] = {s.id: int(c) for s, c in zip(held.sentences, choice)}
+                cpath.write_text(json.dumps(saved))
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps(results, indent=1))
             print(f"{label}: " + ", ".join(f"{m} {entry[m]['f']:.2f}" for m in REPORTED), file=sys.stderr,

@@ -9,8 +9,8 @@ sentences a training filter would drop (none consistent, or all), the mean and w
 against the forest's oracle, and how often the oracle candidate is consistent. Variants: the
 consistency rule (``strict`` or ``fewest``) and labelled or unlabelled matching.
 
-    NLTK_DATA=../shared/nltk_data python3 experiments/ablation/signal.py --store runs/wsj-lg.sqlite \\
-        [--out experiments/ablation/signal.json]
+    NLTK_DATA=../shared/nltk_data python3 experiments/ablation/consistent_sets.py --store runs/wsj-lg.sqlite \\
+        [--out experiments/ablation/consistent_sets.json]
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default="configs/wsj-sample.toml")
     ap.add_argument("--store", default="runs/wsj-lg.sqlite")
     ap.add_argument("--split", default=None, help="documents to look at (default the config's held-out)")
-    ap.add_argument("--out", default="experiments/ablation/signal.json")
+    ap.add_argument("--out", default="experiments/ablation/consistent_sets.json")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
     ev = cfg.evaluation
