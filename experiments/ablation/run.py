@@ -206,8 +206,13 @@ def main(argv=None) -> int:
             Xt = join_columns(trains) if specs else base_train
             Xh = join_columns(helds) if specs else base_held
             if removed:
-                drop = family_prefixes(st, parse_spec(removed), held, args.workers)
+                table = parse_spec(removed)
+                if ":" not in removed:   # the base set's own options of that family
+                    table = next((t for t in base.to_dict()["family"] if t["name"] == table["name"]), table)
+                drop = family_prefixes(st, table, held, args.workers)
                 Xt, Xh = without_prefixes(Xt, drop), without_prefixes(Xh, drop)
+                if Xt.X.nnz == base_train.X.nnz:
+                    raise SystemExit(f"{removed}: none of its properties ({sorted(drop)}) is in the base set")
                 cost[removed] = {"nonzeros": -int(base_train.X.nnz - Xt.X.nnz), "properties": -len(drop),
                                  "extraction_seconds": 0.0, "bytes": 0, "binary": None}
             del trains, helds
