@@ -51,6 +51,37 @@ def ranges(files: list[str]) -> str:
     return " ".join(parts)
 
 
+def write_summary(results: list[dict], out: Path, folds: int) -> None:
+    """``summary.json`` and ``summary.md`` of the folds done so far (written after every fold)."""
+    summary = {}
+    for m in results[0]:
+        summary[m] = {}
+        for r in RANKERS:
+            vals = [res[m][r] for res in results if res[m][r] is not None]
+            phis = [res[m][f"{r}_phi"] for res in results if res[m][f"{r}_phi"] is not None]
+            summary[m][r] = {"mean_error_reduction": statistics.fmean(vals) if vals else None,
+                             "stdev": statistics.stdev(vals) if len(vals) > 1 else None,
+                             "folds": len(vals),
+                             "mean_phi": statistics.fmean(phis) if phis else None,
+                             "phi_stdev": statistics.stdev(phis) if len(phis) > 1 else None}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps({"folds": results, "summary": summary}, indent=2))
+    lines = ["| metric | " + " | ".join(RANKERS) + " |", "|---" * (len(RANKERS) + 1) + "|"]
+    for m, per in summary.items():
+        cells = [f"{v['mean_error_reduction']:.1f} ± {v['stdev'] or 0:.1f}"
+                 if v["mean_error_reduction"] is not None else "n/a" for v in per.values()]
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    lines += ["", "phi (%, share of the native-to-oracle gap closed), mean ± standard deviation", "",
+              "| metric | " + " | ".join(r for r in RANKERS if r != "native") + " |",
+              "|---" * len(RANKERS) + "|"]
+    for m, per in summary.items():
+        cells = [f"{v['mean_phi']:.1f} ± {v['phi_stdev'] or 0:.1f}" if v["mean_phi"] is not None else "n/a"
+                 for r, v in per.items() if r != "native"]
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    (out / "summary.md").write_text("Error reduction (%), mean ± standard deviation over "
+                                    f"{len(results)} of {folds} folds\n\n" + "\n".join(lines) + "\n")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", default="configs/wsj-sample.toml")
@@ -77,35 +108,8 @@ def main(argv=None) -> int:
             "upper": t.upper, "lower": t.lower} | {f"{r}_score": t.rankers[r].score for r in RANKERS}
             | {f"{r}_phi": t.rankers[r].phi for r in RANKERS}
             for m, t in report.metrics.items()})
-    summary = {}
-    for m in results[0]:
-        summary[m] = {}
-        for r in RANKERS:
-            vals = [res[m][r] for res in results if res[m][r] is not None]
-            phis = [res[m][f"{r}_phi"] for res in results if res[m][f"{r}_phi"] is not None]
-            summary[m][r] = {"mean_error_reduction": statistics.fmean(vals) if vals else None,
-                             "stdev": statistics.stdev(vals) if len(vals) > 1 else None,
-                             "folds": len(vals),
-                             "mean_phi": statistics.fmean(phis) if phis else None,
-                             "phi_stdev": statistics.stdev(phis) if len(phis) > 1 else None}
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.json").write_text(json.dumps({"folds": results, "summary": summary}, indent=2))
-    lines = ["| metric | " + " | ".join(RANKERS) + " |", "|---" * (len(RANKERS) + 1) + "|"]
-    for m, per in summary.items():
-        cells = [f"{v['mean_error_reduction']:.1f} ± {v['stdev'] or 0:.1f}"
-                 if v["mean_error_reduction"] is not None else "n/a" for v in per.values()]
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    lines += ["", "phi (%, share of the native-to-oracle gap closed), mean ± standard deviation", "",
-              "| metric | " + " | ".join(r for r in RANKERS if r != "native") + " |",
-              "|---" * len(RANKERS) + "|"]
-    for m, per in summary.items():
-        cells = [f"{v['mean_phi']:.1f} ± {v['phi_stdev'] or 0:.1f}" if v["mean_phi"] is not None else "n/a"
-                 for r, v in per.items() if r != "native"]
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    (out / "summary.md").write_text("Error reduction (%), mean ± standard deviation over "
-                                    f"{args.folds} folds\n\n" + "\n".join(lines) + "\n")
-    print((out / "summary.md").read_text())
+        write_summary(results, Path(args.out), args.folds)
+    print((Path(args.out) / "summary.md").read_text())
     return 0
 
 
