@@ -176,3 +176,15 @@ def test_node_families_shared_per_subtree_equal_the_sum_over_each_tree(name):
             want[k] = want.get(k, 0.0) + v
         row = m.X.tocsr()[r].toarray().ravel()
         assert {m.names[j]: row[j] for j in row.nonzero()[0]} == want
+
+
+def test_pp_attach_tells_high_from_low_attachment():
+    high = names("pp_attach/1", HIGH, lexical=["tag", "word"])
+    low = names("pp_attach/1", LOW, lexical=["tag", "word"])
+    # saw ... with a telescope: the VP is the site, "man" stands between head and PP
+    assert {"PA:VP:with", "PA:VP:with:d2", "PAht:VP:VBD:with", "PAhw:VP:saw:with",
+            "PAow:VP:with:telescope", "PAqw:VP:saw:with:telescope", "PAqt:VP:VBD:with:NN"} <= set(high)
+    assert {"PA:NP:with", "PA:NP:with:d0", "PAhw:NP:man:with", "PAqw:NP:man:with:telescope"} <= set(low)
+    assert not any(":VP:" in n for n in low) and not any(":NP:" in n for n in high)
+    assert names("pp_attach/1", T1) == []                       # no PP, nothing
+    assert {"PAhc:NP:x:in", "PAoc:NP:in:x"} <= set(names("pp_attach/1", DEEP, lexical=["class"]))
