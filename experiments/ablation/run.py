@@ -55,7 +55,7 @@ REPORTED = ("mph", "deps_untyped")
 NEW_FAMILIES = ("rule/1", "redwoods_rules/1", "ngram/1", "heads/1", "head_tree/1", "ngram_tree/1",
                 "heavy/1", "neighbours/1", "right_branch/1", "copar/1", "colenpar/1", "word/1",
                 "wproj/1", "edges/2", "lg_disjuncts/1", "lg_link_pairs/1", "lg_link_lengths/1",
-                "lg_nulls/1", "lg_costs/1")
+                "lg_nulls/1", "lg_costs/1", "pp_attach/1")
 
 
 def parse_spec(spec: str) -> dict:
