@@ -79,6 +79,10 @@ def main(argv=None) -> int:
             for m in REPORTED:
                 row[m] = set_quality(fcs[m], METRICS[m], [w_all_for(c, rule) for c in checks[v]])
             out["variants"][f"{v}/{rule}"] = row
+        # the sets only the fewest rule keeps: sentences with no consistent candidate
+        fallback = [w_all_for(c, "fewest") & ~(c == 0).any() for c in checks[v]]
+        out["variants"][f"{v}/fewest-only"] = {
+            m: set_quality(fcs[m], METRICS[m], fallback) for m in REPORTED}
     Path(args.out).write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
     return 0

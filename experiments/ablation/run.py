@@ -270,7 +270,7 @@ def markdown_table(results: dict, base: str) -> str:
             er, phi = e[m]["error_reduction"], e[m]["phi"]
             cells += [f"{e[m]['f']:.2f}", f"{e[m]['f'] - b[m]['f']:+.2f}" if b else "",
                       f"{er:.1f}" if er is not None else "-", f"{phi:.1f}" if phi is not None else "-"]
-        cells += [f"+{sum(c['nonzeros'] for c in cost.values()):,}" if cost else "",
+        cells += [f"{sum(c['nonzeros'] for c in cost.values()):+,}" if cost else "",
                   f"{e['training_nonzeros']:,}",
                   f"{sum(c['extraction_seconds'] for c in cost.values()):.0f}" if cost else "",
                   f"{sum(c['bytes'] for c in cost.values()) / 1e6:.0f}" if cost else "",
