@@ -180,4 +180,12 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    from ranker.errors import RankerError
+
+    try:
+        main()
+    except (RankerError, OSError) as e:   # bad input (a missing store, one without the matrix): one line, exit 2
+        print(f"bench_train: error: {e}", file=sys.stderr)
+        sys.exit(2)
