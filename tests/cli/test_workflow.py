@@ -4,13 +4,13 @@ The BLLIP 50-best lists of the WSJ sample are cut to a few documents per split (
 become document ranges); every command of the README block runs, and each output is checked
 against what the pipeline's own stages say.
 """
-import gzip
 import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from nbest_slices import cut_lists
 
 ROOT = Path(__file__).resolve().parents[2]
 # beside the corpora: ../shared/nltk_data and ../shared/nbest (README, "Set up and run")
@@ -26,16 +26,6 @@ def readme_block() -> str:
     return re.search(r"```bash\n(.*?)```", section, re.S).group(1)
 
 
-def cut(split: str, out: Path) -> int:
-    """The split's lists of the documents in DOCS, in the parser's own format; returns how many."""
-    first, last = DOCS[split]
-    with gzip.open(NBEST / f"nbest-{split}.txt.gz", "rt") as f:
-        blocks = [b for b in f.read().split("\n\n") if b.strip()]
-    kept = [b for b in blocks if first <= b.split("\t", 1)[1].split(".")[0].strip() <= last]
-    out.write_text("\n\n".join(kept) + "\n\n")
-    return len(kept)
-
-
 def test_only_ranker_commands_in_the_block():
     lines = [ln.strip() for ln in readme_block().splitlines()]
     for ln in lines:
@@ -46,7 +36,7 @@ def test_only_ranker_commands_in_the_block():
 @pytest.fixture(scope="module")
 def workflow(tmp_path_factory):
     work = tmp_path_factory.mktemp("workflow")
-    sizes = {split: cut(split, work / f"{split}.nbest") for split in DOCS}
+    sizes = {split: cut_lists(NBEST, split, DOCS[split], work / f"{split}.nbest") for split in DOCS}
     env = {**os.environ, "TRAIN": "wsj_0001-0003", "HELDOUT": "wsj_0140-0141",
            "TEST": "wsj_0170-0171", "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     # the README's test command gives NLTK_DATA relative to the project; the block runs elsewhere

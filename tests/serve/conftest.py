@@ -4,26 +4,16 @@ Built once per test session with the ``ranker`` commands themselves (import, ann
 train with sigma^2 chosen on held-out, so the model is kept in the store as ``ranker run`` keeps
 it); every test module gets its own copy, so decisions made by one never leak into another.
 """
-import gzip
 import shutil
 import socket
 import threading
 from pathlib import Path
 
 import pytest
+from nbest_slices import cut_lists
 
 DOCS = {"train": ("wsj_0001", "wsj_0002"), "heldout": ("wsj_0140", "wsj_0140"), "test": ("wsj_0170", "wsj_0170")}
 RANGES = {"train": "wsj_0001-0002", "heldout": "wsj_0140", "test": "wsj_0170"}
-
-
-def cut_lists(bllip_lists: Path, split: str, out: Path) -> int:
-    """The split's n-best lists of the documents in DOCS, in the parser's own format; returns how many."""
-    first, last = DOCS[split]
-    with gzip.open(bllip_lists / f"nbest-{split}.txt.gz", "rt") as f:
-        blocks = [b for b in f.read().split("\n\n") if b.strip()]
-    kept = [b for b in blocks if first <= b.split("\t", 1)[1].split(".")[0].strip() <= last]
-    out.write_text("\n\n".join(kept) + "\n\n")
-    return len(kept)
 
 
 def _ranker(*argv: str) -> None:
@@ -37,7 +27,7 @@ def built_store(tmp_path_factory, bllip_lists) -> Path:
     work = tmp_path_factory.mktemp("serve-store")
     files = []
     for split in DOCS:
-        cut_lists(bllip_lists, split, work / f"{split}.nbest")
+        cut_lists(bllip_lists, split, DOCS[split], work / f"{split}.nbest")
         files.append(str(work / f"{split}.nbest"))
     store = str(work / "store.sqlite")
     _ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", *files)
