@@ -146,11 +146,7 @@ class ExpectedFRanker(LogLinearRanker):
             v, g = objective(lam)
             return v * scale, g * scale
 
-        options = {"maxiter": int(self.max_iter), "gtol": float(self.tol)}
-        if self.solver == "cg":
-            options["norm"] = np.inf
-        else:
-            options["ftol"] = 10 * np.finfo(np.float64).eps
+        options = self._solver_options()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],

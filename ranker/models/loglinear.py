@@ -121,6 +121,16 @@ class LogLinearRanker(GroupedRanker):
         if np.any(~(s2 > 0)):
             raise RankerError("sigma2 must be positive (inf for no prior)")
 
+    def _solver_options(self) -> dict:
+        """``scipy.optimize.minimize`` options of the solver: iterations, and a stop on the gradient alone."""
+        options = {"maxiter": int(self.max_iter), "gtol": float(self.tol)}
+        if self.solver == "cg":
+            options["norm"] = np.inf
+        else:
+            # L-BFGS-B also stops on a small relative decrease; make the gradient test decide.
+            options["ftol"] = 10 * np.finfo(np.float64).eps
+        return options
+
     def fit(self, X, y, groups, full=None, coef_init=None, prior_mean=None,
             callback=None) -> "LogLinearRanker":
         """Estimate ``λ`` by minimising ``P(λ)``.
@@ -191,12 +201,7 @@ class LogLinearRanker(GroupedRanker):
             v, g = objective(lam)
             return v * scale, g * scale
 
-        options = {"maxiter": int(self.max_iter), "gtol": float(self.tol)}
-        if self.solver == "cg":
-            options["norm"] = np.inf
-        else:
-            # L-BFGS-B also stops on a small relative decrease; make the gradient test decide.
-            options["ftol"] = 10 * np.finfo(np.float64).eps
+        options = self._solver_options()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
