@@ -3,15 +3,18 @@ from __future__ import annotations
 
 
 def add_parser(subparsers) -> None:
-    from .options import add_store, add_workers
+    from ..pipeline.config import AnnotationSection
+    from .options import add_source, add_store, add_workers, config_option
 
     p = subparsers.add_parser("annotate", help="derive or read partial bracketings and compute X(y, z)",
                               description="Store an annotation kind (riezler: Crouch et al. 2.1 bracketing "
                               "from gold trees; chunks: CoNLL-2000; user: the discriminant decisions made in "
                               "ranker serve; file: a user bracket file) and check "
-                              "every candidate against it.")
+                              "every candidate against it; best_f (full annotation, Charniak and "
+                              "Johnson's signal) instead stores each candidate's counts under "
+                              "--best-f-metric against the gold tree.")
     add_store(p)
-    p.add_argument("--kind", required=True, choices=["riezler", "chunks", "user", "file"])
+    p.add_argument("--kind", required=True, choices=["riezler", "chunks", "user", "file", "best_f"])
     p.add_argument("--file", default=None, help="bracket file for --kind file "
                    "(sentence_id<TAB>label<TAB>start<TAB>end; label * = unlabelled)")
     p.add_argument("--name", default=None, help="annotation kind name for --kind file (default: file)")
@@ -19,12 +22,15 @@ def add_parser(subparsers) -> None:
                    "(default configs/labels/annotation-equivalences.tsv)")
     p.add_argument("--unlabelled", action="store_true", help="match spans only, ignoring labels")
     p.add_argument("--recheck", action="store_true", help="recheck candidates checked before")
+    config_option(p, "--best-f-metric", section=AnnotationSection, key="best_f_metric",
+                  help="with --kind best_f: the metric whose best candidates form the consistent set")
+    add_source(p)
     add_workers(p)
     p.set_defaults(func=run)
 
 
 #: The corpus whose sentences each kind annotates (``file``: whatever the store holds).
-_CORPUS = {"riezler": "treebank", "chunks": "conll2000"}
+_CORPUS = {"riezler": "treebank", "chunks": "conll2000", "best_f": "treebank"}
 
 
 def run(args) -> int:
@@ -32,6 +38,7 @@ def run(args) -> int:
 
     from ..errors import RankerError
     from ..pipeline import stages
+    from ..pipeline.best_f import KIND as BEST_F
     from ..pipeline.config import AnnotationSection
     from ..store import Store
 
@@ -40,6 +47,8 @@ def run(args) -> int:
     kind = (args.name or "file") if args.kind == "file" else args.kind
     # the run's [annotation] defaults, with this command's kind
     annotation = dataclasses.replace(AnnotationSection(), kind=kind)
+    if args.kind == BEST_F:
+        return _best_f(args, annotation)
     with Store.open(args.store) as st:
         corpus = _CORPUS.get(args.kind)
         if corpus is not None:
@@ -53,4 +62,26 @@ def run(args) -> int:
     done = out.checked
     print(f"{kind}: {n} sentences annotated; checked {done.candidates} candidates of {done.sentences} sentences")
     print(f"consistent sets: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return 0
+
+
+def _best_f(args, annotation) -> int:
+    """Store the counts kind ``best_f`` reads (the run's annotate stage with that kind)."""
+    import dataclasses
+
+    from ..pipeline import stages
+    from ..pipeline.config import EvaluationSection
+    from ..store import Store
+    from .options import check_metric
+
+    check_metric("--best-f-metric", args.best_f_metric)
+    annotation = dataclasses.replace(annotation, best_f_metric=args.best_f_metric)
+    with Store.open(args.store, create=False) as st:
+        source = stages.stored_source(st, args.source)
+        stages.load_corpus(st, "treebank")
+        sentences = st.sentences("treebank")
+        out = stages.annotate(st, annotation, sentences, workers=args.workers, where="ranker annotate",
+                              source=source, evaluation=EvaluationSection())
+    print(f"best_f: counts under {args.best_f_metric} of {len(sentences)} sentences' candidates "
+          f"from {source} ({out.annotated} scored now)")
     return 0

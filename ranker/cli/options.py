@@ -75,3 +75,14 @@ def add_source(parser) -> None:
     """``--source NAME``: which stored candidates (default: the store's only source)."""
     parser.add_argument("--source", default=None,
                         help="candidate source in the store (default: the only one there)")
+
+
+def check_metric(option: str, name: str) -> None:
+    """Fail in one line when ``name``, given to ``option``, is not a reported metric."""
+    from ..errors import RankerError
+    from ..pipeline import stages
+    from ..pipeline.config import EvaluationSection
+
+    known = stages.metric_names(EvaluationSection())
+    if name not in known:
+        raise RankerError(f"{option} {name!r} is not known (known: {', '.join(known)})")

@@ -22,6 +22,8 @@ def add_parser(subparsers) -> None:
                   help="keep properties seen in at least N consistent training candidates")
     config_option(p, "--kind", section=AnnotationSection, key="kind",
                   help="annotation kind defining the consistent sets")
+    config_option(p, "--best-f-metric", section=AnnotationSection, key="best_f_metric",
+                  help="with --kind best_f: the metric whose best candidates form the consistent set")
     config_option(p, "--rule", section=AnnotationSection, key="fewest_violations",
                   to_cli=lambda fewest: "fewest" if fewest else "strict", choices=["strict", "fewest"],
                   help="when no candidate is consistent: keep the fewest-violation ones, or none")
@@ -71,12 +73,13 @@ def run(args) -> int:
     from ..errors import RankerError
     from ..models import save_model
     from ..pipeline import stages
-    from ..pipeline.config import EvaluationSection, FeaturesSection, LogLinearSection
+    from ..pipeline.best_f import KIND as BEST_F
+    from ..pipeline.config import AnnotationSection, EvaluationSection, FeaturesSection, LogLinearSection
     from ..pipeline.feature_cache import cached_matrix
     from ..pipeline.splits import select_split
     from ..pipeline.validate import check_cutoff
     from ..store import Store
-    from .options import selection
+    from .options import check_metric, selection
 
     check_writable(args.out)
     fs = load_feature_set(args.features)
@@ -90,9 +93,9 @@ def run(args) -> int:
                           select_metric=args.metric)
     heldout = args.heldout if args.sigma2 is None else ""
     ev = EvaluationSection()
-    if ll.select_metric not in stages.metric_names(ev):
-        raise RankerError(f"--metric {ll.select_metric!r} is not known "
-                          f"(known: {', '.join(stages.metric_names(ev))})")
+    check_metric("--metric", ll.select_metric)
+    if args.kind == BEST_F:
+        check_metric("--best-f-metric", args.best_f_metric)
     with Store.open(args.store, create=False) as st:
         source = stages.stored_source(st, args.source)
         sel = selection(st, args)
@@ -102,7 +105,12 @@ def run(args) -> int:
         if m.X.shape[0] == 0:
             raise RankerError(f"{args.store}: no candidates from {source} in {sel.corpus}/{sel.name}")
         rule = "fewest" if args.rule == "fewest" else "strict"
-        w = stages.consistency(st, m, args.kind, sel, source, rule)
+        best_f = None
+        if args.kind == BEST_F:   # full annotation: its counts are computed here when missing
+            best_f = stages.annotate(st, AnnotationSection(kind=BEST_F, best_f_metric=args.best_f_metric),
+                                     sel.sentences, workers=args.workers, where="ranker train",
+                                     source=source, evaluation=ev).best_f
+        w = stages.consistency(st, m, args.kind, sel, source, rule, best_f)
         template = stages.loglinear_template(ll, args.workers)
         data = stages.training_rows(st, features, template, [m], [w], source)
         if heldout:
