@@ -145,3 +145,4 @@ class StoreStats(NamedTuple):
     consistent_sets: dict[str, dict[str, int]]   # kind -> {"empty", "proper", "all"} sentence counts
     corpora: dict[str, int]      # corpus -> sentences
     sources: dict[str, int]      # source -> candidates
+    decisions: dict[str, int]    # "answers", "sentences": ranker serve's discriminant decisions

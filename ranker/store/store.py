@@ -688,6 +688,8 @@ class Store:
             for _, ok, total in cur:
                 counts["empty" if ok == 0 else "all" if ok == total else "proper"] += 1
             sets[kind] = counts
+        decided = c.execute("SELECT COUNT(*), COUNT(DISTINCT sentence_id) FROM decisions").fetchone() \
+            if self._has_table("decisions") else (0, 0)    # an older store opened read-only
         return StoreStats(
             sentences=n_sent, sentences_with_candidates=len(per), candidates=sum(per),
             full=q.get("full", 0), fragment=q.get("fragment", 0), timeout=q.get("timeout", 0),
@@ -695,7 +697,8 @@ class Store:
             median_candidates=float(statistics.median(per)) if per else 0.0,
             unmapped_tokens=int(unmapped), failures=failures, consistent_sets=sets,
             corpora=dict(c.execute("SELECT corpus, COUNT(*) FROM sentences GROUP BY corpus ORDER BY corpus").fetchall()),
-            sources=dict(c.execute("SELECT source, COUNT(*) FROM candidates GROUP BY source ORDER BY source").fetchall()))
+            sources=dict(c.execute("SELECT source, COUNT(*) FROM candidates GROUP BY source ORDER BY source").fetchall()),
+            decisions={"answers": decided[0], "sentences": decided[1]})
 
 
 def _first_file(folder: Path) -> Path:

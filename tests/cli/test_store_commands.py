@@ -5,7 +5,7 @@ from ranker.cli.main import main
 from ranker.store import Store
 
 KEYS = {"sentences", "sentences_with_candidates", "candidates", "full", "fragment", "timeout", "mean_candidates",
-        "median_candidates", "unmapped_tokens", "consistent_sets"}
+        "median_candidates", "unmapped_tokens", "consistent_sets", "decisions"}
 
 
 def _store_with_import(tmp_path):
@@ -33,6 +33,7 @@ def test_import_annotate_stats_export(tmp_path, capsys):
     assert (stats["sentences"], stats["sentences_with_candidates"], stats["candidates"]) == (3914, 1, 2)
     # the gold-shaped candidate contains every Crouch et al. bracket, the flat one none: a proper subset
     assert stats["consistent_sets"]["riezler"] == {"empty": 0, "proper": 1, "all": 0}
+    assert stats["decisions"] == {"answers": 0, "sentences": 0}
     with Store.open(store) as st:
         cs = st.consistent_sets("riezler", fileids="wsj_0001.mrg")
         assert cs["treebank/wsj_0001.mrg/1"].weights == (1.0, 0.0)

@@ -33,6 +33,7 @@ def test_decisions_keep_their_order_and_sentence_and_undo_removes_the_latest(pat
         assert st.decisions(S.id) == [_d("NP", 2, 7), _d("VP", 1, 4, False)]
         assert st.decisions() == [(S.id, _d("NP", 2, 7)), (S.id, _d("VP", 1, 4, False)),
                                   (T.id, _d("VP", 1, 3, False, "bob"))]
+        assert st.stats().decisions == {"answers": 3, "sentences": 2}   # ranker store stats counts them
         assert st.undo_decision(S.id) == _d("VP", 1, 4, False)
         assert st.add_decision(S.id, _d("PP", 4, 7)) == 2
     with Store.open(path, readonly=True) as st:         # stored, not just cached
@@ -93,6 +94,8 @@ def test_a_store_made_before_the_decisions_table_opens_and_gains_it(path):
     with Store.open(path, readonly=True) as st:      # read-only: nothing to read, nothing written
         assert st.decisions(S.id) == [] and st.decisions() == []
     assert "decisions" not in {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
+    with Store.open(path, readonly=True) as st:      # store stats of such a store: nothing decided
+        assert st.stats().decisions == {"answers": 0, "sentences": 0}
     with Store.open(path) as st:                     # writable: the table is created
         assert st.add_decision(S.id, _d("NP", 2, 7)) == 1
         assert [s.id for s in st.sentences()] == [S.id, T.id]
