@@ -1,14 +1,15 @@
 """The log-linear objective with its row blocks held by Dask workers.
 
 A :class:`~ranker.models.objective.ConditionalObjective` is a sum over fixed row blocks
-(``obj.blocks``, picklable callables ``blk(λ) -> (data term, gradient)``) plus the Gaussian prior.
+(``obj.blocks``, picklable callables ``blk(λ') -> (data term, gradient)`` in the blocks' column
+numbers, ``λ' = obj.block_weights(λ)``) plus the Gaussian prior.
 The blocks are the bulk of training's memory traffic and never change during a fit, so they are
 scattered to the workers once, a run of consecutive blocks to each, and held there by a Dask actor;
 each evaluation sends only ``λ`` to each worker's actor and brings back one value and one gradient
 per block. Actor calls go straight from this process to the worker, without a scheduler round
 trip per task: an evaluation costs one message each way per worker, which matters because a fit
-takes hundreds of evaluations. The parts are added in block order, after the prior, exactly as the
-local objective adds them, so the fitted model is bit-identical to the local one.
+takes hundreds of evaluations. The parts are added by the local objective's own ``combine``, in
+block order after the prior, so the fitted model is bit-identical to the local one.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ class DistributedObjective:
     Parameters
     ----------
     objective : ConditionalObjective
-        The local objective: its blocks are sent away, its prior (``inv_sigma2``) stays here.
+        The local objective: its blocks are sent away; it adds their parts to its prior here.
     client : distributed.Client
         The cluster to hold the blocks: one actor per worker (at most one per block).
     """
@@ -48,7 +49,6 @@ class DistributedObjective:
     def __init__(self, objective, client):
         self.objective = objective
         self.client = client
-        self.inv_sigma2 = objective.inv_sigma2
         self._n_blocks = len(objective.blocks)
         self._holders: list = []
         self._futures: list = []
@@ -83,20 +83,13 @@ class DistributedObjective:
         this process's objective, to the workers alive, and the evaluation is repeated once.
         """
         self.n_evaluations += 1
-        lam = np.asarray(lam, dtype=np.float64)
+        lam_b = self.objective.block_weights(lam)
         try:
-            parts = self._evaluate(lam)
+            parts = self._evaluate(lam_b)
         except Exception:   # the actor's worker died (the error's type depends on when)
             self._place()
-            parts = self._evaluate(lam)
-        mu = getattr(self.objective, "mu", None)          # a prior centred on a model's weights
-        off = lam if mu is None else lam - mu
-        value = 0.5 * float(off @ (off * self.inv_sigma2))
-        grad = off * self.inv_sigma2
-        for v, g in parts:
-            value += v
-            grad += g
-        return value, grad
+            parts = self._evaluate(lam_b)
+        return self.objective.combine(lam, parts)
 
     def _evaluate(self, lam: np.ndarray) -> list:
         calls = [h.evaluate(lam) for h in self._holders]     # all workers at once

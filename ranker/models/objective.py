@@ -24,8 +24,6 @@ from . import kernels
 from .compact import CompactMatrix, Part, _masked, as_compact
 from .groups import segment_logsumexp
 
-_TINY = 1e-300
-
 
 def _constant_entries(part: Part, offsets: np.ndarray, d: int) -> np.ndarray:
     """Mask of ``part``'s entries whose column takes one value (in this part) on a whole sentence."""
@@ -73,6 +71,34 @@ def drop_sentence_constants(X, offsets: np.ndarray):
     return CompactMatrix(X.shape, parts)
 
 
+def by_frequency(X: CompactMatrix, original=None, slab: int = 1 << 24):
+    """``(X', old_of_new)``: ``X`` with its columns renumbered by descending number of entries.
+
+    The products gather ``λ`` and scatter the gradient at every entry's column; with the most
+    frequent properties numbered first, the weights most entries touch share cache lines instead
+    of spreading over the whole weight vector. Ties keep their order, so the numbering depends on
+    the data alone. ``old_of_new`` is None when the order is already that one (``X`` returned).
+    Parts whose arrays ``X`` shares with ``original`` (the caller's matrix) are renumbered into
+    new arrays; the others are renumbered in place, a slab of ``slab`` entries at a time.
+    """
+    counts = X.column_counts()
+    old_of_new = np.argsort(-counts, kind="stable")
+    if np.array_equal(old_of_new, np.arange(len(counts))):
+        return X, None
+    new_of_old = np.empty(len(counts), dtype=np.int32)
+    new_of_old[old_of_new] = np.arange(len(counts), dtype=np.int32)
+    theirs = [p.indices for p in original.parts] if isinstance(original, CompactMatrix) else []
+    parts = []
+    for p in X.parts:
+        idx = p.indices
+        if any(np.may_share_memory(idx, t) for t in theirs) or not idx.flags.writeable:
+            idx = np.empty_like(idx)
+        for a in range(0, len(idx), slab):
+            idx[a:a + slab] = new_of_old[p.indices[a:a + slab]]
+        parts.append(p._replace(indices=idx))
+    return CompactMatrix(X.shape, parts), old_of_new
+
+
 #: Row blocks of every objective (fewer when there are fewer sentences). Fixed, not tied to the
 #: number of threads, so that the gradient's floating-point sums, block by block, are the same on
 #: any machine and for any ``n_jobs``: a model does not depend on how many cores trained it.
@@ -97,8 +123,13 @@ class _Block:
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
         """``(data term of P, its gradient)`` over this block's sentences."""
-        lam = np.asarray(lam, dtype=np.float64)
-        s = self.X.dot(lam, backend=self.backend)
+        lam = np.ascontiguousarray(lam, dtype=np.float64)
+        if self.backend == "numba":
+            grad = np.empty(self.X.shape[1])
+            value = kernels.block_objective(self.X.parts, self.w, self.offsets, lam, grad)
+            return value, grad
+        bk = "numba" if self.backend == "numba_old" else self.backend
+        s = self.X.dot(lam, backend=bk)
         starts, sizes = self.starts, self.sizes
         e = np.empty_like(s)
         # One shift (the sentence maximum) serves both sums; it is exact for the full set and only
@@ -110,7 +141,7 @@ class _Block:
         ew = e * self.w
         z = np.add.reduceat(e, starts)
         zc = np.add.reduceat(ew, starts)
-        if np.any(zc < _TINY):
+        if np.any(zc < kernels.TINY):
             # Consistent parses far below the best parse: recompute their sum with its own shift.
             lse_c, q = segment_logsumexp(s, self.offsets, self.w)
             log_zc = lse_c - m
@@ -122,7 +153,7 @@ class _Block:
         # r = p - q: one product Xᵀ r gives both expectations.
         np.multiply(e, np.repeat(1.0 / z, sizes), out=e)
         np.subtract(e, q, out=e)
-        return value, self.X.rdot(e, backend=self.backend)
+        return value, self.X.rdot(e, backend=bk)
 
 
 def _block_bounds(row_nnz: np.ndarray, offsets: np.ndarray, n_blocks: int) -> list[int]:
@@ -172,8 +203,9 @@ class ConditionalObjective:
                  backend: str | None = None):
         backend = kernels.resolve(backend)
         self.offsets = np.asarray(offsets, dtype=np.int64)
-        X = drop_sentence_constants(X, self.offsets)
+        X, self.old_of_new = by_frequency(drop_sentence_constants(X, self.offsets), X)
         self.X = X
+        self.new_of_old = None if self.old_of_new is None else np.argsort(self.old_of_new).astype(np.int32)
         self.w = np.asarray(weights, dtype=np.float64)
         starts = self.offsets[:-1]
         if len(self.offsets) > 1 and np.any(np.add.reduceat(self.w, starts) <= 0):
@@ -222,18 +254,32 @@ class ConditionalObjective:
         """The widest stored value type (products add in float64 whatever it is)."""
         return np.dtype(np.float64) if self.X.parts[2].nnz else np.dtype(np.float32)
 
-    def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
-        """Return ``(P(λ), ∇P(λ))``; the shape ``scipy.optimize.minimize(jac=True)`` expects."""
-        self.n_evaluations += 1
+    def block_weights(self, lam: np.ndarray) -> np.ndarray:
+        """``λ`` in the blocks' column numbers (by descending frequency, see :func:`by_frequency`)."""
         lam = np.asarray(lam, dtype=np.float64)
-        if self._pool is not None:
-            parts = list(self._pool.map(lambda blk: blk(lam), self.blocks))
-        else:
-            parts = [blk(lam) for blk in self.blocks]
+        return lam if self.old_of_new is None else lam[self.old_of_new]
+
+    def combine(self, lam: np.ndarray, parts) -> tuple[float, np.ndarray]:
+        """``(P(λ), ∇P(λ))`` from the blocks' ``(value, gradient)`` parts, added in block order.
+
+        The prior first, then each block's share in block order, each gradient brought back to
+        the caller's column numbers: the same sums whoever evaluated the blocks (threads or Dask).
+        """
+        lam = np.asarray(lam, dtype=np.float64)
         off = lam if self.mu is None else lam - self.mu
         value = 0.5 * float(off @ (off * self.inv_sigma2))
         grad = off * self.inv_sigma2
-        for v, g in parts:          # block order: the same sums for any n_jobs
+        for v, g in parts:
             value += v
-            grad += g
+            grad += g if self.new_of_old is None else g[self.new_of_old]
         return value, grad
+
+    def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return ``(P(λ), ∇P(λ))``; the shape ``scipy.optimize.minimize(jac=True)`` expects."""
+        self.n_evaluations += 1
+        lam_b = self.block_weights(lam)
+        if self._pool is not None:
+            parts = list(self._pool.map(lambda blk: blk(lam_b), self.blocks))
+        else:
+            parts = [blk(lam_b) for blk in self.blocks]
+        return self.combine(lam, parts)
