@@ -107,3 +107,24 @@ def test_the_scipy_kernels_fit_the_model_numba_fits(monkeypatch):
     np.testing.assert_allclose(fits["scipy"].coef_, fits["numba"].coef_, rtol=0, atol=1e-6)
     assert np.array_equal(fits["scipy"].predict(X, groups), fits["numba"].predict(X, groups))
     assert fits["scipy"].converged_ and fits["numba"].converged_
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_the_fused_numba_pass_equals_the_scipy_products(seed, n_jobs):
+    """One pass per sentence (scores, log-sum-exps, p - q) gives the two-product path's value and gradient."""
+    if len(BACKENDS) < 2:
+        pytest.fail("numba is not installed: pip install -e '.[test]' installs the fast extra")
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 12, size=40)
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    n = int(offsets[-1])
+    X = mixed_matrix(seed, n=n, d=40)
+    w = rng.random(n) * (rng.random(n) < 0.4)
+    w[offsets[:-1]] = np.maximum(w[offsets[:-1]], 0.3)       # every sentence has some weight
+    lam = rng.normal(0, 1.0, size=40)
+    lam[:3] = [400.0, -400.0, 300.0]    # some sentences' consistent parses far below the best
+    got = {b: ConditionalObjective(X, w, offsets, 0.5, n_jobs=n_jobs, backend=b)(lam) for b in BACKENDS}
+    assert np.isfinite(got["numba"][0])
+    assert got["numba"][0] == pytest.approx(got["scipy"][0], rel=1e-12)
+    np.testing.assert_allclose(got["numba"][1], got["scipy"][1], rtol=1e-10, atol=1e-10)
