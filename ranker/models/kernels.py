@@ -68,6 +68,34 @@ def _load_numba():
             for k in range(ip2[i], ip2[i + 1]):
                 out[ix2[k]] += ri * d2[k]
 
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def score(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, lam, i):
+        # Four running sums in a fixed order: one sum's add latency (4 cycles) no longer paces
+        # every entry, and the order still depends on the data alone.
+        s0 = s1 = s2 = s3 = 0.0
+        u1, u2, u3, u4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)   # unsigned stays unsigned
+        k, end = ip0[i], ip0[i + 1]
+        while k + u4 <= end:
+            s0 += lam[ix0[k]]
+            s1 += lam[ix0[k + u1]]
+            s2 += lam[ix0[k + u2]]
+            s3 += lam[ix0[k + u3]]
+            k += u4
+        while k < end:
+            s0 += lam[ix0[k]]
+            k += u1
+        k, end = ip1[i], ip1[i + 1]
+        while k + u2 <= end:
+            s1 += lam[ix1[k]] * np.float64(d1[k])
+            s3 += lam[ix1[k + u1]] * np.float64(d1[k + u1])
+            k += u2
+        while k < end:
+            s1 += lam[ix1[k]] * np.float64(d1[k])
+            k += u1
+        for k in range(ip2[i], ip2[i + 1]):
+            s2 += lam[ix2[k]] * d2[k]
+        return (s0 + s1) + (s2 + s3)
+
     @numba.njit(cache=True, nogil=True)
     def block3(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, w, offsets, lam, grad):
         # One sentence at a time: its scores, its two log-sum-exps, then r = p - q scattered
@@ -84,13 +112,7 @@ def _load_numba():
             a, b = offsets[j], offsets[j + 1]
             m = -np.inf
             for i in range(a, b):
-                si = 0.0
-                for k in range(ip0[i], ip0[i + 1]):
-                    si += lam[ix0[k]]
-                for k in range(ip1[i], ip1[i + 1]):
-                    si += lam[ix1[k]] * np.float64(d1[k])
-                for k in range(ip2[i], ip2[i + 1]):
-                    si += lam[ix2[k]] * d2[k]
+                si = score(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, lam, i)
                 s[i - a] = si
                 m = max(m, si)
             z = 0.0

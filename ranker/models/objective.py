@@ -77,26 +77,26 @@ def by_frequency(X: CompactMatrix, original=None, slab: int = 1 << 24):
     The products gather ``λ`` and scatter the gradient at every entry's column; with the most
     frequent properties numbered first, the weights most entries touch share cache lines instead
     of spreading over the whole weight vector. Ties keep their order, so the numbering depends on
-    the data alone. ``old_of_new`` is None when the order is already that one (``X`` returned).
-    Parts whose arrays ``X`` shares with ``original`` (the caller's matrix) are renumbered into
-    new arrays; the others are renumbered in place, a slab of ``slab`` entries at a time.
+    the data alone; entries keep their order in each row, so every sum adds the same terms in the
+    same order and the objective's bits do not change, only its speed. The column ids are
+    renumbered in place, a slab of ``slab`` entries at a time, so this costs no memory; when
+    ``X`` shares an index array with ``original`` (the caller's matrix, which must not change),
+    or the order is already that one, ``(X, None)`` is returned as it is.
     """
+    theirs = [p.indices for p in original.parts] if isinstance(original, CompactMatrix) else []
+    if any(np.may_share_memory(p.indices, t) for p in X.parts for t in theirs) \
+            or not all(p.indices.flags.writeable for p in X.parts):
+        return X, None
     counts = X.column_counts()
     old_of_new = np.argsort(-counts, kind="stable")
     if np.array_equal(old_of_new, np.arange(len(counts))):
         return X, None
     new_of_old = np.empty(len(counts), dtype=np.int32)
     new_of_old[old_of_new] = np.arange(len(counts), dtype=np.int32)
-    theirs = [p.indices for p in original.parts] if isinstance(original, CompactMatrix) else []
-    parts = []
     for p in X.parts:
-        idx = p.indices
-        if any(np.may_share_memory(idx, t) for t in theirs) or not idx.flags.writeable:
-            idx = np.empty_like(idx)
-        for a in range(0, len(idx), slab):
-            idx[a:a + slab] = new_of_old[p.indices[a:a + slab]]
-        parts.append(p._replace(indices=idx))
-    return CompactMatrix(X.shape, parts), old_of_new
+        for a in range(0, len(p.indices), slab):
+            p.indices[a:a + slab] = new_of_old[p.indices[a:a + slab]]
+    return X, old_of_new
 
 
 #: Row blocks of every objective (fewer when there are fewer sentences). Fixed, not tied to the
@@ -128,8 +128,7 @@ class _Block:
             grad = np.empty(self.X.shape[1])
             value = kernels.block_objective(self.X.parts, self.w, self.offsets, lam, grad)
             return value, grad
-        bk = "numba" if self.backend == "numba_old" else self.backend
-        s = self.X.dot(lam, backend=bk)
+        s = self.X.dot(lam, backend=self.backend)
         starts, sizes = self.starts, self.sizes
         e = np.empty_like(s)
         # One shift (the sentence maximum) serves both sums; it is exact for the full set and only
@@ -153,7 +152,7 @@ class _Block:
         # r = p - q: one product Xᵀ r gives both expectations.
         np.multiply(e, np.repeat(1.0 / z, sizes), out=e)
         np.subtract(e, q, out=e)
-        return value, self.X.rdot(e, backend=bk)
+        return value, self.X.rdot(e, backend=self.backend)
 
 
 def _block_bounds(row_nnz: np.ndarray, offsets: np.ndarray, n_blocks: int) -> list[int]:

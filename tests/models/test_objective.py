@@ -181,24 +181,27 @@ def test_a_prior_centred_elsewhere_shifts_only_the_prior_term(seed):
 
 
 def test_columns_are_renumbered_by_frequency_without_touching_the_callers_matrix():
-    """The objective streams its columns most frequent first; the caller's matrix and λ's order stay."""
+    """The objective streams its own copy most frequent column first; the caller's matrix and λ's order stay."""
     from ranker.models.compact import CompactMatrix
     from ranker.models.objective import by_frequency
 
     X, w, offsets, sigma2 = random_problem(5, n_groups=60, n_features=30)
     C = CompactMatrix.from_csr(X)
-    before = [p.indices.copy() for p in C.parts]
-    R, old_of_new = by_frequency(C, C)
+    assert by_frequency(C, C) == (C, None)                    # the caller's arrays: left alone
+    R, old_of_new = by_frequency(CompactMatrix.from_csr(X))
     assert old_of_new is not None
     counts = R.column_counts()
     assert np.all(np.diff(counts) <= 0)                       # most frequent first
     np.testing.assert_array_equal(counts, C.column_counts()[old_of_new])
-    assert all(np.array_equal(p.indices, b) for p, b in zip(C.parts, before))
     assert (R.tocsr()[:, np.argsort(old_of_new)] != C.tocsr()).nnz == 0
     assert by_frequency(R)[1] is None                         # already in that order
+    before = [p.indices.copy() for p in C.parts]
     lam = np.random.default_rng(2).normal(0, 1.0, size=X.shape[1])
-    v, g = ConditionalObjective(C, w, offsets, sigma2)(lam)
-    v_ref, g_ref = loop_objective(X, w, offsets, sigma2, lam)
-    assert v == pytest.approx(v_ref, rel=1e-12)
-    np.testing.assert_allclose(g, g_ref, rtol=1e-10, atol=1e-10)
+    for given in (X, C):       # scipy (converted: the objective's own copy) or compact (shared)
+        obj = ConditionalObjective(given, w, offsets, sigma2)
+        assert (obj.old_of_new is None) == (given is C)
+        v, g = obj(lam)
+        v_ref, g_ref = loop_objective(X, w, offsets, sigma2, lam)
+        assert v == pytest.approx(v_ref, rel=1e-12)
+        np.testing.assert_allclose(g, g_ref, rtol=1e-10, atol=1e-10)
     assert all(np.array_equal(p.indices, b) for p, b in zip(C.parts, before))
