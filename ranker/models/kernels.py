@@ -16,6 +16,13 @@ without reassociation, so a result depends on the data alone, never on the machi
 implementations add in different orders and agree to rounding (the same model, to the
 optimiser's tolerance: ``tests/models/test_compact.py``). ``RANKER_KERNELS=scipy`` forces scipy's.
 ``benchmarks/bench_compact.py`` measures both against scipy's CSR product.
+
+The objective does not call the two products with numba: :func:`block_objective` fuses them with
+the log-sum-exps, one sentence at a time, so each entry comes from memory once per evaluation
+instead of twice and no row-length float64 temporaries are made (on the WSJ training matrix, 193
+million nonzeros: 0.26 s of CPU an evaluation against 0.34 s for the two products). A row's score
+adds in four running sums (the ones spread over the four, the float32 values over two of them, then
+``(s0 + s1) + (s2 + s3)``), a fixed order, so its result still depends on the data alone.
 """
 from __future__ import annotations
 

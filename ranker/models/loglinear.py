@@ -195,6 +195,7 @@ class LogLinearRanker(GroupedRanker):
         # on the current executor: this process's threads, or a Dask cluster's workers
         objective = current_executor().distribute(
             ConditionalObjective(X, y, offsets, sigma2, n_jobs=self._threads(), prior_mean=prior_mean))
+        del X   # the objective keeps what it streams; a filtered copy made above is not needed
         scale = 1.0 / n_kept
 
         def fun(lam):

@@ -11,10 +11,11 @@ where ``p`` is the model's distribution over all parses of a sentence and ``q`` 
 distribution restricted to (and reweighted by) the consistent set. With 0/1 weights and the prior
 mean ``μ = 0`` this is exactly the paper's formula; a prior centred on a trained model's weights
 (MAP adaptation, Chelba and Acero 2004) lets a few new annotations move it only as far as they
-demand (:mod:`ranker.pipeline.retrain`). All candidates sit in one compact matrix, so one evaluation is one
-product
-``X λ``, segment-wise log-sum-exp over the sentence offsets, and one product ``Xᵀ (p - q)`` that
-yields both expectations at once: two passes over the nonzeros, which is what bounds its speed.
+demand (:mod:`ranker.pipeline.retrain`). All candidates sit in one compact matrix, so one evaluation is
+``X λ``, segment-wise log-sum-exp over the sentence offsets, and ``Xᵀ (p - q)``, which yields both
+expectations at once. With numba's kernels the three run sentence by sentence in one pass
+(:func:`.kernels.block_objective`): a sentence's entries are read from memory once and scattered
+into the gradient while still in the core's cache, where two products read the matrix twice.
 """
 from __future__ import annotations
 
@@ -169,8 +170,8 @@ class ConditionalObjective:
 
     The rows are cut at sentence boundaries into :data:`N_BLOCKS` blocks of about equal nonzeros;
     each block's share (products, log-sum-exp, expectations) is independent of the others, and
-    ``n_jobs`` threads evaluate blocks at once (scipy's sparse products and numpy's element-wise
-    kernels release the GIL). The blocks' values and gradients are added in block order, so the
+    ``n_jobs`` threads evaluate blocks at once (numba's pass, scipy's sparse products and numpy's
+    element-wise kernels release the GIL). The blocks' values and gradients are added in block order, so the
     result does not depend on ``n_jobs``.
 
     Parameters
