@@ -72,6 +72,16 @@ def drop_sentence_constants(X, offsets: np.ndarray):
     return CompactMatrix(X.shape, parts)
 
 
+def frequency_order(counts: np.ndarray):
+    """``(old_of_new, new_of_old as int32)``: columns by descending count, ties in their order; Nones if unchanged."""
+    old_of_new = np.argsort(-np.asarray(counts), kind="stable")
+    if np.array_equal(old_of_new, np.arange(len(counts))):
+        return None, None
+    new_of_old = np.empty(len(counts), dtype=np.int32)
+    new_of_old[old_of_new] = np.arange(len(counts), dtype=np.int32)
+    return old_of_new, new_of_old
+
+
 def by_frequency(X: CompactMatrix, original=None, slab: int = 1 << 24):
     """``(X', old_of_new)``: ``X`` with its columns renumbered by descending number of entries.
 
@@ -88,12 +98,9 @@ def by_frequency(X: CompactMatrix, original=None, slab: int = 1 << 24):
     if any(np.may_share_memory(p.indices, t) for p in X.parts for t in theirs) \
             or not all(p.indices.flags.writeable for p in X.parts):
         return X, None
-    counts = X.column_counts()
-    old_of_new = np.argsort(-counts, kind="stable")
-    if np.array_equal(old_of_new, np.arange(len(counts))):
+    old_of_new, new_of_old = frequency_order(X.column_counts())
+    if old_of_new is None:
         return X, None
-    new_of_old = np.empty(len(counts), dtype=np.int32)
-    new_of_old[old_of_new] = np.arange(len(counts), dtype=np.int32)
     for p in X.parts:
         for a in range(0, len(p.indices), slab):
             p.indices[a:a + slab] = new_of_old[p.indices[a:a + slab]]
