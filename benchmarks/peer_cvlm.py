@@ -154,7 +154,7 @@ def run_cvlm(cvlm: Path, data: Path, classes: Path, c: float, threads: int, tol:
     -------
     dict
         ``load_seconds`` (reading the data), ``trace`` (seconds since the data was read, Q) per
-        evaluation, ``seconds`` (optimisation, from the data read to exit), ``peak_rss_mb`` (the
+        evaluation, ``cpu_trace`` (the process's CPU seconds, all threads, since the data was read), ``seconds`` (optimisation, from the data read to exit), ``peak_rss_mb`` (the
         process's ``VmHWM``), ``returncode`` and the last stderr lines.
     """
     env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
@@ -177,16 +177,19 @@ def run_cvlm(cvlm: Path, data: Path, classes: Path, c: float, threads: int, tol:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     loaded = None
+    loaded_cpu = 0.0
     trace: list[tuple[float, float]] = []
+    cpu_trace: list[float] = []
     tail: list[str] = []
     for line in proc.stderr:
         peak[0] = max(peak[0], vm_hwm_mb(proc.pid))
         now = time.perf_counter()
         if loaded is None and "features in training data" in line:
-            loaded = now
+            loaded, loaded_cpu = now, cpu_seconds(proc.pid)
         m = _EVAL.search(line)
         if m:
             trace.append((now, float(m.group(1))))
+            cpu_trace.append(cpu_seconds(proc.pid) - loaded_cpu)
         else:
             tail = (tail + [line.rstrip()])[-5:]
     done.set()
@@ -196,8 +199,17 @@ def run_cvlm(cvlm: Path, data: Path, classes: Path, c: float, threads: int, tol:
     src.wait()
     loaded = loaded if loaded is not None else t0
     return {"load_seconds": loaded - t0, "seconds": end - loaded, "stopped": "own test",
-            "trace": [(t - loaded, q) for t, q in trace], "peak_rss_mb": peak[0],
+            "trace": [(t - loaded, q) for t, q in trace], "cpu_trace": cpu_trace, "peak_rss_mb": peak[0],
             "returncode": proc.returncode, "stderr_tail": tail}
+
+
+def cpu_seconds(pid: int | str = "self") -> float:
+    """A process's CPU seconds so far, user and system, all threads (``/proc/PID/stat``); 0 once gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def vm_hwm_mb(pid: int | str = "self") -> float:
