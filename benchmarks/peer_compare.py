@@ -21,28 +21,37 @@ The peer gets the rows our objective streams (properties constant over a sentenc
 already dropped, as Charniak and Johnson's extractor drops pseudo-constant features), so both read
 the same nonzeros. Converted inputs go to ``--work`` (default under /tmp), never into the project.
 
-Measured on 2026-11-23 (2-core AMD EPYC VM, load average 8.5 from other jobs, so times are
-pessimistic and two threads gained little), ``--store`` a copy of the WSJ sample's Link Grammar
-store: 2,595 sentences, 998,969 candidates, 133,497 properties, 192.8 million nonzeros (40.9
-million not 1), σ² = 0.01 (``-c 50``). Values agree to 4e-9 (λ = 0) and 4e-10 (random λ),
-relative; gradients to 2e-6 of components up to 3e3. Reached = within 1e-5 of the peer's optimum
-3080.6207. Ours with CG (the trainer's default), and with ``--solver lbfgs``::
+Measured on 2026-11-23, evening (2-core AMD EPYC VM, 1 MiB L2 per core, 32 MiB L3; load average
+5 to 8 from other developers' jobs the whole time, so wall times are up to twice the CPU times and
+two threads gained little; CPU seconds are the fair comparison), ``--store`` a copy of the WSJ
+sample's Link Grammar store: 2,595 sentences, 998,969 candidates, 133,497 properties, 192.8
+million nonzeros (152.0 million ones, 38.9 million float32 values, 2.0 million float64), σ² =
+0.01 (``-c 50``), columns most frequent first. Reached = within 1e-5 of the peer's optimum
+3080.6207. The machine-wide big-job slots were held by cross-validation runs all evening, so the
+figures come from the same code run piece by piece in small processes (one side at a time, one
+thread), not from one ``peer`` run::
 
-                                  ours/1   peer/1   ours/2   peer/2   lbfgs/1  lbfgs/2
-    s / evaluation (in fit)        0.62     2.03     0.70     1.86     0.76     0.71
-    s / evaluation (direct)        0.91       -      0.81       -      1.03     0.73
-    ratio to own-layout floor      2.08    11.0      1.73     9.5
-    ratio to smallest-layout floor 5.13    11.4      4.28     9.8
-    evaluations to optimum          176       40      176       40       49       49
-    s to optimum                  131.2     82.4    140.2     74.6     48.0     47.3
-    peak memory MB                 4597      973     4601      974     4620     4627
+                                    ours CG   ours L-BFGS   peer
+    CPU s / evaluation (in fit)      0.296       0.419      0.575
+    evaluations to optimum             176          49         40
+    CPU s to optimum                  52.1        20.5       23.0
+    wall s to optimum                 92.9        45.4       46.6
+    peak memory MB                   ~1217                   973
 
-(floors: 4.64 GB ours, 1.95 GB peer, 1.88 GB smallest per evaluation at 10.6 GB/s copy bandwidth
-with one thread, 9.9 with two; the peer's times exclude its 40 s of reading text, ours include the
-fit's 9 s of setup). Per evaluation ours is about 3x faster; to the optimum CG needs 4.4x the
-evaluations of L-BFGS and loses, our L-BFGS wins (48 s against 82 s, 47 against 75); in memory ours holds the
-matrix twice (the objective's transposed block views are copies) at 12 bytes a nonzero against the
-peer's 5, so it needs 4.7x the peer's memory.
+Per evaluation (direct calls, CPU s, one thread): the fused pass 0.24 to 0.26, the two numba
+products it replaced 0.34 (``X λ`` alone 0.16, ``Xᵀ r`` 0.13; the fused pass without the
+frequency numbering 0.30); wall 0.55 s with one thread and 0.52 with two (0.69 and 0.65 before).
+The floor, the compact matrix (922 MiB) read twice at 14.9 GB/s (13.9 with two threads), is
+0.130 s: the fused pass is 1.8 to 2.0 times it in CPU time (it reads the matrix from memory once,
+the second sweep of each sentence comes from cache, so the floor it could reach is half that), and
+4 to 5 times it in wall time under this load. Per evaluation ours is 2.2 times faster than the
+peer in CPU time; to the optimum our L-BFGS is 11% faster, our CG (the default) 2.3 times slower:
+it needs 4.4 times the peer's evaluations (a diagonal preconditioner from ``E_p[f²]`` at λ = 0
+made it worse, 725 evaluations). Memory: our process holds 1,141 MB after loading (the matrix
+922 MiB = 967 MB, the rest Python, numpy, scipy and numba) and peaks at 1,217 MB with two threads
+(8 block gradients, scratch); the peer's whole process peaks at 973 MB, its matrix at 5 bytes a
+nonzero against our 5.0, so the difference is the interpreter and libraries (it was 4.6 GB
+against 0.97 before the compact matrix).
 """
 from __future__ import annotations
 

@@ -200,8 +200,8 @@ class ConditionalObjective:
         float64 CSR copy of each block, made on the block's first call).
     n_jobs : int
         Threads evaluating blocks at once. On the 2-core machine, one evaluation over the WSJ
-        sample's training matrix (177 million nonzeros) takes 0.39 s with one thread and 0.25 s
-        with two; ``benchmarks/bench_train.py`` prints the ratio on synthetic data.
+        sample's training matrix (193 million nonzeros, numba's pass) costs 0.24 to 0.26 s of
+        CPU (0.34 s with the two products); ``benchmarks/peer_compare.py`` has the figures.
     """
 
     _pool = None   # also for an instance whose __init__ raised, which __del__ still sees
