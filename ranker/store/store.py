@@ -33,6 +33,10 @@ _loads = json.loads
 
 RULES = ("strict", "fewest")
 PAGE_SIZE = 32768
+#: The metric keys of every stored count (a walk down the primary key's first column).
+_STORED_METRICS = "SELECT DISTINCT metric FROM bracket_counts"
+#: One sentence's counts under one metric key: a range of the primary key.
+_DELETE_COUNTS = "DELETE FROM bracket_counts WHERE metric=? AND sentence_id=? AND source=?"
 
 
 class Store:
@@ -633,9 +637,14 @@ class Store:
 
     def delete_bracket_counts(self, sentence_ids: Iterable[str], source: str) -> None:
         """Forget every metric's counts of these sentences' candidates from ``source`` (a new forest)."""
+        sentence_ids = list(sentence_ids)
         with self.batch():
-            self._conn.executemany("DELETE FROM bracket_counts WHERE sentence_id=? AND source=?",
-                                   ((sid, source) for sid in sentence_ids))
+            # One delete per stored metric key and sentence, so each is a lookup in the primary key
+            # (metric first): by sentence alone, SQLite scans the whole table for every sentence
+            # (7 s per 60 sentences on the WSJ store, quadratic over a cold scoring stage).
+            metrics = [r[0] for r in self._conn.execute(_STORED_METRICS)]
+            self._conn.executemany(_DELETE_COUNTS, ((m, sid, source) for sid in sentence_ids
+                                                    for m in metrics))
 
     def bracket_counts(self, metric: str, corpus: str | None = "treebank", split: str | None = None,
                        fileids=None, source: str | None = None) -> dict[str, tuple[BracketCounts, ...]]:

@@ -192,3 +192,23 @@ def test_readonly_open_of_a_path_with_uri_characters(tmp_path):
         assert [x.id for x in s.sentences()] == [S1.id]
         with pytest.raises(StoreError, match="read-only"):
             s.add_sentences([S0])
+
+
+def test_deleting_counts_drops_every_metric_of_those_sentences_only(st):
+    rows = {sid: [BracketCounts(sid, "lg", r, 3, 2, 1, 0) for r in range(2)] for sid in (S1.id, S0.id)}
+    for metric in ("evalb@a", "mph@b"):
+        st.put_bracket_counts(metric, [*rows[S1.id], *rows[S0.id]])
+    st.put_bracket_counts("evalb@a", [BracketCounts(S1.id, "other", 0, 1, 1, 1, 0)])
+    st.delete_bracket_counts(iter([S1.id]), "lg")
+    for metric in ("evalb@a", "mph@b"):
+        assert st.sentence_bracket_counts(metric, S1.id, "lg") == ()
+        assert st.sentence_bracket_counts(metric, S0.id, "lg") == tuple(rows[S0.id])
+    assert len(st.sentence_bracket_counts("evalb@a", S1.id, "other")) == 1
+
+
+def test_deleting_counts_searches_the_primary_key_instead_of_scanning_the_table(st):
+    # scoring a cold store deletes every sentence's old counts: a scan each made it quadratic
+    from ranker.store.store import _DELETE_COUNTS
+
+    plan = st._conn.execute("EXPLAIN QUERY PLAN " + _DELETE_COUNTS, ("m", S1.id, "lg")).fetchall()
+    assert all("SCAN" not in row[-1] for row in plan) and any("SEARCH" in row[-1] for row in plan)
