@@ -24,7 +24,7 @@ and so what we do:
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ..trees.tree import Node, Tree
@@ -66,10 +66,15 @@ class EvalbSentence(NamedTuple):
         return 100.0 * self.correct_tags / self.words if self.words else 0.0
 
 
-class _Side:
-    """One tree as EVALB's ``read_line`` leaves it: terminals, brackets in opening order, quotes."""
+class EvalbSide:
+    """One tree as EVALB's ``read_line`` leaves it: terminals, brackets in opening order, quotes.
 
-    __slots__ = ("words", "tags", "brackets", "length", "quotes")
+    Reading depends only on the parameters' delete, length and quote labels, so one side serves
+    parameter sets that differ in ``LABELED`` alone, and a gold side serves every candidate of its
+    sentence (:func:`score_evalb_sides`; scoring copies a side before mending its quotes).
+    """
+
+    __slots__ = ("words", "tags", "brackets", "length", "quotes", "_kept")
 
     def __init__(self, tree: Tree | None, params: EvalbParams):
         self.words: list[str] = []
@@ -77,8 +82,24 @@ class _Side:
         self.brackets: list[list] = []  # [start, end, raw label], in opening (pre-order) order
         self.length = 0
         self.quotes: list[list] = []  # [word, tag, index, bracket id, open bracket ids]
+        self._kept = None             # _kept_brackets of the side as read, once asked for
         if tree is not None:
             self._read(tree.root, tree.words, params)
+
+    def copy(self) -> "EvalbSide":
+        """A side whose lists can be mended (quote re-insertion) without touching this one."""
+        new = EvalbSide.__new__(EvalbSide)
+        new.words, new.tags, new.length = list(self.words), list(self.tags), self.length
+        new.brackets = [list(b) for b in self.brackets]
+        new.quotes = [[w, t, i, b, list(o)] for w, t, i, b, o in self.quotes]
+        new._kept = None
+        return new
+
+    def kept(self, params: EvalbParams) -> list[tuple[int, int, str]]:
+        """The brackets EVALB scores (:func:`_kept_brackets`), computed once per side."""
+        if self._kept is None:
+            self._kept = _kept_brackets(self, params)
+        return self._kept
 
     def _terminal(self, tag, word, params, stack):
         if tag is None or tag not in params.delete_labels_for_length:
@@ -126,7 +147,7 @@ class _Side:
             self.brackets[k][1] += 1
 
 
-def _fix_quote(g: _Side, t: _Side, params: EvalbParams) -> None:
+def _fix_quote(g: EvalbSide, t: EvalbSide, params: EvalbParams) -> None:
     """EVALB's ``fix_quote``: where one side deleted a quote-like terminal the other kept, restore it."""
     deleted = params.delete_labels
     for i, q2 in enumerate(t.quotes):
@@ -151,7 +172,7 @@ def _cut_label(label: str) -> str:
     return label
 
 
-def _kept_brackets(side: _Side, params: EvalbParams) -> list[tuple[int, int, str]]:
+def _kept_brackets(side: EvalbSide, params: EvalbParams) -> list[tuple[int, int, str]]:
     out = []
     kept: dict[str, str | None] = {}    # raw label -> cut label, None when deleted
     for s, e, raw in side.brackets:
@@ -220,31 +241,43 @@ def score_evalb(gold: Tree | None, test: Tree | None, params: EvalbParams) -> Ev
     EvalbSentence
         The integer counts; ``status`` is 0 (scored), 1 (error) or 2 (skipped).
     """
-    g = _Side(gold, params)
-    t = _Side(test, params)
+    return score_evalb_sides(EvalbSide(gold, params), EvalbSide(test, params), (params,))[0]
+
+
+def score_evalb_sides(g: EvalbSide, t: EvalbSide, params: tuple[EvalbParams, ...]) -> list[EvalbSentence]:
+    """:func:`score_evalb` of two sides already read, under parameter sets that differ in ``LABELED`` only.
+
+    The scorer of stored counts reads a sentence's gold side once and each candidate's side once
+    for both the labelled and the unlabelled counts; the sides are never changed (a pair whose
+    quotes need mending is mended on copies).
+    """
+    first = params[0]
+    if any(p is not first and replace(p, labeled=first.labeled) != first for p in params):
+        raise ValueError("score_evalb_sides takes parameter sets that differ in LABELED only")
     length = g.length
     if not t.words:
-        return EvalbSentence(SKIP, length, 0, 0, 0, 0, 0, 0)
+        return [EvalbSentence(SKIP, length, 0, 0, 0, 0, 0, 0)] * len(params)
     if len(g.words) != len(t.words):
-        if params.quote_labels:
-            _fix_quote(g, t, params)
+        if first.quote_labels:
+            g, t = g.copy(), t.copy()
+            _fix_quote(g, t, first)
         if len(g.words) != len(t.words):
-            return EvalbSentence(ERROR, length, 0, 0, 0, 0, 0, 0,
-                                 f"Length unmatch ({len(g.words)}|{len(t.words)})")
-    word_equal = params.word_equal
+            return [EvalbSentence(ERROR, length, 0, 0, 0, 0, 0, 0,
+                                  f"Length unmatch ({len(g.words)}|{len(t.words)})")] * len(params)
+    word_equal = first.word_equal
     for w1, w2 in zip(g.words, t.words):
         if w1 != w2 and not word_equal(w1, w2):
-            return EvalbSentence(ERROR, length, 0, 0, 0, 0, 0, 0, f"Words unmatch ({w1}|{w2})")
-    gb = _kept_brackets(g, params)
-    tb = _kept_brackets(t, params)
-
-    matched = _greedy_matches(gb, tb, params)
+            return [EvalbSentence(ERROR, length, 0, 0, 0, 0, 0, 0,
+                                  f"Words unmatch ({w1}|{w2})")] * len(params)
+    gb = g.kept(first)
+    tb = t.kept(first)
 
     crossing = crossing_count({(s, e) for s, e, _ in gb}, [(s, e) for s, e, _ in tb])
 
-    label_equal = params.label_equal
+    label_equal = first.label_equal
     correct = sum(1 for a, b in zip(g.tags, t.tags) if a == b or label_equal(a, b))
-    return EvalbSentence(OK, length, len(g.words), len(gb), len(tb), matched, crossing, correct)
+    return [EvalbSentence(OK, length, len(g.words), len(gb), len(tb), _greedy_matches(gb, tb, p),
+                          crossing, correct) for p in params]
 
 
 @dataclass

@@ -36,7 +36,7 @@ from ..trees.heads import HeadRules
 from ..trees.transforms import NONE_TAG
 from ..trees.tree import Tree
 from .dependencies import DependencyGold, gold_from_tree, score_tree_dependencies
-from .evalb import ERROR, score_evalb
+from .evalb import ERROR, EvalbSide, score_evalb_sides
 from .evalb_params import EvalbParams, load_params
 from .flat import flat_constituents, flat_counts, flat_key
 from .mph import MphSide, mph_side, score_mph_sides
@@ -72,6 +72,7 @@ class GoldSide(NamedTuple):
     mph: MphSide
     flat_key: frozenset[tuple[int, int]]               # constituents of the flattened key
     deps: DependencyGold
+    evalb: EvalbSide                                   # the tree as EVALB reads it (never changed)
 
 
 class Scorer:
@@ -81,6 +82,7 @@ class Scorer:
         self.settings = settings
         self.evalb: EvalbParams = load_params(settings.evalb_param)
         self.evalb_unlabeled = replace(self.evalb, labeled=False)
+        self._evalb_params = (self.evalb, self.evalb_unlabeled)
         self.rules = HeadRules.load(settings.head_rules)
         self.mph_rules = HeadRules.load(settings.mph_head_rules)
         self.flatten_rules = FlattenRules.load(settings.flatten_rules)
@@ -110,7 +112,8 @@ class Scorer:
         except ValueError as e:
             raise RankerError(str(e)) from None
         return GoldSide(gold, erasure, constituent_spans(black_erase(gold, erasure)),
-                        mph_side(gold, self.mph_rules), flat_constituents(key), deps)
+                        mph_side(gold, self.mph_rules), flat_constituents(key), deps,
+                        EvalbSide(gold, self.evalb))
 
     def count(self, gold: GoldSide, t: Tree) -> dict[str, Counts]:
         """Counts of one candidate tree (over the gold words) under every metric.
@@ -125,8 +128,9 @@ class Scorer:
             raise RankerError(f"a candidate's words differ from the gold words: {' '.join(t.words)!r} "
                               f"vs {' '.join(gold.tree.words)!r}")
         out: dict[str, Counts] = {}
-        for name, params in (("evalb_labeled", self.evalb), ("evalb_unlabeled", self.evalb_unlabeled)):
-            s = score_evalb(gold.tree, t, params)
+        # the two EVALB parameter sets differ in LABELED only: each side is read once for both
+        evalb = score_evalb_sides(gold.evalb, EvalbSide(t, self.evalb), self._evalb_params)
+        for name, s in zip(("evalb_labeled", "evalb_unlabeled"), evalb):
             # A skip (no word left after deletion: an all-punctuation sentence) and an error both
             # count zeros, as EVALB leaves such a sentence out of its totals. The error arises when
             # the words are equal (checked above) but the tags differ on punctuation EVALB deletes

@@ -9,7 +9,10 @@ import random
 import pytest
 
 from ranker.cli.main import main
-from ranker.evaluation.evalb import ERROR, OK, SKIP, EvalbAccumulator, score_evalb
+from dataclasses import replace
+
+from ranker.evaluation.evalb import (ERROR, OK, SKIP, EvalbAccumulator, EvalbSide, score_evalb,
+                                     score_evalb_sides)
 from ranker.evaluation.evalb_fast import EvalbInputError, score_evalb_bytes
 from ranker.evaluation.evalb_params import EvalbParamError, EvalbParams, load_params, parse_params
 from ranker.evaluation.evalb_report import HEADER, format_sentence, format_summary
@@ -343,3 +346,27 @@ def test_scores_lie_in_0_100(wsj_pairs):
     for s in fast:
         assert 0 <= s.recall <= 100 and 0 <= s.precision <= 100 and 0 <= s.tag_accuracy <= 100
         assert s.matched <= min(s.gold, s.test)
+
+
+def test_sides_read_once_score_every_candidate_as_score_evalb_does(wsj_pairs):
+    # the scorer of stored counts reads a gold side once per sentence and a candidate's side once
+    # for both LABELED settings; quote mending (the third file's QUOTE_LABEL) must not change them
+    labeled = parse_params("DELETE_LABEL -NONE-\nDELETE_LABEL .\nDELETE_LABEL POS\nQUOTE_LABEL NN\n"
+                           "QUOTE_LABEL .\nQUOTE_LABEL POS\nEQ_LABEL VP S\n")
+    both = (labeled, replace(labeled, labeled=False))
+    gold_lines, test_lines = wsj_pairs
+    mended = 0
+    for g_line in gold_lines[:300]:
+        g = t(g_line)
+        side = EvalbSide(g, labeled)
+        before = (list(side.words), [list(b) for b in side.brackets])
+        for s_line in (test_lines[gold_lines.index(g_line)], g_line.replace("(POS '", "(NN '", 1),
+                       g_line.replace("(. .)", "(NN .)", 1)):
+            tt = t(s_line)
+            got = score_evalb_sides(side, EvalbSide(tt, labeled), both)
+            assert got == [score_evalb(g, tt, p) for p in both]
+            mended += "(NN '" in s_line and got[0].status == OK
+        assert (side.words, side.brackets) == before
+    assert mended > 0
+    with pytest.raises(ValueError):
+        score_evalb_sides(side, side, (labeled, COLLINS))
