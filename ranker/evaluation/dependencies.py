@@ -57,13 +57,17 @@ def typed_arcs(deps: Sequence[Dependency], scored: frozenset[int]) -> frozenset[
     return frozenset((d.relation, d.head, d.dependent) for d in deps if d.dependent in scored)
 
 
-def tree_dependencies(tree: Tree, rules: HeadRules, labels: RelationLabels
+def tree_dependencies(tree: Tree, rules: HeadRules, labels: RelationLabels, subtrees: dict | None = None
                       ) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[Dependency, ...]]:
-    """Words, tags and head dependencies of a tree after its empty elements are removed."""
+    """Words, tags and head dependencies of a tree after its empty elements are removed.
+
+    ``subtrees``: converted subtrees shared between calls (see
+    :func:`~ranker.trees.dependencies.tree_to_dependencies`).
+    """
     t = remove_empty_elements(tree)
     if t is None:
         return (), (), ()
-    return t.words, t.tags(), tree_to_dependencies(t, rules, labels)
+    return t.words, t.tags(), tree_to_dependencies(t, rules, labels, subtrees)
 
 
 def gold_from_tree(gold: Tree, rules: HeadRules, labels: RelationLabels,
@@ -134,7 +138,7 @@ def score_dependencies(gold: DependencyGold, test: Sequence[Dependency] | None) 
 
 
 def score_tree_dependencies(gold: Tree | DependencyGold, test: Tree | None, rules: HeadRules,
-                            labels: RelationLabels) -> DependencyCounts:
+                            labels: RelationLabels, subtrees: dict | None = None) -> DependencyCounts:
     """Convert a test tree with the head rules and score it against gold.
 
     Parameters
@@ -145,6 +149,9 @@ def score_tree_dependencies(gold: Tree | DependencyGold, test: Tree | None, rule
         The candidate tree; ``None`` is no parse.
     rules, labels
         Head rules and the relation-label table.
+    subtrees : dict, optional
+        Subtrees converted before, by identity (one dict per sentence and conversion, for the
+        candidates of a sentence parsed with shared subtrees).
 
     Returns
     -------
@@ -158,7 +165,7 @@ def score_tree_dependencies(gold: Tree | DependencyGold, test: Tree | None, rule
     g = gold if isinstance(gold, DependencyGold) else gold_from_tree(gold, rules, labels)
     if test is None:
         return score_dependencies(g, None)
-    words, _, deps = tree_dependencies(test, rules, labels)
+    words, _, deps = tree_dependencies(test, rules, labels, subtrees)
     if words != g.words:
         raise ValueError(f"gold and test words differ: {' '.join(g.words)!r} vs {' '.join(words)!r}")
     return score_dependencies(g, deps)

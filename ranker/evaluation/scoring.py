@@ -73,6 +73,9 @@ class GoldSide(NamedTuple):
     flat_key: frozenset[tuple[int, int]]               # constituents of the flattened key
     deps: DependencyGold
     evalb: EvalbSide                                   # the tree as EVALB reads it (never changed)
+    # Candidates' subtrees converted to dependencies so far, by identity: the candidates of a
+    # sentence parsed with shared subtrees convert each distinct subtree once.
+    dep_subtrees: dict
 
 
 class Scorer:
@@ -113,7 +116,7 @@ class Scorer:
             raise RankerError(str(e)) from None
         return GoldSide(gold, erasure, constituent_spans(black_erase(gold, erasure)),
                         mph_side(gold, self.mph_rules), flat_constituents(key), deps,
-                        EvalbSide(gold, self.evalb))
+                        EvalbSide(gold, self.evalb), {})
 
     def count(self, gold: GoldSide, t: Tree) -> dict[str, Counts]:
         """Counts of one candidate tree (over the gold words) under every metric.
@@ -153,7 +156,7 @@ class Scorer:
             out["mph"] = tuple(score_mph_sides(gold.mph, None))
         try:
             # one conversion serves both dependency metrics: it is the costliest step of scoring
-            d = score_tree_dependencies(gold.deps, t, self.rules, self.labels)
+            d = score_tree_dependencies(gold.deps, t, self.rules, self.labels, gold.dep_subtrees)
         except ValueError:
             d = score_tree_dependencies(gold.deps, None, self.rules, self.labels)
         out["flat"] = tuple(flat_counts(gold.flat_key, flat_constituents(t)))

@@ -30,11 +30,12 @@ def _score_handler(settings: ScoringSettings):
         gold = parse_tree(gold_text, f"gold:{sid}")
         side = scorer.gold_side(gold, gold_deps)
         seen: dict[str, dict] = {}
+        shared: dict = {}   # equal subtrees of the candidates are one object: converted once
         rows = {m: [] for m in scorer.metrics}
         for text in texts:                       # identical text is an identical tree: score once
             c = seen.get(text)
             if c is None:
-                c = seen[text] = scorer.count(side, parse_tree(text, f"candidate:{sid}"))
+                c = seen[text] = scorer.count(side, parse_tree(text, f"candidate:{sid}", shared=shared))
             for m in rows:
                 rows[m].append(c[m])
         return sid, rows

@@ -156,8 +156,15 @@ def _relation(labels: RelationLabels, parent: Node, hk: int, k: int, tags) -> st
     return ""
 
 
-def tree_to_dependencies(tree: Tree, rules: HeadRules, labels: RelationLabels) -> tuple[Dependency, ...]:
+def tree_to_dependencies(tree: Tree, rules: HeadRules, labels: RelationLabels,
+                         subtrees: dict | None = None) -> tuple[Dependency, ...]:
     """Head dependencies of ``tree``, one per word, ordered by dependent position.
+
+    The arcs inside a subtree (its head word, and the arc of every other word it covers) depend
+    on the subtree alone: its labels, its words' positions and its children's tags. Converted
+    bottom-up, a subtree met again (the same object: the candidates of one sentence parsed with
+    shared subtrees, ``parse_tree(..., shared=...)``) is pasted from ``subtrees`` instead of being
+    walked again.
 
     Parameters
     ----------
@@ -167,35 +174,65 @@ def tree_to_dependencies(tree: Tree, rules: HeadRules, labels: RelationLabels) -
         Head rules (``HeadRules.load("collins")``).
     labels
         The relation-label table (``RelationLabels.load("labels")``).
+    subtrees : dict, optional
+        The converted subtrees of earlier calls with the same ``rules`` and ``labels``, by node
+        identity; it keeps their nodes alive. Give one dict per sentence (its candidates share
+        subtrees), or nothing.
 
     Returns
     -------
     tuple of Dependency
         ``result[i].dependent == i``; the root word has ``head == -1`` and relation ``"root"``.
     """
-    nodes = list(tree.nodes())
-    heads = head_words(tree, rules)
-    head_of = {id(n): h for n, h in zip(nodes, heads)}
-    tags = tree.tags()
-    arcs: list[Dependency | None] = [None] * len(tree.words)
-    arcs[heads[0]] = Dependency(-1, heads[0], "root")
+    done = {} if subtrees is None else subtrees   # id(node) -> (node, head word, arcs of its span)
+    head_child = rules.head_child
     memo, needs_subject = _relation_memo(labels)
-    for n in nodes:
-        if n.is_preterminal:
+    tags = None                                   # the tree's tags, read when a rule needs them
+    stack: list = [(tree.root, False)]
+    while stack:
+        n, ready = stack.pop()
+        if not ready:
+            if id(n) not in done:
+                stack.append((n, True))
+                stack.extend((c, False) for c in n.children if type(c) is not int)
             continue
-        hk = rules.head_child(n)
-        h = head_of[id(n)]
-        shape = (n.label, tuple(None if type(c) is int else c.label for c in n.children), hk)
-        for k, c in enumerate(n.children):
+        kids = n.children
+        if len(kids) == 1 and type(kids[0]) is int:   # a preterminal: its word heads it, no arc
+            done[id(n)] = (n, kids[0], (None,))
+            continue
+        hk = head_child(n)
+        hc = kids[hk]
+        h = hc if type(hc) is int else done[id(hc)][1]
+        shape = (n.label, tuple(None if type(c) is int else c.label for c in kids), hk)
+        arcs: list = []
+        for k, c in enumerate(kids):
+            if type(c) is int:
+                d, inner, at = c, (None,), 0
+            else:
+                _, d, inner = done[id(c)]
+                at = d - c.start
             if k == hk:
+                arcs.extend(inner)
                 continue
-            d = c if type(c) is int else head_of[id(c)]
-            key = (shape, k, needs_subject and type(c) is not int and _has_subject(c, tags))
+            subject = False
+            if needs_subject and type(c) is not int:
+                if tags is None:
+                    tags = tree.tags()
+                subject = _has_subject(c, tags)
+            key = (shape, k, subject)
             rel = memo.get(key)
             if rel is None:
+                if tags is None:
+                    tags = tree.tags()
                 rel = memo[key] = _relation(labels, n, hk, k, tags)
-            arcs[d] = Dependency(h, d, rel)
-    return tuple(arcs)  # type: ignore[arg-type]
+            arcs.extend(inner[:at])
+            arcs.append(Dependency(h, d, rel))
+            arcs.extend(inner[at + 1:])
+        done[id(n)] = (n, h, tuple(arcs))
+    _, top, arcs = done[id(tree.root)]
+    out = list(arcs)
+    out[top] = Dependency(-1, top, "root")
+    return tuple(out)  # type: ignore[arg-type]
 
 
 _MEMOS: dict = {}

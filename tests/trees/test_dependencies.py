@@ -63,3 +63,30 @@ def test_agreement_with_dependency_treebank_on_a_sample(wsj_trees):
         s, n = untyped_agreement(dependencies_from_conll(g), tree_to_dependencies(e, rules, labels))
         same, total = same + s, total + n
     assert same / total > 0.80
+
+
+def test_subtrees_shared_between_candidates_convert_as_each_tree_alone():
+    # the scorer converts a sentence's candidates with one memo of converted subtrees (parsed with
+    # shared subtrees): every tree must come out as it does alone, function tags and subjects too
+    import random
+
+    from nltk.corpus import treebank
+
+    from ranker.evaluation.perturb import perturb_tree
+    from ranker.trees.penn import format_tree
+    from ranker.trees.tree import Tree
+
+    rules, labels = HeadRules.load("collins"), RelationLabels.load("labels")
+    rng = random.Random(5)
+    pasted = 0
+    for g in treebank.parsed_sents()[:60]:
+        gold = remove_empty_elements(Tree.from_nltk(g))
+        texts = [format_tree(gold)] + [format_tree(perturb_tree(gold, rng, rate=0.2)) for _ in range(6)]
+        shared, memo = {}, {}
+        for text in texts:
+            t = parse_tree(text, shared=shared)
+            before = len(memo)
+            assert tree_to_dependencies(t, rules, labels, memo) == tree_to_dependencies(
+                parse_tree(text), rules, labels)
+            pasted += before and len(memo) - before < sum(1 for _ in t.nodes())
+    assert pasted > 100   # later candidates really reused converted subtrees
