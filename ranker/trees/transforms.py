@@ -67,6 +67,9 @@ def strip_function_tags(tree: Tree) -> Tree:
     Tree
         Same structure and words, base labels only.
     """
+    # a tree with none (a parser's) is returned as it is: no copy, and its subtrees stay shared
+    if all(base_label(n.label) == n.label for n in tree.root.subtrees()):
+        return tree
     return Tree(_relabel(tree.root, base_label), tree.words)
 
 

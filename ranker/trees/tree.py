@@ -101,9 +101,14 @@ class Tree(NamedTuple):
     def tags(self) -> tuple[str | None, ...]:
         """The preterminal label of each word, or ``None`` where a word stands directly under a phrase."""
         tags: list[str | None] = [None] * len(self.words)
-        for n in self.root.subtrees():
-            if n.is_preterminal:
-                tags[n.children[0]] = n.label
+        stack = [self.root]     # every node once; the order does not matter here
+        while stack:            # (an inline walk: scoring reads the tags of every candidate 5 times)
+            n = stack.pop()
+            c = n.children
+            if len(c) == 1 and type(c[0]) is int:
+                tags[c[0]] = n.label
+            else:
+                stack.extend([x for x in c if type(x) is not int])
         return tuple(tags)
 
     def constituents(self) -> list[tuple[str, int, int]]:
