@@ -220,15 +220,20 @@ def head_words(tree: Tree, rules: HeadRules) -> list[int]:
     list of int
         ``result[k]`` is the word position heading the k-th node of ``tree.nodes()``.
     """
-    head_child = rules.head_child
     nodes = list(tree.nodes())
-    memo: dict[int, int] = {}
-    for n in reversed(nodes):           # reversed pre-order: children before parents, no recursion
-        c = n.children[head_child(n)]
-        memo[id(n)] = c if type(c) is int else memo[id(c)]
+    memo = _head_memo(nodes, rules)
     return [memo[id(n)] for n in nodes]
 
 
 def head_map(tree: Tree, rules: HeadRules) -> dict[int, int]:
     """``id(node) -> head word`` for every node: for callers that walk the tree themselves."""
-    return {id(n): h for n, h in zip(tree.nodes(), head_words(tree, rules))}
+    return _head_memo(list(tree.nodes()), rules)
+
+
+def _head_memo(nodes: list, rules: HeadRules) -> dict[int, int]:
+    head_child = rules.head_child
+    memo: dict[int, int] = {}
+    for n in reversed(nodes):           # reversed pre-order: children before parents, no recursion
+        c = n.children[head_child(n)]
+        memo[id(n)] = c if type(c) is int else memo[id(c)]
+    return memo

@@ -14,7 +14,7 @@ figure 2); labels are reduced to base labels (they are not scored).
 """
 from __future__ import annotations
 
-from .heads import HeadRules, head_words
+from .heads import HeadRules, head_map
 from .transforms import PUNCT_TAGS, remove_empty_elements, strip_function_tags, strip_root
 from .tree import Node, Tree, delete_words, map_nodes, rebuild
 
@@ -66,17 +66,18 @@ def maximal_projections(tree: Tree, rules: HeadRules, punct_tags=PUNCT_TAGS) -> 
         return None
     t = strip_function_tags(strip_root(t))
     tags = t.tags()
-    heads = head_words(t, rules)
-    head_of = {id(n): h for n, h in zip(t.nodes(), heads)}
-    parent_head: dict[int, int] = {}
+    head_of = head_map(t, rules)
+    # a node is not maximal when it heads its parent: it shares the parent's head word (siblings
+    # cover other words, so only the head child can)
+    headed: set[int] = set()
     for n in t.nodes():
         h = head_of[id(n)]
         for c in n.children:
-            if type(c) is not int:
-                parent_head[id(c)] = h
+            if type(c) is not int and head_of[id(c)] == h:
+                headed.add(id(c))
 
     def visit(n: Node, kids: list):
-        if parent_head.get(id(n), -1) == head_of[id(n)]:
+        if id(n) in headed:
             return _Spliced(kids)           # not maximal: its children go to the parent
         return _rebuild(n.label, kids)
 
