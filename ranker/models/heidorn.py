@@ -179,6 +179,7 @@ class CompiledTrees(NamedTuple):
     levels: tuple[np.ndarray, ...]       # occurrence indices by depth, top first
     n_trees: int                         # trees given (rows)
     rows: np.ndarray                     # (n_trees,) row -> compiled distinct tree (``tree_ids``)
+    how: tuple = ()                      # (heads, pp_as_np) of HeidornRanker.compile, else ()
 
     def scores(self, table: KTable) -> np.ndarray:
         """Heidorn's score of every tree under ``table``."""
@@ -297,7 +298,7 @@ class HeidornRanker(GroupedRanker):
 
         Parameters
         ----------
-        X : sequence of Tree
+        X : sequence of Tree, or CompiledTrees from :meth:`compile`
             Candidate trees, groups adjacent.
         y : array-like, shape (n_candidates,), optional
             Per-candidate quality to maximise when tuning (sentence F or consistency).
@@ -314,7 +315,7 @@ class HeidornRanker(GroupedRanker):
 
             if y is None or groups is None:
                 raise RankerError("tuning the K table needs per-candidate quality y and groups")
-            compiled = compile_trees(X, head_finder(self.heads), self.pp_as_np)
+            compiled = self._compiled(X)
             table, history = tune_k_table(compiled, np.asarray(y, dtype=np.float64), groups, table,
                                           grid=self.grid, max_rounds=self.max_rounds)
             self.tuning_history_ = tuple(history)
@@ -326,14 +327,29 @@ class HeidornRanker(GroupedRanker):
 
         Parameters
         ----------
-        X : sequence of Tree
+        X : sequence of Tree, or CompiledTrees from :meth:`compile`
 
         Returns
         -------
         ndarray of float64, shape (n_trees,)
         """
         self._check_fitted("k_table_")
-        return compile_trees(X, head_finder(self.heads), self.pp_as_np).scores(self.k_table_)
+        return self._compiled(X).scores(self.k_table_)
+
+    def compile(self, X: Sequence[Tree]) -> CompiledTrees:
+        """The trees' modifiers under this ranker's heads: ``X`` for ``fit`` and ``scores`` of any
+        ranker with the same ``heads`` and ``pp_as_np`` (a stage tuning, then scoring, compiles once).
+        """
+        return compile_trees(X, head_finder(self.heads), self.pp_as_np)._replace(
+            how=(self.heads, self.pp_as_np))
+
+    def _compiled(self, X) -> CompiledTrees:
+        if not isinstance(X, CompiledTrees):
+            return compile_trees(X, head_finder(self.heads), self.pp_as_np)
+        if X.how != (self.heads, self.pp_as_np):
+            raise RankerError(f"trees compiled with heads and pp_as_np {X.how or 'unknown'} given to a "
+                              f"Heidorn ranker with {(self.heads, self.pp_as_np)}")
+        return X
 
     def decision_function(self, X: Sequence[Tree]) -> np.ndarray:
         """Minus Heidorn's score, so that higher is better as for every ranker."""

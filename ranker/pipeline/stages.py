@@ -526,7 +526,6 @@ def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np
     """
     from ..models import HeidornRanker
     from ..models.groups import group_offsets
-    from ..models.heidorn import compile_trees, head_finder
     from ..models.ktable import KTable
     from ..models.tuning import selected_quality
     from .cache import cached_result, data_digest, text_digest
@@ -539,8 +538,8 @@ def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np
 
     def compute() -> dict:
         trees, groups, _ = candidate_trees(store, heldout, source)
-        tuned = template.fit(trees, quality, groups)
-        compiled = compile_trees(trees, head_finder(heads), True)
+        compiled = template.compile(trees)   # once, for the tuning and the curve
+        tuned = template.fit(compiled, quality, groups)
         offsets = group_offsets(groups, len(trees))
         curve = [[k, selected_quality(-compiled.scores(KTable(default=k)), quality, offsets)]
                  for k in uniform]
@@ -594,10 +593,11 @@ def select_test(store: Store, test: SplitSelection, source: str, matrix, names: 
         raise RankerError("test features and forests disagree; rerun with a fresh store")
     Xt = matrix.restrict(names)
     mg = matrix.groups()
+    compiled = heidorn.plain.compile(tt)   # both Heidorn rankers score the same compiled trees
     choices = {
         "native": per_sentence(test, tids, np.zeros(len(tids), dtype=np.int64)),
-        "heidorn": per_sentence(test, tids, heidorn.plain.predict(tt, tg)),
-        "heidorn_tuned": per_sentence(test, tids, heidorn.tuned.predict(tt, tg)),
+        "heidorn": per_sentence(test, tids, heidorn.plain.predict(compiled, tg)),
+        "heidorn_tuned": per_sentence(test, tids, heidorn.tuned.predict(compiled, tg)),
         "loglinear": per_sentence(test, tids, model.predict(Xt, mg) if model
                                   else np.zeros(len(tids), dtype=np.int64)),
     }

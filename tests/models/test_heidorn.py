@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ranker.errors import RankerError
 from ranker.models import HeidornRanker, KTable, KTableError
 from ranker.models.heidorn import (HeadError, compile_trees, score_bottom_up, score_top_down,
                                    star_head)
@@ -176,3 +177,21 @@ def test_bottom_up_memo_over_shared_subtrees_gives_the_same_scores():
         assert score_bottom_up(t, table, star_head, memo=memo) == \
             score_bottom_up(parse_tree(text), table, star_head)
     assert len(memo) < sum(len(list(parse_tree(x).root.subtrees())) for x in texts)
+
+
+def test_trees_compiled_once_fit_and_score_like_the_trees_themselves():
+    # the pipeline compiles the held-out trees once for tuning and the K curve, the test trees
+    # once for both Heidorn rankers; a compilation under other heads is refused
+    high, low = tree(HIGH), tree(LOW)
+    X = [high, low] * 3
+    groups = [0, 0, 1, 1, 2, 2]
+    quality = np.array([100.0, 50.0] * 3)
+    make = lambda: HeidornRanker(k_table=KTable(("modifier", "head")), tune=True)   # noqa: E731
+    compiled = make().compile(X)
+    from_trees, from_compiled = make().fit(X, quality, groups), make().fit(compiled, quality, groups)
+    assert from_compiled.k_table_ == from_trees.k_table_
+    assert repr(from_compiled.tuning_history_) == repr(from_trees.tuning_history_)   # (nan != nan)
+    assert np.array_equal(from_compiled.scores(compiled), from_trees.scores(X))
+    assert list(from_trees.predict(compiled, groups)) == list(from_trees.predict(X, groups))
+    with pytest.raises(RankerError, match="compiled with heads"):
+        HeidornRanker(heads="collins").fit().scores(compiled)
