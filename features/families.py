@@ -94,7 +94,7 @@ class TreeFacts:
 #: is found once. ``_HELD`` keeps those nodes alive, so that no other node takes their ``id``.
 _HEADS: dict[str, tuple[dict[int, int], dict[int, int]]] = {}
 _HELD: list = []
-_HEADS_LIMIT = 500_000
+_HEADS_LIMIT = 100_000   # a forest holds tens of thousands: ~35 MB a worker at most
 
 
 _LAST: list = [None, None]
