@@ -43,12 +43,16 @@ class TreeFacts:
     def __init__(self, tree: Tree):
         self.tree = tree
         self._walk = None
-        self.nodes = list(tree.root.subtrees())
-        self.phrases = [n for n in self.nodes if not n.is_preterminal]
+        self.nodes = nodes = list(tree.root.subtrees())
+        phrases: list = []
         tags: list = [None] * len(tree.words)
-        for n in self.nodes:
-            if n.is_preterminal:
-                tags[n.children[0]] = n.label
+        for n in nodes:   # one pass, the preterminal test inline: this runs for every distinct tree
+            c = n.children
+            if len(c) == 1 and type(c[0]) is int:
+                tags[c[0]] = n.label
+            else:
+                phrases.append(n)
+        self.phrases = phrases
         self.tags = tags
         self._heads: dict = {}
 
