@@ -285,22 +285,41 @@ class CompactMatrix:
         return (CompactMatrix, (self.shape, self.parts))
 
 
-def vstack(mats: Sequence[CompactMatrix]) -> CompactMatrix:
-    """Rows of ``mats`` one after another (same number of columns)."""
+def vstack(mats: Sequence[CompactMatrix], consume: bool = False) -> CompactMatrix:
+    """Rows of ``mats`` one after another (same number of columns).
+
+    The result's arrays are allocated once and filled matrix by matrix. With ``consume``
+    (``mats`` a list) each matrix leaves the list once copied, so when the caller holds no other
+    reference the pieces not yet copied and the filled part of the result are all that is held:
+    one copy of the entries, not two (the result's untouched pages take no memory).
+    """
     if not mats:
         raise ValueError("nothing to stack")
     d = mats[0].shape[1]
     if any(m.shape[1] != d for m in mats):
         raise ValueError("matrices to stack differ in their columns")
-    if len(mats) == 1:
-        return mats[0]
-    parts = []
-    for k, dt in enumerate(PART_DTYPES):
-        ps = [m.parts[k] for m in mats]
-        lens = np.concatenate([np.diff(p.indptr) for p in ps])
-        parts.append(Part(_indptr(lens), np.concatenate([p.indices for p in ps]),
-                          None if dt is None else np.concatenate([p.data for p in ps])))
-    return CompactMatrix((sum(m.shape[0] for m in mats), d), parts)
+    todo = mats if consume else list(mats)
+    if len(todo) == 1:
+        return todo.pop()
+    n_rows = sum(m.shape[0] for m in todo)
+    out = [Part(np.zeros(n_rows + 1, dtype=np.int64),
+                np.empty(sum(m.parts[k].nnz for m in todo), dtype=todo[0].parts[k].indices.dtype),
+                None if dt is None else np.empty(sum(m.parts[k].nnz for m in todo), dtype=dt))
+           for k, dt in enumerate(PART_DTYPES)]
+    row, at = 0, [0] * len(PART_DTYPES)
+    while todo:
+        m = todo.pop(0)
+        r = m.shape[0]
+        for k, (o, p) in enumerate(zip(out, m.parts)):
+            n = p.nnz
+            np.add(p.indptr[1:], at[k], out=o.indptr[row + 1:row + r + 1])
+            o.indices[at[k]:at[k] + n] = p.indices
+            if o.data is not None:
+                o.data[at[k]:at[k] + n] = p.data
+            at[k] += n
+        row += r
+        del m, p
+    return CompactMatrix((n_rows, d), out)
 
 
 def as_compact(X) -> CompactMatrix:

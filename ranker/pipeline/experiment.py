@@ -158,9 +158,12 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 from .best_f import best_f_gains
 
                 gains = [best_f_gains(st, mats["train"], *ann.best_f, source)]
-            data = stages.training_rows(st, cfg.features, template, [mats["train"], *extra_mats],
-                                        [y_train, *y_extra], source, gains)
-            del mats["train"], extra_mats    # the kept rows are in data; free the rest (GBs)
+            # the training matrices go to training_rows alone, which releases each one as soon
+            # as its kept rows are taken (GBs with extra corpora)
+            blocks = [mats.pop("train"), *extra_mats]
+            del extra_mats
+            data = stages.training_rows(st, cfg.features, template, blocks, [y_train, *y_extra],
+                                        source, gains, consume=True)
             counts["features after cut-off"] = len(data.names)
             Xh = mats["heldout"].restrict(data.names)
             gh = mats["heldout"].groups()

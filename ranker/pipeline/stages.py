@@ -431,10 +431,12 @@ def loglinear_template(loglinear: LogLinearSection, workers: int = 0):
 
 def training_rows(store: Store, features: FeaturesSection, template, blocks: Sequence,
                   weights: Sequence[np.ndarray], source: str,
-                  gains: Sequence[np.ndarray] | None = None):
+                  gains: Sequence[np.ndarray] | None = None, consume: bool = False):
     """The rows every fit learns from: cut-off applied, the template's filters applied.
 
     ``gains`` (each block's candidate F in [0, 1]) travel with the rows for minimum-risk training.
+    With ``consume``, ``blocks`` (a list) is emptied as each block's rows are taken, so a caller
+    that keeps no other reference has each block's memory released at once.
 
     Returns
     -------
@@ -442,8 +444,8 @@ def training_rows(store: Store, features: FeaturesSection, template, blocks: Seq
     """
     from .training import training_data
 
-    return training_data(list(blocks), list(weights), features.cutoff, store.forest_qualities(source),
-                         template, gains)
+    return training_data(blocks if consume else list(blocks), list(weights), features.cutoff,
+                         store.forest_qualities(source), template, gains, consume=consume)
 
 
 class LogLinearFit(NamedTuple):

@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 from sklearn.base import clone
 
-from ..models.compact import CompactMatrix, vstack
+from ..models.compact import CompactMatrix, as_compact, vstack
 from ..models.groups import group_offsets
 from ..models.objective import drop_sentence_constants
 from ..models.training_set import TrainingRows, select_training_rows
@@ -37,14 +37,58 @@ def fit_params(ranker) -> dict:
     return {k: v for k, v in ranker.get_params().items() if k != "n_jobs"}
 
 
-def training_data(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int,
+#: Entries of a training block restricted at a time. The column renumbering and the
+#: sentence-constant test need a few bytes a visited entry; over slabs of whole sentences they stay
+#: tens of MB instead of GBs on the 800 million entries of the WSJ sample plus conll2000.
+SLAB_ENTRIES = 1 << 24
+
+
+def _sentence_slabs(X: CompactMatrix, offsets: np.ndarray, entries: int) -> list[tuple[int, int]]:
+    """Runs of whole sentences ``(first, end)`` holding about ``entries`` nonzeros each (at least one)."""
+    n_sent = len(offsets) - 1
+    at = sum(p.indptr[offsets] for p in X.parts)     # nonzeros before each sentence
+    bounds = [0]
+    while bounds[-1] < n_sent:
+        nxt = int(np.searchsorted(at, at[bounds[-1]] + entries, side="right")) - 1
+        bounds.append(min(n_sent, max(bounds[-1] + 1, nxt)))
+    return list(zip(bounds, bounds[1:]))
+
+
+def _kept_rows(m, names: Sequence[str], rows: np.ndarray, slab: int) -> list[CompactMatrix]:
+    """The block's kept rows on the kept properties, sentence constants dropped, slab by slab.
+
+    Each slab is renumbered to the feature index and filtered by the row mask in one pass, then
+    the properties constant over a sentence's candidates are dropped (they cancel from the
+    objective; dropping them here, once, every fit streams fewer nonzeros: on the WSJ sample 213
+    to 177 million). Filters keep whole sentences, and both steps work sentence by sentence, so
+    the slabs stacked are exactly the whole block done at once.
+    """
+    pos = {n: i for i, n in enumerate(m.names)}
+    columns = [pos.get(n, -1) for n in names]
+    X = as_compact(m.X)
+    offsets = np.asarray(m.offsets, dtype=np.int64)
+    groups = m.groups()
+    out = []
+    for a, b in _sentence_slabs(X, offsets, slab):
+        ra, rb = int(offsets[a]), int(offsets[b])
+        r = rows[ra:rb]
+        if not r.any():
+            continue
+        part = X.row_range(ra, rb).select_columns(columns, None if r.all() else r)
+        kept = groups[ra:rb][r]
+        out.append(drop_sentence_constants(part, group_offsets(kept, len(kept))))
+    return out
+
+
+def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
                   qualities: dict[str, tuple[str, ...]], template,
-                  gains: Sequence[np.ndarray] | None = None) -> TrainingData:
+                  gains: Sequence[np.ndarray] | None = None, consume: bool = False,
+                  slab: int = SLAB_ENTRIES) -> TrainingData:
     """Stack the training corpora's matrices, apply the cut-off and the template's filters.
 
     Parameters
     ----------
-    blocks : sequence of CandidateMatrix
+    blocks : list of CandidateMatrix
         The main training split first (the cut-off counts only its consistent candidates, as
         the paper's "labeled training set"), then any extra corpora.
     weights : sequence of ndarray
@@ -57,6 +101,12 @@ def training_data(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int,
         Its filter settings (``max_parses``, ``full_parses_only``, ``proper_subset``) apply.
     gains : sequence of ndarray, optional
         Each block's candidate scores in [0, 1], kept row for row (minimum-risk training).
+    consume : bool
+        Empty ``blocks`` as they are used, so that each block's memory is released as soon as
+        its kept rows are taken (when the caller holds no other reference to it): the whole
+        training data then never sits in memory beside the kept rows.
+    slab : int
+        Entries restricted at a time (:data:`SLAB_ENTRIES`); the result is the same for any.
     """
     from features import frequency_cutoff
 
@@ -70,23 +120,18 @@ def training_data(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int,
                                      full=full if template.full_parses_only else None,
                                      proper_subset=template.proper_subset)
     keep = survivors.row_mask
-    # One block at a time, kept properties (a renumbering of column ids) and kept rows in one
-    # pass, then the properties constant over a sentence's candidates dropped from that block
-    # (they cancel from the objective; dropping them here, once, every fit streams fewer nonzeros
-    # and makes no copy of its own: on the WSJ sample 213 to 177 million nonzeros). Each block
-    # holds at most two copies of its kept entries at a time, and stacking copies the result once.
+    # Block by block and slab by slab, so temporaries are a slab's; the kept entries exist once
+    # as slabs and once stacked, each slab released as it is copied (vstack with consume).
     parts = []
     start = 0
-    for m in blocks:
-        rows = keep[start:start + m.X.shape[0]]
-        start += m.X.shape[0]
-        if rows.any():
-            part = m.restrict(names, None if rows.all() else rows)
-            kept_groups = m.groups()[rows]
-            parts.append(drop_sentence_constants(part, group_offsets(kept_groups, len(kept_groups))))
-            del part
-    X = vstack(parts) if parts else CompactMatrix.empty(0, len(names))
-    del parts
+    todo = blocks if consume else list(blocks)
+    while todo:
+        m = todo.pop(0)
+        n_rows = m.X.shape[0]
+        parts += _kept_rows(m, names, keep[start:start + n_rows], slab)
+        start += n_rows
+        del m
+    X = vstack(parts, consume=True) if parts else CompactMatrix.empty(0, len(names))
     y, groups, full = y[keep], groups[keep], full[keep]
     gain = None if gains is None else np.concatenate(gains)[keep]
     return TrainingData(X, y, groups, full, tuple(names), survivors, gain)

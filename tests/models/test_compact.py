@@ -128,3 +128,23 @@ def test_the_fused_numba_pass_equals_the_scipy_products(seed, n_jobs):
     assert np.isfinite(got["numba"][0])
     assert got["numba"][0] == pytest.approx(got["scipy"][0], rel=1e-12)
     np.testing.assert_allclose(got["numba"][1], got["scipy"][1], rtol=1e-10, atol=1e-10)
+
+
+def test_vstack_consume_empties_the_list_and_gives_the_same_matrix():
+    # issue 13: stacking the training slabs releases each one as it is copied
+    rng = np.random.default_rng(5)
+    X = sp.random(90, 40, density=0.2, random_state=5, format="csr")
+    X.data = np.where(rng.random(X.nnz) < 0.6, 1.0, np.round(X.data * 4) + 0.5)
+    C = CompactMatrix.from_csr(X)
+    cuts = [0, 10, 10, 47, 90]
+    pieces = [C.row_range(a, b) for a, b in zip(cuts, cuts[1:])]
+    kept = list(pieces)
+    got = vstack(pieces, consume=True)
+    assert pieces == []
+    assert (got.tocsr() != X).nnz == 0 and got.shape == X.shape
+    plain = vstack(kept)
+    assert len(kept) == 4
+    for p, q in zip(got.arrays(), plain.arrays()):
+        assert p.dtype == q.dtype and np.array_equal(p, q)
+    for p, q in zip(got.arrays(), C.arrays()):
+        assert np.array_equal(p, q)

@@ -50,3 +50,61 @@ def test_no_surviving_sentence_gives_empty_rows():
     qualities = {sid: ("full",) * int(n) for sid, n in zip(a.sentence_ids, np.diff(a.offsets))}
     data = training_data([a], [np.zeros(a.X.shape[0])], 1, qualities, LogLinearRanker())
     assert data.X.shape[0] == 0 and not data.survivors.group_mask.any()
+
+
+def _real_blocks(tmp_path, bllip_lists):
+    """Default-feature matrices of two real BLLIP documents, first candidate consistent."""
+    import gzip
+
+    from features import load_feature_set
+    from features.vectorizer import extract
+    from ranker.sources.nbest import import_file
+    from ranker.sources.treebank import load_corpus
+    from ranker.store import Store
+
+    text = gzip.open(bllip_lists / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
+    out = []
+    with Store.open(tmp_path / "s.sqlite") as st:
+        for doc in ("wsj_0175", "wsj_0176"):
+            kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith(doc + ".")]
+            (tmp_path / f"{doc}.nbest").write_text("\n\n".join(kept) + "\n")
+            load_corpus(st, "treebank", f"{doc}.mrg")
+            assert import_file(st, tmp_path / f"{doc}.nbest", "bllip").errors == ()
+        forests = list(st.forests("treebank"))
+    families = load_feature_set("default").build()
+    half = len(forests) // 2
+    for part in (forests[:half], forests[half:]):
+        m = extract(part, families)
+        y = np.zeros(m.X.shape[0])
+        y[m.offsets[:-1]] = 1.0            # the parser's first parse: a proper consistent subset
+        out.append((m, y))
+    return out
+
+
+def test_slabs_and_consume_give_the_rows_of_one_pass(tmp_path, bllip_lists):
+    # issue 13: the training rows are restricted slab by slab and the blocks released as used;
+    # the result must be the rows of restricting each whole block at once, array for array
+    (a, ya), (b, yb) = _real_blocks(tmp_path, bllip_lists)
+    qualities = {sid: ("full",) * int(n) for m in (a, b)
+                 for sid, n in zip(m.sentence_ids, np.diff(m.offsets))}
+    whole = training_data([a, b], [ya, yb], 2, qualities, LogLinearRanker(), slab=1 << 40)
+    blocks = [a, b]
+    small = training_data(blocks, [ya, yb], 2, qualities, LogLinearRanker(), consume=True, slab=500)
+    assert blocks == []
+    assert a.X.nnz > 20 * 500      # many slabs per block
+    assert small.names == whole.names and small.X.shape == whole.X.shape
+    for p, q in zip(small.X.arrays(), whole.X.arrays()):
+        assert p.dtype == q.dtype and np.array_equal(p, q)
+    for f in ("y", "groups", "full"):
+        assert np.array_equal(getattr(small, f), getattr(whole, f))
+    # and both are the naive stack: restrict, filter rows, objective unchanged
+    names = list(whole.names)
+    Xn = sp.vstack([a.restrict(names).tocsr(), b.restrict(names).tocsr()]).tocsr()
+    keep = whole.survivors.row_mask
+    Xn, yn = Xn[np.flatnonzero(keep)], np.concatenate([ya, yb])[keep]
+    offsets = group_offsets(whole.groups, len(whole.y))
+    lam = np.random.default_rng(1).normal(size=len(names)) * 0.1
+    v1, g1 = ConditionalObjective(small.X, small.y, offsets, 1.0)(lam)
+    v2, g2 = ConditionalObjective(Xn, yn, offsets, 1.0)(lam)
+    assert abs(v1 - v2) < 1e-9 * max(1.0, abs(v2))
+    np.testing.assert_allclose(g1, g2, rtol=1e-9, atol=1e-9)
