@@ -1,0 +1,61 @@
+"""Chunks of extraction assembled chunk by chunk: the matrix one float64 matrix would give (issue 13)."""
+import gzip
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from features import load_feature_set
+from features.vectorizer import _assemble, _Chunk, _extract_chunk
+from ranker.models.compact import CompactMatrix
+from ranker.sources.nbest import import_file
+from ranker.sources.treebank import load_corpus
+from ranker.store import Store
+
+
+@pytest.fixture(scope="module")
+def forests(tmp_path_factory, bllip_lists):
+    tmp = tmp_path_factory.mktemp("asm")
+    text = gzip.open(bllip_lists / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
+    kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith("wsj_0175.")]
+    (tmp / "doc.nbest").write_text("\n\n".join(kept) + "\n")
+    with Store.open(tmp / "s.sqlite") as st:
+        load_corpus(st, "treebank", "wsj_0175.mrg")
+        assert import_file(st, tmp / "doc.nbest", "bllip").errors == ()
+        return list(st.forests("treebank"))
+
+
+def _one_matrix(chunks):
+    """The former assembly: every chunk into one float64 CSR, made canonical, then compact."""
+    vocab = sorted({n for c in chunks for n in c.names})
+    pos = {n: i for i, n in enumerate(vocab)}
+    cols = np.concatenate([np.array([pos[c.names[j]] for j in c.cols], dtype=np.int64) for c in chunks])
+    data = np.concatenate([c.vals for c in chunks])
+    lengths = np.concatenate([np.diff(c.indptr) for c in chunks])
+    X = sp.csr_matrix((data, cols, np.concatenate(([0], np.cumsum(lengths)))),
+                      shape=(len(lengths), len(vocab)))
+    X.sum_duplicates()
+    return CompactMatrix.from_csr(X), tuple(vocab)
+
+
+def test_chunk_by_chunk_is_the_one_float64_matrix(forests):
+    families = load_feature_set("bllip").build()        # parser scores: real values beside ones
+    runs = [forests[:3], forests[3:4], forests[4:9], forests[9:]]
+    chunks = [_extract_chunk(r, families) for r in runs]
+    # a row in which two parts gave one name: its values are added
+    chunks.append(_Chunk(["zz:b", "zz:a"], np.array([0, 3, 4]), np.array([1, 0, 1, 0], dtype=np.int32),
+                         np.array([1.0, 1.0, 1.0, 2.5]), [2], ["extra"]))
+    want, names = _one_matrix(chunks)
+    got = _assemble(iter(chunks))
+    assert got.names == names and got.X.shape == want.shape
+    assert want.parts[0].nnz and want.parts[1].nnz and want.parts[2].nnz
+    for p, q in zip(got.X.arrays(), want.arrays()):
+        assert p.dtype == q.dtype and np.array_equal(p, q)
+    last = got.X.tocsr()[got.X.shape[0] - 2:].toarray()
+    assert last[0, names.index("zz:a")] == 2.0 and last[1, names.index("zz:b")] == 2.5
+    assert got.sentence_ids[-1] == "extra" and got.offsets[-1] == got.X.shape[0]
+
+
+def test_no_chunk_gives_an_empty_matrix():
+    m = _assemble(iter([]))
+    assert m.X.shape == (0, 0) and m.names == () and list(m.offsets) == [0]
