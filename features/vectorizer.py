@@ -447,24 +447,32 @@ def to_bytes(m: CandidateMatrix) -> bytes:
     took 18.7 s and a 3.3 GB peak to read the WSJ training matrix (208 MB stored, 3 GB inflated);
     the compact matrix is smaller inflated than scipy's CSR was (ones carry no value).
     """
+    return b"".join(to_pieces(m))
+
+
+def to_pieces(m: CandidateMatrix) -> list:
+    """The bytes of :func:`to_bytes` as consecutive pieces, the arrays' own memory (no copy).
+
+    A writer that stores them piece by piece never holds a second copy of the matrix
+    (:func:`ranker.pipeline.feature_cache.cached_matrix`).
+    """
     arrays = [("offsets", np.asarray(m.offsets, dtype=np.int64))]
     for k, p in enumerate(as_compact(m.X).parts):
         arrays += [(f"indptr{k}", p.indptr), (f"indices{k}", p.indices)]
         if p.data is not None:
             arrays.append((f"data{k}", p.data))
+    arrays = [(name, np.ascontiguousarray(a)) for name, a in arrays]
     table, at = [], 0
     for name, a in arrays:
-        a = np.ascontiguousarray(a)
         table.append([name, a.dtype.str, int(a.size), at])
         at = _aligned(at + a.nbytes)
     header = json.dumps({"shape": list(m.X.shape), "arrays": table, "names": list(m.names),
                          "ids": list(m.sentence_ids)}).encode()
     head = MAGIC + len(header).to_bytes(8, "little") + header
     pieces = [head, bytes(_aligned(len(head)) - len(head))]
-    for name, a in arrays:   # views, so the payload below is the one copy made
-        a = np.ascontiguousarray(a)
+    for name, a in arrays:
         pieces += [memoryview(a.view(np.uint8).reshape(-1)), bytes(_aligned(a.nbytes) - a.nbytes)]
-    return b"".join(pieces)
+    return pieces
 
 
 def is_current_format(payload: bytes) -> bool:

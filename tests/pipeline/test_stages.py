@@ -104,6 +104,13 @@ def test_a_matrix_over_the_blob_limit_is_stored_in_pieces(store, monkeypatch):
         (key,) = st.artifact_keys(MATRIX_KIND)
         meta = st.get_artifact(MATRIX_KIND, key)[1]
         assert meta["pieces"] > 2 and len(st.artifact_keys(feature_cache.PIECE_KIND)) == meta["pieces"] - 1
+        # issue 13: the pieces are cut from the arrays as they are written; joined, they are to_bytes
+        from features.vectorizer import to_bytes
+
+        stored = [st.get_artifact(MATRIX_KIND, key)[0]] + [
+            st.get_artifact(feature_cache.PIECE_KIND, f"{key}/{i}")[0] for i in range(1, meta["pieces"])]
+        assert all(len(b) == 300 for b in stored[:-1]) and 0 < len(stored[-1]) <= 300
+        assert b"".join(stored) == to_bytes(first) and meta["bytes"] == len(to_bytes(first))
         again = cached_matrix(st, fs, select_split(st, "treebank", "test"), "test")
         assert again.names == first.names and (again.X.tocsr() != first.X.tocsr()).nnz == 0
         assert again.offsets.tolist() == first.offsets.tolist()
