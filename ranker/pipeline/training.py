@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 from sklearn.base import clone
 
-from ..models.compact import CompactMatrix, as_compact, vstack
+from ..models.compact import CompactMatrix, Part, as_compact, vstack
 from ..models.groups import group_offsets
 from ..models.objective import drop_sentence_constants
 from ..models.training_set import TrainingRows, select_training_rows
@@ -76,7 +76,10 @@ def _kept_rows(m, names: Sequence[str], rows: np.ndarray, slab: int) -> list[Com
             continue
         part = X.row_range(ra, rb).select_columns(columns, None if r.all() else r)
         kept = groups[ra:rb][r]
-        out.append(drop_sentence_constants(part, group_offsets(kept, len(kept))))
+        part = drop_sentence_constants(part, group_offsets(kept, len(kept)))
+        # an array kept whole is a view of the block's: copied, so that the block can go
+        out.append(CompactMatrix(part.shape, [Part(*(a.copy() if a is not None and a.base is not None else a
+                                                    for a in p)) for p in part.parts]))
     return out
 
 

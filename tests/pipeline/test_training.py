@@ -92,6 +92,17 @@ def test_slabs_and_consume_give_the_rows_of_one_pass(tmp_path, bllip_lists):
     small = training_data(blocks, [ya, yb], 2, qualities, LogLinearRanker(), consume=True, slab=500)
     assert blocks == []
     assert a.X.nnz > 20 * 500      # many slabs per block
+    # no kept array is a view of a block's, so a consumed block's memory (a stored matrix is one
+    # buffer) can be released: one slab of sentences that all survive, on every property
+    from features.vectorizer import select_sentences
+
+    two = select_sentences(a, [s for s, n in zip(a.sentence_ids, np.diff(a.offsets)) if n > 1])
+    y2 = np.zeros(two.X.shape[0])
+    y2[two.offsets[:-1]] = 1.0
+    every = training_data([two], [y2], 0, qualities, LogLinearRanker())
+    assert every.survivors.row_mask.all() and len(every.names) == len(two.names)
+    assert two.X.parts[2].nnz and every.X.parts[2].nnz == two.X.parts[2].nnz   # kept whole
+    assert not any(np.shares_memory(x, k) for x in two.X.arrays()[1:] for k in every.X.arrays()[1:])
     assert small.names == whole.names and small.X.shape == whole.X.shape
     for p, q in zip(small.X.arrays(), whole.X.arrays()):
         assert p.dtype == q.dtype and np.array_equal(p, q)
