@@ -100,19 +100,24 @@ def run(args) -> int:
         source = stages.stored_source(st, args.source)
         sel = selection(st, args)
         progress = not args.no_progress
-        m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers),
-                          "features train" if progress else None)
-        if m.X.shape[0] == 0:
-            raise RankerError(f"{args.store}: no candidates from {source} in {sel.corpus}/{sel.name}")
         rule = "fewest" if args.rule == "fewest" else "strict"
         best_f = None
         if args.kind == BEST_F:   # full annotation: its counts are computed here when missing
             best_f = stages.annotate(st, AnnotationSection(kind=BEST_F, best_f_metric=args.best_f_metric),
                                      sel.sentences, workers=args.workers, where="ranker train",
                                      source=source, evaluation=ev).best_f
-        w = stages.consistency(st, m, args.kind, sel, source, rule, best_f)
         template = stages.loglinear_template(ll, args.workers)
-        data = stages.training_rows(st, features, template, [m], [w], source)
+        # the sentences no fit can learn from (an empty consistent set) are not extracted
+        trainable = stages.trainable(st, sel, args.kind, rule, source, template)
+        m = cached_matrix(st, fs, trainable.selection, source, stages.resolve_workers(args.workers),
+                          "features train" if progress else None)
+        if m.X.shape[0] == 0:
+            if trainable.dropped:
+                raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
+                                  f"({trainable.dropped}); is the split annotated (ranker annotate)?")
+            raise RankerError(f"{args.store}: no candidates from {source} in {sel.corpus}/{sel.name}")
+        w = stages.consistency(st, m, args.kind, trainable.selection, source, rule, best_f)
+        data = stages.training_rows(st, features, template, [m], [w], source, dropped_before=trainable.dropped)
         if heldout:
             hsel = select_split(st, args.corpus, heldout, args.limit)
             stages.require_counts(st, ev, hsel, source)

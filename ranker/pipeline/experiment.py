@@ -141,18 +141,26 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                       sorted({ll.select_metric, cfg.heidorn.tune_metric}), source)
 
         with clock("features"):
+            template = stages.loglinear_template(ll, workers)
+            # training sentences with an empty consistent set are dropped whatever their features
+            trainable = [stages.trainable(st, s, kind, ann.rule, source, template)
+                         for s, kind in [(splits.train, ann.kind), *((e, ann.extra_kind) for e in splits.extra)]]
+            parts = {**splits.main(), "train": trainable[0].selection}
             mats = {name: stages.extract_features(st, cfg.features, s, source, workers, progress)
-                    for name, s in splits.main().items()}
-            extra_mats = [stages.extract_features(st, cfg.features, s, source, workers, progress,
-                                                  label=s.corpus) for s in splits.extra]
-            y_train = stages.consistency(st, mats["train"], ann.kind, splits.train, source, ann.rule,
-                                         ann.best_f)
-            y_extra = [stages.consistency(st, m, ann.extra_kind, s, source, ann.rule)
-                       for m, s in zip(extra_mats, splits.extra)]
+                    for name, s in parts.items()}
+            extra_mats = [stages.extract_features(st, cfg.features, t.selection, source, workers, progress,
+                                                  label=t.selection.corpus) for t in trainable[1:]]
+            dropped_before: dict[str, int] = {}
+            for t in trainable:
+                for why, k in t.dropped.items():
+                    dropped_before[why] = dropped_before.get(why, 0) + k
+            y_train = stages.consistency(st, mats["train"], ann.kind, trainable[0].selection, source,
+                                         ann.rule, ann.best_f)
+            y_extra = [stages.consistency(st, m, ann.extra_kind, t.selection, source, ann.rule)
+                       for m, t in zip(extra_mats, trainable[1:])]
         counts["features before cut-off"] = len(mats["train"].names)
 
         with clock("train"):
-            template = stages.loglinear_template(ll, workers)
             gains = None
             if ll.objective == "expected_f":   # minimum risk: every candidate's own F
                 from .best_f import best_f_gains
@@ -163,7 +171,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             blocks = [mats.pop("train"), *extra_mats]
             del extra_mats
             data = stages.training_rows(st, cfg.features, template, blocks, [y_train, *y_extra],
-                                        source, gains, consume=True)
+                                        source, gains, consume=True, dropped_before=dropped_before)
             counts["features after cut-off"] = len(data.names)
             Xh = mats["heldout"].restrict(data.names)
             gh = mats["heldout"].groups()

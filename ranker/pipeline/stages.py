@@ -394,6 +394,46 @@ def extract_features(store: Store, features: FeaturesSection, sel: SplitSelectio
                          progress=f"features {label or sel.name}" if progress else None)
 
 
+class TrainableSplit(NamedTuple):
+    """A training selection without the sentences no fit can learn from, and how the filters count them."""
+
+    selection: SplitSelection    # the sentences whose consistent set is not empty
+    dropped: dict[str, int]      # training filter -> left-out sentences it drops (first filter that fires)
+
+
+def trainable(store: Store, sel: SplitSelection, kind: str, rule: str, source: str, template) -> TrainableSplit:
+    """Leave out the training sentences whose consistent set is empty, before their features are extracted.
+
+    Their likelihood is zero whatever the weights, so the trainer drops them
+    (:func:`ranker.models.training_set.select_training_rows`), and the cut-off counts only
+    consistent candidates, so the fitted model is the same with or without their rows; extracting
+    them is wasted work (on the WSJ sample under the strict rule, 1,581 of 3,068 training
+    sentences). ``dropped`` counts them by the filter that would have dropped them (``template``'s
+    filters, in the trainer's order), so the report's counts stay what they were. Kind ``best_f``
+    has no empty set: ``sel`` comes back whole.
+    """
+    from ..models.training_set import select_training_rows
+    from .best_f import KIND as BEST_F
+
+    if kind == BEST_F:
+        return TrainableSplit(sel, {})
+    sets = store.consistent_sets(kind, sel.corpus, sel.split, source=source, rule=rule)
+    keep, left_out = [], []
+    for s in sel.sentences:
+        cs = sets.get(s.id)
+        (keep if cs is not None and any(w > 0 for w in cs.weights) else left_out).append(s)
+    if not left_out:
+        return TrainableSplit(sel, {})
+    qualities = store.forest_qualities(source)
+    forests = [qualities[s.id] for s in left_out if s.id in qualities]   # sentences with candidates
+    offsets = np.concatenate([[0], np.cumsum([len(q) for q in forests])]).astype(np.int64)
+    full = np.array([q == "full" for qs in forests for q in qs], dtype=bool)
+    rows = select_training_rows(np.zeros(int(offsets[-1])), offsets, max_parses=template.max_parses,
+                                full=full if template.full_parses_only else None,
+                                proper_subset=template.proper_subset)
+    return TrainableSplit(sel._replace(sentences=tuple(keep)), rows.dropped)
+
+
 def consistency(store: Store, matrix, kind: str, sel: SplitSelection, source: str,
                 rule: str, best_f: tuple | None = None) -> np.ndarray:
     """Consistency weights of the matrix's rows under annotation ``kind`` (0 for unannotated).
@@ -431,12 +471,15 @@ def loglinear_template(loglinear: LogLinearSection, workers: int = 0):
 
 def training_rows(store: Store, features: FeaturesSection, template, blocks: Sequence,
                   weights: Sequence[np.ndarray], source: str,
-                  gains: Sequence[np.ndarray] | None = None, consume: bool = False):
+                  gains: Sequence[np.ndarray] | None = None, consume: bool = False,
+                  dropped_before: dict[str, int] | None = None):
     """The rows every fit learns from: cut-off applied, the template's filters applied.
 
     ``gains`` (each block's candidate F in [0, 1]) travel with the rows for minimum-risk training.
     With ``consume``, ``blocks`` (a list) is emptied as each block's rows are taken, so a caller
-    that keeps no other reference has each block's memory released at once.
+    that keeps no other reference has each block's memory released at once. ``dropped_before``
+    (:attr:`TrainableSplit.dropped` of the blocks' selections) is added to the filters' counts,
+    so they cover every training sentence.
 
     Returns
     -------
@@ -444,8 +487,13 @@ def training_rows(store: Store, features: FeaturesSection, template, blocks: Seq
     """
     from .training import training_data
 
-    return training_data(blocks if consume else list(blocks), list(weights), features.cutoff,
+    data = training_data(blocks if consume else list(blocks), list(weights), features.cutoff,
                          store.forest_qualities(source), template, gains, consume=consume)
+    if not dropped_before:
+        return data
+    seen = data.survivors.dropped
+    merged = {k: seen.get(k, 0) + dropped_before.get(k, 0) for k in dict.fromkeys([*seen, *dropped_before])}
+    return data._replace(survivors=data.survivors._replace(dropped=merged))
 
 
 class LogLinearFit(NamedTuple):
