@@ -27,6 +27,9 @@ from ranker.pipeline.config import load_config
 from ranker.pipeline.experiment import RANKERS, run_experiment
 
 FILES = [f"wsj_{i:04d}" for i in range(1, 200)]
+#: Report counts kept per fold in summary.json (what the fold trained on and chose).
+FOLD_COUNTS = ("training sentences kept", "sigma2 (chosen on held-out)", "CG iterations",
+               "features after cut-off")
 
 
 def folds(n: int) -> list[list[str]]:
@@ -51,10 +54,36 @@ def ranges(files: list[str]) -> str:
     return " ".join(parts)
 
 
-def write_summary(results: list[dict], out: Path, folds: int) -> None:
-    """``summary.json`` and ``summary.md`` of the folds done so far (written after every fold)."""
+def fold_order(only: str | None, n: int) -> list[int]:
+    """The folds to run, in order: ``--only 7,8,0`` or every fold from 0.
+
+    Raises
+    ------
+    RankerError
+        If a fold is not a number in 0..n-1 or is named twice.
+    """
+    if only is None:
+        return list(range(n))
+    out = []
+    for part in only.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) >= n:
+            raise RankerError(f"--only: fold {part!r} is not a number from 0 to {n - 1}")
+        if int(part) in out:
+            raise RankerError(f"--only: fold {part} is named twice")
+        out.append(int(part))
+    return out
+
+
+def metric_names(results: list[dict]) -> list[str]:
+    """The metrics of the fold results (every key but the fold's number and counts)."""
+    return [m for m in results[0] if m not in ("fold", "counts")]
+
+
+def summarize(results: list[dict]) -> dict:
+    """Mean and standard deviation over folds of each ranker's error reduction and phi per metric."""
     summary = {}
-    for m in results[0]:
+    for m in metric_names(results):
         summary[m] = {}
         for r in RANKERS:
             vals = [res[m][r] for res in results if res[m][r] is not None]
@@ -64,22 +93,56 @@ def write_summary(results: list[dict], out: Path, folds: int) -> None:
                              "folds": len(vals),
                              "mean_phi": statistics.fmean(phis) if phis else None,
                              "phi_stdev": statistics.stdev(phis) if len(phis) > 1 else None}
+    return summary
+
+
+def _mean_sd(mean: float | None, sd: float | None) -> str:
+    if mean is None:
+        return "n/a"
+    return f"{mean:.1f} ± {sd:.1f}" if sd is not None else f"{mean:.1f}"
+
+
+def _cell(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.1f}"
+
+
+def summary_markdown(results: list[dict], summary: dict, folds: int) -> str:
+    """``summary.md``: error reduction and phi tables (mean ± sd) and the log-linear ranker per fold."""
+    done = ", ".join(str(res.get("fold", "?")) for res in results)
+    lines = [f"Error reduction (%), mean ± standard deviation over {len(results)} of {folds} folds "
+             f"(folds {done})", "",
+             "| metric | " + " | ".join(RANKERS) + " |", "|---" * (len(RANKERS) + 1) + "|"]
+    for m, per in summary.items():
+        lines.append(f"| {m} | " + " | ".join(_mean_sd(v["mean_error_reduction"], v["stdev"])
+                                              for v in per.values()) + " |")
+    rankers = [r for r in RANKERS if r != "native"]
+    lines += ["", "phi (%, share of the native-to-oracle gap closed), mean ± standard deviation", "",
+              "| metric | " + " | ".join(rankers) + " |", "|---" * (len(rankers) + 1) + "|"]
+    for m, per in summary.items():
+        lines.append(f"| {m} | " + " | ".join(_mean_sd(per[r]["mean_phi"], per[r]["phi_stdev"])
+                                              for r in rankers) + " |")
+    shown = [m for m in ("evalb_unlabeled", "mph", "deps_untyped") if m in summary]
+    lines += ["", "Log-linear per fold: error reduction (%) and phi (%); native's error reduction under "
+              "MPH; sigma^2 chosen on the held-out fold; training sentences kept", "",
+              "| fold | " + " | ".join(f"{m} ER | {m} phi" for m in shown)
+              + " | native mph ER | sigma^2 | training sentences |",
+              "|---" * (2 * len(shown) + 4) + "|"]
+    for res in results:
+        c = res.get("counts", {})
+        cells = [f"{_cell(res[m]['loglinear'])} | {_cell(res[m]['loglinear_phi'])}" for m in shown]
+        native = _cell(res["mph"]["native"]) if "mph" in res else "n/a"
+        lines.append(f"| {res.get('fold', '?')} | " + " | ".join(cells)
+                     + f" | {native} | {c.get('sigma2 (chosen on held-out)', 'n/a')}"
+                     + f" | {c.get('training sentences kept', 'n/a')} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_summary(results: list[dict], out: Path, folds: int) -> None:
+    """``summary.json`` and ``summary.md`` of the folds done so far (written after every fold)."""
+    summary = summarize(results)
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps({"folds": results, "summary": summary}, indent=2))
-    lines = ["| metric | " + " | ".join(RANKERS) + " |", "|---" * (len(RANKERS) + 1) + "|"]
-    for m, per in summary.items():
-        cells = [f"{v['mean_error_reduction']:.1f} ± {v['stdev'] or 0:.1f}"
-                 if v["mean_error_reduction"] is not None else "n/a" for v in per.values()]
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    lines += ["", "phi (%, share of the native-to-oracle gap closed), mean ± standard deviation", "",
-              "| metric | " + " | ".join(r for r in RANKERS if r != "native") + " |",
-              "|---" * len(RANKERS) + "|"]
-    for m, per in summary.items():
-        cells = [f"{v['mean_phi']:.1f} ± {v['phi_stdev'] or 0:.1f}" if v["mean_phi"] is not None else "n/a"
-                 for r, v in per.items() if r != "native"]
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    (out / "summary.md").write_text("Error reduction (%), mean ± standard deviation over "
-                                    f"{len(results)} of {folds} folds\n\n" + "\n".join(lines) + "\n")
+    (out / "summary.md").write_text(summary_markdown(results, summary, folds))
 
 
 def main(argv=None) -> int:
@@ -88,13 +151,15 @@ def main(argv=None) -> int:
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--out", default="runs/cross-validation")
     ap.add_argument("--store", default=None, help="store instead of the config's (a warm copy)")
+    ap.add_argument("--only", default=None, metavar="K,K,...",
+                    help="run only these folds, in this order (default: every fold, 0 first)")
     args = ap.parse_args(argv)
     base = load_config(args.config)
     if args.store:
         base = dataclasses.replace(base, experiment=dataclasses.replace(base.experiment, store=args.store))
     fs = folds(args.folds)
     results = []
-    for k in range(args.folds):
+    for k in fold_order(args.only, args.folds):
         test, held = fs[k], fs[(k + 1) % args.folds]
         train = [f for j, f in enumerate(fs) if j not in (k, (k + 1) % args.folds) for f in f]
         data = dataclasses.replace(base.data, train=ranges(train), heldout=ranges(held),
@@ -104,10 +169,12 @@ def main(argv=None) -> int:
             report=dataclasses.replace(base.report, learning_curve=()))
         print(f"fold {k}: test {ranges(test)}, held-out {ranges(held)}", flush=True)
         report = run_experiment(cfg, Path(args.out) / f"fold{k}", progress=False)
-        results.append({m: {r: t.rankers[r].error_reduction for r in RANKERS} | {
-            "upper": t.upper, "lower": t.lower} | {f"{r}_score": t.rankers[r].score for r in RANKERS}
-            | {f"{r}_phi": t.rankers[r].phi for r in RANKERS}
-            for m, t in report.metrics.items()})
+        results.append({"fold": k, "counts": {c: v for c, v in report.counts.items() if c in FOLD_COUNTS}}
+                       | {m: {r: t.rankers[r].error_reduction for r in RANKERS} | {
+                           "upper": t.upper, "lower": t.lower}
+                          | {f"{r}_score": t.rankers[r].score for r in RANKERS}
+                          | {f"{r}_phi": t.rankers[r].phi for r in RANKERS}
+                          for m, t in report.metrics.items()})
         write_summary(results, Path(args.out), args.folds)
     print((Path(args.out) / "summary.md").read_text())
     return 0
