@@ -210,6 +210,10 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
     for p in report.plots:
         if plot_files and p.name in plot_files:
             out += [f"## {p.title}", "", f"![{p.title}]({plot_files[p.name]})", ""]
+        if _points_shown(p):
+            if not (plot_files and p.name in plot_files):
+                out += [f"## {p.title}", ""]
+            out += [_md_table(*_plot_points(p)), ""]
     if report.versions:
         out += ["## Versions", "", ", ".join(f"{k} {v}" for k, v in report.versions.items()), ""]
     return "\n".join(out)
@@ -281,11 +285,37 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
             b64 = base64.b64encode(pngs[p.name]).decode("ascii")
             parts.append(f"<h2>{e(p.title)}</h2><img alt='{e(p.title)}' "
                          f"src='data:image/png;base64,{b64}'>")
+        elif _points_shown(p):
+            parts.append(f"<h2>{e(p.title)}</h2>")
+        if _points_shown(p):
+            parts.append(table(*_plot_points(p)))
     if report.versions:
         parts.append("<h2>Versions</h2><p>" + e(", ".join(f"{k} {v}" for k, v in
                                                           report.versions.items())) + "</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+#: Plots with at most this many points per series also print their points as a table.
+POINTS_TABLE_MAX = 20
+
+
+def _points_shown(p: Plot) -> bool:
+    """Whether a plot is small enough for its points to be read as a table beside the figure.
+
+    The learning curve's few points decide a claim (does test F rise with training data?) that a
+    figure shows only roughly.
+    """
+    return bool(p.series) and all(0 < len(xs) <= POINTS_TABLE_MAX for xs, _ in p.series.values())
+
+
+def _plot_points(p: Plot) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a plot's points: its x values, one column of y values per series."""
+    xs = sorted({x for xv, _ in p.series.values() for x in xv})
+    ys = {label: dict(zip(xv, yv)) for label, (xv, yv) in p.series.items()}
+    rows = [[_num(x)] + [_fmt(ys[label][x], 2) if x in ys[label] else "" for label in ys]
+            for x in xs]
+    return [p.xlabel] + [f"{label}: {p.ylabel}" for label in ys], rows
 
 
 def _timing_table(report: Report) -> tuple[list[str], list[list[str]]]:

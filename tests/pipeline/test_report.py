@@ -84,3 +84,21 @@ def test_stage_table_carries_peak_memory_where_measured(tmp_path):
     assert json.loads(paths["json"].read_text())["peak_memory_mb"] == {"parse": 812.4, "train": None}
     plain = write_report(_report(), tmp_path / "plain")["md"].read_text()
     assert "| stage | seconds |\n" in plain
+
+
+def test_learning_curve_points_are_a_table_in_markdown_and_html(tmp_path):
+    """Whether test F rises with training data is read from numbers, not only from a figure."""
+    curve = Plot("learning_curve", "Log-linear: test mph against training sentences",
+                 "training sentences kept by the filters", "mph (%)",
+                 {"loglinear": ((260.0, 649.0, 2595.0), (61.16, float("nan"), 62.4))})
+    long = Plot("long", "Too many points", "x", "y", {"a": (tuple(range(30)), tuple(range(30)))})
+    report = _report()
+    report.plots.extend([curve, long])
+    paths = write_report(report, tmp_path)
+    md, page = paths["md"].read_text(), paths["html"].read_text()
+    assert "| training sentences kept by the filters | loglinear: mph (%) |" in md
+    assert "| 260 | 61.16 |" in md and "| 649 | n/a |" in md and "| 2,595 | 62.40 |" in md
+    assert "| 1 | 90.00 |" in md                        # the forest plot's two points too
+    assert "| 29 | 29.00 |" not in md                   # a long series stays a figure only
+    assert "<td>2,595</td><td>62.40</td>" in page
+    assert "nan" not in md.lower()
