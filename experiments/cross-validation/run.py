@@ -4,11 +4,16 @@ The 199 files of the WSJ sample are cut into ten folds of consecutive files. Fol
 set, fold k+1 (mod 10) the held-out set (sigma^2 and K are chosen there), the other eight folds the
 training set. All folds share one store, so Link Grammar parses every sentence once, and once
 the main experiment has stored its train, held-out and test feature matrices every fold's matrices
-are assembled from their rows instead of being extracted again. Folds draw no learning curve. Run
-from the project folder (after ``ranker run configs/wsj-sample.toml``, for speed):
+are assembled from their rows instead of being extracted again. Folds draw no learning curve (the
+main run's report tables it). Run from the project folder (after ``ranker run
+configs/wsj-sample.toml``, for speed):
 
     NLTK_DATA=../shared/nltk_data python3 experiments/cross-validation/run.py \
-        [--config configs/wsj-sample.toml] [--folds 10] [--out runs/cross-validation]
+        [--config configs/wsj-sample.toml] [--folds 10] [--out runs/cross-validation] \
+        [--store STORE] [--only 7,8,9,0,...]
+
+``--only`` runs the folds named, in that order (folds whose sentences the main run already scored
+first give results soonest).
 
 It writes one report per fold under the output folder and a summary (``summary.json`` and
 ``summary.md``) with the mean and standard deviation of every ranker's error reduction per metric.
