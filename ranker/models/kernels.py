@@ -63,17 +63,21 @@ def _load_numba():
                 s += lam[ix2[k]] * d2[k]
             out[i] = s
 
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def add_row(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, ri, i, out):
+        # out += ri * row i, entry by entry in storage order (Xᵀ r and the fused gradient alike)
+        for k in range(ip0[i], ip0[i + 1]):
+            out[ix0[k]] += ri
+        for k in range(ip1[i], ip1[i + 1]):
+            out[ix1[k]] += ri * np.float64(d1[k])
+        for k in range(ip2[i], ip2[i + 1]):
+            out[ix2[k]] += ri * d2[k]
+
     @numba.njit(cache=True, nogil=True)
     def rdot3(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, r, out):
         out[:] = 0.0
         for i in range(len(ip0) - 1):
-            ri = r[i]
-            for k in range(ip0[i], ip0[i + 1]):
-                out[ix0[k]] += ri
-            for k in range(ip1[i], ip1[i + 1]):
-                out[ix1[k]] += ri * np.float64(d1[k])
-            for k in range(ip2[i], ip2[i + 1]):
-                out[ix2[k]] += ri * d2[k]
+            add_row(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, r[i], i, out)
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def score(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, lam, i):
@@ -146,12 +150,7 @@ def _load_numba():
                 ri = np.exp(s[i - a] - m) * inv_z
                 if w[i] > 0:
                     ri -= w[i] * np.exp(s[i - a] - mc) * inv_zc
-                for k in range(ip0[i], ip0[i + 1]):
-                    grad[ix0[k]] += ri
-                for k in range(ip1[i], ip1[i + 1]):
-                    grad[ix1[k]] += ri * np.float64(d1[k])
-                for k in range(ip2[i], ip2[i + 1]):
-                    grad[ix2[k]] += ri * d2[k]
+                add_row(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, ri, i, grad)
         return value
 
     def unsigned(parts):
