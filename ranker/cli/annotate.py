@@ -82,6 +82,6 @@ def _best_f(args, annotation) -> int:
         sentences = st.sentences("treebank")
         out = stages.annotate(st, annotation, sentences, workers=args.workers, where="ranker annotate",
                               source=source, evaluation=EvaluationSection())
-    print(f"best_f: counts under {args.best_f_metric} of {len(sentences)} sentences' candidates "
-          f"from {source} ({out.annotated} scored now)")
+    print(f"best_f: counts under {args.best_f_metric} of the candidates from {source}: "
+          f"{out.annotated} sentences scored now (the others have none or were scored before)")
     return 0
