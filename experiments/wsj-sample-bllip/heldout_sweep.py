@@ -35,6 +35,8 @@ def main() -> None:
     ap.add_argument("--sigma2", type=float, nargs="+", default=[0.01])
     ap.add_argument("--objective", nargs="+", default=["loglik"], choices=["loglik", "expected_f"])
     ap.add_argument("--max-iter", type=int, default=0, help="0: the config's")
+    ap.add_argument("--unregularised", nargs="*", default=[],
+                    help="properties named so (or starting so) get no prior (sigma^2 = inf)")
     args = ap.parse_args()
     cfg = load_config(args.config)
     ll, ev = cfg.loglinear, cfg.evaluation
@@ -60,6 +62,11 @@ def main() -> None:
             data = stages.training_rows(st, feats, template, [mats["train"]], [y], source)
             gain = gain_all[data.survivors.row_mask]
             Xh = mats["heldout"].restrict(data.names)
+            free = np.array([any(n == p or n.startswith(p) for p in args.unregularised)
+                             for n in data.names], dtype=bool)
+            if args.unregularised:
+                print(json.dumps({"unregularised": [n for n, f in zip(data.names, free) if f]}),
+                      flush=True)
             for objective in args.objective:
                 previous = None
                 for s2 in sorted(args.sigma2):
@@ -70,7 +77,8 @@ def main() -> None:
                     else:
                         from ranker.models.expected_f import ExpectedFRanker as cls
                         extra = {"gain": gain}
-                    m = cls(sigma2=s2, solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol)
+                    prior = np.where(free, np.inf, s2) if free.any() else s2
+                    m = cls(sigma2=prior, solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol)
                     m.fit(data.X, data.y, data.groups, full=data.full,
                           coef_init=None if previous is None else previous.coef_, **extra)
                     previous = m
@@ -79,6 +87,7 @@ def main() -> None:
                     corpus = corpus_score(METRICS[metric], selected_counts(held, choice))
                     mean = selected_quality(scores, qh, offs_h)
                     row = {"cutoff": cutoff, "features": len(data.names), "objective": objective,
+                           "unregularised": int(free.sum()), "max_iter": ll.max_iter,
                            "sigma2": s2, "heldout_evalb_f": round(corpus, 2),
                            "heldout_mean_sentence_f": round(mean, 2), "iterations": m.n_iter_,
                            "seconds": round(time.time() - t0, 1)}
