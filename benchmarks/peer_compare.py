@@ -52,6 +52,28 @@ made it worse, 725 evaluations). Memory: our process holds 1,141 MB after loadin
 (8 block gradients, scratch); the peer's whole process peaks at 973 MB, its matrix at 5 bytes a
 nonzero against our 5.0, so the difference is the interpreter and libraries (it was 4.6 GB
 against 0.97 before the compact matrix).
+
+One idle ``peer`` run (2026-11-23, 23:28-23:43, load average 0.0-1.2, nothing else running; the
+same store, main as of 488c884; ``--threads 1 2``, once with ``--solver lbfgs`` and once with
+``--solver cg``; wall seconds; "reached" = within 1e-5 of the best value 3080.6207)::
+
+                                    ours L-BFGS /1  peer /1  ours L-BFGS /2  peer /2  ours CG /1  ours CG /2
+    s / evaluation (in fit)               0.215      0.502        0.116        0.260      0.209       0.108
+    evaluations to optimum                   49         40           49           40        176         176
+    s to optimum                           11.9       20.0          6.9         10.4       38.8        20.7
+    CPU s to optimum                       11.9       20.0         11.7         20.6       38.8        38.8
+    peak memory MB                         1253        967         1256          967       1242        1256
+    floor s (own layout) / ratio     0.071 / 2.94  0.072 / 6.99  0.043 / 2.44  0.044 / 5.93
+
+The peer threads too (OpenMP over its sentences, ``OMP_NUM_THREADS``; :mod:`peer_cvlm`), and both
+sides gain 1.9x from the second thread. Per evaluation ours is 2.3x faster than the peer on one thread and
+2.2x on two; to the optimum our L-BFGS is 1.7x faster on one thread and 1.5x on two, our CG (the
+default optimiser) 1.9-2.0x slower (176 evaluations against 40). The floor: idle, numpy copies at
+27 GB/s (45 GB/s with two threads), twice the bandwidth measured under load above, so the floor
+falls to 0.071 s and the fused pass, unchanged at 0.21 s, is 2.9x it (2.4x on two threads): the
+pass costs about 1.1 ns a nonzero in arithmetic and the per-candidate exponentials, not in reading
+memory. Memory: 1,143 MB after loading against the peer's whole 967 MB; the matrix is the same
+size on both sides, the difference the interpreter and its libraries (numpy, scipy, numba).
 """
 from __future__ import annotations
 
