@@ -21,6 +21,7 @@ from itertools import islice
 from typing import Callable, Iterable, Iterator
 
 from .errors import RankerError
+from .gcpause import gc_paused
 
 #: The command that installs the extra, for messages.
 INSTALL_HINT = "pip install 'ranker[dask]'"
@@ -46,6 +47,20 @@ def check_scheduler_address(address: str) -> None:
 #: State up to this size travels inside every task of :meth:`DaskExecutor.ordered_map`.
 _INLINE_STATE_BYTES = 1 << 20
 
+#: Dask settings of the local cluster this module starts: its background work, off or slowed.
+#: Every Dask server wakes every 20 ms (``tick``: is the event loop blocked?), every worker samples
+#: its task thread's stack every 10 ms (the dashboard's profile, which needs the GIL the task
+#: holds) and each server reads psutil's counters twice a second. On this 2-core machine that cost
+#: a parsing worker 4-9% of its CPU time, and each idle worker 0.028 and the client 0.024 of a core,
+#: taken from the other worker when two parse (``benchmarks/bench_parse.py``); with these, 0.5% and
+#: 0.003-0.005 of a core. A cluster started by the user (``scheduler = ...``) keeps its own settings.
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
 # Handlers built on a worker, by (run, thread): a parser is loaded once per worker thread and run,
 # not once per task, and never shared between threads.
 _HANDLERS: dict = {}
@@ -60,7 +75,16 @@ def _run_chunk(make_handler: Callable, init_arg, run: str, chunk: list) -> list:
             for k in [k for k in _HANDLERS if k[0] != run]:   # an earlier run's parsers: free them
                 del _HANDLERS[k]
             handle = _HANDLERS[key] = make_handler(init_arg)
-    return [handle(item) for item in chunk]
+    # The local pool's forked workers inherit the paused collector of `ranker run` and every
+    # command (ranker.gcpause); a Dask worker is its own process and must pause it itself.
+    with gc_paused():
+        return [handle(item) for item in chunk]
+
+
+def _call_paused(fn: Callable, state, task):
+    """``fn(state, task)`` with the cyclic collector paused, as in the local pool's forked workers."""
+    with gc_paused():
+        return fn(state, task)
 
 
 class DaskExecutor:
@@ -103,8 +127,13 @@ class DaskExecutor:
             except (OSError, TimeoutError) as e:
                 raise RankerError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
         else:
-            self._cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1,
-                                         processes=True, dashboard_address=None)
+            import dask
+
+            # the scheduler and nannies read the settings when they start, and the nannies hand
+            # them to the worker processes (also to one restarted after a crash)
+            with dask.config.set(LOCAL_CLUSTER_CONFIG):
+                self._cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1,
+                                             processes=True, dashboard_address=None)
             self.client = Client(self._cluster)
 
     def close(self) -> None:
@@ -189,7 +218,7 @@ class DaskExecutor:
         shared = None
         if len(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)) > _INLINE_STATE_BYTES:
             shared = self.client.scatter([state], broadcast=True, hash=False)[0]
-        futures = [self.client.submit(fn, shared if shared is not None else state, t, pure=False)
+        futures = [self.client.submit(_call_paused, fn, shared if shared is not None else state, t, pure=False)
                    for t in tasks]
         try:
             for i, f in enumerate(futures):

@@ -5,6 +5,7 @@ into a store once and copied for each run.
 """
 import dataclasses
 import functools
+import gc
 import importlib
 import json
 import os
@@ -18,7 +19,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ranker.dask_executor import DaskExecutor
+from ranker.dask_executor import LOCAL_CLUSTER_CONFIG, DaskExecutor
 from ranker.errors import RankerError
 from ranker.models import LogLinearRanker
 from ranker.parallel import current_executor, ordered_map, run_pool, use_executor
@@ -268,3 +269,37 @@ def test_the_objective_survives_a_worker_lost_between_evaluations(cluster):
         assert got[0] == want[0] and np.array_equal(got[1], want[1])
     finally:
         remote.close()
+
+
+def _make_gc_probe(_):
+    return lambda item: (item, gc.isenabled())
+
+
+def _gc_probe(state, task):
+    return task, gc.isenabled()
+
+
+def test_dask_tasks_run_with_the_collector_paused_as_the_forked_workers_do(cluster):
+    # the local pool's workers inherit `ranker run`'s paused collector; a Dask worker pauses it per task
+    with DaskExecutor(client=cluster[1], chunk_size=2) as ex, use_executor(ex):
+        pooled = sorted(run_pool(range(5), _make_gc_probe, None, 2, lambda item, why: (item, why)))
+        mapped = list(ordered_map(_gc_probe, list(range(3)), 2, state=None))
+    assert pooled == [(i, False) for i in range(5)] and mapped == [(i, False) for i in range(3)]
+    # and only for the task: the worker's collector is on again afterwards
+    assert set(cluster[1].run(gc.isenabled).values()) == {True}
+
+
+def _worker_callbacks(dask_worker) -> dict:
+    return {name: pc.callback_time for name, pc in dask_worker.periodic_callbacks.items()}
+
+
+def test_the_executors_own_local_cluster_runs_without_dasks_background_sampling():
+    import dask
+    import distributed  # noqa: F401  (defines the distributed.* settings read below)
+
+    before = {k: dask.config.get(k) for k in LOCAL_CLUSTER_CONFIG}
+    with DaskExecutor(workers=1) as ex:
+        (callbacks,) = ex.client.run(_worker_callbacks).values()
+    # no stack sampling every 10 ms, no event-loop tick every 20 ms (milliseconds below)
+    assert "profile" not in callbacks and callbacks["tick"] == 1000
+    assert {k: dask.config.get(k) for k in LOCAL_CLUSTER_CONFIG} == before   # this process's config untouched
