@@ -11,10 +11,16 @@ store with each worker count, through the same code path as ``ranker parse`` (pr
 batched writes). Prints JSON with ``sentences_per_second`` for each and their ratio.
 
 The machine is shared, so the JSON also says what else was going on: the load average before each
-run, the writer's (parent's) own CPU seconds, the workers' busy seconds (sum of per-sentence parse
-times) and their utilisation (busy / (workers x wall)), and ``machine_ratio``: how much faster two
-processes of a fixed pure-Python loop finish than one, measured just before. A parse ratio well
-below ``machine_ratio`` is ours; a low ``machine_ratio`` means other load took the second core.
+run, the writer's (parent's) own CPU seconds (with Dask: the client's, which here also runs the
+scheduler and the nannies), the worker processes' CPU seconds, the workers' busy seconds (sum of
+per-sentence parse times, wall clock) and their utilisation (busy / (workers x wall)), and
+``machine_ratio``: how much faster two processes of a fixed pure-Python loop finish than one,
+measured just before. A parse ratio well below ``machine_ratio`` is ours; a low ``machine_ratio``
+means other load took the second core. On a loaded machine compare the CPU seconds: two workers
+should spend no more than one does on the same sentences.
+
+Each run has Python's cyclic collector paused, as ``ranker parse`` and ``ranker run`` have it
+(:mod:`ranker.gcpause`): the local pool's workers inherit that, Dask's workers pause it per task.
 """
 from __future__ import annotations
 
@@ -28,6 +34,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+from ranker.gcpause import gc_paused
 from ranker.parallel import use_executor
 from ranker.sources.link_grammar import LinkGrammarOptions
 from ranker.sources.parse_run import parse_into_store
@@ -60,6 +67,19 @@ def machine_ratio(n: int = 6_000_000) -> float:
     return 2 * one / two
 
 
+def _process_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def _workers_cpu(executor) -> float:
+    """CPU seconds the worker processes have used so far: the reaped forks', or the Dask workers'."""
+    if executor is None:   # the local pool's workers have exited (and been reaped) when the stage returns
+        t = os.times()
+        return t.children_user + t.children_system
+    return sum(executor.client.run(_process_cpu).values())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sentences", type=int, default=300)
@@ -77,6 +97,7 @@ def main() -> None:
     for workers in (1, 2):
         with ExitStack() as stack:
             tmp = stack.enter_context(tempfile.TemporaryDirectory())
+            ex = None
             if args.executor == "dask":
                 from ranker.dask_executor import DaskExecutor
 
@@ -87,14 +108,18 @@ def main() -> None:
             st = stack.enter_context(Store.open(Path(tmp) / "s.sqlite"))
             st.add_sentences(g.sentence for g in sample)
             load = os.getloadavg()[0]
+            workers_cpu = _workers_cpu(ex)
             cpu = time.process_time()
-            s = parse_into_store(st, [g.sentence for g in sample], options, workers=workers, progress=False)
+            with gc_paused():   # as the command runs it (ranker.cli.main)
+                s = parse_into_store(st, [g.sentence for g in sample], options, workers=workers, progress=False)
             parent_cpu = time.process_time() - cpu
+            workers_cpu = _workers_cpu(ex) - workers_cpu
             busy = sum(r[6] for r in st.parse_log())
             out[f"workers_{workers}"] = {"sentences_per_second": round(s.sentences_per_second, 2),
                                          "seconds": round(s.seconds, 2), "candidates": s.candidates,
                                          "statuses": s.statuses, "unmapped": s.unmapped,
                                          "parent_cpu_seconds": round(parent_cpu, 2),
+                                         "workers_cpu_seconds": round(workers_cpu, 2),
                                          "worker_busy_seconds": round(busy, 2),
                                          "worker_utilisation": round(busy / (workers * s.seconds), 3),
                                          "load_average_before": round(load, 2)}
