@@ -47,14 +47,26 @@ def check_scheduler_address(address: str) -> None:
 #: State up to this size travels inside every task of :meth:`DaskExecutor.ordered_map`.
 _INLINE_STATE_BYTES = 1 << 20
 
-#: Dask settings of the local cluster this module starts: its background work, off or slowed.
-#: Every Dask server wakes every 20 ms (``tick``: is the event loop blocked?), every worker samples
-#: its task thread's stack every 10 ms (the dashboard's profile, which needs the GIL the task
-#: holds) and each server reads psutil's counters twice a second. On this 2-core machine that cost
-#: a parsing worker 4-9% of its CPU time, and each idle worker 0.028 and the client 0.024 of a core,
-#: taken from the other worker when two parse (``benchmarks/bench_parse.py``); with these, 0.5% and
-#: 0.003-0.005 of a core. A cluster started by the user (``scheduler = ...``) keeps its own settings.
+#: Dask settings of the local cluster this module starts, for workers that parse as fast as forked ones.
+#:
+#: malloc: Dask's nannies start workers with ``MALLOC_TRIM_THRESHOLD_=65536``; setting any such
+#: variable turns off glibc's adaptive ``mmap`` threshold, so every block of 128 KiB or more that Link
+#: Grammar allocates for a sentence is mapped, faulted in page by page and unmapped again. That took
+#: 5x the page faults, five times the system time and 7-10% of a worker's time per sentence
+#: (measured outside Dask with the variable set; two workers faulting at once also share the kernel and the
+#: memory bus). Here the thresholds are those glibc's adaptation ends at on 64-bit (mmap 32 MiB,
+#: trim twice that), fixed; a value set in the environment still wins.
+#:
+#: Background: every Dask server wakes every 20 ms (``tick``: is the event loop blocked?), every
+#: worker samples its task thread's stack every 10 ms (the dashboard's profile, which needs the GIL
+#: the task holds) and each server reads psutil's counters twice a second. That cost a busy worker
+#: 4-9% of its CPU time, and each idle worker 0.028 and the client 0.024 of a core, taken from the
+#: other worker when two parse; with these, 0.5% and 0.003-0.005 of a core.
+#:
+#: A cluster started by the user (``scheduler = ...``) keeps its own settings (README).
 LOCAL_CLUSTER_CONFIG = {
+    "distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 32 << 20,
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 64 << 20,
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",

@@ -289,17 +289,20 @@ def test_dask_tasks_run_with_the_collector_paused_as_the_forked_workers_do(clust
     assert set(cluster[1].run(gc.isenabled).values()) == {True}
 
 
-def _worker_callbacks(dask_worker) -> dict:
-    return {name: pc.callback_time for name, pc in dask_worker.periodic_callbacks.items()}
+def _worker_state(dask_worker) -> dict:
+    return {"callbacks": {name: pc.callback_time for name, pc in dask_worker.periodic_callbacks.items()},
+            "mmap_threshold": os.environ.get("MALLOC_MMAP_THRESHOLD_")}
 
 
-def test_the_executors_own_local_cluster_runs_without_dasks_background_sampling():
+def test_the_executors_own_local_cluster_parses_without_dasks_malloc_setting_and_background_sampling():
     import dask
     import distributed  # noqa: F401  (defines the distributed.* settings read below)
 
-    before = {k: dask.config.get(k) for k in LOCAL_CLUSTER_CONFIG}
+    before = {k: dask.config.get(k, None) for k in LOCAL_CLUSTER_CONFIG}
     with DaskExecutor(workers=1) as ex:
-        (callbacks,) = ex.client.run(_worker_callbacks).values()
+        (state,) = ex.client.run(_worker_state).values()
+    # glibc keeps blocks below 32 MiB in the heap (Dask's MALLOC_TRIM_THRESHOLD_ alone would map each one)
+    assert state["mmap_threshold"] == str(32 << 20)
     # no stack sampling every 10 ms, no event-loop tick every 20 ms (milliseconds below)
-    assert "profile" not in callbacks and callbacks["tick"] == 1000
-    assert {k: dask.config.get(k) for k in LOCAL_CLUSTER_CONFIG} == before   # this process's config untouched
+    assert "profile" not in state["callbacks"] and state["callbacks"]["tick"] == 1000
+    assert {k: dask.config.get(k, None) for k in LOCAL_CLUSTER_CONFIG} == before   # this process's config untouched
