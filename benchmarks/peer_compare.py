@@ -203,12 +203,19 @@ def prepare(args) -> dict:
 
 # ------------------------------------------------------------------------------- our side
 def trainer_matrix(X: sp.csr_matrix, dtype: str):
-    """``X`` in the layout our trainer streams (its compact matrix where the trainer has one)."""
+    """``X`` in the layout our trainer streams: narrow where the pipeline's training data is
+    (``ranker.pipeline.training``: columns most frequent first, as ``X``'s are here, then 16-bit
+    ids below 65,536), else compact where the trainer has that, else ``X`` (an older ranker)."""
     try:
         from ranker.models.loglinear import training_matrix
     except ImportError:
         return X
-    return training_matrix(X, dtype)
+    X = training_matrix(X, dtype)
+    try:
+        from ranker.models.narrow import NARROW_COLUMNS, split_columns
+    except ImportError:
+        return X
+    return split_columns(X, min(NARROW_COLUMNS, X.shape[1]))
 
 
 def matrix_bytes(X) -> int:

@@ -28,7 +28,7 @@ class Part(NamedTuple):
     """Row-aligned entries of one value type: CSR arrays with ``data`` None when every value is 1."""
 
     indptr: np.ndarray             # int64, (n_rows + 1,), from 0
-    indices: np.ndarray            # int32 column ids
+    indices: np.ndarray            # int32 column ids (uint16 in a narrow matrix's low range)
     data: np.ndarray | None
 
     @property
@@ -196,6 +196,11 @@ class CompactMatrix:
 
     def __matmul__(self, lam):
         return self.dot(np.asarray(lam))
+
+    def with_ids(self, dtype) -> "CompactMatrix":
+        """The same matrix with its column ids stored as ``dtype`` (values and row pointers shared)."""
+        return CompactMatrix(self.shape, [p._replace(indices=p.indices.astype(dtype, copy=False))
+                                          for p in self.parts])
 
     # ------------------------------------------------------------------ selections
     def row_range(self, a: int, b: int) -> "CompactMatrix":

@@ -25,6 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..errors import RankerError
 from .groups import group_offsets
 from .compact import CompactMatrix
+from .narrow import NarrowMatrix
 from .loglinear import SOLVERS, LogLinearRanker, as_csr
 from .objective import drop_sentence_constants
 
@@ -43,7 +44,7 @@ class ExpectedFObjective:
     """
 
     def __init__(self, X, gain, offsets, sigma2):
-        X = X.tocsr() if isinstance(X, CompactMatrix) else sp.csr_matrix(X)
+        X = X.tocsr() if isinstance(X, (CompactMatrix, NarrowMatrix)) else sp.csr_matrix(X)
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
         X.sum_duplicates()
@@ -108,7 +109,7 @@ class ExpectedFRanker(LogLinearRanker):
         if gain is None:
             raise RankerError("ExpectedFRanker.fit needs each candidate's score (gain)")
         gain = np.asarray(gain, dtype=np.float64)
-        X = as_csr(X.tocsr() if isinstance(X, CompactMatrix) else X, dtype=np.dtype(self.dtype))
+        X = as_csr(X.tocsr() if isinstance(X, (CompactMatrix, NarrowMatrix)) else X, dtype=np.dtype(self.dtype))
         if gain.shape != (X.shape[0],):
             raise RankerError(f"gain has shape {gain.shape}; expected one score per candidate "
                               f"({X.shape[0]})")

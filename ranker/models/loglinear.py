@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..errors import RankerError
 from .base import GroupedRanker
 from .compact import CompactMatrix, as_compact
+from .narrow import NarrowMatrix
 from .groups import group_offsets
 from ..parallel import current_executor
 from .objective import ConditionalObjective
@@ -36,8 +37,13 @@ def as_csr(X, dtype=None) -> sp.csr_matrix:
     return X
 
 
-def training_matrix(X, dtype: str = "float64") -> CompactMatrix:
-    """``X`` as the objective streams it: compact, values rounded to float32 if ``dtype`` says so."""
+def training_matrix(X, dtype: str = "float64") -> CompactMatrix | NarrowMatrix:
+    """``X`` as the objective streams it: compact (or narrow), values rounded to float32 if ``dtype`` says so."""
+    if isinstance(X, NarrowMatrix):
+        if dtype == "float32" and X.has_float64:
+            return NarrowMatrix(training_matrix(X.low, dtype).with_ids(np.uint16),
+                                training_matrix(X.high, dtype))
+        return X
     if dtype == "float32" and (not isinstance(X, CompactMatrix) or X.parts[2].nnz):
         X = X.tocsr() if isinstance(X, CompactMatrix) else X
         return as_compact(as_csr(X, dtype=np.float32))
@@ -251,7 +257,7 @@ class LogLinearRanker(GroupedRanker):
         ndarray of float64, shape (n_candidates,)
         """
         self._check_fitted("coef_")
-        if not isinstance(X, CompactMatrix):
+        if not isinstance(X, (CompactMatrix, NarrowMatrix)):
             X = sp.csr_matrix(X)
         if X.shape[1] != self.n_features_in_:
             raise RankerError(f"X has {X.shape[1]} features but the model was trained on "

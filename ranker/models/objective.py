@@ -24,6 +24,7 @@ import numpy as np
 from . import kernels
 from .compact import CompactMatrix, Part, _masked, as_compact
 from .groups import segment_logsumexp
+from .narrow import NarrowMatrix
 
 
 def _constant_entries(part: Part, offsets: np.ndarray, d: int) -> np.ndarray:
@@ -61,8 +62,12 @@ def drop_sentence_constants(X, offsets: np.ndarray):
     evaluation streams fewer nonzeros (18% fewer on the WSJ sample's Link Grammar forests).
     Charniak and Johnson's reranker discards such "pseudo-constant" features the same way.
     ``X`` is a :class:`~.compact.CompactMatrix` (returned as one) or scipy sparse, canonical (one
-    entry per row and column; returned as a CompactMatrix too). Only kept entries are copied.
+    entry per row and column; returned as a CompactMatrix too), or a
+    :class:`~.narrow.NarrowMatrix` (each column range on its own: a column lies in one). Only kept
+    entries are copied.
     """
+    if isinstance(X, NarrowMatrix):
+        return NarrowMatrix(drop_sentence_constants(X.low, offsets), drop_sentence_constants(X.high, offsets))
     X = as_compact(X)
     offsets = np.asarray(offsets, dtype=np.int64)
     parts = []
@@ -92,8 +97,11 @@ def by_frequency(X: CompactMatrix, original=None, slab: int = 1 << 24):
     same order and the objective's bits do not change, only its speed. The column ids are
     renumbered in place, a slab of ``slab`` entries at a time, so this costs no memory; when
     ``X`` shares an index array with ``original`` (the caller's matrix, which must not change),
-    or the order is already that one, ``(X, None)`` is returned as it is.
+    or the order is already that one, ``(X, None)`` is returned as it is. A narrow matrix is
+    numbered by frequency when it is made (:func:`~.narrow.narrow`) and returned as it is.
     """
+    if isinstance(X, NarrowMatrix):
+        return X, None
     theirs = [p.indices for p in original.parts] if isinstance(original, CompactMatrix) else []
     if any(np.may_share_memory(p.indices, t) for p in X.parts for t in theirs) \
             or not all(p.indices.flags.writeable for p in X.parts):
@@ -128,13 +136,21 @@ class _Block:
         self.sizes = np.diff(offsets)
         self.w = weights
         self.backend = backend
+        self._no_high = None    # a compact matrix's empty high column range, made on first use
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
         """``(data term of P, its gradient)`` over this block's sentences."""
         lam = np.ascontiguousarray(lam, dtype=np.float64)
         if self.backend == "numba":
             grad = np.empty(self.X.shape[1])
-            value = kernels.block_objective(self.X.parts, self.w, self.offsets, lam, grad)
+            X = self.X
+            if isinstance(X, NarrowMatrix):
+                low, high, n_low = X.low.parts, X.high.parts, X.n_low
+            else:
+                if self._no_high is None:
+                    self._no_high = kernels.empty_parts(np.zeros(X.shape[0] + 1, np.int64))
+                low, high, n_low = X.parts, self._no_high, X.shape[1]
+            value = kernels.block_objective(low, high, n_low, self.w, self.offsets, lam, grad)
             return value, grad
         s = self.X.dot(lam, backend=self.backend)
         starts, sizes = self.starts, self.sizes
@@ -183,10 +199,11 @@ class ConditionalObjective:
 
     Parameters
     ----------
-    X : CompactMatrix or scipy.sparse matrix, shape (n_candidates, n_features)
+    X : CompactMatrix, NarrowMatrix or scipy.sparse matrix, shape (n_candidates, n_features)
         Property-function values of every candidate. A scipy matrix is taken apart into a
         :class:`~.compact.CompactMatrix` (ones as column ids, other values float32 where exact,
-        float64 otherwise; float32 data stays float32); products always add in float64.
+        float64 otherwise; float32 data stays float32); products always add in float64. A
+        :class:`~.narrow.NarrowMatrix` (what the pipeline trains on) is streamed as it is.
     weights : ndarray, shape (n_candidates,)
         Consistency weight of each candidate (>= 0); every sentence needs some positive weight.
     offsets : ndarray of int64, shape (n_groups + 1,)
@@ -259,7 +276,8 @@ class ConditionalObjective:
     @property
     def dtype(self):
         """The widest stored value type (products add in float64 whatever it is)."""
-        return np.dtype(np.float64) if self.X.parts[2].nnz else np.dtype(np.float32)
+        wide = self.X.has_float64 if isinstance(self.X, NarrowMatrix) else self.X.parts[2].nnz
+        return np.dtype(np.float64) if wide else np.dtype(np.float32)
 
     def block_weights(self, lam: np.ndarray) -> np.ndarray:
         """``λ`` in the blocks' column numbers (by descending frequency, see :func:`by_frequency`)."""

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..models.compact import CompactMatrix
+from ..models.narrow import NarrowMatrix
 from ..store import Store
 
 MODEL_KIND = "model"
@@ -26,7 +27,7 @@ def data_digest(arrays: Sequence, params: dict) -> str:
     """A digest of every input array (dense or sparse) and setting of a fit: its cache key."""
     h = hashlib.sha1(json.dumps(params, sort_keys=True, default=str).encode())
     for a in arrays:
-        if isinstance(a, CompactMatrix):
+        if isinstance(a, (CompactMatrix, NarrowMatrix)):
             parts = tuple(a.arrays())
         elif sp.issparse(a):
             parts = (a.data, a.indices, a.indptr, np.asarray(a.shape))

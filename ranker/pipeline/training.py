@@ -3,7 +3,10 @@
 The training matrix is built once: properties kept by the cut-off, training corpora stacked, and
 the sentences the paper's filters drop removed before any fit, so every fit (each σ² of the grid,
 each point of the learning curve) streams only the rows it learns from and the filters inside
-``fit`` find nothing more to drop. Fitted models are kept in the store (:mod:`.cache`).
+``fit`` find nothing more to drop. Its properties are numbered most frequent first and its
+matrix is narrow (:mod:`ranker.models.narrow`: 16-bit ids for the first 65,536 columns), which
+makes it about 40% smaller than compact and each evaluation faster. Fitted models are kept in
+the store (:mod:`.cache`).
 """
 from __future__ import annotations
 
@@ -12,9 +15,10 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 from sklearn.base import clone
 
-from ..models.compact import CompactMatrix, Part, as_compact, vstack
+from ..models.compact import CompactMatrix, as_compact
 from ..models.groups import group_offsets
-from ..models.objective import drop_sentence_constants
+from ..models.narrow import NARROW_COLUMNS, NarrowMatrix, narrow_vstack, split_columns
+from ..models.objective import drop_sentence_constants, frequency_order
 from ..models.training_set import TrainingRows, select_training_rows
 from ..models.tuning import SigmaSelection, select_sigma2
 from .cache import cached_fit, data_digest
@@ -23,11 +27,11 @@ from .cache import cached_fit, data_digest
 class TrainingData(NamedTuple):
     """The rows every fit learns from, with what the filters did to get them."""
 
-    X: CompactMatrix              # candidates of the kept sentences, kept properties only
+    X: NarrowMatrix               # candidates of the kept sentences, kept properties only
     y: np.ndarray                 # consistency weights
     groups: np.ndarray            # sentence of each row, ascending
     full: np.ndarray              # bool, candidate is a full parse
-    names: tuple[str, ...]        # the feature index (columns of X)
+    names: tuple[str, ...]        # the feature index (columns of X), most frequent first
     survivors: TrainingRows       # the filters over every training sentence, before removal
     gain: np.ndarray | None = None  # candidate F in [0, 1] (minimum-risk training), else None
 
@@ -54,17 +58,37 @@ def _sentence_slabs(X: CompactMatrix, offsets: np.ndarray, entries: int) -> list
     return list(zip(bounds, bounds[1:]))
 
 
-def _kept_rows(m, names: Sequence[str], rows: np.ndarray, slab: int) -> list[CompactMatrix]:
+def _columns(m, names: Sequence[str]) -> list[int]:
+    """``m``'s column of each of ``names`` (-1 where it has none)."""
+    pos = {n: i for i, n in enumerate(m.names)}
+    return [pos.get(n, -1) for n in names]
+
+
+def _kept_counts(m, names: Sequence[str], rows: np.ndarray, slab: int) -> np.ndarray:
+    """Entries of each of ``names`` in the block's kept rows, counted slab by slab."""
+    columns = np.asarray(_columns(m, names), dtype=np.int64)
+    X = as_compact(m.X)
+    offsets = np.asarray(m.offsets, dtype=np.int64)
+    counts = np.zeros(X.shape[1], dtype=np.int64)
+    for a, b in _sentence_slabs(X, offsets, slab):
+        ra, rb = int(offsets[a]), int(offsets[b])
+        if rows[ra:rb].any():
+            counts += X.row_range(ra, rb).column_counts(rows[ra:rb])
+    return np.where(columns >= 0, counts[np.maximum(columns, 0)], 0)
+
+
+def _kept_rows(m, names: Sequence[str], rows: np.ndarray, slab: int) -> list[NarrowMatrix]:
     """The block's kept rows on the kept properties, sentence constants dropped, slab by slab.
 
     Each slab is renumbered to the feature index and filtered by the row mask in one pass, then
     the properties constant over a sentence's candidates are dropped (they cancel from the
     objective; dropping them here, once, every fit streams fewer nonzeros: on the WSJ sample 213
-    to 177 million). Filters keep whole sentences, and both steps work sentence by sentence, so
-    the slabs stacked are exactly the whole block done at once.
+    to 177 million), then split into the narrow layout (its own copy of every kept entry, so
+    the block can go). Filters keep whole sentences, and every step works sentence by sentence,
+    so the slabs stacked are exactly the whole block done at once.
     """
-    pos = {n: i for i, n in enumerate(m.names)}
-    columns = [pos.get(n, -1) for n in names]
+    columns = _columns(m, names)
+    n_low = min(len(names), NARROW_COLUMNS)
     X = as_compact(m.X)
     offsets = np.asarray(m.offsets, dtype=np.int64)
     groups = m.groups()
@@ -76,10 +100,7 @@ def _kept_rows(m, names: Sequence[str], rows: np.ndarray, slab: int) -> list[Com
             continue
         part = X.row_range(ra, rb).select_columns(columns, None if r.all() else r)
         kept = groups[ra:rb][r]
-        part = drop_sentence_constants(part, group_offsets(kept, len(kept)))
-        # an array kept whole is a view of the block's: copied, so that the block can go
-        out.append(CompactMatrix(part.shape, [Part(*(a.copy() if a is not None and a.base is not None else a
-                                                    for a in p)) for p in part.parts]))
+        out.append(split_columns(drop_sentence_constants(part, group_offsets(kept, len(kept))), n_low))
     return out
 
 
@@ -123,6 +144,14 @@ def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
                                      full=full if template.full_parses_only else None,
                                      proper_subset=template.proper_subset)
     keep = survivors.row_mask
+    # Properties most frequent first (entries in the kept rows): the narrow layout's numbering.
+    counts, start = np.zeros(len(names), dtype=np.int64), 0
+    for m in blocks:
+        counts += _kept_counts(m, names, keep[start:start + m.X.shape[0]], slab)
+        start += m.X.shape[0]
+    old_of_new, _ = frequency_order(counts)
+    if old_of_new is not None:
+        names = [names[i] for i in old_of_new]
     # Block by block and slab by slab, so temporaries are a slab's; the kept entries exist once
     # as slabs and once stacked, each slab released as it is copied (vstack with consume).
     parts = []
@@ -134,7 +163,8 @@ def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
         parts += _kept_rows(m, names, keep[start:start + n_rows], slab)
         start += n_rows
         del m
-    X = vstack(parts, consume=True) if parts else CompactMatrix.empty(0, len(names))
+    X = narrow_vstack(parts, consume=True) if parts else \
+        split_columns(CompactMatrix.empty(0, len(names)), min(len(names), NARROW_COLUMNS))
     y, groups, full = y[keep], groups[keep], full[keep]
     gain = None if gains is None else np.concatenate(gains)[keep]
     return TrainingData(X, y, groups, full, tuple(names), survivors, gain)

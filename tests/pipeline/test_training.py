@@ -119,3 +119,24 @@ def test_slabs_and_consume_give_the_rows_of_one_pass(tmp_path, bllip_lists):
     v2, g2 = ConditionalObjective(Xn, yn, offsets, 1.0)(lam)
     assert abs(v1 - v2) < 1e-9 * max(1.0, abs(v2))
     np.testing.assert_allclose(g1, g2, rtol=1e-9, atol=1e-9)
+
+
+def test_rows_are_narrow_with_the_most_frequent_properties_first(tmp_path, bllip_lists):
+    # issue 13: the training matrix numbers its properties by descending entries in the kept rows
+    # and stores the first 65,536 as 16-bit ids (here all of them), each name keeping its column
+    from ranker.models.narrow import NarrowMatrix
+
+    (a, ya), (b, yb) = _real_blocks(tmp_path, bllip_lists)
+    qualities = {sid: ("full",) * int(n) for m in (a, b)
+                 for sid, n in zip(m.sentence_ids, np.diff(m.offsets))}
+    data = training_data([a, b], [ya, yb], 2, qualities, LogLinearRanker())
+    assert isinstance(data.X, NarrowMatrix) and data.X.n_low == len(data.names)
+    assert all(p.indices.dtype == np.uint16 for p in data.X.low.parts)
+    keep = data.survivors.row_mask
+    kept = sp.vstack([a.restrict(list(data.names)).tocsr(), b.restrict(list(data.names)).tocsr()]).tocsr()
+    kept = kept[np.flatnonzero(keep)]
+    counts = np.diff(kept.tocsc().indptr)       # entries of each name in the kept rows
+    assert np.all(np.diff(counts) <= 0) and counts[0] > counts[-1]
+    # the same columns as the naive rows, constants aside: every stored entry is one of theirs
+    got = data.X.tocsr()
+    assert got.shape == kept.shape and abs(got - kept.multiply(got != 0)).max() == 0
