@@ -212,10 +212,13 @@ def trainer_matrix(X: sp.csr_matrix, dtype: str):
         return X
     X = training_matrix(X, dtype)
     try:
+        from ranker.memory import release_free_heap
         from ranker.models.narrow import NARROW_COLUMNS, split_columns
     except ImportError:
         return X
-    return split_columns(X, min(NARROW_COLUMNS, X.shape[1]))
+    X = split_columns(X, min(NARROW_COLUMNS, X.shape[1]))
+    release_free_heap()     # as the pipeline does once its training matrix is built
+    return X
 
 
 def matrix_bytes(X) -> int:

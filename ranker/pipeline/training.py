@@ -18,6 +18,7 @@ from sklearn.base import clone
 from ..models.compact import CompactMatrix, as_compact
 from ..models.groups import group_offsets
 from ..models.narrow import NARROW_COLUMNS, NarrowMatrix, narrow_vstack, split_columns
+from ..memory import release_free_heap
 from ..models.objective import drop_sentence_constants, frequency_order
 from ..models.training_set import TrainingRows, select_training_rows
 from ..models.tuning import SigmaSelection, select_sigma2
@@ -165,6 +166,7 @@ def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
         del m
     X = narrow_vstack(parts, consume=True) if parts else \
         split_columns(CompactMatrix.empty(0, len(names)), min(len(names), NARROW_COLUMNS))
+    release_free_heap()     # the slabs' temporaries, for the fits to come
     y, groups, full = y[keep], groups[keep], full[keep]
     gain = None if gains is None else np.concatenate(gains)[keep]
     return TrainingData(X, y, groups, full, tuple(names), survivors, gain)
