@@ -204,6 +204,15 @@ def test_the_objective_on_the_workers_fits_the_local_model_bit_for_bit(cluster):
     with DaskExecutor(client=cluster[1]) as ex, use_executor(ex):
         remote = LogLinearRanker(sigma2=1.0, tol=1e-7).fit(X, y, groups, prior_mean=centre)
     assert np.array_equal(remote.coef_, local.coef_) and remote.objective_ == local.objective_
+    # minimum risk's objective has the same blocks: on the workers, the same model too
+    from ranker.models.expected_f import ExpectedFRanker
+
+    gain = rng.random(n)
+    local = ExpectedFRanker(sigma2=1.0, tol=1e-7, n_jobs=2).fit(X, y, groups, gain=gain)
+    with DaskExecutor(client=cluster[1]) as ex, use_executor(ex):
+        remote = ExpectedFRanker(sigma2=1.0, tol=1e-7).fit(X, y, groups, gain=gain)
+    assert remote.n_evaluations_ == local.n_evaluations_ > 2
+    assert np.array_equal(remote.coef_, local.coef_) and remote.objective_ == local.objective_
 
 
 def test_executor_keys_are_checked_before_any_work(tmp_path):

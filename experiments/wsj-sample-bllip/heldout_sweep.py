@@ -28,6 +28,18 @@ from ranker.pipeline.config import load_config
 from ranker.store import Store
 
 
+def without_kinds(data, patterns):
+    """``data`` without the properties whose kind (name up to the first ':') matches a pattern."""
+    import re
+
+    from ranker.models.compact import CompactMatrix
+
+    drop = np.array([any(re.search(p, n.split(":", 1)[0]) for p in patterns) for n in data.names])
+    print(json.dumps({"dropped_properties": int(drop.sum()), "kept": int((~drop).sum())}), flush=True)
+    X = CompactMatrix.from_csr(data.X.tocsr()[:, np.flatnonzero(~drop)])
+    return data._replace(X=X, names=tuple(n for n, d in zip(data.names, drop) if not d))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("config")
@@ -35,6 +47,9 @@ def main() -> None:
     ap.add_argument("--sigma2", type=float, nargs="+", default=[0.01])
     ap.add_argument("--objective", nargs="+", default=["loglik"], choices=["loglik", "expected_f"])
     ap.add_argument("--max-iter", type=int, default=0, help="0: the config's")
+    ap.add_argument("--drop", nargs="*", default=[], metavar="REGEX",
+                    help="leave out the properties whose kind (the name before its first ':') "
+                         "matches one of these (a family's ablation, e.g. '^R[0-9]+$' for rule/1)")
     ap.add_argument("--unregularised", nargs="*", default=[],
                     help="properties named so (or starting so) get no prior (sigma^2 = inf)")
     args = ap.parse_args()
@@ -61,6 +76,8 @@ def main() -> None:
             template = stages.loglinear_template(ll, 1)
             data = stages.training_rows(st, feats, template, [mats["train"]], [y], source)
             gain = gain_all[data.survivors.row_mask]
+            if args.drop:
+                data = without_kinds(data, args.drop)
             Xh = mats["heldout"].restrict(data.names)
             free = np.array([any(n == p or n.startswith(p) for p in args.unregularised)
                              for n in data.names], dtype=bool)

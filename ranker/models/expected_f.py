@@ -19,63 +19,41 @@ import warnings
 
 import numpy as np
 import scipy.optimize
-import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
+from ..parallel import current_executor
 from .groups import group_offsets
-from .compact import CompactMatrix
-from .narrow import NarrowMatrix
-from .loglinear import SOLVERS, LogLinearRanker, as_csr
-from .objective import drop_sentence_constants
+from .loglinear import SOLVERS, LogLinearRanker, training_matrix
+from .objective import ConditionalObjective
 
 
-class ExpectedFObjective:
+class ExpectedFObjective(ConditionalObjective):
     """``R(λ)`` and its gradient over a fixed training set.
+
+    The conditional log-likelihood's objective with minimum risk's loss: the same row blocks,
+    threads and one-pass kernel (:func:`.kernels.block_objective` with ``expected_f``), the
+    same compact or narrow matrix, the same prior; the weights are the gains.
 
     Parameters
     ----------
-    X : scipy.sparse matrix, shape (n_candidates, n_features)
+    X : CompactMatrix, NarrowMatrix or scipy.sparse matrix, shape (n_candidates, n_features)
     gain : ndarray, shape (n_candidates,)
         Each candidate's sentence score in ``[0, 1]`` (EVALB labelled F / 100 for ``best_f``).
     offsets : ndarray of int64, shape (n_groups + 1,)
     sigma2 : float or ndarray of shape (n_features,)
         Prior variances; ``inf`` switches the prior off for a feature.
+    n_jobs, backend
+        As for :class:`~.objective.ConditionalObjective`.
     """
 
-    def __init__(self, X, gain, offsets, sigma2):
-        X = X.tocsr() if isinstance(X, (CompactMatrix, NarrowMatrix)) else sp.csr_matrix(X)
-        if X.dtype not in (np.float32, np.float64):
-            X = X.astype(np.float64)
-        X.sum_duplicates()
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.X = drop_sentence_constants(X, self.offsets).tocsr()   # scipy products here
-        self.XT = self.X.T
-        self.gain = np.asarray(gain, dtype=np.float64)
-        if self.gain.shape != (self.X.shape[0],):
-            raise ValueError(f"gain has shape {self.gain.shape}; expected ({self.X.shape[0]},)")
-        self.starts = self.offsets[:-1]
-        self.sizes = np.diff(self.offsets)
-        s2 = np.broadcast_to(np.asarray(sigma2, dtype=np.float64), (self.X.shape[1],))
-        self.inv_sigma2 = np.where(np.isinf(s2), 0.0, 1.0 / s2)
-        self.n_evaluations = 0
+    EXPECTED_F = True
 
-    def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
-        """Return ``(R(λ), ∇R(λ))``."""
-        self.n_evaluations += 1
-        lam = np.asarray(lam, dtype=np.float64)
-        prior_v = 0.5 * float(lam @ (lam * self.inv_sigma2))
-        prior_g = lam * self.inv_sigma2
-        if len(self.starts) == 0:
-            return prior_v, prior_g
-        s = np.asarray(self.X @ lam.astype(self.X.dtype, copy=False), dtype=np.float64)
-        m = np.maximum.reduceat(s, self.starts)
-        e = np.exp(s - np.repeat(m, self.sizes))
-        p = e / np.repeat(np.add.reduceat(e, self.starts), self.sizes)
-        expected = np.add.reduceat(p * self.gain, self.starts)          # ḡ_j
-        r = p * (self.gain - np.repeat(expected, self.sizes))
-        grad = -np.asarray(self.XT @ r.astype(self.X.dtype, copy=False), dtype=np.float64)
-        return prior_v - float(expected.sum()), grad + prior_g
+    def __init__(self, X, gain, offsets, sigma2, n_jobs: int = 1, backend: str | None = None):
+        gain = np.asarray(gain, dtype=np.float64)
+        if gain.shape != (X.shape[0],):
+            raise ValueError(f"gain has shape {gain.shape}; expected ({X.shape[0]},)")
+        super().__init__(X, gain, offsets, sigma2, n_jobs=n_jobs, backend=backend)
 
 
 class ExpectedFRanker(LogLinearRanker):
@@ -109,7 +87,7 @@ class ExpectedFRanker(LogLinearRanker):
         if gain is None:
             raise RankerError("ExpectedFRanker.fit needs each candidate's score (gain)")
         gain = np.asarray(gain, dtype=np.float64)
-        X = as_csr(X.tocsr() if isinstance(X, (CompactMatrix, NarrowMatrix)) else X, dtype=np.dtype(self.dtype))
+        X = training_matrix(X, self.dtype)
         if gain.shape != (X.shape[0],):
             raise RankerError(f"gain has shape {gain.shape}; expected one score per candidate "
                               f"({X.shape[0]})")
@@ -136,11 +114,15 @@ class ExpectedFRanker(LogLinearRanker):
             raise RankerError(f"no training sentence survives the filters (dropped: {rows.dropped})")
         if not rows.row_mask.all():
             keep = np.flatnonzero(rows.row_mask)
-            X, gain = as_csr(X[keep]), gain[keep]
+            X, gain = X.take_rows(keep), gain[keep]
             sizes = np.diff(offsets)[rows.group_mask]
             offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (X.shape[1],))
-        objective = ExpectedFObjective(X, gain, offsets, sigma2)
+        d = X.shape[1]
+        sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
+        # on the current executor, as the log-likelihood's: this process's threads or Dask's workers
+        objective = current_executor().distribute(
+            ExpectedFObjective(X, gain, offsets, sigma2, n_jobs=self._threads()))
+        del X
         scale = 1.0 / n_kept
 
         def fun(lam):
@@ -148,18 +130,21 @@ class ExpectedFRanker(LogLinearRanker):
             return v * scale, g * scale
 
         options = self._solver_options()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],
-                                          options=options)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],
+                                              options=options)
+        finally:
+            objective.close()
         self.coef_ = np.asarray(res.x, dtype=np.float64)
-        self.n_features_in_ = X.shape[1]
+        self.n_features_in_ = d
         self.n_iter_ = int(res.nit)
         self.n_evaluations_ = int(objective.n_evaluations)
         self.objective_ = float(res.fun) / scale
         self.n_training_sentences_ = n_kept
         self.dropped_ = dict(rows.dropped)
-        grad_max = float(np.max(np.abs(res.jac))) if X.shape[1] else 0.0
+        grad_max = float(np.max(np.abs(res.jac))) if d else 0.0
         self.converged_ = bool(res.success) or grad_max <= 10 * self.tol
         if not self.converged_:
             warnings.warn(f"ExpectedFRanker did not converge after {self.n_iter_} iterations: "

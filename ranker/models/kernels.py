@@ -111,7 +111,7 @@ def _load_numba():
 
     @numba.njit(cache=True, nogil=True)
     def block6(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2,
-               n_low, w, offsets, lam, grad):
+               n_low, w, offsets, lam, grad, expected_f):
         # One sentence at a time: its scores, its two log-sum-exps, then r = p - q scattered
         # through the same entries, which are still in the core's cache: the matrix streams in
         # from memory once per evaluation, not twice. A row's score is its low columns' sum plus
@@ -134,6 +134,21 @@ def _load_numba():
                     si += score(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, lam_hi, i)
                 s[i - a] = si
                 m = max(m, si)
+            if expected_f:
+                # Minimum risk (w = each candidate's gain g): value -ḡ, r = -p (g - ḡ).
+                z = 0.0
+                for i in range(a, b):
+                    z += np.exp(s[i - a] - m)
+                inv_z = 1.0 / z
+                g_bar = 0.0
+                for i in range(a, b):
+                    g_bar += np.exp(s[i - a] - m) * inv_z * w[i]
+                value -= g_bar
+                for i in range(a, b):
+                    ri = -(np.exp(s[i - a] - m) * inv_z) * (w[i] - g_bar)
+                    add_row(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, ri, i, grad_lo)
+                    add_row(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, ri, i, grad_hi)
+                continue
             z = 0.0
             zc = 0.0
             for i in range(a, b):
@@ -179,8 +194,8 @@ def _load_numba():
         rdot3(*unsigned(parts), r, out)
         return out
 
-    def objective(low, high, n_low, w, offsets, lam, grad):
-        return block6(*unsigned(low), *unsigned(high), n_low, w, offsets, lam, grad)
+    def objective(low, high, n_low, w, offsets, lam, grad, expected_f):
+        return block6(*unsigned(low), *unsigned(high), n_low, w, offsets, lam, grad, expected_f)
 
     return dot, rdot, objective
 
@@ -220,7 +235,7 @@ def rdot(parts, r: np.ndarray, out: np.ndarray, backend: str = "numba", csr=None
 
 
 def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, lam: np.ndarray,
-                    grad: np.ndarray) -> float:
+                    grad: np.ndarray, expected_f: bool = False) -> float:
     """One block's data term of ``P(λ)``, its gradient written into ``grad``, in one pass (numba).
 
     ``low`` and ``high`` are the parts of two column ranges of the same rows: columns below
@@ -228,9 +243,11 @@ def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, l
     :class:`~.narrow.NarrowMatrix` holds them; a compact matrix is all ``low``, with empty
     ``high`` parts (:func:`empty_parts`). Per sentence ``j`` (rows ``offsets[j]:offsets[j+1]``):
     the scores, ``log Σ e^s - log Σ w e^s`` added to the value, and ``p - q`` added through the
-    same entries into ``grad``.
+    same entries into ``grad``. With ``expected_f``, ``w`` holds each candidate's gain ``g`` and
+    the loss is minimum risk's (:mod:`.expected_f`): ``-ḡ`` added to the value and
+    ``-p (g - ḡ)`` through the entries.
     """
-    return _NUMBA[2](low, high, n_low, w, offsets, lam, grad)
+    return _NUMBA[2](low, high, n_low, w, offsets, lam, grad, bool(expected_f))
 
 
 def empty_parts(indptr: np.ndarray):

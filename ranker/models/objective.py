@@ -129,7 +129,7 @@ class _Block:
     """
 
     def __init__(self, X: CompactMatrix, weights: np.ndarray, offsets: np.ndarray,
-                 backend: str | None = None):
+                 backend: str | None = None, expected_f: bool = False):
         self.X = X
         self.offsets = offsets
         self.starts = offsets[:-1]
@@ -137,6 +137,7 @@ class _Block:
         self.w = weights
         self.backend = backend
         self._no_high = None    # a compact matrix's empty high column range, made on first use
+        self.expected_f = expected_f    # minimum risk's loss, weights the gains (:mod:`.expected_f`)
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
         """``(data term of P, its gradient)`` over this block's sentences."""
@@ -150,10 +151,17 @@ class _Block:
                 if self._no_high is None:
                     self._no_high = kernels.empty_parts(np.zeros(X.shape[0] + 1, np.int64))
                 low, high, n_low = X.parts, self._no_high, X.shape[1]
-            value = kernels.block_objective(low, high, n_low, self.w, self.offsets, lam, grad)
+            value = kernels.block_objective(low, high, n_low, self.w, self.offsets, lam, grad,
+                                            self.expected_f)
             return value, grad
         s = self.X.dot(lam, backend=self.backend)
         starts, sizes = self.starts, self.sizes
+        if self.expected_f:
+            e = np.exp(s - np.repeat(np.maximum.reduceat(s, starts), sizes))
+            p = e / np.repeat(np.add.reduceat(e, starts), sizes)
+            g_bar = np.add.reduceat(p * self.w, starts)
+            r = p * (self.w - np.repeat(g_bar, sizes))
+            return -float(g_bar.sum()), -self.X.rdot(r, backend=self.backend)
         e = np.empty_like(s)
         # One shift (the sentence maximum) serves both sums; it is exact for the full set and only
         # risks underflow in the consistent sum, handled below. np.repeat over the sentence sizes
@@ -222,6 +230,9 @@ class ConditionalObjective:
     """
 
     _pool = None   # also for an instance whose __init__ raised, which __del__ still sees
+    #: The loss of each sentence: the log-likelihood of its consistent set here; minimum risk's
+    #: expected F in :class:`~.expected_f.ExpectedFObjective` (the weights are then the gains).
+    EXPECTED_F = False
 
     def __init__(self, X, weights, offsets, sigma2, n_jobs: int = 1, prior_mean=None,
                  backend: str | None = None):
@@ -232,7 +243,7 @@ class ConditionalObjective:
         self.new_of_old = None if self.old_of_new is None else np.argsort(self.old_of_new).astype(np.int32)
         self.w = np.asarray(weights, dtype=np.float64)
         starts = self.offsets[:-1]
-        if len(self.offsets) > 1 and np.any(np.add.reduceat(self.w, starts) <= 0):
+        if not self.EXPECTED_F and len(self.offsets) > 1 and np.any(np.add.reduceat(self.w, starts) <= 0):
             # -log 0: such a sentence makes P infinite whatever λ is; callers filter it out first.
             raise ValueError("every sentence needs a candidate with positive consistency weight")
         self.has_fractional = bool(np.any((self.w != 0) & (self.w != 1)))
@@ -253,7 +264,7 @@ class ConditionalObjective:
                 ra, rb = int(self.offsets[a]), int(self.offsets[b])
                 # views of X's arrays, so the blocks cost no memory of their own
                 self.blocks.append(_Block(X.row_range(ra, rb), self.w[ra:rb],
-                                          self.offsets[a:b + 1] - ra, backend))
+                                          self.offsets[a:b + 1] - ra, backend, self.EXPECTED_F))
         self.n_jobs = max(1, min(int(n_jobs), len(self.blocks)))
         if self.n_jobs > 1:
             from concurrent.futures import ThreadPoolExecutor

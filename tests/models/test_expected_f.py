@@ -34,15 +34,27 @@ def loop_risk(X, gain, offsets, sigma2, lam):
     return value
 
 
+@pytest.mark.parametrize("backend", ["numba", "scipy"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_value_equals_the_loop_and_the_gradient_equals_differences(seed):
+def test_value_equals_the_loop_and_the_gradient_equals_differences(seed, backend):
     X, gain, offsets, sigma2 = random_problem(seed)
-    obj = ExpectedFObjective(X, gain, offsets, sigma2)
+    gain[offsets[0]:offsets[1]] = 0.0       # a sentence whose candidates all score 0 is no error
+    obj = ExpectedFObjective(X, gain, offsets, sigma2, backend=backend)
     lam = np.random.default_rng(seed + 10).normal(size=X.shape[1])
     v, g = obj(lam)
     assert v == pytest.approx(loop_risk(X, gain, offsets, sigma2, lam), rel=1e-10)
     err = scipy.optimize.check_grad(lambda x: obj(x)[0], lambda x: obj(x)[1], lam)
     assert err < 1e-5 * max(1.0, np.linalg.norm(g))
+    # the log-likelihood's blocks and threads: any number of threads gives the same bits, and
+    # the narrow layout the pipeline trains on the same value
+    from ranker.models.compact import CompactMatrix
+    from ranker.models.narrow import split_columns
+
+    v2, g2 = ExpectedFObjective(X, gain, offsets, sigma2, backend=backend, n_jobs=2)(lam)
+    assert v2 == v and np.array_equal(g2, g)
+    narrow = split_columns(CompactMatrix.from_csr(X), X.shape[1] // 2)
+    v3, g3 = ExpectedFObjective(narrow, gain, offsets, sigma2, backend=backend)(lam)
+    assert v3 == pytest.approx(v, rel=1e-12) and np.allclose(g3, g, rtol=1e-10, atol=1e-12)
 
 
 def test_training_raises_the_expected_gain_over_the_log_likelihood_start():
