@@ -3,8 +3,9 @@
 The log-linear objective streams its training matrix at every evaluation, and after the compact
 layout (:mod:`.compact`: a binary property is its column id alone) the column ids are most of the
 bytes: 4 of the 5 bytes an entry on the WSJ sample. With the columns numbered most frequent first,
-the first 65,536 columns hold 99.4% of the entries of the WSJ training matrix (192.8 million
-entries, 133,497 properties), so a :class:`NarrowMatrix` keeps the matrix as two column ranges side
+the first 65,536 columns hold 99.4% of the entries of the Link Grammar training matrix that
+``benchmarks/peer_compare.py`` uses (192.8 million entries, 133,497 properties; the main job's,
+60,955 properties, fits in them whole), so a :class:`NarrowMatrix` keeps the matrix as two column ranges side
 by side, each a :class:`~.compact.CompactMatrix`:
 
 * ``low``: columns ``0 .. n_low - 1`` with ``uint16`` ids (``n_low`` at most 65,536);
@@ -12,9 +13,10 @@ by side, each a :class:`~.compact.CompactMatrix`:
 
 A row's score is its ``low`` sum plus its ``high`` sum, each added in a fixed order
 (:func:`.kernels.block_objective`), so a result depends on the data alone. Only training builds
-one (:func:`narrow`, from the matrix the pipeline restricts for a fit, consuming it slab by slab);
-the stored matrices stay compact. It offers what a fit uses of a compact matrix: row ranges and
-selections, the products, a scipy copy, the parts for checks and digests.
+one (:func:`ranker.pipeline.training.training_data` numbers the kept properties by frequency and
+splits each slab of kept rows with :func:`split_columns`); the stored matrices stay compact. It
+offers what a fit uses of a compact matrix: row ranges and selections, the products, a scipy
+copy, the parts for checks and digests.
 """
 from __future__ import annotations
 

@@ -98,7 +98,8 @@ def by_frequency(X: CompactMatrix, original=None, slab: int = 1 << 24):
     renumbered in place, a slab of ``slab`` entries at a time, so this costs no memory; when
     ``X`` shares an index array with ``original`` (the caller's matrix, which must not change),
     or the order is already that one, ``(X, None)`` is returned as it is. A narrow matrix is
-    numbered by frequency when it is made (:func:`~.narrow.narrow`) and returned as it is.
+    numbered by frequency when it is made
+    (:func:`ranker.pipeline.training.training_data`) and returned as it is.
     """
     if isinstance(X, NarrowMatrix):
         return X, None
