@@ -28,16 +28,39 @@ from ranker.pipeline.config import load_config
 from ranker.store import Store
 
 
+def kept_columns(data, keep):
+    """``data`` with only the properties (columns) where the boolean ``keep`` holds."""
+    from ranker.models.compact import CompactMatrix
+
+    X = CompactMatrix.from_csr(data.X.tocsr()[:, np.flatnonzero(keep)])
+    return data._replace(X=X, names=tuple(n for n, k in zip(data.names, keep) if k))
+
+
 def without_kinds(data, patterns):
     """``data`` without the properties whose kind (name up to the first ':') matches a pattern."""
     import re
 
-    from ranker.models.compact import CompactMatrix
+    drop = np.array([any(re.search(p, n.split(":", 1)[0]) for p in patterns) for n in data.names],
+                    dtype=bool)
+    print(json.dumps({"drop": list(patterns), "dropped_properties": int(drop.sum()),
+                      "kept": int((~drop).sum())}), flush=True)
+    return kept_columns(data, ~drop)
 
-    drop = np.array([any(re.search(p, n.split(":", 1)[0]) for p in patterns) for n in data.names])
-    print(json.dumps({"dropped_properties": int(drop.sum()), "kept": int((~drop).sum())}), flush=True)
-    X = CompactMatrix.from_csr(data.X.tocsr()[:, np.flatnonzero(~drop)])
-    return data._replace(X=X, names=tuple(n for n, d in zip(data.names, drop) if not d))
+
+def varying_sentences(data) -> np.ndarray:
+    """Per property, the training sentences whose candidates do not all give it one value.
+
+    Charniak and Johnson's (2005) count for their feature selection: a property whose value on
+    the best parse equals its value on every other parse of a sentence cannot tell them apart
+    there. The training rows have the sentence constants dropped already
+    (``drop_sentence_constants``), so a sentence counts for a property exactly when the property
+    has an entry in one of its rows.
+    """
+    X = data.X.tocsr()
+    _, sentence = np.unique(data.groups, return_inverse=True)
+    rows = np.repeat(sentence.astype(np.int64), np.diff(X.indptr))
+    pairs = np.unique(rows * X.shape[1] + X.indices)
+    return np.bincount(pairs % X.shape[1], minlength=X.shape[1])
 
 
 def main() -> None:
@@ -50,6 +73,14 @@ def main() -> None:
     ap.add_argument("--drop", nargs="*", default=[], metavar="REGEX",
                     help="leave out the properties whose kind (the name before its first ':') "
                          "matches one of these (a family's ablation, e.g. '^R[0-9]+$' for rule/1)")
+    ap.add_argument("--drop-each", nargs="*", default=[], metavar="REGEX",
+                    help="one ablation per REGEX in turn (a kind pattern as for --drop), after the "
+                         "full set; every variant's matrix goes the same way (compact), so they "
+                         "compare with each other")
+    ap.add_argument("--varying-cutoff", type=int, nargs="*", default=[], metavar="K",
+                    help="Charniak and Johnson's selection instead of --drop: after --cutoff (give "
+                         "0), keep the properties whose value varies over the candidates of at "
+                         "least K training sentences (one variant per K)")
     ap.add_argument("--unregularised", nargs="*", default=[],
                     help="properties named so (or starting so) get no prior (sigma^2 = inf)")
     args = ap.parse_args()
@@ -70,46 +101,64 @@ def main() -> None:
         qh = stages.candidate_quality(held, metric)
         gh = mats["heldout"].groups()
         offs_h = group_offsets(gh, len(qh))
-        results = []
         for cutoff in args.cutoff:
             feats = cfg.features.__class__(**{**cfg.features.__dict__, "cutoff": cutoff})
             template = stages.loglinear_template(ll, 1)
             data = stages.training_rows(st, feats, template, [mats["train"]], [y], source)
             gain = gain_all[data.survivors.row_mask]
-            if args.drop:
-                data = without_kinds(data, args.drop)
-            Xh = mats["heldout"].restrict(data.names)
-            free = np.array([any(n == p or n.startswith(p) for p in args.unregularised)
-                             for n in data.names], dtype=bool)
-            if args.unregularised:
-                print(json.dumps({"unregularised": [n for n, f in zip(data.names, free) if f]}),
-                      flush=True)
-            for objective in args.objective:
-                previous = None
-                for s2 in sorted(args.sigma2):
-                    t0 = time.time()
-                    if objective == "loglik":
-                        from ranker.models import LogLinearRanker as cls
-                        extra = {}
-                    else:
-                        from ranker.models.expected_f import ExpectedFRanker as cls
-                        extra = {"gain": gain}
-                    prior = np.where(free, np.inf, s2) if free.any() else s2
-                    m = cls(sigma2=prior, solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol)
-                    m.fit(data.X, data.y, data.groups, full=data.full,
-                          coef_init=None if previous is None else previous.coef_, **extra)
-                    previous = m
-                    scores = m.decision_function(Xh)
-                    choice = first_argmax(scores, offs_h)
-                    corpus = corpus_score(METRICS[metric], selected_counts(held, choice))
-                    mean = selected_quality(scores, qh, offs_h)
-                    row = {"cutoff": cutoff, "features": len(data.names), "objective": objective,
-                           "unregularised": int(free.sum()), "max_iter": ll.max_iter,
-                           "sigma2": s2, "heldout_evalb_f": round(corpus, 2),
-                           "heldout_mean_sentence_f": round(mean, 2), "iterations": m.n_iter_,
-                           "seconds": round(time.time() - t0, 1)}
-                    results.append(row)
-                    print(json.dumps(row), flush=True)
+            for label, variant in variants(args, cutoff, data):   # one matrix in memory at a time
+                fit_variant(args, label, cutoff, variant, gain, mats["heldout"], held, qh, offs_h,
+                            metric, ll)
+                del variant
+
+
+def variants(args, cutoff, data):
+    """``(label, training data)`` of each variant asked for, built one at a time."""
+    if args.varying_cutoff:
+        varying = varying_sentences(data)
+        for k in args.varying_cutoff:
+            yield f"cutoff {cutoff}, varying in >= {k} sentences", kept_columns(data, varying >= k)
+    elif args.drop_each:
+        for r in ["", *args.drop_each]:
+            yield (f"drop {r}" if r else "full set"), without_kinds(data, [r] if r else [])
+    elif args.drop:
+        yield f"drop {' '.join(args.drop)}", without_kinds(data, args.drop)
+    else:
+        yield f"cutoff {cutoff}", data
+
+
+def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metric, ll):
+    """Fit each objective over the sigma^2 chain (warm-started upwards) on ``data``; a row per fit."""
+    Xh = heldout.restrict(data.names)
+    free = np.array([any(n == p or n.startswith(p) for p in args.unregularised)
+                     for n in data.names], dtype=bool)
+    if args.unregularised:
+        print(json.dumps({"unregularised": [n for n, f in zip(data.names, free) if f]}), flush=True)
+    for objective in args.objective:
+        previous = None
+        for s2 in sorted(args.sigma2):
+            t0 = time.time()
+            if objective == "loglik":
+                from ranker.models import LogLinearRanker as cls
+                extra = {}
+            else:
+                from ranker.models.expected_f import ExpectedFRanker as cls
+                extra = {"gain": gain}
+            prior = np.where(free, np.inf, s2) if free.any() else s2
+            m = cls(sigma2=prior, solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol)
+            m.fit(data.X, data.y, data.groups, full=data.full,
+                  coef_init=None if previous is None else previous.coef_, **extra)
+            previous = m
+            scores = m.decision_function(Xh)
+            choice = first_argmax(scores, offs_h)
+            corpus = corpus_score(METRICS[metric], selected_counts(held, choice))
+            mean = selected_quality(scores, qh, offs_h)
+            row = {"variant": label, "cutoff": cutoff, "features": len(data.names),
+                   "objective": objective, "unregularised": int(free.sum()),
+                   "max_iter": ll.max_iter, "sigma2": s2, "heldout_evalb_f": round(corpus, 2),
+                   "heldout_mean_sentence_f": round(mean, 2), "iterations": m.n_iter_,
+                   "seconds": round(time.time() - t0, 1)}
+            print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -29,3 +29,39 @@ def test_drop_removes_the_named_kinds_columns_and_keeps_the_rest():
     assert out.names == ("rule:NP", "H1w:a", "HV:NP:5")       # "rule" is another kind than "R2"
     np.testing.assert_array_equal(out.X.toarray(), dense[:, [3, 4, 5]])
     assert np.array_equal(out.y, data.y) and np.array_equal(out.groups, data.groups)
+
+
+def _rows(dense, offsets, weights, names):
+    """The training rows ``ranker run`` would fit on (cut-off 0, sentence constants dropped)."""
+    from features.vectorizer import CandidateMatrix
+    from ranker.models import LogLinearRanker
+    from ranker.pipeline.training import training_data
+
+    ids = tuple(f"s{k}" for k in range(len(offsets) - 1))
+    m = CandidateMatrix(CompactMatrix.from_csr(sp.csr_matrix(dense)), np.asarray(offsets), names, ids)
+    qualities = {sid: ("full",) * int(b - a) for sid, a, b in zip(ids, offsets, offsets[1:])}
+    return training_data([m], [np.asarray(weights, float)], 0, qualities, LogLinearRanker())
+
+
+def test_varying_sentences_counts_the_sentences_a_property_tells_apart():
+    names = ("a", "b", "c", "d", "e")
+    dense = np.array([
+        # sentence 0: a on every candidate (constant), b varies, c 2 vs 1 (varies), d absent
+        [1, 1, 2, 0, 0],
+        [1, 0, 1, 0, 0],
+        [1, 1, 2, 0, 0],
+        # sentence 1: a varies, b constant 1, c constant 3, e only on the wrong parse
+        [1, 1, 3, 0, 0],
+        [0, 1, 3, 0, 1],
+        # sentence 2: everything constant but d (on the best parse only) and e
+        [0, 0, 0, 1, 0],
+        [0, 0, 0, 0, 1],
+    ], dtype=float)
+    data = _rows(dense, [0, 3, 5, 7], [1, 0, 0, 1, 0, 1, 0], names)
+    got = dict(zip(data.names, _sweep().varying_sentences(data)))
+    assert got == {"a": 1, "b": 1, "c": 1, "d": 1, "e": 2}
+    # The cut-off counted today (entries in best-F candidates) keeps neither d nor e at 2, and
+    # never keeps e, which fires on wrong parses only; varying in >= 2 sentences keeps e alone.
+    kept = _sweep().kept_columns(data, _sweep().varying_sentences(data) >= 2)
+    assert kept.names == ("e",)
+    np.testing.assert_array_equal(kept.X.toarray()[:, 0], data.X.toarray()[:, data.names.index("e")])
