@@ -9,6 +9,10 @@ convention) and mean sentence F (what ``ranker run`` picks sigma^2 by). Never re
     PYTHONPATH=. NLTK_DATA=../shared/nltk_data /work/bin/bigjob python3 \\
         experiments/wsj-sample-bllip/heldout_sweep.py CONFIG --cutoff 2 --sigma2 0.01 0.03 \\
         --objective loglik expected_f
+
+``--drop-each`` ablates each family (a kind pattern) in turn after the full set; ``--varying-cutoff``
+applies Charniak and Johnson's selection (a property kept when it varies over the parses of at least
+K training sentences) after ``--cutoff 0``.
 """
 from __future__ import annotations
 
