@@ -6,7 +6,7 @@ the log-linear ranker (log-likelihood of the best-F set) and the minimum-risk ra
 F) for each sigma^2 and cut-off given, and prints held-out corpus EVALB labelled F (the peer's
 convention) and mean sentence F (what ``ranker run`` picks sigma^2 by). Never reads test.
 
-    PYTHONPATH=. NLTK_DATA=../shared/nltk_data /work/bin/bigjob python3 \\
+    PYTHONPATH=. NLTK_DATA=../shared/nltk_data python3 \\
         experiments/wsj-sample-bllip/heldout_sweep.py CONFIG --cutoff 2 --sigma2 0.01 0.03 \\
         --objective loglik expected_f
 
