@@ -234,6 +234,8 @@ def main(argv=None) -> int:
             entry = {"families": specs, "cost": cost, "sigma2": chosen.sigma2,
                      "properties_after_cutoff": len(data.names),
                      "training_nonzeros": int(data.X.nnz),
+                     "training_sentences_kept": int(data.survivors.group_mask.sum()),
+                     "training_dropped": {k: int(v) for k, v in data.survivors.dropped.items()},
                      "training_seconds": round(time.perf_counter() - t0, 1)}
             for m in REPORTED:
                 b = results["bounds"][m]
