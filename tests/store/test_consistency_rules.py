@@ -71,6 +71,9 @@ def test_fewest_crossing_is_the_least_crossing_when_every_candidate_crosses():
     cs = choose_consistent("s", (2, 1, 3), "strict-else-compatible", (1, 1, 2))
     assert cs.weights == (1.0, 1.0, 0.0)
     assert choose_consistent("s", (2, 1, 3), "lexicographic", (1, 1, 2)).weights == (0.0, 1.0, 0.0)
+    # crossings first: one contradiction outweighs any number of lacks
+    assert choose_consistent("s", (1, 3), "lexicographic", (1, 0)).weights == (0.0, 1.0)
+    assert choose_consistent("s", (1, 3), "fewest", (1, 0)).weights == (1.0, 0.0)
     assert choose_consistent("s", (2, 1, 3), "compatible", (1, 1, 2)).rule == "none"
     with pytest.raises(StoreError, match="crossing count"):
         choose_consistent("s", (2, 1), "compatible")
