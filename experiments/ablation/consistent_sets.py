@@ -7,7 +7,10 @@ from the held-out split's gold trees here (in memory, the store is only read) an
 stored MPH and untyped dependency counts show what the set contains: its size, the share of
 sentences a training filter would drop (none consistent, or all), the mean and worst F inside the set
 against the forest's oracle, and how often the oracle candidate is consistent. Variants: the
-consistency rule (``strict`` or ``fewest``) and labelled or unlabelled matching.
+consistency rule (every rule of :data:`ranker.store.store.RULES`, chosen by the store's own
+:func:`~ranker.store.store.choose_consistent` from each candidate's missing and crossing counts)
+and labelled or unlabelled matching; ``RULE-only`` rows look at the sets a fallback rule keeps
+where the strict set is empty, the sentences the strict rule drops.
 
     NLTK_DATA=../shared/nltk_data python3 experiments/ablation/consistent_sets.py --store runs/wsj-lg.sqlite \\
         [--out experiments/ablation/consistent_sets.json]
@@ -28,7 +31,8 @@ from ranker.pipeline.counts import load_forest_counts
 from ranker.pipeline.splits import select_split
 from ranker.sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_candidate,
                                         riezler_brackets)
-from ranker.store import Store
+from ranker.store import Store, choose_consistent
+from ranker.store.store import RULES
 from ranker.trees.penn import parse_tree
 
 SOURCE = "link-grammar"
@@ -50,26 +54,27 @@ def main(argv=None) -> int:
     with Store.open(args.store) as st:
         held = select_split(st, cfg.data.corpus, args.split or cfg.data.heldout, cfg.data.limit)
         fcs = {m: load_forest_counts(st, held, METRICS[m].counts_from, settings, SOURCE) for m in REPORTED}
-        checks = {v: [] for v in variants}       # per sentence: (missing array)
+        checks = {v: [] for v in variants}       # per sentence: (missing, crossing) arrays
         n_brackets = []
         for s in held.sentences:
             brackets = riezler_brackets(st.gold(s.id))
             n_brackets.append(len(brackets))
             trees = [parse_tree(t, f"candidate:{s.id}") for t in st.candidate_texts(s.id, SOURCE)]
             for v, eq in variants.items():
-                checks[v].append(np.array([check_candidate(t, brackets, eq)[0] for t in trees], dtype=np.int64))
+                mc = np.array([check_candidate(t, brackets, eq) for t in trees], dtype=np.int64).reshape(-1, 2)
+                checks[v].append((mc[:, 0], mc[:, 1]))
     fc0 = fcs["mph"]
     sizes = np.diff(fc0.offsets)
     out = {"sentences": len(sizes), "with_candidates": int((sizes > 0).sum()),
            "candidates": int(sizes.sum()), "brackets_per_sentence": float(np.mean(n_brackets)),
            "sentences_without_brackets": int(sum(1 for b in n_brackets if b == 0)), "variants": {}}
     for v in variants:
-        for rule in ("strict", "fewest"):
+        for rule in RULES:
+            sets = [w_all_for(c, rule) for c in checks[v]]
             stats = {"empty": 0, "all": 0, "proper": 0, "set_share": []}
-            for miss, n in zip(checks[v], sizes):
+            for ok, n in zip(sets, sizes):
                 if n == 0:
                     continue
-                ok = w_all_for(miss, rule)
                 k = int(ok.sum())
                 stats["empty" if k == 0 else "all" if k == n else "proper"] += 1
                 stats["set_share"].append(k / n)
@@ -77,12 +82,15 @@ def main(argv=None) -> int:
                    "sentences_proper": stats["proper"],
                    "mean_share_of_candidates_consistent": float(np.mean(stats["set_share"]))}
             for m in REPORTED:
-                row[m] = set_quality(fcs[m], METRICS[m], [w_all_for(c, rule) for c in checks[v]])
+                row[m] = set_quality(fcs[m], METRICS[m], sets)
             out["variants"][f"{v}/{rule}"] = row
-        # the sets only the fewest rule keeps: sentences with no consistent candidate
-        fallback = [w_all_for(c, "fewest") & ~(c == 0).any() for c in checks[v]]
-        out["variants"][f"{v}/fewest-only"] = {
-            m: set_quality(fcs[m], METRICS[m], fallback) for m in REPORTED}
+            if rule == "strict":
+                continue
+            # the sets the rule keeps where the strict rule keeps none (its fallback's own quality)
+            fallback = [ok & ~(c[0] == 0).any() for ok, c in zip(sets, checks[v])]
+            out["variants"][f"{v}/{rule}-only"] = {
+                "sentences_kept": int(sum(f.any() for f in fallback)),
+                **{m: set_quality(fcs[m], METRICS[m], fallback) for m in REPORTED}}
     Path(args.out).write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
     return 0
@@ -116,11 +124,13 @@ def set_quality(fc, met, sets: list[np.ndarray]) -> dict:
             "oracle_consistent_share": hit / max(1, len(kept))}
 
 
-def w_all_for(miss: np.ndarray, rule: str) -> np.ndarray:
-    """The consistent set of one sentence under ``rule`` (a boolean per candidate)."""
-    if rule == "strict" or (miss == 0).any():
-        return miss == 0
-    return miss == miss.min()
+def w_all_for(check: tuple[np.ndarray, np.ndarray], rule: str) -> np.ndarray:
+    """The consistent set of one sentence under ``rule`` (a boolean per candidate), as the store picks it."""
+    miss, cross = check
+    if len(miss) == 0:
+        return np.zeros(0, dtype=bool)
+    cs = choose_consistent("", tuple(miss.tolist()), rule, tuple(cross.tolist()))
+    return np.array(cs.weights) > 0
 
 
 if __name__ == "__main__":

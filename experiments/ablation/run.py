@@ -49,6 +49,7 @@ from ranker.pipeline.splits import select_split
 from ranker.pipeline.stages import consistency
 from ranker.pipeline.training import select_model, training_data
 from ranker.store import Store
+from ranker.store.store import RULES
 
 SOURCE = "link-grammar"
 REPORTED = ("mph", "deps_untyped")
@@ -127,7 +128,7 @@ def main(argv=None) -> int:
                     help="also one row per base family without it (its properties' prefixes dropped)")
     ap.add_argument("--signal", default=None,
                     help="training signal instead of the config's: riezler, chunks or best_f[:metric]")
-    ap.add_argument("--rule", choices=("strict", "fewest"), default=None,
+    ap.add_argument("--rule", choices=RULES, default=None,
                     help="consistency rule instead of the config's")
     ap.add_argument("--cutoff", type=int, default=None, help="frequency cut-off instead of the config's")
     ap.add_argument("--max-iter", type=int, default=None, help="CG iterations per fit instead of the config's")
@@ -143,7 +144,7 @@ def main(argv=None) -> int:
     settings = ScoringSettings(ev.evalb_param, ev.head_rules, ev.flatten_rules)
     out = Path(args.out)
     results = json.loads(out.read_text()) if out.exists() else {}
-    rule = args.rule or ("fewest" if cfg.annotation.fewest_violations else "strict")
+    rule = args.rule or cfg.annotation.rule
     kind, _, best_f_metric = (args.signal or cfg.annotation.kind).partition(":")
     cutoff = cfg.features.cutoff if args.cutoff is None else args.cutoff
     max_iter = args.max_iter or ll.max_iter
@@ -233,6 +234,8 @@ def main(argv=None) -> int:
             entry = {"families": specs, "cost": cost, "sigma2": chosen.sigma2,
                      "properties_after_cutoff": len(data.names),
                      "training_nonzeros": int(data.X.nnz),
+                     "training_sentences_kept": int(data.survivors.group_mask.sum()),
+                     "training_dropped": {k: int(v) for k, v in data.survivors.dropped.items()},
                      "training_seconds": round(time.perf_counter() - t0, 1)}
             for m in REPORTED:
                 b = results["bounds"][m]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import (AnnotationSection, DataSection, FeaturesSection, LogLinearSection)
+    from ..store.store import RULES
     from .options import add_selection, add_source, add_store, add_workers, config_option
 
     p = subparsers.add_parser("train", help="train the log-linear ranker from partial bracketings",
@@ -24,9 +25,10 @@ def add_parser(subparsers) -> None:
                   help="annotation kind defining the consistent sets")
     config_option(p, "--best-f-metric", section=AnnotationSection, key="best_f_metric",
                   help="with --kind best_f: the metric whose best candidates form the consistent set")
-    config_option(p, "--rule", section=AnnotationSection, key="fewest_violations",
-                  to_cli=lambda fewest: "fewest" if fewest else "strict", choices=["strict", "fewest"],
-                  help="when no candidate is consistent: keep the fewest-violation ones, or none")
+    config_option(p, "--rule", section=AnnotationSection, key="rule", choices=RULES,
+                  help="consistency rule: which candidates the annotation picks out (strict: those "
+                  "holding every bracket; fewest: else the fewest-violation ones; compatible: those "
+                  "crossing none; strict-else-compatible; lexicographic)")
     config_option(p, "--solver", section=LogLinearSection, key="optimizer", choices=["cg", "lbfgs"],
                   help="optimiser")
     config_option(p, "--max-iter", section=LogLinearSection, key="max_iter", type=int,
@@ -100,7 +102,7 @@ def run(args) -> int:
         source = stages.stored_source(st, args.source)
         sel = selection(st, args)
         progress = not args.no_progress
-        rule = "fewest" if args.rule == "fewest" else "strict"
+        rule = args.rule
         best_f = None
         if args.kind == BEST_F:   # full annotation: its counts are computed here when missing
             best_f = stages.annotate(st, AnnotationSection(kind=BEST_F, best_f_metric=args.best_f_metric),

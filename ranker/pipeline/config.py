@@ -64,7 +64,9 @@ class AnnotationSection:
     kind: str = "riezler"                  # riezler: partial bracketing from gold (Crouch et al. 2.1);
                                            # best_f: full annotation; user: the stored discriminant decisions
     extra_kind: str = "chunks"             # the partial annotation of the extra corpora
-    fewest_violations: bool = True         # keep the least-violating candidates when none is consistent
+    rule: str = "fewest"                   # consistency rule, ranker.store.store.RULES: "strict", "fewest"
+                                           # (the least-violating candidates when none is consistent),
+                                           # "compatible", "strict-else-compatible", "lexicographic"
     best_f_metric: str = "evalb_labeled"   # kind "best_f": the metric whose best candidates are consistent
 
 
@@ -216,8 +218,31 @@ def _check_value(value, annotation, where: str):
     return value
 
 
+#: Keys a config may still say under their old name: (section, old key) -> (new key, type, value map).
+#: ``[annotation] fewest_violations`` (a bool) became ``rule`` when more rules than two existed.
+RENAMED: dict[tuple[str, str], tuple[str, type, typing.Callable]] = {
+    ("annotation", "fewest_violations"): ("rule", bool, lambda fewest: "fewest" if fewest else "strict"),
+}
+
+
+def _renamed(name: str, body: dict, source: str) -> dict:
+    """``body`` with old key names rewritten to their new ones (both given: an error naming them)."""
+    body = dict(body)
+    for (section, old), (new, typ, convert) in RENAMED.items():
+        if section != name or old not in body:
+            continue
+        where = f"{source}: [{name}] {old}"
+        if new in body:
+            raise ConfigError(f"{where}: says the same as '{new}' (its new name); keep only '{new}'")
+        body[new] = convert(_check_value(body.pop(old), typ, where))
+    return body
+
+
 def config_from_dict(doc: dict, source: str = "<dict>") -> ExperimentConfig:
-    """Build a config from parsed TOML, rejecting unknown sections, unknown keys and wrong types."""
+    """Build a config from parsed TOML, rejecting unknown sections, unknown keys and wrong types.
+
+    Old key names of :data:`RENAMED` are read as their new ones (the resolved config says the new).
+    """
     doc = dict(doc)
     version = doc.pop("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
@@ -233,7 +258,7 @@ def config_from_dict(doc: dict, source: str = "<dict>") -> ExperimentConfig:
         cls = hints[name]
         fields = typing.get_type_hints(cls)
         values = {}
-        for key, value in body.items():
+        for key, value in _renamed(name, body, source).items():
             if key not in fields:
                 raise ConfigError(f"{source}: unknown key '{key}' in [{name}] "
                                   f"(known: {', '.join(fields)})")

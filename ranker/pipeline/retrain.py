@@ -79,7 +79,8 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     rule
         Consistency rule of :meth:`~ranker.store.Store.consistent_sets` for sentences whose
         answers contradict each other (``strict``: they teach nothing; ``fewest``: their
-        least-violating candidates count); default the run's (``[annotation] fewest_violations``).
+        least-violating candidates count); default the dataclass's ``[annotation] rule``. The
+        rules that read crossings refuse sentences with rejected brackets (user decisions).
     workers
         Feature extraction processes (for sentences whose features are not stored yet).
 

@@ -240,15 +240,15 @@ class AnnotationOutcome(NamedTuple):
 
     kind: str          # of the main corpus
     extra_kind: str    # of the extra corpora
-    rule: str          # "fewest" or "strict" (:meth:`Store.consistent_sets`)
+    rule: str          # [annotation] rule, one of ranker.store.store.RULES (:meth:`Store.consistent_sets`)
     annotated: int = 0             # sentences annotated now
     checked: object = None         # CheckSummary of the main kind: candidates checked now
     best_f: tuple | None = None    # kind best_f: (metric, ScoringSettings) its weights are read by
 
 
 def consistency_rule(annotation: AnnotationSection) -> str:
-    """``"fewest"`` (keep the least-violating candidates when none is consistent) or ``"strict"``."""
-    return "fewest" if annotation.fewest_violations else "strict"
+    """The consistency rule of :meth:`Store.consistent_sets` the annotation section names."""
+    return annotation.rule
 
 
 def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Sentence],

@@ -90,6 +90,11 @@ def validate_config(cfg: ExperimentConfig) -> None:
     if cfg.annotation.kind not in ("riezler", BEST_F, USER):
         raise ConfigError(f"{src}: [annotation] kind {cfg.annotation.kind!r} is neither derivable from "
                           f"gold trees nor made of stored decisions (known: riezler, {BEST_F}, {USER})")
+    from ..store.store import RULES
+
+    if cfg.annotation.rule not in RULES:
+        raise ConfigError(f"{src}: [annotation] rule {cfg.annotation.rule!r} is not known "
+                          f"(known: {', '.join(RULES)})")
     if cfg.annotation.kind == BEST_F:
         _check(src, "[annotation]", lambda: best_f_key(cfg.annotation.best_f_metric,
                                                         scoring_settings(cfg.evaluation)))

@@ -107,7 +107,9 @@ class ConsistentSet(NamedTuple):
     allowed for rules that share credit). ``status`` says whether the strict set X(y, z) is empty,
     a proper subset or all candidates; ``rule`` says what chose the weights: ``"consistent"``
     (the strict set), ``"fewest-violations"`` (strict set empty, Charniak-Johnson's convention of
-    keeping the best candidates) or ``"none"`` (strict set empty and no fallback asked for).
+    keeping the best candidates), ``"compatible"`` (the candidates crossing no annotated bracket),
+    ``"fewest-crossing"`` or ``"lexicographic"`` (strict set empty, the fallbacks of
+    :func:`~ranker.store.store.choose_consistent`) or ``"none"`` (nothing kept).
     """
 
     sentence_id: str

@@ -31,7 +31,10 @@ from .schema import DDL, SCHEMA_VERSION
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _loads = json.loads
 
-RULES = ("strict", "fewest")
+#: Consistency rules of :meth:`Store.consistent_sets` (:func:`choose_consistent` says what each keeps).
+RULES = ("strict", "fewest", "compatible", "strict-else-compatible", "lexicographic")
+#: The rules that read the ``crossing`` count of a check, not only ``missing``.
+CROSSING_RULES = ("compatible", "strict-else-compatible", "lexicographic")
 PAGE_SIZE = 32768
 #: The metric keys of every stored count (a walk down the primary key's first column).
 _STORED_METRICS = "SELECT DISTINCT metric FROM bracket_counts"
@@ -527,15 +530,19 @@ class Store:
         kind
             Annotation kind (``riezler``, ``chunks``, a user file's kind).
         rule
-            ``"strict"``: exactly the candidates that contain every annotated bracket (an empty
-            set gives all-zero weights, rule ``"none"``); ``"fewest"``: when the strict set is
-            empty, keep the candidates with the fewest violations (rule ``"fewest-violations"``).
+            One of :data:`RULES` (:func:`choose_consistent`): ``"strict"`` (exactly the
+            candidates that contain every annotated bracket; an empty set gives all-zero weights,
+            rule ``"none"``), ``"fewest"`` (when the strict set is empty, the candidates with the
+            fewest missing brackets), ``"compatible"`` (the candidates that cross no annotated
+            bracket), ``"strict-else-compatible"`` and ``"lexicographic"``.
 
         Raises
         ------
         StoreError
             If no annotation of ``kind`` is stored, or some candidate was never checked against
-            it (both: run ``ranker annotate``).
+            it (both: run ``ranker annotate``); if a rule that reads crossings meets a sentence
+            with a rejected bracket (a rejected bracket is never counted as crossed, so such a
+            rule would call a candidate that contains it compatible).
         """
         if rule not in RULES:
             raise StoreError(f"unknown consistency rule {rule!r} (known: {', '.join(RULES)})")
@@ -560,7 +567,10 @@ class Store:
             if any(r[2] is None for r in rows):
                 raise StoreError(f"{self.path}: candidates of {sid} were never checked against "
                                  f"annotation {kind!r}; run: ranker annotate --store {self.path} --kind {kind}")
-            out[sid] = choose_consistent(sid, tuple(r[2] for r in rows), rule)
+            if rule in CROSSING_RULES and not all(b.accept for b in annotated[sid].brackets):
+                raise StoreError(f"{self.path}: {sid} has rejected brackets of {kind!r}, which crossing "
+                                 f"counts do not see; rule {rule!r} cannot use them (use strict or fewest)")
+            out[sid] = choose_consistent(sid, tuple(r[2] for r in rows), rule, tuple(r[3] for r in rows))
         return out
 
     # ---------------------------------------------------------------- discriminant decisions
@@ -805,15 +815,53 @@ def encode_candidate(c: Candidate) -> tuple:
                          _dumps(list(c.word_to_token)) if c.word_to_token else "[]", c.unmapped)
 
 
-def choose_consistent(sentence_id: str, violations: tuple[int, ...], rule: str) -> ConsistentSet:
-    """Pick X(y, z) from each candidate's violation count under ``rule`` (see :meth:`Store.consistent_sets`)."""
+def choose_consistent(sentence_id: str, violations: tuple[int, ...], rule: str,
+                      crossing: tuple[int, ...] | None = None) -> ConsistentSet:
+    """Pick X(y, z) from each candidate's ``missing`` (``violations``) and ``crossing`` counts under ``rule``.
+
+    Every rule keeps the strict set (the candidates missing no annotated bracket) when it is not
+    empty, except ``compatible``; they differ in what they keep when it is empty, which on the
+    WSJ sample's Link Grammar forests is over half of the training sentences under Crouch et
+    al.'s bracketing (the forest lacks a subject, object, predicative, VP or SBAR bracket):
+
+    - ``strict``: nothing (the sentence teaches nothing; rule ``"none"``).
+    - ``fewest``: the candidates missing the fewest brackets (``"fewest-violations"``, Charniak
+      and Johnson's convention of keeping the best candidates). A candidate that merely has an
+      annotated span under another label counts as much as one that contradicts it.
+    - ``compatible`` (Pereira and Schabes 1992): the candidates that cross no annotated bracket,
+      whether or not the strict set is empty; a bracket a candidate lacks without crossing it is
+      allowed (``"compatible"``, or ``"none"`` when every candidate crosses one).
+    - ``strict-else-compatible``: the strict set, else the candidates with the fewest crossings
+      (those crossing none when there are any; ``"fewest-crossing"``). Where the forest cannot
+      hold the annotation, the target is the candidates that do not contradict it.
+    - ``lexicographic``: the candidates with the fewest crossings, among them those missing the
+      fewest brackets (``"lexicographic"`` when the strict set is empty); a strict candidate
+      crosses and misses nothing, so this is the strict set whenever that is not empty.
+
+    ``status`` always describes the strict set (empty, proper or all).
+    """
     ok = [v == 0 for v in violations]
     n_ok = sum(ok)
     status = "empty" if n_ok == 0 else "all" if n_ok == len(ok) else "proper"
+    if rule in CROSSING_RULES and (crossing is None or len(crossing) != len(violations)):
+        raise StoreError(f"rule {rule!r} needs one crossing count per candidate of {sentence_id}")
+    if rule == "compatible":
+        keep = [c == 0 for c in crossing]
+        return ConsistentSet(sentence_id, tuple(1.0 if k else 0.0 for k in keep), status,
+                             "compatible" if any(keep) else "none", violations)
     if n_ok:
         return ConsistentSet(sentence_id, tuple(1.0 if o else 0.0 for o in ok), status, "consistent", violations)
     if rule == "fewest":
         best = min(violations)
         return ConsistentSet(sentence_id, tuple(1.0 if v == best else 0.0 for v in violations), status,
                              "fewest-violations", violations)
+    if rule == "strict-else-compatible":
+        best = min(crossing)
+        return ConsistentSet(sentence_id, tuple(1.0 if c == best else 0.0 for c in crossing), status,
+                             "fewest-crossing", violations)
+    if rule == "lexicographic":
+        pairs = list(zip(crossing, violations))
+        best = min(pairs)
+        return ConsistentSet(sentence_id, tuple(1.0 if p == best else 0.0 for p in pairs), status,
+                             "lexicographic", violations)
     return ConsistentSet(sentence_id, tuple(0.0 for _ in violations), status, "none", violations)

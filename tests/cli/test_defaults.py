@@ -55,7 +55,7 @@ def test_options_named_like_config_keys_are_linked_to_them():
 
 @pytest.mark.parametrize("command, dest, expected", [
     ("parse", "max_parse_time", ParseSection().max_parse_time),       # was 30 against 10
-    ("train", "rule", "fewest" if AnnotationSection().fewest_violations else "strict"),   # was strict
+    ("train", "rule", AnnotationSection().rule),                      # was strict
     ("select", "k_table", HeidornSection().k_table),                 # was penn
     ("select", "metric", LogLinearSection().select_metric),          # was evalb_labeled
     ("train", "metric", LogLinearSection().select_metric),

@@ -60,3 +60,23 @@ def test_the_training_objective_is_checked_against_the_annotation(kind, objectiv
     with pytest.raises(ConfigError) as e:
         validate_config(cfg)
     assert message in str(e.value)
+
+
+def test_issue_11_old_fewest_violations_key_reads_as_the_rule(tmp_path):
+    assert config_from_dict({"annotation": {"fewest_violations": False}}).annotation.rule == "strict"
+    cfg = config_from_dict({"annotation": {"fewest_violations": True}})
+    assert cfg.annotation.rule == "fewest" and 'rule = "fewest"' in cfg.to_toml()
+    assert "fewest_violations" not in cfg.to_toml()
+    with pytest.raises(ConfigError, match=r"\[annotation\] fewest_violations: expected bool"):
+        config_from_dict({"annotation": {"fewest_violations": "no"}}, "x.toml")
+    with pytest.raises(ConfigError, match=r"x\.toml: \[annotation\] fewest_violations: says the same as 'rule'"):
+        config_from_dict({"annotation": {"fewest_violations": False, "rule": "strict"}}, "x.toml")
+
+
+@pytest.mark.parametrize("rule", ["strict", "compatible", "strict-else-compatible", "lexicographic"])
+def test_issue_11_every_rule_passes_validation_and_an_unknown_one_does_not(rule):
+    from ranker.pipeline.validate import validate_config
+
+    validate_config(config_from_dict({"annotation": {"rule": rule}}, "x.toml"))
+    with pytest.raises(ConfigError, match=r"x\.toml: \[annotation\] rule 'loose' is not known"):
+        validate_config(config_from_dict({"annotation": {"rule": "loose"}}, "x.toml"))

@@ -14,6 +14,7 @@ from ranker.pipeline.config import FeaturesSection, LogLinearSection
 from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
 from ranker.store import Store
+from ranker.store.store import RULES
 
 SPLIT = "wsj_0001-0004"
 
@@ -42,7 +43,7 @@ def _training(st, sel, rule, trainable):
     return data, template, len(sel.sentences)
 
 
-@pytest.mark.parametrize("rule", ["strict", "fewest"])
+@pytest.mark.parametrize("rule", RULES)
 def test_leaving_out_empty_sets_changes_no_row_count_or_model(annotated, rule):
     with Store.open(annotated) as st:
         sel = select_split(st, "treebank", SPLIT, 0)
