@@ -101,33 +101,43 @@ HERE = Path(__file__).resolve().parent
 WSJ_SHAPE = {"sentences": 2_900, "candidates": 1_000_000, "features": 500_000, "active": 180}
 
 
-def store_training_data(path: str):
-    """``(X, y, offsets)``: the training rows of the WSJ sample in the store at ``path``.
+def store_training_data(path: str, config: str = "configs/wsj-sample.toml", rule: str | None = None):
+    """``(X, y, offsets)``: the training rows ``ranker run CONFIG`` fits, from the store at ``path``.
 
-    The store is opened read-only; its training matrix must be there already (``ranker run``).
+    The config's features, annotation and filters; ``rule`` overrides its consistency rule
+    (``fewest`` gives the larger matrix of the figures below, 2,595 sentences; the config's strict
+    rule 1,196). Only the training sentences the rule leaves a consistent candidate are read, as
+    ``ranker run`` extracts only those (:func:`ranker.pipeline.stages.trainable`). The store is
+    opened read-only; their matrix must be there already (``ranker run``, or ``ranker train
+    --rule RULE`` for another rule).
     """
+    from dataclasses import replace
+
     from features import load_feature_set
 
     from ranker.errors import RankerError
     from ranker.models.groups import group_offsets
     from ranker.pipeline import stages
-    from ranker.pipeline.config import AnnotationSection, FeaturesSection, LogLinearSection
+    from ranker.pipeline.config import load_config
     from ranker.pipeline.feature_cache import cached_matrix
     from ranker.pipeline.splits import select_split
     from ranker.store import Store
 
-    features, annotation = FeaturesSection(), AnnotationSection()
+    cfg = load_config(config)
+    annotation = cfg.annotation if rule is None else replace(cfg.annotation, rule=rule)
+    rule = stages.consistency_rule(annotation)
+    template = stages.loglinear_template(cfg.loglinear)
     with Store.open(path, readonly=True) as st:
         source = stages.stored_source(st)
-        sel = select_split(st, "treebank", "train")
+        sel = stages.trainable(st, select_split(st, cfg.data.corpus, cfg.data.train, cfg.data.limit), annotation.kind,
+                               rule, source, template).selection
         try:
-            m = cached_matrix(st, load_feature_set(features.set), sel, source)
+            m = cached_matrix(st, load_feature_set(cfg.features.set), sel, source)
         except RankerError as e:
-            raise RankerError(f"{path}: no stored training matrix of the current default features "
-                              f"(run ranker run on it first): {e}") from None
-        w = stages.consistency(st, m, annotation.kind, sel, source, stages.consistency_rule(annotation))
-        template = stages.loglinear_template(LogLinearSection())
-        data = stages.training_rows(st, features, template, [m], [w], source)
+            raise RankerError(f"{path}: no stored training matrix of {config}'s features under the "
+                              f"{rule} rule (run ranker run, or ranker train --rule, on it first): {e}") from None
+        w = stages.consistency(st, m, annotation.kind, sel, source, rule)
+        data = stages.training_rows(st, cfg.features, template, [m], [w], source)
     return data.X.tocsr(), data.y, group_offsets(data.groups, len(data.y))
 
 
@@ -158,7 +168,8 @@ def prepare(args) -> dict:
     """Load the data, write both sides' inputs to the work folder (reused when the data is)."""
     if args.store:
         st = os.stat(args.store)
-        ident = f"store {os.path.abspath(args.store)} {st.st_size} {st.st_mtime_ns} by frequency"
+        ident = (f"store {os.path.abspath(args.store)} {st.st_size} {st.st_mtime_ns} by frequency "
+                 f"{os.path.abspath(args.config)} {args.rule}")
     else:
         ident = f"synthetic {args.synthetic_scale} by frequency"
     key = hashlib.sha256(ident.encode()).hexdigest()[:10]
@@ -168,7 +179,7 @@ def prepare(args) -> dict:
         return json.loads(meta_file.read_text())
     work.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
-    X, y, offsets = store_training_data(args.store) if args.store else synthetic_data(args.synthetic_scale)
+    X, y, offsets = store_training_data(args.store, args.config, args.rule) if args.store else synthetic_data(args.synthetic_scale)
     from ranker.models.objective import drop_sentence_constants, frequency_order   # what our objective streams
 
     X = sp.csr_matrix(X.tocsr())
@@ -364,6 +375,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="bench_train.py peer", description=__doc__.splitlines()[0])
     ap.add_argument("--store", help="a store holding the WSJ sample's training matrix "
                                     "(default: synthetic data of its shape)")
+    ap.add_argument("--config", default="configs/wsj-sample.toml",
+                    help="with --store: the config whose training rows are read (features, rule, filters)")
+    ap.add_argument("--rule", default=None,
+                    help="with --store: another consistency rule than the config's (fewest: the larger matrix)")
     ap.add_argument("--synthetic-scale", type=float, default=1.0,
                     help="without --store: the synthetic data's size as a fraction of the WSJ sample's")
     ap.add_argument("--peer-source", help=f"the BLLIP parser's source folder (or ${peer_cvlm.SOURCE_ENV})")

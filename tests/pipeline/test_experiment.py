@@ -244,3 +244,27 @@ def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
     assert report.counts["training sentences kept"] == 3 < riezler.counts["training sentences kept"]
     with Store.open(store) as st:
         assert sorted(st.consistent_sets("user")) == sorted(decided)
+
+
+def test_the_peer_benchmark_reads_the_training_rows_a_run_stored(tiny_run, tmp_path):
+    """benchmarks/peer_compare.py once asked for every training sentence, though ranker run extracts
+    only those with a consistent candidate, and failed on a read-only store after extracting them."""
+    import os
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import peer_compare
+
+    cfg, out, report = tiny_run
+    config = tmp_path / "tiny.toml"
+    config.write_text(Path(TINY).read_text())
+    before = os.stat(cfg.experiment.store).st_mtime_ns
+    X, y, offsets = peer_compare.store_training_data(cfg.experiment.store, str(config))
+    assert os.stat(cfg.experiment.store).st_mtime_ns == before          # read, nothing written
+    assert X.shape[0] == len(y) == offsets[-1] > 0 and X.nnz > 0
+    assert np.all(np.add.reduceat(y, offsets[:-1]) > 0)                   # every sentence trainable
+    from ranker.pipeline import stages
+
+    with Store.open(cfg.experiment.store, readonly=True) as st:
+        forests = st.forest_qualities(stages.stored_source(st))
+    assert len(offsets) - 1 <= len(forests)
