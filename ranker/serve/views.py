@@ -159,11 +159,11 @@ def decide():
 
 @bp.post("/undo")
 def undo():
-    """Take back the latest answer on a sentence."""
+    """Take back this annotator's latest answer on a sentence (not another person's)."""
     s = served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
-    st.undo_decision(sid)
+    st.undo_decision(sid, session.get("who") or "anonymous")
     return _back(sid)
 
 

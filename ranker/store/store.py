@@ -624,11 +624,17 @@ class Store:
         out = [(r[0], Decision(r[1], r[2], r[3], bool(r[4]), r[5], r[6])) for r in rows]
         return [d for _, d in out] if sentence_id is not None else out
 
-    def undo_decision(self, sentence_id: str):
-        """Remove the latest decision on ``sentence_id`` and return it (None when there is none)."""
+    def undo_decision(self, sentence_id: str, who: str | None = None):
+        """Remove the latest decision on ``sentence_id`` and return it (None when there is none).
+
+        With ``who``, the latest of that person's decisions: when two people annotate one sentence
+        at once, one's undo must not take back the other's answer.
+        """
         with self.batch():
+            by = "" if who is None else " AND who=?"
             r = self._conn.execute("SELECT seq, label, span_start, span_end, accept, who, at FROM decisions "
-                                   "WHERE sentence_id=? ORDER BY seq DESC LIMIT 1", (sentence_id,)).fetchone()
+                                   f"WHERE sentence_id=?{by} ORDER BY seq DESC LIMIT 1",
+                                   (sentence_id,) if who is None else (sentence_id, who)).fetchone()
             if r is None:
                 return None
             self._conn.execute("DELETE FROM decisions WHERE sentence_id=? AND seq=?", (sentence_id, r[0]))

@@ -64,7 +64,18 @@ def _answer(path, who, n, start):
         for i in range(n):
             st.add_decision(S.id, _d("NP", i % 7, 7, bool(i % 2), who))
             if i % 10 == 9:
-                st.undo_decision(S.id)      # interleaved undos remove one latest answer each
+                st.undo_decision(S.id, who)   # interleaved undos remove one's own latest answer each
+
+
+def test_an_undo_takes_back_the_annotators_own_latest_answer(path):
+    """Regression: an undo took back the sentence's latest answer, even another person's."""
+    with Store.open(path) as st:
+        st.add_decision(S.id, _d("NP", 0, 7, True, "ann"))
+        st.add_decision(S.id, _d("PP", 4, 7, False, "bob"))
+        assert st.undo_decision(S.id, "ann") == _d("NP", 0, 7, True, "ann")
+        assert st.decisions(S.id) == [_d("PP", 4, 7, False, "bob")]
+        assert st.undo_decision(S.id, "ann") is None
+        assert st.undo_decision(S.id) == _d("PP", 4, 7, False, "bob")   # anyone's latest
 
 
 def test_two_processes_answering_at_once_lose_nothing(path):
