@@ -143,7 +143,7 @@ def store_training_data(path: str, config: str = "configs/wsj-sample.toml", rule
 
     cfg = load_config(config)
     annotation = cfg.annotation if rule is None else replace(cfg.annotation, rule=rule)
-    rule = stages.consistency_rule(annotation)
+    rule = annotation.rule
     template = stages.loglinear_template(cfg.loglinear)
     with Store.open(path, readonly=True) as st:
         source = stages.stored_source(st)

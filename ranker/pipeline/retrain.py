@@ -99,7 +99,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     from .config import AnnotationSection
     from .feature_cache import cached_matrix
     from .splits import SplitSelection
-    from .stages import annotate, consistency_rule, stored_source
+    from .stages import annotate, stored_source
     from .training import fit_params
 
     base_key, saved = stored_model(store, model) if isinstance(model, str) else (None, model)
@@ -111,7 +111,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
         raise RankerError(f"{base_key or 'the model'}: the model carries no feature configuration; "
                           "rerun ranker run to store one with it")
     source = stored_source(store, source)
-    rule = rule or consistency_rule(AnnotationSection())
+    rule = rule or AnnotationSection().rule
     if kind in ANNOTATIONS.names(bare=True) and ANNOTATIONS.get(kind) == "decisions":
         annotate(store, AnnotationSection(kind=kind), [], workers=1, where="retrain")
     sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)

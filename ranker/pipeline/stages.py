@@ -246,11 +246,6 @@ class AnnotationOutcome(NamedTuple):
     best_f: tuple | None = None    # kind best_f: (metric, ScoringSettings) its weights are read by
 
 
-def consistency_rule(annotation: AnnotationSection) -> str:
-    """The consistency rule of :meth:`Store.consistent_sets` the annotation section names."""
-    return annotation.rule
-
-
 def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Sentence],
              with_extra: bool = False, workers: int = 0, progress: bool = False,
              where: str = "<config>", equivalences: str | None = None, labelled: bool = True,
@@ -302,7 +297,7 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
                                     workers)
         if with_extra:
             check_store(store, annotation.extra_kind, eq, progress=progress, workers=workers)
-        return AnnotationOutcome(kind, annotation.extra_kind, consistency_rule(annotation), done,
+        return AnnotationOutcome(kind, annotation.extra_kind, annotation.rule, done,
                                  None, (annotation.best_f_metric, settings))
     if brackets is not None:
         known = {s.id: len(s.tokens) for s in store.sentences()}
@@ -319,7 +314,7 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
     checked = check_store(store, kind, eq, recheck=recheck, progress=progress, workers=workers)
     if with_extra:
         check_store(store, annotation.extra_kind, eq, progress=progress, workers=workers)
-    return AnnotationOutcome(kind, annotation.extra_kind, consistency_rule(annotation), added, checked)
+    return AnnotationOutcome(kind, annotation.extra_kind, annotation.rule, added, checked)
 
 
 # ------------------------------------------------------------------------------------ counts

@@ -27,7 +27,7 @@ def _copies(parsed, tmp_path):
 
 def _stored(store, kind):
     """The annotations of ``kind`` and X(y, z) under the run's default rule, as plain values."""
-    rule = stages.consistency_rule(AnnotationSection())
+    rule = AnnotationSection().rule
     with Store.open(store) as st:
         anns = {sid: a.brackets for sid, a in st.annotations(kind).items()}
         sets = {sid: cs.weights for sid, cs in st.consistent_sets(kind, corpus=None, rule=rule).items()}
