@@ -71,7 +71,7 @@ class CompactMatrix:
         One per entry of :data:`PART_DTYPES`, in that order, each with ``n_rows + 1`` row pointers.
     """
 
-    __slots__ = ("shape", "parts", "_csr")
+    __slots__ = ("shape", "parts", "_csr", "__weakref__")
 
     def __init__(self, shape, parts: Sequence[Part]):
         self.shape = (int(shape[0]), int(shape[1]))
@@ -204,11 +204,14 @@ class CompactMatrix:
 
     # ------------------------------------------------------------------ selections
     def row_range(self, a: int, b: int) -> "CompactMatrix":
-        """Rows ``a:b`` sharing this matrix's column ids and values (only row pointers are new)."""
+        """Rows ``a:b`` sharing this matrix's column ids and values (only row pointers are new).
+
+        Row pointers that already start at 0 (the first rows, a part without entries) are shared too.
+        """
         parts = []
         for p in self.parts:
             s, e = int(p.indptr[a]), int(p.indptr[b])
-            parts.append(Part(p.indptr[a:b + 1] - s, p.indices[s:e],
+            parts.append(Part(p.indptr[a:b + 1] - s if s else p.indptr[a:b + 1], p.indices[s:e],
                               None if p.data is None else p.data[s:e]))
         return CompactMatrix((b - a, self.shape[1]), parts)
 

@@ -43,17 +43,18 @@ class ExpectedFObjective(ConditionalObjective):
     offsets : ndarray of int64, shape (n_groups + 1,)
     sigma2 : float or ndarray of shape (n_features,)
         Prior variances; ``inf`` switches the prior off for a feature.
-    n_jobs, backend
+    n_jobs, backend, layout
         As for :class:`~.objective.ConditionalObjective`.
     """
 
     EXPECTED_F = True
 
-    def __init__(self, X, gain, offsets, sigma2, n_jobs: int = 1, backend: str | None = None):
+    def __init__(self, X, gain, offsets, sigma2, n_jobs: int = 1, backend: str | None = None,
+                 layout: str = "delta"):
         gain = np.asarray(gain, dtype=np.float64)
         if gain.shape != (X.shape[0],):
             raise ValueError(f"gain has shape {gain.shape}; expected ({X.shape[0]},)")
-        super().__init__(X, gain, offsets, sigma2, n_jobs=n_jobs, backend=backend)
+        super().__init__(X, gain, offsets, sigma2, n_jobs=n_jobs, backend=backend, layout=layout)
 
 
 class ExpectedFRanker(LogLinearRanker):
@@ -121,7 +122,7 @@ class ExpectedFRanker(LogLinearRanker):
         sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
         # on the current executor, as the log-likelihood's: this process's threads or Dask's workers
         objective = current_executor().distribute(
-            ExpectedFObjective(X, gain, offsets, sigma2, n_jobs=self._threads()))
+            ExpectedFObjective(X, gain, offsets, sigma2, n_jobs=self._threads(), layout=self.layout))
         del X
         scale = 1.0 / n_kept
 

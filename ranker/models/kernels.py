@@ -109,72 +109,118 @@ def _load_numba():
             s2 += lam[ix2[k]] * d2[k]
         return (s0 + s1) + (s2 + s3)
 
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def ones_sum(ip, ix, lam, i):
+        t = 0.0
+        for k in range(ip[i], ip[i + 1]):
+            t += lam[ix[k]]
+        return t
+
     @numba.njit(cache=True, nogil=True)
     def block6(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2,
-               n_low, w, offsets, lam, grad, expected_f):
+               mlo, mlx, mhi, mhx, back, n_low, w, offsets, lam, grad, expected_f):
         # One sentence at a time: its scores, its two log-sum-exps, then r = p - q scattered
         # through the same entries, which are still in the core's cache: the matrix streams in
         # from memory once per evaluation, not twice. A row's score is its low columns' sum plus
         # its high columns' (a compact matrix's high range is empty: its sum alone, as ever).
+        # Difference rows (``back`` not empty, :mod:`.delta`): a row's score also subtracts its
+        # -1 entries (``mlo``/``mhi``) and adds its parent's score; r is gathered into subtree
+        # sums from the last row up, each scattered once through its row.
         grad[:] = 0.0
         lam_lo, lam_hi = lam[:n_low], lam[n_low:]
         grad_lo, grad_hi = grad[:n_low], grad[n_low:]
+        tree = len(back) > 0
+        # a range without entries in the whole block (the high columns of a training matrix
+        # whose properties all fit 16-bit ids, most differences' -1s there) is not looked at
+        # row by row: three fewer row-pointer streams each
+        has_hi = hi0[len(hi0) - 1] + hi1[len(hi1) - 1] + hi2[len(hi2) - 1] > 0
+        has_mlo = tree and mlo[len(mlo) - 1] > 0
+        has_mhi = tree and mhi[len(mhi) - 1] > 0
         n_sent = len(offsets) - 1
         biggest = 0
         for j in range(n_sent):
             biggest = max(biggest, offsets[j + 1] - offsets[j])
         s = np.empty(biggest)
+        r = np.empty(biggest)
         value = 0.0
         for j in range(n_sent):
             a, b = offsets[j], offsets[j + 1]
             m = -np.inf
             for i in range(a, b):
                 si = score(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, lam_lo, i)
-                if hi0[i + 1] + hi1[i + 1] + hi2[i + 1] > hi0[i] + hi1[i] + hi2[i]:
+                if has_hi and hi0[i + 1] + hi1[i + 1] + hi2[i + 1] > hi0[i] + hi1[i] + hi2[i]:
                     si += score(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, lam_hi, i)
+                if tree:
+                    if has_mlo and mlo[i + 1] > mlo[i]:
+                        si -= ones_sum(mlo, mlx, lam_lo, i)
+                    if has_mhi and mhi[i + 1] > mhi[i]:
+                        si -= ones_sum(mhi, mhx, lam_hi, i)
+                    if back[i] > 0:
+                        si += s[i - a - back[i]]
                 s[i - a] = si
                 m = max(m, si)
+            # each e^(s - m) once, kept in r until r replaces it
             if expected_f:
                 # Minimum risk (w = each candidate's gain g): value -ḡ, r = -p (g - ḡ).
                 z = 0.0
                 for i in range(a, b):
-                    z += np.exp(s[i - a] - m)
+                    e = np.exp(s[i - a] - m)
+                    r[i - a] = e
+                    z += e
                 inv_z = 1.0 / z
                 g_bar = 0.0
                 for i in range(a, b):
-                    g_bar += np.exp(s[i - a] - m) * inv_z * w[i]
+                    g_bar += r[i - a] * inv_z * w[i]
                 value -= g_bar
                 for i in range(a, b):
-                    ri = -(np.exp(s[i - a] - m) * inv_z) * (w[i] - g_bar)
-                    add_row(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, ri, i, grad_lo)
-                    add_row(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, ri, i, grad_hi)
-                continue
-            z = 0.0
-            zc = 0.0
-            for i in range(a, b):
-                e = np.exp(s[i - a] - m)
-                z += e
-                zc += w[i] * e
-            mc = m
-            if zc < TINY:
-                # The consistent parses far below the best: their sum under its own shift.
-                mc = -np.inf
-                for i in range(a, b):
-                    if w[i] > 0:
-                        mc = max(mc, s[i - a])
+                    r[i - a] = -(r[i - a] * inv_z) * (w[i] - g_bar)
+            else:
+                z = 0.0
                 zc = 0.0
                 for i in range(a, b):
+                    e = np.exp(s[i - a] - m)
+                    r[i - a] = e
+                    z += e
+                    zc += w[i] * e
+                mc = m
+                if zc < TINY:
+                    # The consistent parses far below the best: their sum under its own shift.
+                    mc = -np.inf
+                    for i in range(a, b):
+                        if w[i] > 0:
+                            mc = max(mc, s[i - a])
+                    zc = 0.0
+                    for i in range(a, b):
+                        if w[i] > 0:
+                            zc += w[i] * np.exp(s[i - a] - mc)
+                value += np.log(z) - (np.log(zc) + (mc - m))
+                inv_z = 1.0 / z
+                inv_zc = 1.0 / zc
+                for i in range(a, b):
+                    e = r[i - a]
+                    ri = e * inv_z
                     if w[i] > 0:
-                        zc += w[i] * np.exp(s[i - a] - mc)
-            value += np.log(z) - (np.log(zc) + (mc - m))
-            inv_z = 1.0 / z
-            inv_zc = 1.0 / zc
-            for i in range(a, b):
-                ri = np.exp(s[i - a] - m) * inv_z
-                if w[i] > 0:
-                    ri -= w[i] * np.exp(s[i - a] - mc) * inv_zc
+                        ri -= w[i] * (e if mc == m else np.exp(s[i - a] - mc)) * inv_zc
+                    r[i - a] = ri
+            if not tree:
+                for i in range(a, b):
+                    add_row(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, r[i - a], i, grad_lo)
+                    if has_hi:
+                        add_row(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, r[i - a], i, grad_hi)
+                continue
+            for i in range(b - 1, a - 1, -1):
+                ri = r[i - a]
                 add_row(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, ri, i, grad_lo)
-                add_row(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, ri, i, grad_hi)
+                if has_hi:
+                    add_row(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, ri, i, grad_hi)
+                if has_mlo:
+                    for k in range(mlo[i], mlo[i + 1]):
+                        grad_lo[mlx[k]] -= ri
+                if has_mhi:
+                    for k in range(mhi[i], mhi[i + 1]):
+                        grad_hi[mhx[k]] -= ri
+                if back[i] > 0:
+                    r[i - a - back[i]] += ri
         return value
 
     def ids(a):
@@ -194,8 +240,10 @@ def _load_numba():
         rdot3(*unsigned(parts), r, out)
         return out
 
-    def objective(low, high, n_low, w, offsets, lam, grad, expected_f):
-        return block6(*unsigned(low), *unsigned(high), n_low, w, offsets, lam, grad, expected_f)
+    def objective(low, high, minus_low, minus_high, back, n_low, w, offsets, lam, grad, expected_f):
+        return block6(*unsigned(low), *unsigned(high), minus_low.indptr.view(np.uint64), ids(minus_low.indices),
+                      minus_high.indptr.view(np.uint64), ids(minus_high.indices), back, n_low, w, offsets,
+                      lam, grad, expected_f)
 
     return dot, rdot, objective
 
@@ -235,7 +283,7 @@ def rdot(parts, r: np.ndarray, out: np.ndarray, backend: str = "numba", csr=None
 
 
 def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, lam: np.ndarray,
-                    grad: np.ndarray, expected_f: bool = False) -> float:
+                    grad: np.ndarray, expected_f: bool = False, minus=None, back=None) -> float:
     """One block's data term of ``P(λ)``, its gradient written into ``grad``, in one pass (numba).
 
     ``low`` and ``high`` are the parts of two column ranges of the same rows: columns below
@@ -246,8 +294,15 @@ def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, l
     same entries into ``grad``. With ``expected_f``, ``w`` holds each candidate's gain ``g`` and
     the loss is minimum risk's (:mod:`.expected_f`): ``-ḡ`` added to the value and
     ``-p (g - ḡ)`` through the entries.
+
+    Difference rows (:class:`~.delta.DeltaMatrix`) add ``minus``, the -1 entries of both ranges
+    as two parts of column ids, and ``back``, each row's distance to its parent row (0 for a
+    root): scores are summed down each sentence's tree and ``r`` up it.
     """
-    return _NUMBA[2](low, high, n_low, w, offsets, lam, grad, bool(expected_f))
+    if back is None:
+        no = empty_parts(np.zeros(len(low[0].indptr), np.int64))[0]
+        minus, back = (no, no), np.zeros(0, np.int32)
+    return _NUMBA[2](low, high, minus[0], minus[1], back, n_low, w, offsets, lam, grad, bool(expected_f))
 
 
 def empty_parts(indptr: np.ndarray):

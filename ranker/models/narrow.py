@@ -42,7 +42,7 @@ class NarrowMatrix:
         The remaining columns, ids counted from ``n_low``; the same rows.
     """
 
-    __slots__ = ("low", "high", "shape", "_csr")
+    __slots__ = ("low", "high", "shape", "_csr", "__weakref__")
 
     def __init__(self, low: CompactMatrix, high: CompactMatrix):
         if low.shape[0] != high.shape[0] or low.shape[1] > NARROW_COLUMNS:

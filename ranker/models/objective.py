@@ -22,7 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
+from . import delta
 from .compact import CompactMatrix, Part, _masked, as_compact
+from .delta import DeltaMatrix
 from .groups import segment_logsumexp
 from .narrow import NarrowMatrix
 
@@ -116,6 +118,11 @@ def by_frequency(X: CompactMatrix, original=None, slab: int = 1 << 24):
     return X, old_of_new
 
 
+#: How the objective keeps its training rows: ``"delta"``, each candidate as its difference from
+#: a similar candidate of its sentence (:mod:`.delta`; needs numba, else the plain rows), or
+#: ``"plain"``, each candidate's own properties.
+LAYOUTS = ("delta", "plain")
+
 #: Row blocks of every objective (fewer when there are fewer sentences). Fixed, not tied to the
 #: number of threads, so that the gradient's floating-point sums, block by block, are the same on
 #: any machine and for any ``n_jobs``: a model does not depend on how many cores trained it.
@@ -146,14 +153,14 @@ class _Block:
         if self.backend == "numba":
             grad = np.empty(self.X.shape[1])
             X = self.X
-            if isinstance(X, NarrowMatrix):
-                low, high, n_low = X.low.parts, X.high.parts, X.n_low
-            else:
-                if self._no_high is None:
-                    self._no_high = kernels.empty_parts(np.zeros(X.shape[0] + 1, np.int64))
-                low, high, n_low = X.parts, self._no_high, X.shape[1]
+            minus = back = None
+            if isinstance(X, DeltaMatrix):
+                (minus_low, minus_high), back = self._ranges(X.minus), X.back
+                minus = (minus_low[0], minus_high[0])
+                X = X.plus
+            (low, high), n_low = self._ranges(X), X.n_low if isinstance(X, NarrowMatrix) else X.shape[1]
             value = kernels.block_objective(low, high, n_low, self.w, self.offsets, lam, grad,
-                                            self.expected_f)
+                                            self.expected_f, minus, back)
             return value, grad
         s = self.X.dot(lam, backend=self.backend)
         starts, sizes = self.starts, self.sizes
@@ -186,6 +193,15 @@ class _Block:
         np.multiply(e, np.repeat(1.0 / z, sizes), out=e)
         np.subtract(e, q, out=e)
         return value, self.X.rdot(e, backend=self.backend)
+
+
+    def _ranges(self, X):
+        """The parts of ``X``'s two column ranges (a compact matrix's high range empty)."""
+        if isinstance(X, NarrowMatrix):
+            return X.low.parts, X.high.parts
+        if self._no_high is None:
+            self._no_high = kernels.empty_parts(np.zeros(X.shape[0] + 1, np.int64))
+        return X.parts, self._no_high
 
 
 def _block_bounds(row_nnz: np.ndarray, offsets: np.ndarray, n_blocks: int) -> list[int]:
@@ -224,6 +240,10 @@ class ConditionalObjective:
     backend : {"numba", "scipy"}, optional
         The kernels of :mod:`.kernels` (default: numba's when installed; scipy's multiply a
         float64 CSR copy of each block, made on the block's first call).
+    layout : {"plain", "delta"}
+        The rows as given, or as differences along a spanning tree of each sentence's candidates
+        (:mod:`.delta`; numba's kernels only, else plain). A :class:`~.delta.DeltaMatrix` ``X``
+        is streamed as it is, its rows in its tree order (``weights`` in the caller's order).
     n_jobs : int
         Threads evaluating blocks at once. On the 2-core machine, one evaluation over the WSJ
         sample's training matrix (193 million nonzeros, numba's pass) costs 0.24 to 0.26 s of
@@ -236,13 +256,27 @@ class ConditionalObjective:
     EXPECTED_F = False
 
     def __init__(self, X, weights, offsets, sigma2, n_jobs: int = 1, prior_mean=None,
-                 backend: str | None = None):
+                 backend: str | None = None, layout: str = "delta"):
         backend = kernels.resolve(backend)
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")
         self.offsets = np.asarray(offsets, dtype=np.int64)
-        X, self.old_of_new = by_frequency(drop_sentence_constants(X, self.offsets), X)
+        self.old_of_new = None
+        if isinstance(X, DeltaMatrix):
+            if backend != "numba":
+                raise ValueError("difference rows need numba's kernels (the fast extra)")
+        elif layout == "delta" and backend == "numba" and delta.AVAILABLE:
+            # properties constant over a sentence leave no difference: nothing to drop first
+            X = delta.delta_rows_once(X, self.offsets, n_jobs=n_jobs)
+        else:
+            X, self.old_of_new = by_frequency(drop_sentence_constants(X, self.offsets), X)
         self.X = X
         self.new_of_old = None if self.old_of_new is None else np.argsort(self.old_of_new).astype(np.int32)
         self.w = np.asarray(weights, dtype=np.float64)
+        if isinstance(X, DeltaMatrix):
+            if self.w.shape != (X.shape[0],):
+                raise ValueError(f"{len(self.w)} weights for {X.shape[0]} rows")
+            self.w = self.w[X.perm]     # the rows in each sentence's tree order
         starts = self.offsets[:-1]
         if not self.EXPECTED_F and len(self.offsets) > 1 and np.any(np.add.reduceat(self.w, starts) <= 0):
             # -log 0: such a sentence makes P infinite whatever λ is; callers filter it out first.
@@ -288,7 +322,7 @@ class ConditionalObjective:
     @property
     def dtype(self):
         """The widest stored value type (products add in float64 whatever it is)."""
-        wide = self.X.has_float64 if isinstance(self.X, NarrowMatrix) else self.X.parts[2].nnz
+        wide = self.X.has_float64 if isinstance(self.X, (NarrowMatrix, DeltaMatrix)) else self.X.parts[2].nnz
         return np.dtype(np.float64) if wide else np.dtype(np.float32)
 
     def block_weights(self, lam: np.ndarray) -> np.ndarray:

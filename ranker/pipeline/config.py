@@ -87,6 +87,8 @@ class LogLinearSection:
     proper_subset: bool = True             # training filter: consistent set non-empty and proper
     select_metric: str = "evalb_unlabeled" # held-out metric that picks sigma^2
     objective: str = "loglik"              # "loglik" (the paper's) or "expected_f" (minimum risk, best_f only)
+    layout: str = "delta"                  # training rows as differences along a spanning tree of each
+                                           # sentence's candidates (ranker/models/delta.py), or "plain"
 
 
 @dataclass(frozen=True)

@@ -461,7 +461,8 @@ def loglinear_template(loglinear: LogLinearSection, workers: int = 0):
     return cls(solver=loglinear.optimizer, max_iter=loglinear.max_iter, tol=loglinear.tol,
                            max_parses=loglinear.max_parses or None,
                            full_parses_only=loglinear.full_only,
-                           proper_subset=loglinear.proper_subset, n_jobs=resolve_workers(workers))
+                           proper_subset=loglinear.proper_subset, layout=loglinear.layout,
+                           n_jobs=resolve_workers(workers))
 
 
 def training_rows(store: Store, features: FeaturesSection, template, blocks: Sequence,

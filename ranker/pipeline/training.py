@@ -200,6 +200,21 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     return SigmaSelection(meta["sigma2"], tuple(tuple(t) for t in meta["trials"]), model)
 
 
+def fit_rows(template, data: TrainingData, rows: int):
+    """The first ``rows`` rows (whole sentences) of ``data`` as ``template``'s fit streams them.
+
+    With difference rows (``layout = "delta"``) these are a cut of the rows built once for the
+    whole training set (:func:`ranker.models.delta.delta_rows_once`), shared by every fit of it
+    (the σ² grid's and each point of the learning curve), not built again for each prefix.
+    """
+    from ..models import delta
+
+    if getattr(template, "layout", "plain") != "delta" or not delta.AVAILABLE:
+        return data.X.row_range(0, rows)
+    offsets = group_offsets(data.groups, len(data.y))
+    return delta.delta_rows_once(data.X, offsets, n_jobs=template._threads()).row_range(0, rows)
+
+
 def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
                    fractions: Sequence[float], score: Callable[[object], float],
                    progress: bool = False, feature_config: dict | None = None) -> list[tuple[float, float]]:
@@ -229,7 +244,7 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
             model, _ = cached_fit(store, data_digest([X, y, g, *extra.values()],
                                                      {"template": fit_params(part),
                                                       "names": data.names}),
-                                  data.names, lambda: (part.fit(X, y, g, **extra), {}),
+                                  data.names, lambda: (part.fit(fit_rows(part, data, rows), y, g, **extra), {}),
                                   feature_config)
         curve.append((float(k), float(score(model))))
     return curve

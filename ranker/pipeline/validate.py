@@ -110,6 +110,9 @@ def validate_config(cfg: ExperimentConfig) -> None:
     if cfg.loglinear.optimizer not in ("cg", "lbfgs"):
         raise ConfigError(f"{src}: [loglinear] optimizer {cfg.loglinear.optimizer!r} is not known "
                           "(known: cg, lbfgs)")
+    if cfg.loglinear.layout not in ("plain", "delta"):
+        raise ConfigError(f"{src}: [loglinear] layout {cfg.loglinear.layout!r} is not known "
+                          "(known: plain, delta)")
     if cfg.loglinear.objective not in ("loglik", "expected_f"):
         raise ConfigError(f"{src}: [loglinear] objective {cfg.loglinear.objective!r} is not known "
                           "(known: loglik, expected_f)")

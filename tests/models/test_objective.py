@@ -198,7 +198,7 @@ def test_columns_are_renumbered_by_frequency_without_touching_the_callers_matrix
     before = [p.indices.copy() for p in C.parts]
     lam = np.random.default_rng(2).normal(0, 1.0, size=X.shape[1])
     for given in (X, C):       # scipy (converted: the objective's own copy) or compact (shared)
-        obj = ConditionalObjective(given, w, offsets, sigma2)
+        obj = ConditionalObjective(given, w, offsets, sigma2, layout="plain")   # plain rows renumber
         assert obj.old_of_new is not None     # its own copy (converted, or constants dropped)
         v, g = obj(lam)
         v_ref, g_ref = loop_objective(X, w, offsets, sigma2, lam)
