@@ -369,7 +369,9 @@ class DeltaMatrix:
 
     @property
     def nbytes(self) -> int:
-        return self.plus.nbytes + self.minus.nbytes + self.back.nbytes + self.perm.nbytes
+        """Bytes of every array, an array the parts share (their empty row pointers) once."""
+        arrays = [a for p in self.parts for a in (p.indptr, p.indices, p.data) if a is not None]
+        return sum({id(a): a.nbytes for a in arrays}.values()) + self.back.nbytes + self.perm.nbytes
 
     @property
     def has_float64(self) -> bool:

@@ -111,10 +111,20 @@ def _load_numba():
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def ones_sum(ip, ix, lam, i):
-        t = 0.0
-        for k in range(ip[i], ip[i + 1]):
-            t += lam[ix[k]]
-        return t
+        # Σ λ over a row's ids, in four running sums as ``score`` adds its ones (a fixed order)
+        s0 = s1 = s2 = s3 = 0.0
+        u1, u2, u3, u4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+        k, end = ip[i], ip[i + 1]
+        while k + u4 <= end:
+            s0 += lam[ix[k]]
+            s1 += lam[ix[k + u1]]
+            s2 += lam[ix[k + u2]]
+            s3 += lam[ix[k + u3]]
+            k += u4
+        while k < end:
+            s0 += lam[ix[k]]
+            k += u1
+        return (s0 + s1) + (s2 + s3)
 
     @numba.njit(cache=True, nogil=True)
     def block6(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2,
