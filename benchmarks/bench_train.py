@@ -17,7 +17,10 @@ hidden weight vector plus noise), then report as JSON:
   (``same_result``).
 
 Targets: an evaluation in at most 0.12 s on one core and within 2x of the floor; training in at
-most 30 s. Run alone: ``python benchmarks/bench_train.py [--dtype float32]``.
+most 30 s. The objective streams its default difference rows (:mod:`ranker.models.delta`); the
+synthetic candidates are independent random rows with nothing in common, so each keeps its own
+entries and the figures are those of the rows themselves (a parser's forest is another matter:
+``peer`` on a store). Run alone: ``python benchmarks/bench_train.py [--dtype float32]``.
 
 ``python benchmarks/bench_train.py peer [--store FILE] [--peer-source DIR]`` runs the peer, BLLIP's
 ``cvlm-lbfgs``, beside our objective and fit on the same data with the same prior, with one and two

@@ -109,32 +109,17 @@ def _load_numba():
             s2 += lam[ix2[k]] * d2[k]
         return (s0 + s1) + (s2 + s3)
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def ones_sum(ip, ix, lam, i):
-        # Σ λ over a row's ids, in four running sums as ``score`` adds its ones (a fixed order)
-        s0 = s1 = s2 = s3 = 0.0
-        u1, u2, u3, u4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
-        k, end = ip[i], ip[i + 1]
-        while k + u4 <= end:
-            s0 += lam[ix[k]]
-            s1 += lam[ix[k + u1]]
-            s2 += lam[ix[k + u2]]
-            s3 += lam[ix[k + u3]]
-            k += u4
-        while k < end:
-            s0 += lam[ix[k]]
-            k += u1
-        return (s0 + s1) + (s2 + s3)
-
     @numba.njit(cache=True, nogil=True)
     def block6(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2,
-               mlo, mlx, mhi, mhx, back, n_low, w, offsets, lam, grad, expected_f):
+               mo0, mx0, mo1, mx1, md1, mo2, mx2, md2, mq0, my0, mq1, my1, mqd1, mq2, my2, mqd2,
+               back, n_low, w, offsets, lam, grad, expected_f):
         # One sentence at a time: its scores, its two log-sum-exps, then r = p - q scattered
         # through the same entries, which are still in the core's cache: the matrix streams in
         # from memory once per evaluation, not twice. A row's score is its low columns' sum plus
         # its high columns' (a compact matrix's high range is empty: its sum alone, as ever).
         # Difference rows (``back`` not empty, :mod:`.delta`): a row's score also subtracts its
-        # -1 entries (``mlo``/``mhi``) and adds its parent's score; r is gathered into subtree
+        # -1 entries (``mo*``: low range, ``mq*``: high; ids alone, the value parts empty) and
+        # adds its parent's score; r is gathered into subtree
         # sums from the last row up, each scattered once through its row.
         grad[:] = 0.0
         lam_lo, lam_hi = lam[:n_low], lam[n_low:]
@@ -144,8 +129,8 @@ def _load_numba():
         # whose properties all fit 16-bit ids, most differences' -1s there) is not looked at
         # row by row: three fewer row-pointer streams each
         has_hi = hi0[len(hi0) - 1] + hi1[len(hi1) - 1] + hi2[len(hi2) - 1] > 0
-        has_mlo = tree and mlo[len(mlo) - 1] > 0
-        has_mhi = tree and mhi[len(mhi) - 1] > 0
+        has_mlo = tree and mo0[len(mo0) - 1] > 0
+        has_mhi = tree and mq0[len(mq0) - 1] > 0
         n_sent = len(offsets) - 1
         biggest = 0
         for j in range(n_sent):
@@ -161,10 +146,10 @@ def _load_numba():
                 if has_hi and hi0[i + 1] + hi1[i + 1] + hi2[i + 1] > hi0[i] + hi1[i] + hi2[i]:
                     si += score(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, lam_hi, i)
                 if tree:
-                    if has_mlo and mlo[i + 1] > mlo[i]:
-                        si -= ones_sum(mlo, mlx, lam_lo, i)
-                    if has_mhi and mhi[i + 1] > mhi[i]:
-                        si -= ones_sum(mhi, mhx, lam_hi, i)
+                    if has_mlo and mo0[i + 1] > mo0[i]:
+                        si -= score(mo0, mx0, mo1, mx1, md1, mo2, mx2, md2, lam_lo, i)
+                    if has_mhi and mq0[i + 1] > mq0[i]:
+                        si -= score(mq0, my0, mq1, my1, mqd1, mq2, my2, mqd2, lam_hi, i)
                     if back[i] > 0:
                         si += s[i - a - back[i]]
                 s[i - a] = si
@@ -224,11 +209,9 @@ def _load_numba():
                 if has_hi:
                     add_row(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, ri, i, grad_hi)
                 if has_mlo:
-                    for k in range(mlo[i], mlo[i + 1]):
-                        grad_lo[mlx[k]] -= ri
+                    add_row(mo0, mx0, mo1, mx1, md1, mo2, mx2, md2, -ri, i, grad_lo)
                 if has_mhi:
-                    for k in range(mhi[i], mhi[i + 1]):
-                        grad_hi[mhx[k]] -= ri
+                    add_row(mq0, my0, mq1, my1, mqd1, mq2, my2, mqd2, -ri, i, grad_hi)
                 if back[i] > 0:
                     r[i - a - back[i]] += ri
         return value
@@ -251,9 +234,8 @@ def _load_numba():
         return out
 
     def objective(low, high, minus_low, minus_high, back, n_low, w, offsets, lam, grad, expected_f):
-        return block6(*unsigned(low), *unsigned(high), minus_low.indptr.view(np.uint64), ids(minus_low.indices),
-                      minus_high.indptr.view(np.uint64), ids(minus_high.indices), back, n_low, w, offsets,
-                      lam, grad, expected_f)
+        return block6(*unsigned(low), *unsigned(high), *unsigned(minus_low), *unsigned(minus_high), back,
+                      n_low, w, offsets, lam, grad, expected_f)
 
     return dot, rdot, objective
 
@@ -305,12 +287,12 @@ def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, l
     the loss is minimum risk's (:mod:`.expected_f`): ``-ḡ`` added to the value and
     ``-p (g - ḡ)`` through the entries.
 
-    Difference rows (:class:`~.delta.DeltaMatrix`) add ``minus``, the -1 entries of both ranges
-    as two parts of column ids, and ``back``, each row's distance to its parent row (0 for a
+    Difference rows (:class:`~.delta.DeltaMatrix`) add ``minus``, the parts of the -1 entries'
+    two column ranges (ids alone, empty value parts), and ``back``, each row's distance to its parent row (0 for a
     root): scores are summed down each sentence's tree and ``r`` up it.
     """
     if back is None:
-        no = empty_parts(np.zeros(len(low[0].indptr), np.int64))[0]
+        no = empty_parts(np.zeros(len(low[0].indptr), np.int64))
         minus, back = (no, no), np.zeros(0, np.int32)
     return _NUMBA[2](low, high, minus[0], minus[1], back, n_low, w, offsets, lam, grad, bool(expected_f))
 

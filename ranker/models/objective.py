@@ -155,8 +155,7 @@ class _Block:
             X = self.X
             minus = back = None
             if isinstance(X, DeltaMatrix):
-                (minus_low, minus_high), back = self._ranges(X.minus), X.back
-                minus = (minus_low[0], minus_high[0])
+                minus, back = self._ranges(X.minus), X.back
                 X = X.plus
             (low, high), n_low = self._ranges(X), X.n_low if isinstance(X, NarrowMatrix) else X.shape[1]
             value = kernels.block_objective(low, high, n_low, self.w, self.offsets, lam, grad,
