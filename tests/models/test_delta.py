@@ -122,3 +122,26 @@ def test_unknown_layout_is_a_one_line_error():
     groups = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
     with pytest.raises(RankerError, match="layout must be one of"):
         LogLinearRanker(layout="tree").fit(X, y, groups)
+
+
+def test_every_fit_of_one_training_set_shares_one_build_and_a_change_in_place_builds_anew():
+    from ranker.models.delta import delta_rows_once
+    from ranker.pipeline.training import TrainingData, fit_rows
+
+    X, y, offsets = forest_like(8, n_sent=80)
+    groups = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    N = split_columns(as_compact(X), 60)
+    data = TrainingData(N, y, groups, np.ones(len(y), bool), tuple(map(str, range(X.shape[1]))), None)
+    template = LogLinearRanker(sigma2=1.0, tol=1e-9, max_iter=5000)
+    rows = int(offsets[30])
+    part = fit_rows(template, data, rows)          # a learning-curve prefix: a cut of the one build
+    assert isinstance(part, DeltaMatrix) and part.shape[0] == rows
+    assert delta_rows_once(N, offsets) is delta_rows_once(N, offsets)
+    assert fit_rows(template, data, rows).plus.low.parts[0].indices.base is part.plus.low.parts[0].indices.base
+    got = LogLinearRanker(sigma2=1.0, tol=1e-9, max_iter=5000).fit(part, y[:rows], groups[:rows])
+    want = LogLinearRanker(sigma2=1.0, tol=1e-9, max_iter=5000, layout="plain").fit(
+        N.row_range(0, rows), y[:rows], groups[:rows])
+    np.testing.assert_allclose(got.coef_, want.coef_, atol=1e-6)
+    before = delta_rows_once(N, offsets)
+    N.low.parts[0].indices[0] ^= 1                 # the rows changed in place: never the old build
+    assert delta_rows_once(N, offsets) is not before

@@ -80,3 +80,15 @@ def test_issue_11_every_rule_passes_validation_and_an_unknown_one_does_not(rule)
     validate_config(config_from_dict({"annotation": {"rule": rule}}, "x.toml"))
     with pytest.raises(ConfigError, match=r"x\.toml: \[annotation\] rule 'loose' is not known"):
         validate_config(config_from_dict({"annotation": {"rule": "loose"}}, "x.toml"))
+
+
+@pytest.mark.parametrize("layout", ["delta", "plain"])
+def test_every_training_row_layout_passes_validation_and_an_unknown_one_does_not(layout):
+    from ranker.pipeline import stages
+    from ranker.pipeline.validate import validate_config
+
+    cfg = config_from_dict({"loglinear": {"layout": layout}}, "x.toml")
+    validate_config(cfg)
+    assert stages.loglinear_template(cfg.loglinear).layout == layout     # the fits get it
+    with pytest.raises(ConfigError, match=r"x\.toml: \[loglinear\] layout 'tree' is not known"):
+        validate_config(config_from_dict({"loglinear": {"layout": "tree"}}, "x.toml"))
