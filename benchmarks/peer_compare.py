@@ -99,28 +99,35 @@ this smaller matrix (0.27 GB narrow against the peer's 0.43 GB of data, but the 
 its libraries take the difference back).
 
 With difference rows (``--layout delta``, the trainer's default since 2026-11-25) the same data,
-the same store and σ² (2026-11-25, 03:20, idle machine, load 0.5-1.4; default CG; wall seconds
-unless said; the objectives agree to 4.7e-9 and 2.2e-9 relative)::
+the same store and σ² (2026-11-25, 03:53, idle machine, load 0.6-1.4, main at 5ca2ec7; default CG;
+wall seconds unless said; the objectives agree to 4.7e-9 and 2.2e-9 relative)::
 
                                        ours /1   peer /1   ours /2   peer /2
     entries streamed (millions)           11.6      85.0      11.6      85.0
-    s / evaluation (in fit)              0.036     0.232     0.020     0.127
-    evaluations to optimum                 260       119       260       119
-    s to optimum                           9.4      28.6       5.5      15.3
-    CPU s to optimum                       9.4      28.6      10.0      29.8
-    peak memory MB                         376       430       379       431
-    floor (smallest layout) s / ratio  0.022 / 1.57         0.022 / 1.12
-    floor (own layout) s / ratio       0.005 / 7.44         0.005 / 5.32
+    s / evaluation (in fit)              0.037     0.237     0.021     0.125
+    evaluations to optimum                 281       119       281       119
+    s to optimum                          10.6      28.4       6.1      15.6
+    CPU s to optimum                      10.6      28.4      11.1      30.2
+    peak memory MB                         388       430       395       431
+    floor (smallest layout) s / ratio  0.022 / 1.65         0.013 / 2.03
+    floor (own layout) s / ratio       0.003 / 11.6         0.002 / 14.3
 
-Ours is 6.4x faster per evaluation than the peer on one thread and 6.3x on two, 3.0x and 2.8x
-faster to the optimum with the default CG (which needs 2.2x the peer's evaluations), in 54 MB less
-memory. The difference rows are built once before the fit, 13 s here (one thread: their trees
-cost Σ over each sentence's columns of its minority rows squared, 4.8 billion pair counts);
-the peer's reading of its 74 MB gzipped input is not timed either. Against the floor of the rows
-themselves (the smallest plain layout read twice) the pass is 1.57x on one thread and 1.12x on
-two; against the bytes of the difference rows themselves it is 7.4x and 5.3x: with 23 entries a
-candidate instead of 168, each candidate's own work (a log-sum-exp term, row pointers of five
-parts, the parent's score and subtree sum) is now about a third of the pass.
+Ours is 6.4x faster per evaluation than the peer on one thread and 6.0x on two, 2.7x and 2.6x
+faster to the optimum with the default CG (which needs 2.4x the peer's evaluations), in 36-42 MB
+less memory. The difference rows are built once before the fit, 13.5 s here (one thread: their
+trees cost Σ over each sentence's columns of its minority rows squared, 4.8 billion pair counts);
+the peer's reading of its 74 MB gzipped input is not timed either. The floor: against the rows
+themselves (the smallest plain layout read twice) the pass is 1.65x on one thread and 2.03x on
+two; against the bytes of the difference rows 11.6x and 14.3x: with 23 entries a candidate
+instead of 168, each candidate's own work (a log-sum-exp term, the row pointers of its parts, the
+parent's score and subtree sum) is now a large share of the pass. The two-thread copy bandwidth
+is not steady here: 62.9 GB/s in this run, 37.6 GB/s at 03:20 on the code before two bit-level
+kernel changes, where the same pass measured 1.57x (one thread) and 1.12x (two), with 0.036 /
+0.020 s an evaluation, 9.4 / 5.5 s to the optimum and 376 / 379 MB.
+With ``--solver lbfgs`` (03:58, the same code): 0.040 / 0.024 s an evaluation in the fit against
+the peer's 0.240 / 0.121, 115 evaluations and 4.9 / 2.8 s to the optimum against 119 and 29.5 /
+14.7 s, 399 / 410 MB against 431; floor ratios 1.63 / 1.13 (smallest layout, copy bandwidth 35.6
+and 40.2 GB/s).
 """
 from __future__ import annotations
 
