@@ -31,6 +31,9 @@ def add_parser(subparsers) -> None:
                   "crossing none; strict-else-compatible; lexicographic)")
     config_option(p, "--solver", section=LogLinearSection, key="optimizer", choices=["cg", "lbfgs"],
                   help="optimiser")
+    config_option(p, "--layout", section=LogLinearSection, key="layout", choices=["delta", "plain"],
+                  help="training rows: differences along a spanning tree of each sentence's "
+                  "candidates, or the rows themselves (the same model to rounding)")
     config_option(p, "--max-iter", section=LogLinearSection, key="max_iter", type=int,
                   help="iterations at most")
     config_option(p, "--tol", section=LogLinearSection, key="tol", type=float, help="gradient tolerance")
@@ -90,7 +93,8 @@ def run(args) -> int:
         raise RankerError("--heldout '' (no held-out selection) needs one --sigma2")
     features = FeaturesSection(set=args.features, cutoff=args.cutoff)
     grid = (args.sigma2,) if args.sigma2 is not None else tuple(args.sigma2_grid)
-    ll = LogLinearSection(sigma2_grid=grid, optimizer=args.solver, max_iter=args.max_iter, tol=args.tol,
+    ll = LogLinearSection(sigma2_grid=grid, optimizer=args.solver, layout=args.layout,
+                          max_iter=args.max_iter, tol=args.tol,
                           max_parses=args.max_parses, full_only=args.full_only,
                           select_metric=args.metric)
     heldout = args.heldout if args.sigma2 is None else ""
