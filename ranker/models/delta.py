@@ -16,9 +16,9 @@ properties two rows disagree on, which is exactly the number of entries a differ
 (Prim's algorithm over exact Hamming distances, counted through each column's minority rows), so
 no candidate takes more entries than its own row. Properties constant over a sentence leave no
 difference at all. On the WSJ sample's training rows (1,196 sentences, 505,287 candidates, 85.0
-million entries without the sentence constants) the differences take 11.5 million entries: each
-evaluation streams and multiplies 7 times fewer, and takes half the time (the per-candidate work,
-two log-sum-exps and the row bookkeeping, is now most of it).
+million entries without the sentence constants) the differences take 11.6 million entries: each
+evaluation streams and multiplies 7 times fewer, and takes half the time (each candidate's own
+work, its log-sum-exp terms and row bookkeeping, is now a large share of it).
 
 A difference is +1 or -1 for a binary property, so besides the compact parts (:mod:`.compact`: +1
 as a column id alone, other values float32 where exact, else float64) the -1 entries are column
@@ -44,8 +44,8 @@ import scipy.sparse as sp
 from .compact import CompactMatrix, Part, as_compact, vstack
 from .narrow import NarrowMatrix, split_columns
 
-#: Entries of the plain rows turned into differences at a time (whole sentences): the scipy copy
-#: of a slab takes 12 bytes an entry, so the builder's temporaries stay near 200 MB.
+#: Entries of the plain rows turned into differences at a time (whole sentences): a slab's sorted
+#: copy takes 16 bytes an entry (int64 column, float64 value), so the temporaries stay near 300 MB.
 SLAB_ENTRIES = 1 << 24
 
 
@@ -343,7 +343,7 @@ class DeltaMatrix:
     minus : CompactMatrix or NarrowMatrix
         The -1 entries, as column ids alone (its value parts are empty); the same layout as ``plus``.
     back : ndarray of int32, shape (n_rows,)
-        Rows back to each row's parent (0: the root of its sentence's tree, which holds no entry).
+        Rows back to each row's parent (0: none, the row holds its own entries).
     perm : ndarray of int64, shape (n_rows,)
         The caller's row of each row (rows are kept in the tree's order within each sentence).
     """
@@ -406,15 +406,6 @@ class DeltaMatrix:
         return (DeltaMatrix, (self.plus, self.minus, self.back, self.perm))
 
 
-def _ones_only(csr: sp.csr_matrix) -> CompactMatrix:
-    """A CSR matrix whose every value is 1 as a compact matrix of column ids alone."""
-    n = csr.shape[0]
-    z = np.zeros(n + 1, dtype=np.int64)
-    return CompactMatrix(csr.shape, [Part(csr.indptr.astype(np.int64), csr.indices.astype(np.int32), None),
-                                     Part(z, np.zeros(0, np.int32), np.zeros(0, np.float32)),
-                                     Part(z, np.zeros(0, np.int32), np.zeros(0, np.float64))])
-
-
 def _slab_bounds(X, offsets: np.ndarray, entries: int) -> list[int]:
     """Sentence numbers cutting the rows into runs of about ``entries`` entries (whole sentences)."""
     at = sum(p.indptr[offsets] for p in X.parts)
@@ -454,7 +445,7 @@ def delta_rows(X, offsets: np.ndarray, slab_entries: int = SLAB_ENTRIES, n_jobs:
                           shape=D.shape)
         D.data[neg] = 0.0
         D.eliminate_zeros()
-        return CompactMatrix.from_csr(D), _ones_only(M), back, order + ra
+        return CompactMatrix.from_csr(D), CompactMatrix.from_csr(M), back, order + ra
 
     if n_jobs > 1 and len(bounds) > 2:
         from concurrent.futures import ThreadPoolExecutor

@@ -119,8 +119,8 @@ def _load_numba():
         # its high columns' (a compact matrix's high range is empty: its sum alone, as ever).
         # Difference rows (``back`` not empty, :mod:`.delta`): a row's score also subtracts its
         # -1 entries (``mo*``: low range, ``mq*``: high; ids alone, the value parts empty) and
-        # adds its parent's score; r is gathered into subtree
-        # sums from the last row up, each scattered once through its row.
+        # adds its parent's score; r is gathered into subtree sums from the last row up, each
+        # scattered once through its row.
         grad[:] = 0.0
         lam_lo, lam_hi = lam[:n_low], lam[n_low:]
         grad_lo, grad_hi = grad[:n_low], grad[n_low:]
@@ -275,7 +275,7 @@ def rdot(parts, r: np.ndarray, out: np.ndarray, backend: str = "numba", csr=None
 
 
 def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, lam: np.ndarray,
-                    grad: np.ndarray, expected_f: bool = False, minus=None, back=None) -> float:
+                    grad: np.ndarray, expected_f: bool, minus, back: np.ndarray) -> float:
     """One block's data term of ``P(λ)``, its gradient written into ``grad``, in one pass (numba).
 
     ``low`` and ``high`` are the parts of two column ranges of the same rows: columns below
@@ -287,13 +287,11 @@ def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, l
     the loss is minimum risk's (:mod:`.expected_f`): ``-ḡ`` added to the value and
     ``-p (g - ḡ)`` through the entries.
 
-    Difference rows (:class:`~.delta.DeltaMatrix`) add ``minus``, the parts of the -1 entries'
-    two column ranges (ids alone, empty value parts), and ``back``, each row's distance to its parent row (0 for a
-    root): scores are summed down each sentence's tree and ``r`` up it.
+    ``minus`` holds the parts of the -1 entries' two column ranges (ids alone, empty value parts)
+    and ``back`` each row's distance to its parent row (0: none), for difference rows
+    (:class:`~.delta.DeltaMatrix`: scores are summed down each sentence's tree and ``r`` up it);
+    plain rows give empty parts and an empty ``back``.
     """
-    if back is None:
-        no = empty_parts(np.zeros(len(low[0].indptr), np.int64))
-        minus, back = (no, no), np.zeros(0, np.int32)
     return _NUMBA[2](low, high, minus[0], minus[1], back, n_low, w, offsets, lam, grad, bool(expected_f))
 
 

@@ -129,6 +129,10 @@ LAYOUTS = ("delta", "plain")
 N_BLOCKS = 8
 
 
+#: ``back`` of plain rows: no row has a parent.
+_NO_PARENTS = np.zeros(0, np.int32)
+
+
 class _Block:
     """The rows of a run of whole sentences; evaluates its share of ``P(λ)`` and of the gradient.
 
@@ -144,7 +148,7 @@ class _Block:
         self.sizes = np.diff(offsets)
         self.w = weights
         self.backend = backend
-        self._no_high = None    # a compact matrix's empty high column range, made on first use
+        self._none = None       # empty parts over the block's rows (see ``_empty``), made on first use
         self.expected_f = expected_f    # minimum risk's loss, weights the gains (:mod:`.expected_f`)
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
@@ -153,10 +157,11 @@ class _Block:
         if self.backend == "numba":
             grad = np.empty(self.X.shape[1])
             X = self.X
-            minus = back = None
             if isinstance(X, DeltaMatrix):
                 minus, back = self._ranges(X.minus), X.back
                 X = X.plus
+            else:
+                minus, back = (self._empty(), self._empty()), _NO_PARENTS
             (low, high), n_low = self._ranges(X), X.n_low if isinstance(X, NarrowMatrix) else X.shape[1]
             value = kernels.block_objective(low, high, n_low, self.w, self.offsets, lam, grad,
                                             self.expected_f, minus, back)
@@ -193,14 +198,18 @@ class _Block:
         np.subtract(e, q, out=e)
         return value, self.X.rdot(e, backend=self.backend)
 
+    def _empty(self):
+        """Three parts without entries over the block's rows: a compact matrix's high column
+        range, plain rows' -1 entries. Made once, not at every evaluation."""
+        if self._none is None:
+            self._none = kernels.empty_parts(np.zeros(self.X.shape[0] + 1, np.int64))
+        return self._none
 
     def _ranges(self, X):
         """The parts of ``X``'s two column ranges (a compact matrix's high range empty)."""
         if isinstance(X, NarrowMatrix):
             return X.low.parts, X.high.parts
-        if self._no_high is None:
-            self._no_high = kernels.empty_parts(np.zeros(X.shape[0] + 1, np.int64))
-        return X.parts, self._no_high
+        return X.parts, self._empty()
 
 
 def _block_bounds(row_nnz: np.ndarray, offsets: np.ndarray, n_blocks: int) -> list[int]:
