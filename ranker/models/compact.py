@@ -85,8 +85,11 @@ class CompactMatrix:
 
     # ------------------------------------------------------------------ conversions
     @classmethod
-    def from_csr(cls, X, slab: int = 1 << 24) -> "CompactMatrix":
+    def from_csr(cls, X, slab: int = 1 << 24, ones: bool = True) -> "CompactMatrix":
         """The entries of a scipy sparse matrix, one per row and column (duplicates added, zeros dropped).
+
+        With ``ones`` False a 1 is a float32 value like any other and the ids-only part stays
+        empty (difference rows, :mod:`.delta`, whose kernel walks one value loop per row).
 
         A matrix with duplicate entries is summed on a copy first (the caller's stays as it is).
         Rows are read in slabs of about ``slab`` entries, so the temporaries stay small: the
@@ -110,7 +113,8 @@ class CompactMatrix:
             data = np.asarray(X.data[s:e], dtype=np.float64)
             kind = np.full(e - s, 2, dtype=np.int8)                      # float64
             kind[data.astype(np.float32) == data] = 1                    # exact in float32
-            kind[data == 1.0] = 0                                        # a one: the id alone
+            if ones:
+                kind[data == 1.0] = 0                                    # a one: the id alone
             kind[data == 0.0] = 3                                        # dropped
             return kind, np.repeat(np.arange(b - a), np.diff(indptr[a:b + 1]))
 

@@ -32,6 +32,12 @@ import os
 
 import numpy as np
 
+#: The objective's arithmetic, part of every stored model's key (:func:`ranker.pipeline.training.fit_params`).
+#: A store keeps fitted models under a digest of their data and settings; a change to the kernels or
+#: to the difference rows that changes a fit's bits (an early-stopped fit's last digits) changes
+#: this too, so a warm rerun fits again instead of reporting the model of the code before.
+ARITHMETIC = "2026-11-25 difference rows: one value loop"
+
 #: Below this, a sentence's consistent sum under the shared shift is taken for an underflow.
 TINY = 1e-300
 
@@ -109,28 +115,96 @@ def _load_numba():
             s2 += lam[ix2[k]] * d2[k]
         return (s0 + s1) + (s2 + s3)
 
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def score_values(ip1, ix1, d1, ip2, ix2, d2, lam, i):
+        # A difference row (:mod:`.delta`): every entry has its value, ±1 too, so one float32 loop
+        # over four running sums (not a loop for each of the +1s, the -1s and the counts, whose
+        # short lengths and unpredictable exits cost more than their entries), then the float64s.
+        s0 = s1 = s2 = s3 = 0.0
+        u1, u2, u3, u4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+        k, end = ip1[i], ip1[i + 1]
+        while k + u4 <= end:
+            s0 += lam[ix1[k]] * np.float64(d1[k])
+            s1 += lam[ix1[k + u1]] * np.float64(d1[k + u1])
+            s2 += lam[ix1[k + u2]] * np.float64(d1[k + u2])
+            s3 += lam[ix1[k + u3]] * np.float64(d1[k + u3])
+            k += u4
+        while k < end:
+            s0 += lam[ix1[k]] * np.float64(d1[k])
+            k += u1
+        for k in range(ip2[i], ip2[i + 1]):
+            s1 += lam[ix2[k]] * d2[k]
+        return (s0 + s1) + (s2 + s3)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def sentence_r(s, r, w, a, b, m, expected_f):
+        # A sentence's loss from its scores ``s`` (maximum ``m``) and ``r``, written into ``r``:
+        # p - q (conditional likelihood) or -p (g - ḡ) (minimum risk). Each e^(s - m) once, kept
+        # in r until r replaces it.
+        if expected_f:
+            # Minimum risk (w = each candidate's gain g): value -ḡ, r = -p (g - ḡ).
+            z = 0.0
+            for i in range(a, b):
+                e = np.exp(s[i - a] - m)
+                r[i - a] = e
+                z += e
+            inv_z = 1.0 / z
+            g_bar = 0.0
+            for i in range(a, b):
+                g_bar += r[i - a] * inv_z * w[i]
+            for i in range(a, b):
+                r[i - a] = -(r[i - a] * inv_z) * (w[i] - g_bar)
+            return -g_bar
+        z = 0.0
+        zc = 0.0
+        for i in range(a, b):
+            e = np.exp(s[i - a] - m)
+            r[i - a] = e
+            z += e
+            zc += w[i] * e
+        inv_z = 1.0 / z
+        if zc < TINY:
+            # The consistent parses far below the best: their sum under its own shift.
+            mc = -np.inf
+            for i in range(a, b):
+                if w[i] > 0:
+                    mc = max(mc, s[i - a])
+            zc = 0.0
+            for i in range(a, b):
+                if w[i] > 0:
+                    zc += w[i] * np.exp(s[i - a] - mc)
+            inv_zc = 1.0 / zc
+            for i in range(a, b):
+                e = r[i - a]
+                ri = e * inv_z
+                if w[i] > 0:
+                    ri -= w[i] * np.exp(s[i - a] - mc) * inv_zc
+                r[i - a] = ri
+            return np.log(z) - (np.log(zc) + (mc - m))
+        inv_zc = 1.0 / zc
+        # no branch on w: a weight of 0 subtracts an exact 0.0, the same bits as not subtracting
+        for i in range(a, b):
+            e = r[i - a]
+            r[i - a] = e * inv_z - w[i] * e * inv_zc
+        return np.log(z) - np.log(zc)
+
     @numba.njit(cache=True, nogil=True)
-    def block6(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2,
-               mo0, mx0, mo1, mx1, md1, mo2, mx2, md2, mq0, my0, mq1, my1, mqd1, mq2, my2, mqd2,
+    def block4(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2,
                back, n_low, w, offsets, lam, grad, expected_f):
-        # One sentence at a time: its scores, its two log-sum-exps, then r = p - q scattered
-        # through the same entries, which are still in the core's cache: the matrix streams in
-        # from memory once per evaluation, not twice. A row's score is its low columns' sum plus
-        # its high columns' (a compact matrix's high range is empty: its sum alone, as ever).
-        # Difference rows (``back`` not empty, :mod:`.delta`): a row's score also subtracts its
-        # -1 entries (``mo*``: low range, ``mq*``: high; ids alone, the value parts empty) and
-        # adds its parent's score; r is gathered into subtree sums from the last row up, each
-        # scattered once through its row.
+        # One sentence at a time: its scores, its two log-sum-exps, then r scattered through the
+        # same entries, which are still in the core's cache: the matrix streams in from memory
+        # once per evaluation, not twice. A row's score is its low columns' sum plus its high
+        # columns' (a compact matrix's high range is empty: its sum alone, as ever).
+        # Difference rows (``back`` not empty, :mod:`.delta`; every value stored, the ones parts
+        # empty): a row's score adds its parent's, and r is gathered into subtree sums from the
+        # last row up, each scattered once through its row.
         grad[:] = 0.0
         lam_lo, lam_hi = lam[:n_low], lam[n_low:]
         grad_lo, grad_hi = grad[:n_low], grad[n_low:]
         tree = len(back) > 0
         # a range without entries in the whole block (the high columns of a training matrix
-        # whose properties all fit 16-bit ids, most differences' -1s there) is not looked at
-        # row by row: three fewer row-pointer streams each
+        # whose properties all fit 16-bit ids) is not looked at row by row
         has_hi = hi0[len(hi0) - 1] + hi1[len(hi1) - 1] + hi2[len(hi2) - 1] > 0
-        has_mlo = tree and mo0[len(mo0) - 1] > 0
-        has_mhi = tree and mq0[len(mq0) - 1] > 0
         n_sent = len(offsets) - 1
         biggest = 0
         for j in range(n_sent):
@@ -141,62 +215,23 @@ def _load_numba():
         for j in range(n_sent):
             a, b = offsets[j], offsets[j + 1]
             m = -np.inf
-            for i in range(a, b):
-                si = score(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, lam_lo, i)
-                if has_hi and hi0[i + 1] + hi1[i + 1] + hi2[i + 1] > hi0[i] + hi1[i] + hi2[i]:
-                    si += score(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, lam_hi, i)
-                if tree:
-                    if has_mlo and mo0[i + 1] > mo0[i]:
-                        si -= score(mo0, mx0, mo1, mx1, md1, mo2, mx2, md2, lam_lo, i)
-                    if has_mhi and mq0[i + 1] > mq0[i]:
-                        si -= score(mq0, my0, mq1, my1, mqd1, mq2, my2, mqd2, lam_hi, i)
+            if tree:
+                for i in range(a, b):
+                    si = score_values(lo1, lx1, ld1, lo2, lx2, ld2, lam_lo, i)
+                    if has_hi and hi1[i + 1] + hi2[i + 1] > hi1[i] + hi2[i]:
+                        si += score_values(hi1, hx1, hd1, hi2, hx2, hd2, lam_hi, i)
                     if back[i] > 0:
                         si += s[i - a - back[i]]
-                s[i - a] = si
-                m = max(m, si)
-            # each e^(s - m) once, kept in r until r replaces it
-            if expected_f:
-                # Minimum risk (w = each candidate's gain g): value -ḡ, r = -p (g - ḡ).
-                z = 0.0
-                for i in range(a, b):
-                    e = np.exp(s[i - a] - m)
-                    r[i - a] = e
-                    z += e
-                inv_z = 1.0 / z
-                g_bar = 0.0
-                for i in range(a, b):
-                    g_bar += r[i - a] * inv_z * w[i]
-                value -= g_bar
-                for i in range(a, b):
-                    r[i - a] = -(r[i - a] * inv_z) * (w[i] - g_bar)
+                    s[i - a] = si
+                    m = max(m, si)
             else:
-                z = 0.0
-                zc = 0.0
                 for i in range(a, b):
-                    e = np.exp(s[i - a] - m)
-                    r[i - a] = e
-                    z += e
-                    zc += w[i] * e
-                mc = m
-                if zc < TINY:
-                    # The consistent parses far below the best: their sum under its own shift.
-                    mc = -np.inf
-                    for i in range(a, b):
-                        if w[i] > 0:
-                            mc = max(mc, s[i - a])
-                    zc = 0.0
-                    for i in range(a, b):
-                        if w[i] > 0:
-                            zc += w[i] * np.exp(s[i - a] - mc)
-                value += np.log(z) - (np.log(zc) + (mc - m))
-                inv_z = 1.0 / z
-                inv_zc = 1.0 / zc
-                for i in range(a, b):
-                    e = r[i - a]
-                    ri = e * inv_z
-                    if w[i] > 0:
-                        ri -= w[i] * (e if mc == m else np.exp(s[i - a] - mc)) * inv_zc
-                    r[i - a] = ri
+                    si = score(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, lam_lo, i)
+                    if has_hi and hi0[i + 1] + hi1[i + 1] + hi2[i + 1] > hi0[i] + hi1[i] + hi2[i]:
+                        si += score(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, lam_hi, i)
+                    s[i - a] = si
+                    m = max(m, si)
+            value += sentence_r(s, r, w, a, b, m, expected_f)
             if not tree:
                 for i in range(a, b):
                     add_row(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, r[i - a], i, grad_lo)
@@ -205,13 +240,12 @@ def _load_numba():
                 continue
             for i in range(b - 1, a - 1, -1):
                 ri = r[i - a]
-                add_row(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, ri, i, grad_lo)
+                for k in range(lo1[i], lo1[i + 1]):
+                    grad_lo[lx1[k]] += ri * np.float64(ld1[k])
+                for k in range(lo2[i], lo2[i + 1]):
+                    grad_lo[lx2[k]] += ri * ld2[k]
                 if has_hi:
                     add_row(hi0, hx0, hi1, hx1, hd1, hi2, hx2, hd2, ri, i, grad_hi)
-                if has_mlo:
-                    add_row(mo0, mx0, mo1, mx1, md1, mo2, mx2, md2, -ri, i, grad_lo)
-                if has_mhi:
-                    add_row(mq0, my0, mq1, my1, mqd1, mq2, my2, mqd2, -ri, i, grad_hi)
                 if back[i] > 0:
                     r[i - a - back[i]] += ri
         return value
@@ -233,9 +267,8 @@ def _load_numba():
         rdot3(*unsigned(parts), r, out)
         return out
 
-    def objective(low, high, minus_low, minus_high, back, n_low, w, offsets, lam, grad, expected_f):
-        return block6(*unsigned(low), *unsigned(high), *unsigned(minus_low), *unsigned(minus_high), back,
-                      n_low, w, offsets, lam, grad, expected_f)
+    def objective(low, high, back, n_low, w, offsets, lam, grad, expected_f):
+        return block4(*unsigned(low), *unsigned(high), back, n_low, w, offsets, lam, grad, expected_f)
 
     return dot, rdot, objective
 
@@ -275,7 +308,7 @@ def rdot(parts, r: np.ndarray, out: np.ndarray, backend: str = "numba", csr=None
 
 
 def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, lam: np.ndarray,
-                    grad: np.ndarray, expected_f: bool, minus, back: np.ndarray) -> float:
+                    grad: np.ndarray, expected_f: bool, back: np.ndarray) -> float:
     """One block's data term of ``P(λ)``, its gradient written into ``grad``, in one pass (numba).
 
     ``low`` and ``high`` are the parts of two column ranges of the same rows: columns below
@@ -287,12 +320,11 @@ def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, l
     the loss is minimum risk's (:mod:`.expected_f`): ``-ḡ`` added to the value and
     ``-p (g - ḡ)`` through the entries.
 
-    ``minus`` holds the parts of the -1 entries' two column ranges (ids alone, empty value parts)
-    and ``back`` each row's distance to its parent row (0: none), for difference rows
-    (:class:`~.delta.DeltaMatrix`: scores are summed down each sentence's tree and ``r`` up it);
-    plain rows give empty parts and an empty ``back``.
+    ``back`` gives each row's distance to its parent row (0: none) for difference rows
+    (:class:`~.delta.DeltaMatrix`, whose ones parts are empty: every value is stored; scores are
+    summed down each sentence's tree and ``r`` up it); plain rows give an empty ``back``.
     """
-    return _NUMBA[2](low, high, minus[0], minus[1], back, n_low, w, offsets, lam, grad, bool(expected_f))
+    return _NUMBA[2](low, high, back, n_low, w, offsets, lam, grad, bool(expected_f))
 
 
 def empty_parts(indptr: np.ndarray):

@@ -156,15 +156,10 @@ class _Block:
         lam = np.ascontiguousarray(lam, dtype=np.float64)
         if self.backend == "numba":
             grad = np.empty(self.X.shape[1])
-            X = self.X
-            if isinstance(X, DeltaMatrix):
-                minus, back = self._ranges(X.minus), X.back
-                X = X.plus
-            else:
-                minus, back = (self._empty(), self._empty()), _NO_PARENTS
+            X, back = (self.X.rows, self.X.back) if isinstance(self.X, DeltaMatrix) else (self.X, _NO_PARENTS)
             (low, high), n_low = self._ranges(X), X.n_low if isinstance(X, NarrowMatrix) else X.shape[1]
             value = kernels.block_objective(low, high, n_low, self.w, self.offsets, lam, grad,
-                                            self.expected_f, minus, back)
+                                            self.expected_f, back)
             return value, grad
         s = self.X.dot(lam, backend=self.backend)
         starts, sizes = self.starts, self.sizes
@@ -200,7 +195,7 @@ class _Block:
 
     def _empty(self):
         """Three parts without entries over the block's rows: a compact matrix's high column
-        range, plain rows' -1 entries. Made once, not at every evaluation."""
+        range. Made once, not at every evaluation."""
         if self._none is None:
             self._none = kernels.empty_parts(np.zeros(self.X.shape[0] + 1, np.int64))
         return self._none

@@ -38,8 +38,15 @@ class TrainingData(NamedTuple):
 
 
 def fit_params(ranker) -> dict:
-    """The hyperparameters a fitted model depends on: its cache key (threads change nothing)."""
-    return {k: v for k, v in ranker.get_params().items() if k != "n_jobs"}
+    """What a fitted model depends on besides its data: its cache key.
+
+    The hyperparameters (threads change nothing) and the objective's arithmetic
+    (:data:`ranker.models.kernels.ARITHMETIC`), so a store's models are not reused by code that
+    would fit them to other bits.
+    """
+    from ..models.kernels import ARITHMETIC
+
+    return {**{k: v for k, v in ranker.get_params().items() if k != "n_jobs"}, "arithmetic": ARITHMETIC}
 
 
 #: Entries of a training block restricted at a time. The column renumbering and the

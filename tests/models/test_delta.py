@@ -39,7 +39,7 @@ def test_every_row_is_its_parent_plus_its_difference(narrow):
     if narrow:
         M = split_columns(M, 50)
     D = delta_rows(M, offsets, slab_entries=200)     # several slabs
-    diff = D.plus.tocsr().toarray() - D.minus.tocsr().toarray()
+    diff = D.rows.tocsr().toarray()
     rows = X.toarray()[D.perm]
     for j in range(len(offsets) - 1):
         a, b = offsets[j], offsets[j + 1]
@@ -49,7 +49,9 @@ def test_every_row_is_its_parent_plus_its_difference(narrow):
             # exact for binary properties and counts; a real value's difference rounds
             np.testing.assert_allclose(rows[i], parent + diff[i], rtol=0, atol=1e-12)
             assert np.array_equal(rows[i, 5:], (parent + diff[i])[5:])
-    assert np.all(D.minus.parts[1].indptr == 0) and np.all(D.minus.parts[2].indptr == 0)
+    # every value stored, +1 and -1 alike, in one float32 loop per row (the ids-only parts empty)
+    assert all(p.nnz == 0 for p in D.parts[0::3])
+    assert {-1.0, 1.0} <= set(np.concatenate([p.data for p in D.parts[1::3]]).tolist())
     assert D.nnz < 0.5 * X.nnz
 
 
@@ -117,6 +119,14 @@ def test_cutting_differences_inside_a_sentence_is_an_error():
         D.take_rows(keep)
 
 
+def test_difference_rows_with_ids_only_entries_are_refused():
+    # the kernel walks difference rows' value parts alone: a +1 kept as an id would be lost
+    X, _, offsets = forest_like(9, n_sent=4)
+    D = delta_rows(as_compact(X), offsets)
+    with pytest.raises(ValueError, match="ones parts must be empty"):
+        DeltaMatrix(as_compact(D.rows.tocsr()), D.back, D.perm)
+
+
 def test_unknown_layout_is_a_one_line_error():
     X, y, offsets = forest_like(7, n_sent=5)
     groups = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
@@ -137,7 +147,7 @@ def test_every_fit_of_one_training_set_shares_one_build_and_a_change_in_place_bu
     part = fit_rows(template, data, rows)          # a learning-curve prefix: a cut of the one build
     assert isinstance(part, DeltaMatrix) and part.shape[0] == rows
     assert delta_rows_once(N, offsets) is delta_rows_once(N, offsets)
-    assert fit_rows(template, data, rows).plus.low.parts[0].indices.base is part.plus.low.parts[0].indices.base
+    assert fit_rows(template, data, rows).rows.low.parts[1].indices.base is part.rows.low.parts[1].indices.base
     got = LogLinearRanker(sigma2=1.0, tol=1e-9, max_iter=5000).fit(part, y[:rows], groups[:rows])
     want = LogLinearRanker(sigma2=1.0, tol=1e-9, max_iter=5000, layout="plain").fit(
         N.row_range(0, rows), y[:rows], groups[:rows])

@@ -140,3 +140,14 @@ def test_rows_are_narrow_with_the_most_frequent_properties_first(tmp_path, bllip
     # the same columns as the naive rows, constants aside: every stored entry is one of theirs
     got = data.X.tocsr()
     assert got.shape == kept.shape and abs(got - kept.multiply(got != 0)).max() == 0
+
+
+def test_a_stored_models_key_changes_with_the_objectives_arithmetic(monkeypatch):
+    # a kernel change that moves a fit's bits must not let a warm rerun report the old code's model
+    from ranker.models import kernels
+    from ranker.pipeline.training import fit_params
+
+    before = fit_params(LogLinearRanker(n_jobs=1))
+    assert fit_params(LogLinearRanker(n_jobs=2)) == before        # threads change no bit
+    monkeypatch.setattr(kernels, "ARITHMETIC", kernels.ARITHMETIC + " (changed)")
+    assert fit_params(LogLinearRanker(n_jobs=1)) != before
