@@ -16,11 +16,19 @@ hidden weight vector plus noise), then report as JSON:
   speed-up over one thread; the objective's fixed row blocks make every count give the same bits
   (``same_result``).
 
-Targets: an evaluation in at most 0.12 s on one core and within 2x of the floor; training in at
-most 30 s. The objective streams its default difference rows (:mod:`ranker.models.delta`); the
+Targets: an evaluation in at most 0.12 s on one core and within 1.5x of the floor (issue 13; 2x
+before); training in at most 30 s. The objective streams its default difference rows (:mod:`ranker.models.delta`); the
 synthetic candidates are independent random rows with nothing in common, so each keeps its own
 entries and the figures are those of the rows themselves (a parser's forest is another matter:
 ``peer`` on a store). Run alone: ``python benchmarks/bench_train.py [--dtype float32]``.
+
+2026-11-25, 06:05, idle machine, main at 4df5f02: 0.0315 s an evaluation on one thread (0.97 ns
+an entry), 0.016 s on two (1.97x, the same bits); the floor at the 32.7 GB/s measured then is
+0.024 s, a ratio of 1.30; training 9.4 s (34 iterations, converged). The copy bandwidth measured
+here varies between runs (28 to 41 GB/s on an idle machine this day) while the evaluation stays
+at 0.030-0.033 s, so the ratio ranges from about 1.2 to 1.6: the pass costs about 3 cycles an
+entry in loads and arithmetic (it reads each row from memory once; the floor counts the float64
+CSR matrix twice), not in waiting for memory.
 
 ``python benchmarks/bench_train.py peer [--store FILE] [--peer-source DIR]`` runs the peer, BLLIP's
 ``cvlm-lbfgs``, beside our objective and fit on the same data with the same prior, with one and two
@@ -165,7 +173,7 @@ def main(argv=None) -> None:
         "floor_ratio": round(per_eval / floor, 2),
         "threads": threads,
         "same_result": same,
-        "targets": {"seconds_per_evaluation": 0.12, "floor_ratio": 2.0, "train_seconds": 30.0},
+        "targets": {"seconds_per_evaluation": 0.12, "floor_ratio": 1.5, "train_seconds": 30.0},
     }
     if not args.no_train:
         ranker = LogLinearRanker(sigma2=1.0, dtype=args.dtype)

@@ -18,7 +18,7 @@ no candidate takes more entries than its own row. Properties constant over a sen
 difference at all. On the WSJ sample's training rows (1,196 sentences, 505,287 candidates, 85.0
 million entries without the sentence constants) the differences take 11.6 million entries: each
 evaluation streams and multiplies 7 times fewer, and takes a third of the time (0.023 s against
-0.075 s on one thread; each candidate's own work, its log-sum-exp terms and row bookkeeping, is
+0.072 s on one thread; each candidate's own work, its log-sum-exp terms and row bookkeeping, is
 now a large share of it).
 
 A difference is +1 or -1 for a binary property, a count's difference a small integer. Every
