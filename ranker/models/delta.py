@@ -28,8 +28,9 @@ loops for the +1s, the -1s and the counts, each loop's start and unpredictable e
 than its entries (0.035 s an evaluation on one thread against 0.023 s for the one loop, on the
 WSJ sample's training rows; 6 bytes an entry instead of 2 to 6; 16-bit ids, :mod:`.narrow`,
 below column 65,536). Rows are kept in the tree's order within each sentence (a parent before
-its children; ``perm`` maps them to the caller's rows) and ``back`` gives each row's distance to its parent's
-row (0: none), so whole sentences can be cut into blocks and sent to other processes as they are.
+its children; ``perm`` maps them to the caller's rows) and ``back`` gives each row's distance to
+its parent's row (0: none), so whole sentences can be cut into blocks and sent to other
+processes as they are.
 
 Scores are sums of differences, so they round differently from the plain rows' sums (a model
 fitted on either agrees to the optimiser's tolerance: ``tests/models/test_delta.py``); the sums

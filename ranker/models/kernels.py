@@ -240,6 +240,8 @@ def _load_numba():
                 continue
             for i in range(b - 1, a - 1, -1):
                 ri = r[i - a]
+                # add_row without its ids-only loop (empty in difference rows): add_row itself
+                # measured 8% slower an evaluation on the WSJ training rows
                 for k in range(lo1[i], lo1[i + 1]):
                     grad_lo[lx1[k]] += ri * np.float64(ld1[k])
                 for k in range(lo2[i], lo2[i + 1]):

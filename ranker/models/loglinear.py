@@ -85,8 +85,8 @@ class LogLinearRanker(GroupedRanker):
         How the objective keeps the training rows (:data:`~ranker.models.objective.LAYOUTS`):
         each candidate as its difference from a similar candidate of its sentence
         (:mod:`~ranker.models.delta`: on the WSJ sample's training rows 7 times fewer entries and
-        half the time an evaluation, after a build of about 8 s on two threads, done once for
-        every fit of the same rows), or as its own properties. The two give the same model to
+        a third of the time an evaluation, after a build of about 9 s on two threads, done once
+        for every fit of the same rows), or as its own properties. The two give the same model to
         rounding; without numba, "plain". A :class:`~ranker.models.delta.DeltaMatrix` ``X`` is
         fitted as it is (its values as they are, whatever ``dtype``).
     n_jobs : int or None
