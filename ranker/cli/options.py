@@ -19,15 +19,38 @@ def config_option(parser, *flags: str, section: type, key: str, to_cli: Callable
                   help: str = "", **kwargs):
     """``parser.add_argument`` with the default of ``section.key`` (converted by ``to_cli``).
 
-    The action keeps ``config_key = (section, key, to_cli)`` for the defaults test.
+    The action keeps ``config_key = (section, key, to_cli)`` for the defaults test. A number is
+    held to the range the config key takes (:data:`ranker.pipeline.config.BOUNDS`), so
+    ``--max-iter 0`` is refused as ``max_iter = 0`` in a config is, with argparse's one-line error.
     """
+    name = section.__name__.removesuffix("Section").lower()
+    if "type" in kwargs:
+        kwargs["type"] = _bounded(kwargs["type"], name, key, flags[0])
     default = to_cli(config_default(section, key))
     shown = default if not isinstance(default, (list, tuple)) else " ".join(map(str, default))
     action = parser.add_argument(*flags, default=default, help=f"{help} (default {shown}; "
-                                 f"config [{section.__name__.removesuffix('Section').lower()}] {key})",
+                                 f"config [{name}] {key})",
                                  **kwargs)
     action.config_key = (section, key, to_cli)
     return action
+
+
+def _bounded(convert: Callable, section: str, key: str, flag: str) -> Callable:
+    """``convert`` followed by the config key's range check, refusals as argparse type errors."""
+    import argparse
+
+    from ..pipeline.config import ConfigError, check_bounds
+
+    def checked(text: str):
+        value = convert(text)
+        try:
+            check_bounds(section, key, value, flag)
+        except ConfigError as e:
+            raise argparse.ArgumentTypeError(str(e).removeprefix(f"{flag}: ")) from None
+        return value
+
+    checked.__name__ = getattr(convert, "__name__", "value")   # argparse's "invalid int value"
+    return checked
 
 
 def add_store(parser) -> None:

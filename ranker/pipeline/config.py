@@ -203,6 +203,15 @@ def _check_range(value, bounds: Range | None, where: str) -> None:
         raise ConfigError(f"{where}: must be {'<' if bounds.high_open else '<='} {bounds.high}, got {value!r}")
 
 
+def check_bounds(section: str, key: str, value, where: str) -> None:
+    """Raise :class:`ConfigError` naming ``where`` when ``value`` is not a number ``[section] key`` takes.
+
+    The same :data:`BOUNDS` a config file is checked against; the command-line options that
+    stand for a config key are checked with it too (:func:`ranker.cli.options.config_option`).
+    """
+    _check_range(value, BOUNDS.get((section, key)), where)
+
+
 def _check_value(value, annotation, where: str):
     """Coerce a TOML value to the field's declared type or raise naming the key."""
     origin = typing.get_origin(annotation)

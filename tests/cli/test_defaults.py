@@ -68,3 +68,22 @@ def test_options_named_like_config_keys_are_linked_to_them():
 def test_the_disagreements_of_issue_10_are_gone(command, dest, expected):
     sub = dict(_subcommands(build_parser()))[command]
     assert sub.get_default(dest) == expected
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "--out", "m.json", "--max-iter", "0"], "argument --max-iter: must be >= 1, got 0"),
+    (["train", "--out", "m.json", "--tol", "-1"], "argument --tol: must be > 0, got -1.0"),
+    (["train", "--out", "m.json", "--tol", "nan"], "argument --tol: must be a finite number"),
+    (["train", "--out", "m.json", "--sigma2-grid", "1", "-2"], "argument --sigma2-grid: must be > 0, got -2.0"),
+    (["parse", "--linkage-limit", "0"], "argument --linkage-limit: must be >= 1, got 0"),
+])
+def test_a_config_options_number_is_held_to_the_keys_range(argv, message, capsys):
+    # --max-iter 0 and --tol -1 used to train and write a model (0 iterations; never converging)
+    with pytest.raises(SystemExit) as e:
+        build_parser().parse_args(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert message in err, err
+    # in range, the same option parses to the number
+    good = build_parser().parse_args(["train", "--out", "m.json", "--max-iter", "7", "--tol", "1e-6"])
+    assert good.max_iter == 7 and good.tol == 1e-6
