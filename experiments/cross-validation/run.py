@@ -32,9 +32,10 @@ from ranker.pipeline.config import load_config
 from ranker.pipeline.experiment import RANKERS, run_experiment
 
 FILES = [f"wsj_{i:04d}" for i in range(1, 200)]
-#: Report counts kept per fold in summary.json (what the fold trained on and chose).
-FOLD_COUNTS = ("training sentences kept", "sigma2 (chosen on held-out)", "CG iterations",
-               "features after cut-off")
+#: Report counts kept per fold in summary.json (what the fold trained on).
+FOLD_COUNTS = ("training sentences kept", "features after cut-off")
+#: Typed fields of the log-linear fit kept per fold (report.json "fits", ranker.models.summary).
+FOLD_FIT = ("sigma2", "optimizer", "iterations", "converged")
 
 
 def folds(n: int) -> list[list[str]]:
@@ -82,7 +83,7 @@ def fold_order(only: str | None, n: int) -> list[int]:
 
 def metric_names(results: list[dict]) -> list[str]:
     """The metrics of the fold results (every key but the fold's number and counts)."""
-    return [m for m in results[0] if m not in ("fold", "counts")]
+    return [m for m in results[0] if m not in ("fold", "counts", "fit")]
 
 
 def summarize(results: list[dict]) -> dict:
@@ -137,7 +138,7 @@ def summary_markdown(results: list[dict], summary: dict, folds: int) -> str:
         cells = [f"{_cell(res[m]['loglinear'])} | {_cell(res[m]['loglinear_phi'])}" for m in shown]
         native = _cell(res["mph"]["native"]) if "mph" in res else "n/a"
         lines.append(f"| {res.get('fold', '?')} | " + " | ".join(cells)
-                     + f" | {native} | {c.get('sigma2 (chosen on held-out)', 'n/a')}"
+                     + f" | {native} | {res.get('fit', {}).get('sigma2', 'n/a')}"
                      + f" | {c.get('training sentences kept', 'n/a')} |")
     return "\n".join(lines) + "\n"
 
@@ -174,7 +175,9 @@ def main(argv=None) -> int:
             report=dataclasses.replace(base.report, learning_curve=()))
         print(f"fold {k}: test {ranges(test)}, held-out {ranges(held)}", flush=True)
         report = run_experiment(cfg, Path(args.out) / f"fold{k}", progress=False)
-        results.append({"fold": k, "counts": {c: v for c, v in report.counts.items() if c in FOLD_COUNTS}}
+        fit = report.fits.get("loglinear") or {}
+        results.append({"fold": k, "counts": {c: v for c, v in report.counts.items() if c in FOLD_COUNTS},
+                        "fit": {f: fit.get(f) for f in FOLD_FIT}}
                        | {m: {r: t.rankers[r].error_reduction for r in RANKERS} | {
                            "upper": t.upper, "lower": t.lower}
                           | {f"{r}_score": t.rankers[r].score for r in RANKERS}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import AnnotationSection
-    from .options import add_source, add_store, add_workers, config_option
+    from .options import add_evaluation_settings, add_source, add_store, add_workers, config_option
 
     p = subparsers.add_parser("annotate", help="derive or read partial bracketings and compute X(y, z)",
                               description="Store an annotation kind (riezler: Crouch et al. 2.1 bracketing "
@@ -25,6 +25,7 @@ def add_parser(subparsers) -> None:
     config_option(p, "--best-f-metric", section=AnnotationSection, key="best_f_metric",
                   help="with --kind best_f: the metric whose best candidates form the consistent set")
     add_source(p)
+    add_evaluation_settings(p)
     add_workers(p)
     p.set_defaults(func=run)
 
@@ -40,7 +41,7 @@ def run(args) -> int:
     from ..pipeline import stages
     from ..pipeline.best_f import KIND as BEST_F
     from ..pipeline.config import AnnotationSection
-    from ..store import Store
+    from .recorded import recorded_store
 
     if args.kind == "file" and not args.file:
         raise RankerError("--kind file needs --file BRACKETS.tsv")
@@ -49,7 +50,7 @@ def run(args) -> int:
     annotation = dataclasses.replace(AnnotationSection(), kind=kind)
     if args.kind == BEST_F:
         return _best_f(args, annotation)
-    with Store.open(args.store) as st:
+    with recorded_store(args, "annotate", create=True) as (st, _):
         corpus = _CORPUS.get(args.kind)
         if corpus is not None:
             stages.load_corpus(st, corpus)
@@ -70,18 +71,19 @@ def _best_f(args, annotation) -> int:
     import dataclasses
 
     from ..pipeline import stages
-    from ..pipeline.config import EvaluationSection
-    from ..store import Store
-    from .options import check_metric
+    from .options import check_metric, stored_evaluation
+    from .recorded import recorded_store
 
     check_metric("--best-f-metric", args.best_f_metric)
     annotation = dataclasses.replace(annotation, best_f_metric=args.best_f_metric)
-    with Store.open(args.store, create=False) as st:
+    with recorded_store(args, "annotate") as (st, settings):
         source = stages.stored_source(st, args.source)
+        ev = stored_evaluation(st, source, args)   # the settings the store's counts were computed with
+        settings["evaluation"] = dataclasses.asdict(ev)
         stages.load_corpus(st, "treebank")
         sentences = st.sentences("treebank")
         out = stages.annotate(st, annotation, sentences, workers=args.workers, where="ranker annotate",
-                              source=source, evaluation=EvaluationSection())
+                              source=source, evaluation=ev)
     print(f"best_f: counts under {args.best_f_metric} of the candidates from {source}: "
           f"{out.annotated} sentences scored now (the others have none or were scored before)")
     return 0

@@ -37,12 +37,12 @@ def evaluation_section(args):
 
 def run(args) -> int:
     from ..pipeline import stages
-    from ..store import Store
     from .options import selection
+    from .recorded import recorded_store
 
     ev = evaluation_section(args)
     stages.scoring_settings(ev)
-    with Store.open(args.store, create=False) as st:
+    with recorded_store(args, "counts") as (st, _):
         source = stages.stored_source(st, args.source)
         sel = selection(st, args)
         done = stages.compute_counts(st, ev, sel.sentences, source, args.workers, not args.no_progress)

@@ -24,10 +24,10 @@ def run(args) -> int:
     from ..pipeline import stages
     from ..pipeline.config import ParseSection
     from ..registries import CORPORA
-    from ..store import Store
+    from .recorded import recorded_store
 
     bad = 0
-    with Store.open(args.store) as st:
+    with recorded_store(args, "import", create=True) as (st, _):
         if args.corpus in CORPORA:
             stages.load_corpus(st, CORPORA.get(args.corpus))
         for path in args.files:

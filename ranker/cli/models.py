@@ -10,13 +10,17 @@ def add_parser(subparsers) -> None:
     from ..store.store import RULES
     from .options import add_source, add_store, config_option
 
-    p = subparsers.add_parser("models", help="list or export the trained models kept in a store",
-                              description="Every log-linear fit (each sigma^2, each learning-curve "
-                              "point) is kept in the store by its content key. List them, or export "
-                              "one as a model file for ranker select --model.")
+    p = subparsers.add_parser("models", help="list, export or retrain the models kept in a store",
+                              description="Every fit (each sigma^2 of a grid, each learning-curve "
+                              "point, a given sigma^2, a retrain, Heidorn's tuned K table) is kept in "
+                              "the store by its content key, with its registry entry, settings, "
+                              "training-data digest, parent and what it was chosen on. List them, "
+                              "export one as a model file for ranker select --model, or adapt one to "
+                              "people's decisions.")
     sub = p.add_subparsers(dest="models_command", metavar="{list,export,retrain}")
     sub.required = True
-    ls = sub.add_parser("list", help="one line per stored model: key, ranker, features, sigma^2")
+    ls = sub.add_parser("list", help="one line per stored model: key, registry entry, sigma^2, "
+                        "features, what it was chosen on, its parent and the run that fitted it")
     add_store(ls)
     ls.add_argument("--format", choices=("text", "json"), default="text")
     ls.set_defaults(func=run_list)
@@ -44,23 +48,35 @@ def add_parser(subparsers) -> None:
 
 
 def _models(store) -> list[dict]:
-    from ..pipeline.cache import MODEL_KIND
-
+    """Every stored model as ``ranker models list`` shows it: its record and its file's facts."""
     out = []
-    for key in store.artifact_keys(MODEL_KIND):
-        payload, meta = store.get_artifact(MODEL_KIND, key)
+    runs = {r.id: r for r in store.runs()}
+    for rec in store.model_records():
         try:
-            doc = json.loads(payload)
+            doc = json.loads(store.model_file(rec.key) or b"{}")
         except (json.JSONDecodeError, UnicodeDecodeError):
             doc = {}
         doc = doc if isinstance(doc, dict) else {}
         feats = doc.get("features", {})
-        out.append({"key": key, "ranker": doc.get("ranker"), "sigma2": doc.get("params", {}).get("sigma2"),
-                    "features": feats.get("count"),
-                    "feature_set": feats.get("config", {}).get("name"),
-                    "chosen_on_heldout": "trials" in meta,
-                    "retrained_from": meta.get("retrained_from")})
+        run = runs.get(rec.run)
+        out.append({"key": rec.key, "ranker": rec.ranker or doc.get("ranker"),
+                    "sigma2": doc.get("params", {}).get("sigma2"),
+                    "features": feats.get("count"), "feature_set": feats.get("config", {}).get("name"),
+                    "chosen": rec.chosen, "parent": rec.parent, "data": rec.data, "run": rec.run,
+                    "command": run.command if run else None, "created": rec.created,
+                    "settings": rec.settings, "summary": rec.summary})
     return out
+
+
+def _describe(m: dict) -> str:
+    sigma2 = f"  sigma2 {m['sigma2']:g}" if isinstance(m["sigma2"], (int, float)) else ""
+    features = f"  {m['features']} features ({m['feature_set'] or 'no feature config'})" \
+        if m["features"] else ""
+    made = f"  run {m['run']} ({m['command']}, {m['created']})" if m["run"] is not None else \
+        (f"  {m['created']}" if m["created"] else "")
+    return (f"{m['key']}  {m['ranker'] or '?'}{sigma2}{features}"
+            f"{'  chosen on ' + m['chosen'] if m['chosen'] else ''}"
+            f"{'  retrained from ' + str(m['parent']) if m['parent'] else ''}{made}")
 
 
 def run_list(args) -> int:
@@ -72,11 +88,7 @@ def run_list(args) -> int:
         print(json.dumps(models, indent=1))
         return 0
     for m in models:
-        sigma2 = f"{m['sigma2']:g}" if isinstance(m["sigma2"], (int, float)) else "?"
-        print(f"{m['key']}  {m['ranker']}  sigma2 {sigma2}  {m['features']} features "
-              f"({m['feature_set'] or 'no feature config'})"
-              f"{'  chosen on held-out' if m['chosen_on_heldout'] else ''}"
-              f"{'  retrained from ' + str(m['retrained_from']) if m['retrained_from'] else ''}")
+        print(_describe(m))
     if not models:
         print("no models stored")
     return 0
@@ -86,22 +98,24 @@ def run_export(args) -> int:
     from ..atomicfile import atomic_write
     from ..errors import RankerError
     from ..models import load_model
-    from ..pipeline.cache import MODEL_KIND
     from ..store import Store
     from .train import check_writable
 
     check_writable(args.out)
     with Store.open(args.store, readonly=True) as st:   # listing and exporting change nothing
+        models = _models(st)
         if args.key is None:
-            keys = [m["key"] for m in _models(st) if m["chosen_on_heldout"]]
+            found = [m for m in models if "heldout" in m["chosen"] and m["features"]]
             wanted = "were chosen on held-out"
         else:
-            keys = [k for k in st.artifact_keys(MODEL_KIND) if k.startswith(args.key)]
+            found = [m for m in models if m["key"].startswith(args.key)]
             wanted = f"match {args.key!r}"
-        if len(keys) != 1:
-            raise RankerError(f"{args.store}: {'no' if not keys else len(keys)} stored models {wanted}; "
-                              "name one by its key (ranker models list)")
-        payload, _ = st.get_artifact(MODEL_KIND, keys[0])
+        if len(found) != 1:
+            listed = "".join(f"\n  {_describe(m)}" for m in found[:20])
+            raise RankerError(f"{args.store}: {'no' if not found else len(found)} stored models {wanted}; "
+                              f"name one by its key (ranker models list){':' if found else ''}{listed}")
+        key = found[0]["key"]
+        payload = st.model_file(key)
     with atomic_write(args.out, binary=True) as f:   # a failure leaves an old file as it was
         f.write(payload)
     try:
@@ -110,15 +124,21 @@ def run_export(args) -> int:
         os.unlink(args.out)
         raise
     note = "" if saved.feature_config else " (no feature config: rerun ranker run to add it)"
-    print(f"wrote {args.out}: {keys[0]}{note}")
+    print(f"wrote {args.out}: {key}{note}")
     return 0
 
 
 def run_retrain(args) -> int:
     from ..pipeline.retrain import retrain
-    from ..store import Store
+    from .recorded import recorded_store
 
-    with Store.open(args.store, create=False) as st:
+    import dataclasses
+
+    from ..pipeline.stages import stored_evaluation, stored_source
+
+    with recorded_store(args, "models retrain") as (st, settings):
+        # recorded with the run: the settings of the counts beside the decisions it learns from
+        settings["evaluation"] = dataclasses.asdict(stored_evaluation(st, stored_source(st, args.source)))
         out = retrain(st, args.key, kind=args.kind, source=args.source, rule=args.rule)
     how = f"{out.n_iter} iterations" if out.n_iter else "stored before"
     print(f"{out.key}: {out.base} adapted to {args.kind!r} ({out.trained} of {out.sentences} annotated "

@@ -103,9 +103,30 @@ def add_source(parser) -> None:
 def check_metric(option: str, name: str) -> None:
     """Fail in one line when ``name``, given to ``option``, is not a reported metric."""
     from ..errors import RankerError
-    from ..pipeline import stages
-    from ..pipeline.config import EvaluationSection
+    from ..evaluation.bounds import METRICS
 
-    known = stages.metric_names(EvaluationSection())
+    known = list(METRICS)
     if name not in known:
         raise RankerError(f"{option} {name!r} is not known (known: {', '.join(known)})")
+
+
+def add_evaluation_settings(parser) -> None:
+    """``--evalb-param``, ``--head-rules``, ``--flatten-rules``: which stored counts to read.
+
+    By default the settings the store's counts were computed with (``ranker counts`` records
+    them); an option picks among several stored settings, and one naming settings no counts were
+    computed with is an error (:func:`ranker.pipeline.stages.stored_evaluation`).
+    """
+    for flag, key in (("--evalb-param", "evalb_param"), ("--head-rules", "head_rules"),
+                      ("--flatten-rules", "flatten_rules")):
+        parser.add_argument(flag, dest=key, default=None,
+                            help=f"[evaluation] {key} of the stored counts to read (default: the "
+                                 "settings the store's counts were computed with)")
+
+
+def stored_evaluation(store, source: str, args):
+    """The ``[evaluation]`` section of the store's counts, as :func:`add_evaluation_settings` chose."""
+    from ..pipeline import stages
+
+    return stages.stored_evaluation(store, source, {k: getattr(args, k, None)
+                                                    for k in stages.SCORING_KEYS})

@@ -33,7 +33,7 @@ def run(args) -> int:
     from ..sources.link_grammar import import_linkgrammar
     from ..registries import corpus_name
     from ..sources.treebank import require_split
-    from ..store import Store
+    from .recorded import recorded_store
     from .options import selection
 
     args.corpus = corpus_name(args.corpus, "--corpus")
@@ -41,7 +41,7 @@ def run(args) -> int:
     require_split(args.corpus, args.split)   # e.g. conll2000's test half, not installed
     parse = ParseSection(linkage_limit=args.linkage_limit, max_parse_time=args.max_parse_time,
                          allow_null=args.allow_null)
-    with Store.open(args.store) as st:
+    with recorded_store(args, "parse", create=True) as (st, _):
         stages.load_corpus(st, args.corpus)
         sel = selection(st, args)
         out = stages.parse_or_import(st, parse, sel.sentences, args.corpus, args.workers,

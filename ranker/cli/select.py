@@ -3,9 +3,10 @@ from __future__ import annotations
 
 
 def add_parser(subparsers) -> None:
-    from ..pipeline.config import EvaluationSection, ExperimentSection, HeidornSection, LogLinearSection
+    from ..pipeline.config import ExperimentSection, HeidornSection, LogLinearSection
     from ..registries import RANKERS
-    from .options import add_selection, add_source, add_store, add_workers, config_option
+    from .options import (add_evaluation_settings, add_selection, add_source, add_store, add_workers,
+                          config_option)
 
     p = subparsers.add_parser("select", help="pick one parse per sentence with a ranker",
                               description="Write the chosen tree of every sentence of the selection, one "
@@ -19,12 +20,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("--model", default=None, help="model file (loglinear; optional for heidorn)")
     config_option(p, "--k-table", section=HeidornSection, key="k_table",
                   help="heidorn: K table (name or path)")
-    config_option(p, "--heads", section=EvaluationSection, key="head_rules",
-                  help="heidorn: head-rule table, or 'star'")
+    p.add_argument("--heads", default=None,
+                   help="heidorn: head-rule table, or 'star' (default: the head rules of the store's "
+                        "counts, as ranker run gives Heidorn its [evaluation] head_rules)")
     p.add_argument("--no-pp-as-np", action="store_true", help="heidorn: keep the preposition as PP head")
     config_option(p, "--metric", section=LogLinearSection, key="select_metric",
                   help="oracle: the metric whose sentence score it maximises (counts from ranker counts)")
     config_option(p, "--seed", section=ExperimentSection, key="seed", type=int, help="random: seed")
+    add_evaluation_settings(p)
     add_workers(p)
     p.add_argument("--out", required=True, help="output .mrg file")
     p.set_defaults(func=run)
@@ -39,11 +42,12 @@ def run(args) -> int:
     from ..evaluation.bounds import oracle_choice
     from ..models import HeidornRanker, RandomRanker, load_model
     from ..pipeline import stages
-    from ..pipeline.config import EvaluationSection
+    import dataclasses
+
     from ..pipeline.feature_cache import cached_matrix
     from ..registries import RANKERS, metric
-    from ..store import Store
-    from .options import selection
+    from .options import selection, stored_evaluation
+    from .recorded import recorded_store
     from .train import check_writable
 
     name = RANKERS.resolve(args.ranker).partition("/")[0]
@@ -60,9 +64,10 @@ def run(args) -> int:
             raise RankerError(f"{args.model}: the model file carries no feature configuration; "
                               "export it again (ranker models export) or retrain")
         fs = feature_set_from_dict(saved.feature_config, args.model)
-    ev = EvaluationSection()
-    with Store.open(args.store, create=False) as st:
+    with recorded_store(args, "select") as (st, settings):
         source = stages.stored_source(st, args.source)
+        ev = stored_evaluation(st, source, args)   # the settings the store's counts were computed with
+        settings["evaluation"] = dataclasses.asdict(ev)
         sel = selection(st, args)
         texts = {s.id: st.candidate_texts(s.id, source) for s in sel.sentences}
         ids = [s.id for s in sel.sentences if texts[s.id]]
@@ -79,7 +84,8 @@ def run(args) -> int:
                 picked = saved.ranker.predict(m.restrict(saved.feature_names), m.groups())
             elif name == "heidorn":
                 ranker = saved.ranker if saved else HeidornRanker(
-                    k_table=args.k_table, heads=args.heads, pp_as_np=not args.no_pp_as_np).fit()
+                    k_table=args.k_table, heads=args.heads or ev.head_rules,
+                    pp_as_np=not args.no_pp_as_np).fit()
                 trees, tgroups, _ = stages.candidate_trees(st, sel, source)
                 picked = ranker.predict(trees, tgroups) if trees else np.zeros(0, dtype=np.int64)
             elif name == "native":

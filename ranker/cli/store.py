@@ -34,8 +34,13 @@ def _open(path):
 def run_stats(args) -> int:
     with _open(args.store) as st:
         stats = st.stats()
+        runs = st.runs()
+        scorings = st.scorings()
+        models = len(st.model_records())
     if args.format == "json":
-        print(json.dumps(stats._asdict(), indent=2, sort_keys=True))
+        doc = {**stats._asdict(), "models": models,
+               "scorings": [sc._asdict() for sc in scorings], "runs": [r._asdict() for r in runs]}
+        print(json.dumps(doc, indent=2, sort_keys=True))
         return 0
     for k, v in stats._asdict().items():
         if isinstance(v, dict):
@@ -43,6 +48,13 @@ def run_stats(args) -> int:
         elif isinstance(v, float):
             v = f"{v:.2f}"
         print(f"{k:26} {v}")
+    print(f"{'models':26} {models} (ranker models list)")
+    for sc in scorings:
+        print(f"{'counts of ' + sc.source:26} " + ", ".join(f"{k} {v}" for k, v in sc.settings.items()))
+    print(f"runs ({len(runs)}, oldest first):" if runs else f"{'runs':26} none recorded")
+    for r in runs:
+        print(f"  {r.id:>4}  {r.started} .. {r.ended or '?':20}  {r.command:15} {r.outcome}  "
+              f"(ranker {r.version})")
     return 0
 
 

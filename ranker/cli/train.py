@@ -5,7 +5,8 @@ from __future__ import annotations
 def add_parser(subparsers) -> None:
     from ..pipeline.config import (AnnotationSection, DataSection, FeaturesSection, LogLinearSection)
     from ..store.store import RULES
-    from .options import add_selection, add_source, add_store, add_workers, config_option
+    from .options import (add_evaluation_settings, add_selection, add_source, add_store, add_workers,
+                          config_option)
 
     p = subparsers.add_parser("train", help="train the log-linear ranker from partial bracketings",
                               description="Extract (or reuse stored) features of a split, keep the "
@@ -49,6 +50,7 @@ def add_parser(subparsers) -> None:
                    help="fit this one sigma^2 instead of choosing from the grid on held-out")
     config_option(p, "--metric", section=LogLinearSection, key="select_metric",
                   help="held-out metric that picks sigma^2")
+    add_evaluation_settings(p)
     add_workers(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True, help="model file (JSON)")
@@ -79,12 +81,15 @@ def run(args) -> int:
     from ..models import save_model
     from ..pipeline import stages
     from ..pipeline.best_f import KIND as BEST_F
-    from ..pipeline.config import AnnotationSection, EvaluationSection, FeaturesSection, LogLinearSection
+    import dataclasses
+
+    from ..pipeline.config import AnnotationSection, FeaturesSection, LogLinearSection
     from ..pipeline.feature_cache import cached_matrix
     from ..pipeline.splits import select_split
+    from ..pipeline.training import fit_sigma2
     from ..pipeline.validate import check_cutoff
-    from ..store import Store
-    from .options import check_metric, selection
+    from .options import check_metric, selection, stored_evaluation
+    from .recorded import recorded_store
 
     check_writable(args.out)
     fs = load_feature_set(args.features)
@@ -98,12 +103,13 @@ def run(args) -> int:
                           max_parses=args.max_parses, full_only=args.full_only,
                           select_metric=args.metric)
     heldout = args.heldout if args.sigma2 is None else ""
-    ev = EvaluationSection()
     check_metric("--metric", ll.select_metric)
     if args.kind == BEST_F:
         check_metric("--best-f-metric", args.best_f_metric)
-    with Store.open(args.store, create=False) as st:
+    with recorded_store(args, "train") as (st, settings):
         source = stages.stored_source(st, args.source)
+        ev = stored_evaluation(st, source, args)   # the settings the store's counts were computed with
+        settings["evaluation"] = dataclasses.asdict(ev)
         sel = selection(st, args)
         progress = not args.no_progress
         rule = args.rule
@@ -139,7 +145,7 @@ def run(args) -> int:
             ranker = fit.model
         else:
             ranker = None if not data.survivors.group_mask.any() else \
-                template.set_params(sigma2=grid[0]).fit(data.X, data.y, data.groups, full=data.full)
+                fit_sigma2(st, template, data, grid[0], fs.to_dict())
         if ranker is None:
             raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
                               f"({data.survivors.dropped}); is the split annotated (ranker annotate)?")

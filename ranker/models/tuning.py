@@ -33,6 +33,7 @@ class SigmaSelection(NamedTuple):
     sigma2: float
     trials: tuple[tuple[float, float], ...]   # (σ², held-out quality)
     ranker: object
+    models: tuple = ()                        # every trial's fitted model, in trial order
 
 
 def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldout,
@@ -65,7 +66,7 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
     Returns
     -------
     SigmaSelection
-        ``trials`` in ascending σ²; a tie keeps the smaller σ².
+        ``trials`` (and ``models``) in ascending σ²; a tie keeps the smaller σ².
     """
     if not len(grid):
         raise RankerError("the σ² grid is empty")
@@ -73,6 +74,7 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
     offsets = group_offsets(groups_heldout, len(quality))
     best = None
     trials = []
+    models = []
     previous = None
     values = sorted(float(s2) for s2 in grid)
     bar = None
@@ -88,10 +90,11 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
                                                         **(fit_params or {}))
         q = selected_quality(model.decision_function(X_heldout), quality, offsets)
         trials.append((s2, q))
+        models.append(model)
         if best is None or q > best[1]:
             best = (s2, q, model)
         previous = model
-    return SigmaSelection(best[0], tuple(trials), best[2])
+    return SigmaSelection(best[0], tuple(trials), best[2], tuple(models))
 
 
 def tune_k_table(compiled, quality: np.ndarray, groups, table: KTable,

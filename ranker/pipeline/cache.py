@@ -49,30 +49,77 @@ def text_digest(texts) -> str:
     return h.hexdigest()
 
 
-def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
-               feature_config: dict | None = None):
-    """``fit()`` once per key: the fitted ranker and its metadata are kept in the store as a model.
-
-    ``fit`` returns ``(ranker, meta)``; a warm rerun loads both instead of training again. Models
-    are saved by :func:`ranker.models.save_model` (JSON, format version, feature index and the
-    feature configuration, so ``ranker models export`` gives a usable model file).
-    """
-    from ..models.persistence import load_model, save_model
+def model_payload(ranker, names: Sequence[str], feature_config: dict | None = None) -> bytes:
+    """The model file of ``ranker`` (:func:`ranker.models.save_model`) as bytes."""
+    from ..models.persistence import save_model
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "model.json"
-        got = store.get_artifact(MODEL_KIND, key)
-        if got is not None:
-            path.write_bytes(got[0])
-            saved = load_model(path, names)
-            if feature_config and not saved.feature_config:   # kept by an older ranker: add it
-                save_model(path, saved.ranker, names, feature_config)
-                store.put_artifact(MODEL_KIND, key, path.read_bytes(), got[1])
-            return saved.ranker, got[1]
-        ranker, meta = fit()
         save_model(path, ranker, names, feature_config or {})
-        store.put_artifact(MODEL_KIND, key, path.read_bytes(), meta)
-        return ranker, meta
+        return path.read_bytes()
+
+
+def load_payload(payload: bytes, names: Sequence[str] | None = None, where: str = "model"):
+    """The :class:`~ranker.models.persistence.SavedModel` of stored model-file bytes."""
+    from ..models.persistence import load_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{where}.json"
+        path.write_bytes(payload)
+        return load_model(path, names)
+
+
+def model_record(key: str, ranker, payload: bytes, data: str = "", parent: str | None = None,
+                 chosen: str = ""):
+    """The :class:`~ranker.store.ModelRecord` of a fitted ranker about to be stored under ``key``.
+
+    Its registry entry is the one the model file names (``ranker`` field, versioned), its
+    settings the estimator's hyperparameters and the objective's arithmetic version, its summary
+    the typed :class:`~ranker.models.summary.FitSummary`.
+    """
+    from ..models.summary import FitSummary
+    from ..store import ModelRecord
+    from .training import fit_params
+
+    entry = str(json.loads(payload).get("ranker", ""))
+    entry = entry if "/" in entry or not entry else f"{entry}/1"
+    return ModelRecord(key, entry, fit_params(ranker), data or key, parent, chosen, None, "",
+                       FitSummary.of(ranker).to_dict())
+
+
+def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
+               feature_config: dict | None = None, *, data: str = "", parent: str | None = None,
+               chosen: str = ""):
+    """``fit()`` once per key: the fitted ranker is kept in the store as a model with its record.
+
+    ``fit`` returns ``(ranker, meta)``; a warm rerun loads both instead of training again. The
+    model file is :func:`ranker.models.save_model`'s (JSON, format version, feature index and the
+    feature configuration, so ``ranker models export`` gives a usable model file); the record
+    (:class:`~ranker.store.ModelRecord`) names its registry entry, settings, data digest
+    (``data``, default the key), the model it was retrained from (``parent``), what it was chosen
+    on (``chosen``, added to the record of a model loaded warm) and the run that fitted it.
+    """
+    payload = store.model_file(key)
+    if payload is not None:
+        saved = load_payload(payload, names)
+        meta = store.get_artifact(MODEL_KIND, key)[1]
+        if feature_config and not saved.feature_config:   # kept by an older ranker: add it
+            payload = model_payload(saved.ranker, names, feature_config)
+            store.put_artifact(MODEL_KIND, key, payload, meta)
+        if store.model_record(key) is None:                 # kept before models had records
+            store.put_model(model_record(key, saved.ranker, payload, data, parent, chosen), payload, meta)
+        elif chosen:
+            store.choose_model(key, chosen)
+        return saved.ranker, meta
+    ranker, meta = fit()
+    payload = model_payload(ranker, names, feature_config)
+    store.put_model(model_record(key, ranker, payload, data, parent, chosen), payload, meta)
+    return ranker, meta
+
+
+def sub_key(key: str, **parts) -> str:
+    """A key derived from ``key`` and named parts (one trial of a search keyed by ``key``)."""
+    return data_digest([], {"of": key, **parts})
 
 
 def cached_result(store: Store, key: str, compute: Callable[[], dict]) -> dict:

@@ -141,15 +141,19 @@ class ExperimentConfig:
     report: ReportSection = field(default_factory=ReportSection)
     source: str = "<defaults>"             # the file it came from, for messages
 
-    def to_toml(self) -> str:
-        """The fully resolved config as TOML (every key, defaults included)."""
+    def to_dict(self) -> dict:
+        """The fully resolved config as plain data (every key, defaults included; lists for tuples)."""
         doc: dict = {"schema_version": SCHEMA_VERSION}
         for f in dataclasses.fields(self):
             if f.name == "source":
                 continue
             sec = dataclasses.asdict(getattr(self, f.name))
             doc[f.name] = {k: list(v) if isinstance(v, tuple) else v for k, v in sec.items()}
-        return tomli_w.dumps(doc)
+        return doc
+
+    def to_toml(self) -> str:
+        """The fully resolved config as TOML (every key, defaults included)."""
+        return tomli_w.dumps(self.to_dict())
 
 
 class Range(typing.NamedTuple):

@@ -112,7 +112,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     Path(cfg.experiment.store).parent.mkdir(parents=True, exist_ok=True)
     # every stage's pools and the objective run on the configured executor (local or Dask)
     with stages.make_executor(cfg.experiment) as executor, use_executor(executor), \
-            Store.open(cfg.experiment.store) as st:
+            Store.open(cfg.experiment.store) as st, \
+            st.recording("run", {"config": cfg.to_dict(), "out": str(out.resolve())}):
         with clock("corpus"):
             splits = stages.select_splits(st, d)
         for name, s in splits.main().items():
@@ -183,6 +184,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             notes.extend(fit.notes)
         counts.update(fit.counts)
         model, chosen = fit.model, fit.chosen
+        fits = {"loglinear": fit.summary} if fit.summary else {}
 
         with clock("heidorn"):
             hq = stages.candidate_quality(held[cfg.heidorn.tune_metric], cfg.heidorn.tune_metric)
@@ -190,7 +192,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             with atomic_write(out / "k-table.tuned.toml") as f:
                 f.write(heid.tuned.k_table_.to_toml(f"Heidorn K table tuned on {d.heldout} for "
                                                     f"{cfg.heidorn.tune_metric} by ranker run"))
-        counts["Heidorn K changes accepted in tuning"] = len(heid.tuned.tuning_history_)
+        fits["heidorn_tuned"] = heid.summary
 
         test = splits.test
         with clock("select"):
@@ -244,6 +246,6 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                              "system is charged their gold brackets (EVALB would skip their empty "
                              "lines in selected/*.mrg).")
             report = Report(cfg.experiment.name, tables, by_quality, by_length, counts,
-                            dict(clock.seconds), plots, notes, _versions(), dict(clock.peak_mb))
+                            dict(clock.seconds), plots, notes, _versions(), dict(clock.peak_mb), fits)
             write_report(report, out, plots=cfg.report.plots)
     return report

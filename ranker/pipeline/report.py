@@ -79,6 +79,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
     peak_memory_mb: dict[str, float | None] = field(default_factory=dict)   # per stage, workers included
+    fits: dict[str, dict] = field(default_factory=dict)   # ranker -> typed fit record (FitSummary + choice)
 
 
 def _clean(x):
@@ -90,6 +91,26 @@ def _clean(x):
     if isinstance(x, (list, tuple)):
         return [_clean(v) for v in x]
     return x
+
+
+def _fit_rows(fits: dict[str, dict]) -> list[list[str]]:
+    """The words for the typed fit records (the only place they are made)."""
+    rows = []
+    for name, f in fits.items():
+        if f.get("sigma2") is not None:   # a log-linear fit
+            chosen = f.get("chosen_on", "")
+            rows.append([f"{name}: sigma2 (chosen on {chosen})" if chosen else f"{name}: sigma2",
+                         _num(f["sigma2"])])
+            rows.append([f"{name}: {f.get('optimizer', '').upper() or 'solver'} iterations",
+                         _num(f["iterations"])])
+            rows.append([f"{name}: objective evaluations", _num(f["evaluations"])])
+            rows.append([f"{name}: converged", "yes" if f.get("converged") else "no"])
+            metric = chosen.removeprefix("heldout ")
+            for s2, q in f.get("trials", ()):
+                rows.append([f"{name}: held-out {metric} at sigma2={s2:g}", _num(q)])
+        else:                            # Heidorn's K search
+            rows.append([f"{name}: K changes accepted in tuning", _num(f["iterations"])])
+    return rows
 
 
 def report_to_json(report: Report) -> dict:
@@ -204,6 +225,8 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
     if report.counts:
         out += ["## Counts", "", _md_table(["what", "value"], [[k, _num(v)] for k, v in
                                                                report.counts.items()]), ""]
+    if report.fits:
+        out += ["## Fits", "", _md_table(["what", "value"], _fit_rows(report.fits)), ""]
     if report.timings:
         out += ["## Time per stage (seconds)", "",
                 _md_table(*_timing_table(report)), ""]
@@ -278,6 +301,8 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
     if report.counts:
         parts.append("<h2>Counts</h2>" + table(["what", "value"],
                                                [[k, _num(v)] for k, v in report.counts.items()]))
+    if report.fits:
+        parts.append("<h2>Fits</h2>" + table(["what", "value"], _fit_rows(report.fits)))
     if report.timings:
         parts.append("<h2>Time per stage (seconds)</h2>" + table(*_timing_table(report)))
     for p in report.plots:

@@ -15,8 +15,6 @@ twice on the same decisions loads the first result.
 """
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -38,24 +36,20 @@ class RetrainOutcome(NamedTuple):
 
 
 def stored_model(store: Store, key: str):
-    """The :class:`~ranker.models.persistence.SavedModel` stored under ``key`` (or a unique prefix).
+    """``(key, SavedModel)`` of the stored model ``key`` names (the key or a unique prefix).
 
     Raises
     ------
     RankerError
         If no stored model, or more than one, matches ``key``.
     """
-    from ..models.persistence import load_model
-    from .cache import MODEL_KIND
+    from .cache import load_payload
 
-    keys = [k for k in store.artifact_keys(MODEL_KIND) if k.startswith(key)] if key else []
+    keys = [r.key for r in store.model_records() if r.key.startswith(key)] if key else []
     if len(keys) != 1:
         raise RankerError(f"{store.path}: {'no' if not keys else len(keys)} stored models match "
                           f"{key!r}; name one by its key (ranker models list)")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"{keys[0]}.json"
-        path.write_bytes(store.get_artifact(MODEL_KIND, keys[0])[0])
-        return keys[0], load_model(path)
+    return keys[0], load_payload(store.model_file(keys[0]), where=keys[0])
 
 
 def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, int], None] | None = None,
@@ -148,6 +142,6 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     key = data_digest([X, y, groups, full, start],
                       {"template": fit_params(base), "names": list(names), "kind": kind,
                        "retrain": "map-adaptation/1"})
-    fitted, meta = cached_fit(store, key, names, fit, saved.feature_config)
+    fitted, meta = cached_fit(store, key, names, fit, saved.feature_config, parent=base_key)
     return RetrainOutcome(key, base_key, fitted, tuple(names), len(sentences), int(meta["trained"]),
                           ran["n_iter"])

@@ -70,6 +70,53 @@ def scoring_settings(evaluation: EvaluationSection) -> ScoringSettings:
     return ScoringSettings(evaluation.evalb_param, evaluation.head_rules, evaluation.flatten_rules)
 
 
+#: The ``[evaluation]`` keys the stored per-candidate counts depend on (:class:`ScoringSettings`).
+SCORING_KEYS = ("evalb_param", "head_rules", "flatten_rules")
+
+
+def record_scoring(store: Store, evaluation: EvaluationSection, source: str) -> None:
+    """Record in the store that ``source``'s counts are computed with ``evaluation``'s settings."""
+    store.put_scoring(source, scoring_settings(evaluation).key(),
+                      {k: getattr(evaluation, k) for k in SCORING_KEYS})
+
+
+def stored_evaluation(store: Store, source: str, given: dict | None = None) -> EvaluationSection:
+    """The ``[evaluation]`` settings a command reads ``source``'s counts with: the store's own.
+
+    The store records the settings every ``ranker counts`` (or ``ranker run``) computed counts
+    with (:meth:`Store.scorings`), so ``train``, ``select``, ``annotate``, ``models retrain`` and
+    ``ranker serve`` read those instead of assuming the defaults. ``given`` (option -> value, None
+    for an option not given) picks among several; a value no stored counts were computed with is
+    an error naming what is stored, never a silent switch to other counts. A store with no counts
+    recorded gives the defaults (overridden by ``given``).
+
+    Raises
+    ------
+    RankerError
+        If ``given`` matches no stored settings, or several settings are stored and ``given``
+        does not say which.
+    """
+    given = {k: v for k, v in (given or {}).items() if v is not None}
+    scorings = store.scorings(source)
+    if not scorings:
+        return EvaluationSection(**given)
+    matches = [sc for sc in scorings if all(sc.settings.get(k) == v for k, v in given.items())]
+    if len(matches) == 1:
+        return EvaluationSection(**{k: v for k, v in matches[0].settings.items() if k in SCORING_KEYS})
+
+    def say(sc) -> str:
+        return ", ".join(f"{k} {sc.settings.get(k)!r}" for k in SCORING_KEYS)
+
+    stored = "; ".join(say(sc) for sc in scorings)
+    if not matches:
+        asked = ", ".join(f"{k} {v!r}" for k, v in given.items())
+        raise RankerError(f"{store.path}: the counts of {source} were computed with {stored}, not "
+                          f"with {asked}; name stored settings, or compute counts with these first "
+                          f"(ranker counts --source {source} ...)")
+    raise RankerError(f"{store.path}: the counts of {source} were computed under {len(matches)} "
+                      f"settings ({stored}); name one with --evalb-param, --head-rules, --flatten-rules")
+
+
 def metric_names(evaluation: EvaluationSection) -> list[str]:
     """The report's metrics, in report order: those whose counts the scorer stores."""
     stored = Scorer(scoring_settings(evaluation)).metrics
@@ -292,9 +339,13 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
 
         if source is None:
             raise RankerError(f"{where}: [annotation] kind {BEST_F!r} needs the candidate source")
-        settings = scoring_settings(evaluation or EvaluationSection())
+        if evaluation is None:
+            raise RankerError(f"{where}: [annotation] kind {BEST_F!r} needs the [evaluation] settings "
+                              "its counts are computed with")
+        settings = scoring_settings(evaluation)
         done = ensure_best_f_counts(store, sentences, source, annotation.best_f_metric, settings,
                                     workers)
+        record_scoring(store, evaluation, source)
         if with_extra:
             check_store(store, annotation.extra_kind, eq, progress=progress, workers=workers)
         return AnnotationOutcome(kind, annotation.extra_kind, annotation.rule, done,
@@ -332,6 +383,7 @@ def compute_counts(store: Store, evaluation: EvaluationSection, sentences: Seque
     gold_deps = {s.id: store.gold_dependencies(s.id) for s in sentences}
     done = score_candidates(store, list(sentences), settings, gold_deps, resolve_workers(workers),
                             progress, source)
+    record_scoring(store, evaluation, source)
     return CountsOutcome(settings, done)
 
 
@@ -498,8 +550,9 @@ class LogLinearFit(NamedTuple):
     model: object                   # fitted LogLinearRanker or None
     chosen: object                  # SigmaSelection (σ², held-out trials) or None
     names: tuple[str, ...]          # the feature index (columns the model scores)
-    counts: dict[str, float]        # report counts
+    counts: dict[str, float]        # report counts (what the filters kept and dropped)
     notes: tuple[str, ...]          # report notes (not trained, early stopping)
+    summary: dict | None = None     # typed fit record (report.json "fits"): FitSummary + choice
 
 
 def fit_loglinear(store: Store, loglinear: LogLinearSection, template, data, X_heldout,
@@ -507,27 +560,33 @@ def fit_loglinear(store: Store, loglinear: LogLinearSection, template, data, X_h
                   feature_config: dict | None = None) -> LogLinearFit:
     """Fit one model per σ² of ``[loglinear] sigma2_grid`` and keep the best on held-out (cached).
 
-    ``feature_config`` (the feature set's ``to_dict()``) is saved with the stored model, so
-    ``ranker models export`` gives a model ``ranker select`` can extract features for.
+    Every fit is kept in the store as a model (``ranker models list``), the chosen one marked as
+    chosen on held-out under ``[loglinear] select_metric``. ``feature_config`` (the feature set's
+    ``to_dict()``) is saved with each model, so ``ranker models export`` gives a model
+    ``ranker select`` can extract features for.
     """
     from sklearn.exceptions import ConvergenceWarning
 
+    from ..models.summary import FitSummary
     from .training import select_model
 
     notes: list[str] = []
     counts: dict[str, float] = {}
-    model = chosen = None
+    model = chosen = summary = None
     survivors = data.survivors
     if survivors.group_mask.any():
         with warnings.catch_warnings():   # reported once, below, not once per fit
             warnings.simplefilter("ignore", ConvergenceWarning)
             chosen = select_model(store, template, data, X_heldout, groups_heldout, quality_heldout,
-                                  loglinear.sigma2_grid, progress, feature_config)
+                                  loglinear.sigma2_grid, progress, feature_config,
+                                  chosen_on=f"heldout {loglinear.select_metric}")
         model = chosen.ranker
         if not model.converged_:
             notes.append(f"The chosen log-linear model stopped at [loglinear] max_iter = "
                          f"{loglinear.max_iter} iterations before its gradient reached "
                          f"tol = {loglinear.tol:g} (early stopping).")
+        summary = {**FitSummary.of(model).to_dict(), "chosen_on": f"heldout {loglinear.select_metric}",
+                   "trials": [list(t) for t in chosen.trials]}
     else:
         notes.append("The log-linear model was not trained: no training sentence survives the "
                      f"filters ({survivors.dropped}); with nothing to learn it selects the "
@@ -535,13 +594,7 @@ def fit_loglinear(store: Store, loglinear: LogLinearSection, template, data, X_h
     counts["training sentences kept"] = int(survivors.group_mask.sum())
     for why, k in survivors.dropped.items():
         counts[f"training sentences dropped: {why}"] = k
-    if model is not None:
-        counts["sigma2 (chosen on held-out)"] = chosen.sigma2
-        counts["CG iterations"] = model.n_iter_
-        counts["objective evaluations"] = model.n_evaluations_
-        for s2, q in chosen.trials:
-            counts[f"held-out {loglinear.select_metric} at sigma2={s2:g}"] = q
-    return LogLinearFit(model, chosen, data.names, counts, tuple(notes))
+    return LogLinearFit(model, chosen, data.names, counts, tuple(notes), summary)
 
 
 class HeidornFit(NamedTuple):
@@ -550,53 +603,64 @@ class HeidornFit(NamedTuple):
     plain: object
     tuned: object
     k_curve: list[tuple[float, float]]   # (uniform K, held-out score)
+    summary: dict | None = None          # typed fit record of the tuning (report.json "fits")
 
 
 def fit_heidorn(store: Store, heidorn: HeidornSection, head_rules: str, heldout: SplitSelection,
                 source: str, quality: np.ndarray) -> HeidornFit:
-    """Heidorn's ranker as configured, and tuned on held-out for ``[heidorn] tune_metric`` (cached)."""
+    """Heidorn's ranker as configured, and tuned on held-out for ``[heidorn] tune_metric`` (cached).
+
+    The tuned ranker is kept in the store as a model chosen on held-out (``ranker models list``),
+    with its K table, head rules and settings, which ``ranker serve`` and ``select`` read back.
+    """
     from ..models import HeidornRanker
+    from ..models.summary import FitSummary
 
     plain = HeidornRanker(k_table=heidorn.k_table, heads=head_rules, pp_as_np=True).fit()
-    tuned, curve = tune_heidorn(store, heldout, source, quality, heidorn.k_table, head_rules,
-                                heidorn.tune_rounds)
-    return HeidornFit(plain, tuned, curve)
+    chosen_on = f"heldout {heidorn.tune_metric}"
+    tuned, curve, key = tune_heidorn(store, heldout, source, quality, heidorn.k_table, head_rules,
+                                     heidorn.tune_rounds, chosen_on)
+    return HeidornFit(plain, tuned, curve, {**FitSummary.of(tuned).to_dict(), "chosen_on": chosen_on,
+                                            "model": key})
 
 
 def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np.ndarray,
-                 k_table, heads: str, rounds: int):
+                 k_table, heads: str, rounds: int, chosen_on: str = "heldout"):
     """Heidorn's K tuned on held-out, and the held-out score of uniform K's (the sensitivity plot).
 
-    Both are kept in the store keyed by the held-out forests, their quality and the settings, so
-    a warm rerun compiles no tree. Returns the fitted tuned ranker and ``[(K, score), ...]``.
+    The tuned ranker is kept in the store as a model (marked ``chosen_on``) and the curve as a
+    result, both keyed by the held-out forests, their quality and the settings, so a warm rerun
+    compiles no tree. Returns the fitted tuned ranker, ``[(K, score), ...]`` and the model's key.
     """
     from ..models import HeidornRanker
     from ..models.groups import group_offsets
     from ..models.ktable import KTable
     from ..models.tuning import selected_quality
-    from .cache import cached_result, data_digest, text_digest
+    from .cache import cached_fit, cached_result, data_digest, load_payload, sub_key, text_digest
 
     texts = text_digest(t for s in heldout.sentences for t in store.candidate_texts(s.id, source))
     template = HeidornRanker(k_table=k_table, heads=heads, pp_as_np=True, tune=True, max_rounds=rounds)
     params = {k: (v.to_dict() if isinstance(v, KTable) else v)
               for k, v in template.get_params().items()}
     uniform = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+    key = data_digest([quality], {"texts": texts, "params": params, "uniform": uniform,
+                                  "what": "heidorn/2"})
+    model_key = sub_key(key, what="tuned")
 
     def compute() -> dict:
         trees, groups, _ = candidate_trees(store, heldout, source)
         compiled = template.compile(trees)   # once, for the tuning and the curve
         tuned = template.fit(compiled, quality, groups)
+        cached_fit(store, model_key, (), lambda: (tuned, {}), data=key)
         offsets = group_offsets(groups, len(trees))
         curve = [[k, selected_quality(-compiled.scores(KTable(default=k)), quality, offsets)]
                  for k in uniform]
-        return {"state": tuned._get_state(), "curve": curve}
+        return {"model": model_key, "curve": curve}
 
-    got = cached_result(store, data_digest([quality], {"texts": texts, "params": params,
-                                                        "uniform": uniform, "what": "heidorn"}),
-                        compute)
-    tuned = HeidornRanker(**template.get_params())
-    tuned._set_state(got["state"])
-    return tuned, [(float(k), float(q)) for k, q in got["curve"]]
+    got = cached_result(store, key, compute)
+    store.choose_model(model_key, chosen_on)
+    tuned = load_payload(store.model_file(model_key), where=model_key).ranker
+    return tuned, [(float(k), float(q)) for k, q in got["curve"]], model_key
 
 
 # ------------------------------------------------------------------------------------ select

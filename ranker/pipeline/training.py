@@ -22,7 +22,7 @@ from ..memory import release_free_heap
 from ..models.objective import drop_sentence_constants, frequency_order
 from ..models.training_set import TrainingRows, select_training_rows
 from ..models.tuning import SigmaSelection, select_sigma2
-from .cache import cached_fit, data_digest
+from .cache import cached_fit, cached_result, data_digest, load_payload, sub_key
 
 
 class TrainingData(NamedTuple):
@@ -189,22 +189,40 @@ def _fit_arrays(data: TrainingData, rows: int | None = None) -> dict:
 
 def select_model(store, template, data: TrainingData, X_heldout, groups_heldout, quality_heldout,
                  grid: Sequence[float], progress: bool = False,
-                 feature_config: dict | None = None) -> SigmaSelection:
-    """σ² chosen on held-out (warm-started over the grid), or the stored result of the same search."""
+                 feature_config: dict | None = None, chosen_on: str = "heldout") -> SigmaSelection:
+    """σ² chosen on held-out (warm-started over the grid), or the stored result of the same search.
 
-    def fit_all():
-        c = select_sigma2(template, data.X, data.y, data.groups, X_heldout, groups_heldout,
-                          quality_heldout, grid=grid, fit_params=_fit_arrays(data),
-                          progress="train (sigma^2 grid)" if progress else None)
-        return c.ranker, {"sigma2": c.sigma2, "trials": [list(t) for t in c.trials]}
-
+    Every fit of the grid is kept in the store as a model of its own (``ranker models list``),
+    the chosen one marked with ``chosen_on`` (e.g. ``"heldout evalb_unlabeled"``); the search's
+    outcome (σ², every trial's held-out score, the models' keys) is kept under the search's key,
+    so a warm rerun fits nothing.
+    """
     gain = [] if data.gain is None else [data.gain]
     key = data_digest([data.X, data.y, data.groups, data.full, *gain, X_heldout, groups_heldout,
                        quality_heldout],
                       {"template": fit_params(template), "names": data.names,
                        "grid": sorted(float(g) for g in grid), "search": "ascending, warm"})
-    model, meta = cached_fit(store, key, data.names, fit_all, feature_config)
-    return SigmaSelection(meta["sigma2"], tuple(tuple(t) for t in meta["trials"]), model)
+    fitted: dict = {}
+
+    def search() -> dict:
+        c = select_sigma2(template, data.X, data.y, data.groups, X_heldout, groups_heldout,
+                          quality_heldout, grid=grid, fit_params=_fit_arrays(data),
+                          progress="train (sigma^2 grid)" if progress else None)
+        keys = []
+        for (s2, q), model in zip(c.trials, c.models):
+            k = sub_key(key, sigma2=s2)
+            cached_fit(store, k, data.names, lambda model=model, s2=s2, q=q: (model, {"sigma2": s2, "heldout": q}),
+                       feature_config, data=key)
+            keys.append(k)
+        fitted["ranker"] = c.ranker
+        return {"sigma2": c.sigma2, "trials": [list(t) for t in c.trials],
+                "model": keys[[s2 for s2, _ in c.trials].index(c.sigma2)], "models": keys}
+
+    got = cached_result(store, key, search)
+    store.choose_model(got["model"], chosen_on)
+    model = fitted.get("ranker") or load_payload(store.model_file(got["model"]), data.names,
+                                                 got["model"]).ranker
+    return SigmaSelection(got["sigma2"], tuple(tuple(t) for t in got["trials"]), model)
 
 
 def fit_rows(template, data: TrainingData, rows: int):
@@ -243,15 +261,25 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
     for k in bar if bar is not None else points:
         if k == n_groups:
             model = chosen.ranker
-        else:
-            rows = int(starts[k])    # the first k sentences are a prefix of the rows
-            part = clone(template).set_params(sigma2=chosen.sigma2)
-            X, y, g = data.X.row_range(0, rows), data.y[:rows], data.groups[:rows]
-            extra = _fit_arrays(data, rows)
-            model, _ = cached_fit(store, data_digest([X, y, g, *extra.values()],
-                                                     {"template": fit_params(part),
-                                                      "names": data.names}),
-                                  data.names, lambda: (part.fit(fit_rows(part, data, rows), y, g, **extra), {}),
-                                  feature_config)
+        else:   # the first k sentences are a prefix of the rows
+            model = fit_sigma2(store, template, data, chosen.sigma2, feature_config, int(starts[k]))
         curve.append((float(k), float(score(model))))
     return curve
+
+
+def fit_sigma2(store, template, data: TrainingData, sigma2: float, feature_config: dict | None = None,
+               rows: int | None = None):
+    """``template`` fitted with ``sigma2`` on the first ``rows`` rows of ``data`` (all when None).
+
+    Fitted from zero weights and kept in the store as a model (``ranker models list``): a point of
+    the learning curve, or ``ranker train --sigma2`` (a σ² given, not chosen).
+    """
+    rows = len(data.y) if rows is None else rows
+    part = clone(template).set_params(sigma2=sigma2)
+    X, y, g = data.X.row_range(0, rows), data.y[:rows], data.groups[:rows]
+    extra = _fit_arrays(data, rows)
+    model, _ = cached_fit(store, data_digest([X, y, g, *extra.values()],
+                                             {"template": fit_params(part), "names": data.names}),
+                          data.names, lambda: (part.fit(fit_rows(part, data, rows), y, g, **extra), {}),
+                          feature_config)
+    return model

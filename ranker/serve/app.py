@@ -51,7 +51,7 @@ class Served:
     """What every request shares: the store file, the model (swapped by retraining) and caches."""
 
     def __init__(self, store_path: Path, model_spec: str | None, read_only: bool, settings: ServeSection):
-        from ..pipeline.stages import stored_source
+        from ..pipeline.stages import stored_evaluation, stored_source
         from ..store import Store
         from .model import load_served_model, tuned_heidorn
 
@@ -62,6 +62,8 @@ class Served:
         self.lock = threading.Lock()
         with Store.open(self.store_path, create=False, readonly=read_only) as st:
             self.source = stored_source(st)
+            # the settings the store's counts were computed with (ranker counts recorded them)
+            self.evaluation = stored_evaluation(st, self.source)
             self.model = load_served_model(st, model_spec)
             self.heidorn = tuned_heidorn(st)
             self.sizes, self.qualities = forest_summary(st, self.source)
@@ -102,7 +104,8 @@ class Served:
         """The sentence's :class:`~.sentence.ForestData` (cached)."""
         from .sentence import forest_data
 
-        return self.forests.get(sentence_id, lambda: forest_data(self.store(), sentence_id, self.source))
+        return self.forests.get(sentence_id, lambda: forest_data(self.store(), sentence_id, self.source,
+                                                                 self.evaluation))
 
     def model_scores(self, model, sentence_id: str):
         """Each candidate's score under ``model`` (None without a model), cached per model and sentence."""

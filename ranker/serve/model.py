@@ -2,8 +2,8 @@
 
 A model carries its feature configuration (:mod:`ranker.models.persistence`), so the page
 extracts exactly the features the weights were fitted on, one forest at a time (a 1,000-candidate
-Link Grammar forest takes well under 100 ms). Heidorn's ranker is shown when a tuned K table is
-kept in the store (``ranker run`` keeps it as a cached result).
+Link Grammar forest takes well under 100 ms). Heidorn's ranker is shown when a tuned Heidorn
+model is kept in the store (``ranker run`` keeps it, chosen on held-out).
 """
 from __future__ import annotations
 
@@ -42,12 +42,10 @@ def probabilities(scores: np.ndarray) -> np.ndarray:
 
 
 def stored_model_keys(store) -> list[str]:
-    """Keys of the log-linear models kept in the store, the one chosen on held-out first."""
-    from ..pipeline.cache import MODEL_KIND
-
-    keys = store.artifact_keys(MODEL_KIND)
-    chosen = [k for k in keys if "trials" in store.get_artifact(MODEL_KIND, k)[1]]
-    return chosen + [k for k in keys if k not in chosen]
+    """Keys of the models kept in the store, those chosen on held-out first (newest first)."""
+    records = store.model_records()
+    chosen = [r.key for r in sorted(records, key=lambda r: r.created, reverse=True) if "heldout" in r.chosen]
+    return chosen + [r.key for r in records if r.key not in chosen]
 
 
 def load_served_model(store, spec: str | None) -> ServedModel | None:
@@ -97,21 +95,19 @@ def _with_features(store, key: str, saved) -> ServedModel:
 
 
 def tuned_heidorn(store):
-    """Heidorn's ranker with the K table ``ranker run`` tuned on held-out and kept, or None."""
-    from ..models import HeidornRanker
-    from ..pipeline.cache import RESULT_KIND
-    from ..pipeline.config import EvaluationSection
+    """Heidorn's ranker tuned on held-out that the store keeps as a model (newest), or None.
 
-    for key in store.artifact_keys(RESULT_KIND):
-        meta = store.get_artifact(RESULT_KIND, key)[1]
-        state = meta.get("state") if isinstance(meta, dict) else None
-        if isinstance(state, dict) and "k_table_" in state and "curve" in meta:
-            ranker = HeidornRanker(heads=EvaluationSection().head_rules, pp_as_np=True)   # as the run tuned it
-            try:
-                ranker._set_state(state)
-            except (KeyError, TypeError, ValueError, RankerError):
-                continue
-            return ranker
+    The model file carries the ranker's K table and its settings (head rules, PP as NP) as the
+    run tuned it (:func:`ranker.pipeline.stages.fit_heidorn`), so nothing is assumed here.
+    """
+    from ..models import HeidornRanker
+    from ..pipeline.cache import load_payload
+
+    for r in sorted(store.model_records(), key=lambda r: r.created, reverse=True):
+        if r.ranker.partition("/")[0] == "heidorn" and "heldout" in r.chosen:
+            ranker = load_payload(store.model_file(r.key), where=r.key).ranker
+            if isinstance(ranker, HeidornRanker):
+                return ranker
     return None
 
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..evaluation.bounds import METRICS
-from ..pipeline.config import EvaluationSection, LogLinearSection
+from ..pipeline.config import LogLinearSection
 from .model import probabilities
 
 
@@ -46,12 +46,14 @@ class SentenceView(NamedTuple):
     model_key: str | None
 
 
-def metric_scores(store, sentence_id: str, source: str) -> dict[str, np.ndarray]:
-    """Each metric's per-candidate sentence score (forest order) from the stored counts."""
+def metric_scores(store, sentence_id: str, source: str, evaluation) -> dict[str, np.ndarray]:
+    """Each metric's per-candidate sentence score (forest order) from the counts stored under
+    ``evaluation`` (the ``[evaluation]`` section they were computed with:
+    :func:`ranker.pipeline.stages.stored_evaluation`)."""
     from ..pipeline.counts import metric_key
     from ..pipeline.stages import scoring_settings
 
-    settings = scoring_settings(EvaluationSection())
+    settings = scoring_settings(evaluation)
     out: dict[str, np.ndarray] = {}
     counts_cache: dict[str, tuple] = {}
     for name, m in METRICS.items():
@@ -73,8 +75,8 @@ class ForestData(NamedTuple):
     metrics: dict[str, np.ndarray]
 
 
-def forest_data(store, sentence_id: str, source: str) -> ForestData:
-    """Read a forest, its candidates' labelled spans and their metric scores."""
+def forest_data(store, sentence_id: str, source: str, evaluation) -> ForestData:
+    """Read a forest, its candidates' labelled spans and their metric scores (under ``evaluation``)."""
     from ..sources.discriminants import candidate_spans
 
     forest = store.forest(sentence_id, source)
@@ -85,7 +87,7 @@ def forest_data(store, sentence_id: str, source: str) -> ForestData:
         if got is None:
             got = by_tree[id(c.tree)] = candidate_spans(c.tree)
         spans.append(got)
-    metrics = metric_scores(store, sentence_id, source) if forest.candidates else {}
+    metrics = metric_scores(store, sentence_id, source, evaluation) if forest.candidates else {}
     n = len(forest.candidates)
     return ForestData(forest, spans, {k: v for k, v in metrics.items() if len(v) == n})
 

@@ -148,3 +148,42 @@ class StoreStats(NamedTuple):
     corpora: dict[str, int]      # corpus -> sentences
     sources: dict[str, int]      # source -> candidates
     decisions: dict[str, int]    # "answers", "sentences": ranker serve's discriminant decisions
+
+
+class RunRecord(NamedTuple):
+    """One command that changed the store: what it was told and how it ended (``ranker store stats``)."""
+
+    id: int
+    command: str                 # "run", "import", "train", "models retrain", "serve", ...
+    settings: dict               # its fully resolved settings (config sections or options)
+    version: str                 # the ranker code that ran it (package version, git commit when known)
+    started: str                 # ISO 8601 UTC
+    ended: str
+    outcome: str                 # "ok", "error: <message>", "interrupted"
+
+
+class ModelRecord(NamedTuple):
+    """A fitted model kept in the store: its registry entry, settings, data, lineage and choice.
+
+    The model file itself is the ``model`` artifact under the same key
+    (:func:`ranker.models.persistence.save_model`).
+    """
+
+    key: str                     # content key: a digest of the training data and settings
+    ranker: str                  # versioned registry name, e.g. "loglinear/1", "heidorn/1"
+    settings: dict               # hyperparameters (sigma2, optimizer, K table source, heads, ...)
+    data: str                    # digest of the training data (and held-out data when chosen on it)
+    parent: str | None           # the model a retrain started from
+    chosen: str                  # "" or what it was chosen on, e.g. "heldout evalb_unlabeled"
+    run: int | None              # the run that fitted it (RunRecord.id)
+    created: str                 # ISO 8601 UTC
+    summary: dict                # typed fit summary: iterations, converged, objective, ...
+
+
+class Scoring(NamedTuple):
+    """Evaluation settings a source's per-candidate counts were computed with (``ranker counts``)."""
+
+    source: str
+    key: str                     # ScoringSettings.key(): the stored counts' metric suffix
+    settings: dict               # the [evaluation] keys the counts depend on
+    run: int | None

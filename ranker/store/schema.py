@@ -4,6 +4,13 @@ Bump ``SCHEMA_VERSION`` whenever a table changes meaning; a new table is no chan
 writable open creates missing tables, so older files gain it). Opening a file of another version is an
 error (:class:`ranker.store.errors.SchemaVersionError`), never a silent misread. Trees are kept as
 one-line Penn text (readable with ``sqlite3``, exported as is); lists and score dicts as JSON.
+
+The store is also the record of what was done to it: ``runs`` holds every command that changed it
+(its resolved settings, the code version, start, end and outcome), ``models`` every fitted model
+(its registry name, settings, training-data digest, parent and whether it was chosen, and on what;
+the model file itself is the ``model`` artifact of the same key), and ``scorings`` the evaluation
+settings each source's per-candidate counts were computed with, so later commands read the settings
+instead of assuming defaults.
 """
 
 SCHEMA_VERSION = 1
@@ -41,6 +48,15 @@ CREATE TABLE IF NOT EXISTS decisions (
     sentence_id TEXT NOT NULL, seq INTEGER NOT NULL, label TEXT NOT NULL, span_start INTEGER NOT NULL,
     span_end INTEGER NOT NULL, accept INTEGER NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (sentence_id, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY, command TEXT NOT NULL, settings TEXT NOT NULL, version TEXT NOT NULL,
+    started TEXT NOT NULL, ended TEXT NOT NULL, outcome TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS models (
+    key TEXT PRIMARY KEY, ranker TEXT NOT NULL, settings TEXT NOT NULL, data TEXT NOT NULL,
+    parent TEXT, chosen TEXT NOT NULL, run INTEGER, created TEXT NOT NULL, summary TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scorings (
+    source TEXT NOT NULL, key TEXT NOT NULL, settings TEXT NOT NULL, run INTEGER,
+    PRIMARY KEY (source, key));
 CREATE TABLE IF NOT EXISTS artifacts (
     kind TEXT NOT NULL, key TEXT NOT NULL, payload BLOB NOT NULL, meta TEXT NOT NULL,
     PRIMARY KEY (kind, key));

@@ -25,7 +25,7 @@ from .splits import document_filter
 from ..trees.penn import format_tree, parse_tree
 from .errors import SchemaVersionError, StoreError
 from .records import (STATUSES, Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Decision,
-                      Forest, Link, Sentence, StoreStats)
+                      Forest, Link, ModelRecord, RunRecord, Scoring, Sentence, StoreStats)
 from .schema import DDL, SCHEMA_VERSION
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -49,6 +49,7 @@ class Store:
         self._conn = conn
         self.path = path
         self._depth = 0
+        self._run: dict | None = None      # the run being recorded (:meth:`recording`)
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -200,6 +201,8 @@ class Store:
             raise _store_error(self.path, e) from None
         self._depth = 1
         try:
+            if self._run is not None and self._run["id"] is None:
+                self._insert_run()   # the first write of a recorded command: in its transaction
             yield self
             self._conn.execute("COMMIT")
         except BaseException as e:
@@ -695,6 +698,135 @@ class Store:
     def artifact_keys(self, kind: str) -> list[str]:
         return [r[0] for r in self._conn.execute("SELECT key FROM artifacts WHERE kind=? ORDER BY key", (kind,))]
 
+    # ---------------------------------------------------------------- runs
+    @contextmanager
+    def recording(self, command: str, settings: dict):
+        """Record the command run inside as a row of ``runs`` if (and only if) it writes anything.
+
+        The row is inserted in the command's first write transaction, so a command that refuses
+        its input before writing leaves the store unchanged (``ranker import`` of a bad file);
+        on leaving, its end and outcome are written (``ok``, ``error: ...``, ``interrupted``).
+        ``settings`` is the command's fully resolved settings; the yielded dict can be updated
+        inside with what the command read from the store (e.g. the evaluation settings of the
+        stored counts), and is what is recorded.
+        """
+        if self._run is not None:       # nested (ranker run's stages): the outer run records
+            yield self._run["settings"]
+            return
+        self._run = {"id": None, "command": command, "settings": dict(settings), "started": _now()}
+        outcome = "ok"
+        try:
+            yield self._run["settings"]
+        except KeyboardInterrupt:
+            outcome = "interrupted"
+            raise
+        except BaseException as e:
+            outcome = f"error: {e}".splitlines()[0][:500]
+            raise
+        finally:
+            run, self._run = self._run, None
+            if run["id"] is not None:
+                try:
+                    with self.batch():
+                        self._conn.execute("UPDATE runs SET ended=?, outcome=?, settings=? WHERE id=?",
+                                           (_now(), outcome, _dumps(_jsonable(run["settings"])), run["id"]))
+                except (sqlite3.Error, StoreError):
+                    pass   # the command's own error (a full disk) is the one to report
+
+    def _insert_run(self) -> None:
+        run = self._run
+        cur = self._conn.execute(
+            "INSERT INTO runs (command, settings, version, started, ended, outcome) VALUES (?,?,?,?,?,?)",
+            (run["command"], _dumps(_jsonable(run["settings"])), code_version(), run["started"], "",
+             "running"))
+        run["id"] = cur.lastrowid
+
+    @property
+    def current_run(self) -> int | None:
+        """The id of the run being recorded, once it has written something (else None)."""
+        return None if self._run is None else self._run["id"]
+
+    def runs(self) -> list[RunRecord]:
+        """Every recorded run, oldest first (a store made before runs were recorded: none)."""
+        if not self._has_table("runs"):
+            return []
+        return [RunRecord(r[0], r[1], _loads(r[2]), r[3], r[4], r[5], r[6])
+                for r in self._conn.execute("SELECT id, command, settings, version, started, ended, outcome "
+                                            "FROM runs ORDER BY id")]
+
+    # ---------------------------------------------------------------- models
+    def put_model(self, record: ModelRecord, payload: bytes, meta: dict | None = None) -> ModelRecord:
+        """Store a model file (``model`` artifact) and its record in one transaction.
+
+        The record's ``run`` is the current run's when not given; a model stored again under the
+        same key (a warm rerun) keeps its first record, except that a choice is added to it.
+        """
+        with self.batch():
+            run = record.run if record.run is not None else self.current_run
+            record = record._replace(run=run, created=record.created or _now())
+            self._conn.execute("INSERT OR REPLACE INTO artifacts VALUES (?,?,?,?)",
+                               ("model", record.key, sqlite3.Binary(bytes(payload)), _dumps(meta or {})))
+            old = self.model_record(record.key)
+            if old is not None:
+                chosen = ", ".join(dict.fromkeys(c for c in (old.chosen, record.chosen) if c))
+                self._conn.execute("UPDATE models SET chosen=? WHERE key=?", (chosen, record.key))
+                return old._replace(chosen=chosen)
+            self._conn.execute("INSERT INTO models VALUES (?,?,?,?,?,?,?,?,?)",
+                               (record.key, record.ranker, _dumps(_jsonable(record.settings)), record.data,
+                                record.parent, record.chosen, record.run, record.created,
+                                _dumps(_jsonable(record.summary))))
+        return record
+
+    def choose_model(self, key: str, chosen: str) -> None:
+        """Add ``chosen`` (what the model was chosen on) to a stored model's record."""
+        old = self.model_record(key)
+        if old is None:
+            raise StoreError(f"{self.path}: no model record {key}")
+        value = ", ".join(dict.fromkeys(c for c in (old.chosen, chosen) if c))
+        with self.batch():
+            self._conn.execute("UPDATE models SET chosen=? WHERE key=?", (value, key))
+
+    def model_record(self, key: str) -> ModelRecord | None:
+        if not self._has_table("models"):
+            return None
+        r = self._conn.execute("SELECT * FROM models WHERE key=?", (key,)).fetchone()
+        return None if r is None else _model_record(r)
+
+    def model_records(self) -> list[ModelRecord]:
+        """Every stored model's record, oldest first; models stored before records were kept
+        (only their artifact) get one made from the model file's metadata."""
+        recorded = {} if not self._has_table("models") else \
+            {r[0]: _model_record(r) for r in self._conn.execute("SELECT * FROM models ORDER BY created, key")}
+        out = list(recorded.values())
+        for key, meta in self._conn.execute("SELECT key, meta FROM artifacts WHERE kind='model' ORDER BY key"):
+            if key not in recorded:
+                meta = _loads(meta)
+                out.append(ModelRecord(key, "", {}, "", meta.get("retrained_from"),
+                                       "heldout" if "trials" in meta else "", None, "", {}))
+        return out
+
+    def model_file(self, key: str) -> bytes | None:
+        """The stored model file (JSON bytes) of ``key``."""
+        got = self.get_artifact("model", key)
+        return None if got is None else got[0]
+
+    # ---------------------------------------------------------------- scorings
+    def put_scoring(self, source: str, key: str, settings: dict) -> None:
+        """Record that ``source``'s per-candidate counts were computed with ``settings``."""
+        with self.batch():
+            self._conn.execute("INSERT OR REPLACE INTO scorings VALUES (?,?,?,?)",
+                               (source, key, _dumps(_jsonable(settings)), self.current_run))
+
+    def scorings(self, source: str | None = None) -> list[Scoring]:
+        """The evaluation settings under which counts were stored (of ``source``, or every source)."""
+        if not self._has_table("scorings"):
+            return []
+        sql = "SELECT source, key, settings, run FROM scorings"
+        args: tuple = ()
+        if source is not None:
+            sql, args = sql + " WHERE source=?", (source,)
+        return [Scoring(r[0], r[1], _loads(r[2]), r[3]) for r in self._conn.execute(sql + " ORDER BY source, key", args)]
+
     # ---------------------------------------------------------------- statistics
     def stats(self) -> StoreStats:
         """Counts of what the store holds (sentences, candidates by quality, consistent sets)."""
@@ -724,6 +856,55 @@ class Store:
             corpora=dict(c.execute("SELECT corpus, COUNT(*) FROM sentences GROUP BY corpus ORDER BY corpus").fetchall()),
             sources=dict(c.execute("SELECT source, COUNT(*) FROM candidates GROUP BY source ORDER BY source").fetchall()),
             decisions={"answers": decided[0], "sentences": decided[1]})
+
+
+def _now() -> str:
+    from datetime import timezone
+
+    return datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+
+
+def _jsonable(value):
+    """``value`` with tuples as lists and paths as strings, as JSON keeps them."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def _model_record(r) -> ModelRecord:
+    return ModelRecord(r[0], r[1], _loads(r[2]), r[3], r[4], r[5], r[6], r[7], _loads(r[8]))
+
+
+def code_version() -> str:
+    """The ranker code that is running: its package version, and its git commit when run from a checkout.
+
+    Read from the files (no ``git`` process), so recording a run costs nothing measurable.
+    """
+    import importlib.metadata as md
+
+    try:
+        version = md.version("ranker")
+    except md.PackageNotFoundError:
+        version = "unknown"
+    git = Path(__file__).resolve().parents[2] / ".git"
+    try:
+        if git.is_file():                      # a worktree: "gitdir: PATH"
+            git = Path(git.read_text().split(":", 1)[1].strip())
+        head = (git / "HEAD").read_text().strip()
+        if head.startswith("ref: "):
+            ref = head[5:]
+            common = (git / (git / "commondir").read_text().strip()).resolve() \
+                if (git / "commondir").exists() else git
+            loose = [d / ref for d in (git, common) if (d / ref).exists()]
+            if loose:
+                head = loose[0].read_text().strip()
+            else:                              # packed: "SHA REF" lines
+                packed = common / "packed-refs"
+                lines = packed.read_text().splitlines() if packed.exists() else []
+                head = next((ln.split()[0] for ln in lines if ln.endswith(" " + ref)), "")
+        if head:
+            version += f"+g{head[:12]}"
+    except (OSError, IndexError):
+        pass
+    return version
 
 
 def _first_file(folder: Path) -> Path:
