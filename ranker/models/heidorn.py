@@ -273,7 +273,8 @@ class HeidornRanker(GroupedRanker):
     k_table_ : KTable
         The table in use (the tuned one after ``fit(tune=True)``).
     tuning_history_ : tuple
-        ``(round, type, K, held-out score)`` of every accepted change.
+        ``(round, type, K, held-out score)`` of every accepted change, after the starting
+        table's ``(0, (), None, score)``.
     """
 
     def __init__(self, k_table="default", heads: str = "star", pp_as_np: bool = False,

@@ -99,7 +99,7 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
 
 def tune_k_table(compiled, quality: np.ndarray, groups, table: KTable,
                  grid: Sequence[float] = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
-                 max_rounds: int = 3) -> tuple[KTable, list[tuple[int, tuple[str, ...], float, float]]]:
+                 max_rounds: int = 3) -> tuple[KTable, list[tuple[int, tuple[str, ...], float | None, float]]]:
     """Coordinate search over K per modifier type, maximising the quality of the selected parses.
 
     Types are visited from the most to the least frequent; for each, every K of ``grid`` is tried
@@ -142,7 +142,7 @@ def tune_k_table(compiled, quality: np.ndarray, groups, table: KTable,
         return selected_quality(-compiled.scores_from_k(kv[occ_key]), quality, offsets)
 
     best = evaluate(k)
-    history = [(0, (), float("nan"), best)]
+    history = [(0, (), None, best)]   # the starting table: no K changed (None, not NaN: it is saved as JSON)
     for rnd in range(1, max_rounds + 1):
         changed = False
         for i in order:

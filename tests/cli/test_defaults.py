@@ -22,6 +22,9 @@ OWN_DEFAULTS = {
     ("models", "kind"),                                    # retrain: people's decisions (user), not the run's kind
     ("store", "store"), ("store", "corpus"),               # positional store, export's corpus filter
     ("run", "store"), ("run", "workers"),                  # None: keep the config's own value
+    # None: the settings the store's counts were computed with (stages.stored_evaluation)
+    *((c, k) for c in ("train", "select", "annotate") for k in ("evalb_param", "head_rules", "flatten_rules")),
+    ("select", "heads"),
 }
 
 

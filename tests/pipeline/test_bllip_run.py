@@ -50,7 +50,8 @@ def test_minimum_risk_trains_its_own_model_from_the_same_rows(runs):
     assert ef.counts["features after cut-off"] == ll.counts["features after cut-off"]
     # a model of its own (not the log-likelihood one from the store's cache): other weights
     assert (runs["expected_f"][0] / "selected" / "loglinear.mrg").is_file()
-    assert ef.counts["objective evaluations"] != ll.counts["objective evaluations"]
+    assert ef.fits["loglinear"]["evaluations"] != ll.fits["loglinear"]["evaluations"]
+    assert ef.fits["loglinear"]["estimator"] == "ExpectedFRanker" != ll.fits["loglinear"]["estimator"]
 
 
 def test_both_signals_train_a_model_and_report_every_metric(runs):

@@ -89,13 +89,30 @@ def test_rerun_uses_the_cache(tiny_run, tmp_path):
     with Store.open(cfg.experiment.store) as st:
         models = st.artifact_keys("model")
         results = st.artifact_keys("result")
+        records = st.model_records()
+        runs = st.runs()
     assert models   # the log-linear fits were kept
-    assert len(results) == 1   # Heidorn's tuned K table and its sensitivity curve
+    assert len(results) == 2   # the sigma^2 search's outcome; Heidorn's sensitivity curve
+    # every fit is a model with its record: each sigma^2 of the grid, the learning curve's points,
+    # Heidorn's tuned K table; one log-linear and one Heidorn model chosen on held-out
+    assert sorted(r.key for r in records) == sorted(models)
+    chosen = {r.ranker: r for r in records if r.chosen}
+    assert set(chosen) == {"loglinear/1", "heidorn/1"}
+    assert chosen["loglinear/1"].key == report.fits["loglinear"]["model"] if "model" in report.fits["loglinear"] \
+        else chosen["loglinear/1"].settings["sigma2"] == report.fits["loglinear"]["sigma2"]
+    assert chosen["heidorn/1"].key == report.fits["heidorn_tuned"]["model"]
+    assert len([r for r in records if r.ranker == "loglinear/1" and r.data == chosen["loglinear/1"].data]) \
+        == len(cfg.loglinear.sigma2_grid)
+    assert [r.command for r in runs][-1] == "run" and runs[-1].outcome == "ok"
+    assert runs[-1].settings["config"]["loglinear"]["sigma2_grid"] == list(cfg.loglinear.sigma2_grid)
+    assert all(r.run == runs[-1].id for r in records)
     again = run_experiment(cfg, tmp_path / "again", progress=False)
     assert again.counts["sentences parsed now"] == 0
     with Store.open(cfg.experiment.store) as st:
         assert st.artifact_keys("model") == models   # loaded, not trained again
         assert st.artifact_keys("result") == results
+        assert st.model_records() == records        # the records too: a warm run adds none
+        assert len(st.runs()) == len(runs) + 1      # but the run itself is recorded
     assert (tmp_path / "again" / "k-table.tuned.toml").read_text() == \
         (tiny_run[1] / "k-table.tuned.toml").read_text()
     assert again.metrics == report.metrics
