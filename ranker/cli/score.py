@@ -9,8 +9,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("trees", metavar="TREES", help="file of bracketed trees")
     p.add_argument("--ranker", choices=["heidorn"], default="heidorn")
     p.add_argument("--k-table", default="default", help="K table TOML (name in configs/k-tables or path)")
-    p.add_argument("--heads", default="star",
-                   help="'star' (head child labels end in '*') or a head-rule table (collins, ...)")
+    p.add_argument("--heads", default="auto",
+                   help="'star' (head child labels end in '*', as in Heidorn's examples), a head-rule "
+                        "table (collins, charniak, or a path), or 'auto': star when the trees mark "
+                        "heads with '*', else the [evaluation] head_rules default (default auto)")
     p.add_argument("--pp-as-np", action="store_true",
                    help="read a PP as a noun phrase with the preposition as premodifier")
     p.set_defaults(func=run)
@@ -22,7 +24,8 @@ def run(args) -> int:
     from ..trees.penn import read_trees
 
     trees = read_trees(args.trees)
-    ranker = HeidornRanker(k_table=args.k_table, heads=args.heads, pp_as_np=args.pp_as_np).fit(trees)
+    heads = _heads(args.heads, trees)
+    ranker = HeidornRanker(k_table=args.k_table, heads=heads, pp_as_np=args.pp_as_np).fit(trees)
     scores = []
     for i, tree in enumerate(trees, 1):
         try:
@@ -32,3 +35,18 @@ def run(args) -> int:
     for s in scores:
         print(f"{s:.12g}")
     return 0
+
+
+def _heads(heads: str, trees) -> str:
+    """``--heads`` resolved: ``auto`` is ``star`` for trees with ``*``-marked heads, else the
+    ``[evaluation] head_rules`` default (ordinary Penn trees mark no heads)."""
+    if heads != "auto":
+        return heads
+    from ..pipeline.config import EvaluationSection
+    from .options import config_default
+
+    def marked(node) -> bool:
+        return any(type(c) is not int and (c.label.endswith("*") or marked(c)) for c in node.children)
+
+    return "star" if any(marked(t.root) for t in trees) \
+        else config_default(EvaluationSection, "head_rules")

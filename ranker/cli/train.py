@@ -8,7 +8,8 @@ def add_parser(subparsers) -> None:
     from .options import (add_evaluation_settings, add_selection, add_source, add_store, add_workers,
                           config_option)
 
-    p = subparsers.add_parser("train", help="train the log-linear ranker from partial bracketings",
+    p = subparsers.add_parser("train", help="train the log-linear ranker from an annotation kind (partial "
+                              "bracketings; full trees with --kind best_f)",
                               description="Extract (or reuse stored) features of a split, keep the "
                               "properties seen in enough consistent candidates, and fit the "
                               "conditional log-linear model of Crouch et al. (2002) section 3, one "

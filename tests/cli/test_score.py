@@ -35,3 +35,22 @@ def test_binary_trees_file_is_one_line(tmp_path, capsys):
     assert main(["score", str(tmp_path / "b")]) == 2
     _, err = capsys.readouterr()
     assert err.startswith(f"ranker: error: {tmp_path / 'b'}:") and err.count("\n") == 1
+
+
+def test_ordinary_penn_trees_are_scored_with_head_rules_by_default(tmp_path, capsys):
+    """``--heads`` defaulted to star, which refused every tree without '*'-marked heads (issue 24)."""
+    from ranker.cli.main import main
+
+    plain = tmp_path / "plain.mrg"
+    plain.write_text("(S (NP (DT The) (NN dog)) (VP (VBD barked)) (. .))\n")
+    assert main(["score", str(plain)]) == 0
+    auto = capsys.readouterr().out
+    assert main(["score", "--heads", "collins", str(plain)]) == 0
+    assert capsys.readouterr().out == auto != ""
+    starred = tmp_path / "starred.mrg"
+    starred.write_text("(S (NP (DT The) (NN* dog)) (VP* (VBD* barked)) (. .))\n")
+    assert main(["score", str(starred)]) == 0   # marked heads are read as marked
+    assert main(["score", "--heads", "star", str(starred)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == out[1]
+    assert main(["score", "--heads", "star", str(plain)]) == 2   # asked for star: still refused
