@@ -66,6 +66,9 @@ def run(args) -> int:
         sel = selection(st, args)
         texts = {s.id: st.candidate_texts(s.id, source) for s in sel.sentences}
         ids = [s.id for s in sel.sentences if texts[s.id]]
+        if not ids:   # as ranker train says: a file of empty lines would pass for a selection
+            raise RankerError(f"{args.store}: no candidates from {source} in {sel.corpus}/{sel.name}; "
+                              "nothing to select from (parse or import its forests, or name another --split)")
         sizes = [len(texts[sid]) for sid in ids]
         groups = np.repeat(np.arange(len(ids)), sizes)
         if name == "oracle":
