@@ -37,7 +37,10 @@ def run(args) -> int:
 
     from ..errors import RankerError
     from ..evaluation.bounds import oracle_choice
+    from contextlib import nullcontext
+
     from ..models import HeidornRanker, RandomRanker, load_model
+    from ..models.persistence import applying
     from ..pipeline import stages
     from ..pipeline.config import EvaluationSection
     from ..pipeline.feature_cache import cached_matrix
@@ -79,12 +82,14 @@ def run(args) -> int:
         else:
             if name == "loglinear":
                 m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers))
-                picked = saved.ranker.predict(m.restrict(saved.feature_names), m.groups())
+                with applying(args.model, saved):
+                    picked = saved.ranker.predict(m.restrict(saved.feature_names), m.groups())
             elif name == "heidorn":
                 ranker = saved.ranker if saved else HeidornRanker(
                     k_table=args.k_table, heads=args.heads, pp_as_np=not args.no_pp_as_np).fit()
                 trees, tgroups, _ = stages.candidate_trees(st, sel, source)
-                picked = ranker.predict(trees, tgroups) if trees else np.zeros(0, dtype=np.int64)
+                with applying(args.model, saved) if saved else nullcontext():
+                    picked = ranker.predict(trees, tgroups) if trees else np.zeros(0, dtype=np.int64)
             elif name == "native":
                 picked = np.zeros(len(ids), dtype=np.int64)
             else:
