@@ -38,3 +38,42 @@ def test_issue_24_select_on_a_range_without_candidates_is_an_error_as_train_make
     assert main(["select", "--store", str(store), "--split", "wsj_0170-0171", "--ranker", ranker,
                  "--out", str(out)]) == 0
     assert out.read_text().count("\n") == 2 and out.read_text().endswith("\n\n")
+
+
+def _hint(err):
+    """The command an error line tells the user to run, as argv."""
+    import shlex
+
+    return shlex.split(err.split("compute them first: ", 1)[1].strip())
+
+
+@pytest.mark.parametrize("second_source", [False, True])
+def test_issue_24_the_counts_hint_of_the_oracle_can_be_pasted(store, tmp_path, capsys, second_source):
+    with Store.open(store) as st:
+        for doc in ("wsj_0170.mrg", "wsj_0171.mrg"):
+            st.add_gold(f"treebank/{doc}/0", parse_tree(TREES[0]))
+        if second_source:
+            st.add_candidates([Candidate("treebank/wsj_0170.mrg/0", "penn:y", 0, parse_tree(TREES[1]), "full", {})])
+    out = tmp_path / "oracle.mrg"
+    argv = ["select", "--store", str(store), "--split", "wsj_0170", "--ranker", "oracle", "--out", str(out)]
+    argv += ["--source", "penn:x"] if second_source else []
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    _one_error(err, "ranker counts --store", "--corpus treebank --split wsj_0170")
+    hint = _hint(err)
+    assert hint[0] == "ranker" and ("--source" in hint) == second_source
+    assert main(hint[1:]) == 0
+    assert main(argv) == 0
+    assert out.read_text() == TREES[0] + "\n"
+
+
+def test_issue_24_counts_on_a_corpus_without_gold_trees_is_one_error_line(tmp_path, capsys):
+    store = tmp_path / "s.sqlite"
+    with Store.open(store) as st:   # chunked sentences as conll2000 stores them: no gold tree
+        st.add_sentences([Sentence("conll2000/train.txt/0", "conll2000", "train.txt#0000", 0, ("dogs", "bark"),
+                                   ("NNS", "VBP"))])
+        st.add_candidates([Candidate("conll2000/train.txt/0", "penn:x", r, parse_tree(t), "full", {})
+                           for r, t in enumerate(TREES)])
+    assert main(["counts", "--store", str(store), "--corpus", "conll2000", "--split", "train",
+                 "--workers", "1"]) == 2
+    _one_error(capsys.readouterr().err, "corpus conll2000 has no gold trees to count candidates against")
