@@ -57,6 +57,7 @@ def run(args) -> int:
 def _import(args) -> int:
     from pathlib import Path
 
+    from ..errors import RankerError
     from ..pipeline import stages
     from ..pipeline.forest_files import ForestFiles, import_forest_files
     from ..registries import CORPORA
@@ -64,6 +65,8 @@ def _import(args) -> int:
 
     groups: dict[str, list[Path]] = {}   # source -> its files, each once
     for name in args.files:
+        if not Path(name).is_file():
+            raise RankerError(f"{name}: no such file" if not Path(name).exists() else f"{name}: not a file")
         files = groups.setdefault(args.source or f"{args.format}:{Path(name).name}", [])
         if Path(name) not in files:
             files.append(Path(name))

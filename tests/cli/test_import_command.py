@@ -156,3 +156,11 @@ def test_issue_24_a_store_read_by_sqlite_shows_no_half_import(store, tmp_path):
     con = sqlite3.connect(store)
     assert con.execute("SELECT COUNT(*) FROM candidates WHERE source='penn:half.mrg'").fetchone() == (0,)
     con.close()
+
+
+def test_issue_24_a_missing_file_is_refused_before_the_store_is_made(tmp_path, capsys):
+    for name in ("nope.mrg", "."):
+        assert main(["import", "--store", str(tmp_path / "new.sqlite"), "--format", "penn",
+                     str(tmp_path / name)]) == 2
+        _one_error(capsys.readouterr().err, str(tmp_path / name), "no such file" if name != "." else "not a file")
+    assert list(tmp_path.iterdir()) == []
