@@ -9,6 +9,7 @@ from __future__ import annotations
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import EvaluationSection
+    from ..pipeline.counts import SETTING_OPTIONS as FLAG
     from .options import add_selection, add_source, add_store, add_workers, config_option
 
     p = subparsers.add_parser("counts", help="compute per-candidate counts against gold (every metric)",
@@ -17,11 +18,11 @@ def add_parser(subparsers) -> None:
     add_selection(p, None)
     add_source(p)
     add_workers(p)
-    config_option(p, "--evalb-param", section=EvaluationSection, key="evalb_param",
+    config_option(p, FLAG["evalb_param"], section=EvaluationSection, key="evalb_param",
                   help="EVALB parameter file (name in configs/evalb or path)")
-    config_option(p, "--head-rules", section=EvaluationSection, key="head_rules",
+    config_option(p, FLAG["head_rules"], section=EvaluationSection, key="head_rules",
                   help="head rules of the dependency conversion")
-    config_option(p, "--flatten-rules", section=EvaluationSection, key="flatten_rules",
+    config_option(p, FLAG["flatten_rules"], section=EvaluationSection, key="flatten_rules",
                   help="flattening rules of the flat-key metric")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)

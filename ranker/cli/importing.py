@@ -3,39 +3,86 @@ from __future__ import annotations
 
 import sys
 
+DESCRIPTION = """\
+Import candidates; each forest is matched to a stored sentence by id or tokens. Files of one
+source (each file is the source <format>:<file name>, or all are --source NAME) are imported in
+one transaction with the source's record (files and their sha256).
+
+A file is refused, and the store stays unchanged (exit status 2, one 'ranker: error:' line),
+when it cannot be read as UTF-8 text (through gzip for .gz), is empty (holds no forest), gives
+one sentence a forest twice (both places are named), or has no forest that can be stored. Any
+refused file refuses the whole command.
+
+Otherwise a bad forest is skipped and the rest stored: a malformed block (header, log
+probability, tree), a forest no stored sentence matches, or one whose leaves are not its
+sentence's tokens. Each skipped forest is one 'ranker: skipped: FILE:LINE: ...' line on stderr,
+and the command ends with exit status 1 (0 when every forest was stored).
+"""
+
 
 def add_parser(subparsers) -> None:
+    import argparse
+
     from ..pipeline.config import DataSection
     from ..registries import file_sources
     from .options import add_store, config_option
 
     p = subparsers.add_parser("import", help="import candidate forests from Penn or BLLIP n-best files",
-                              description="Import candidates; each forest is matched to a stored sentence "
-                              "by id or tokens. Bad forests are reported with file and line and skipped.")
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_store(p)
     p.add_argument("--format", required=True, choices=file_sources(), help="file format")
-    p.add_argument("--source", default=None, help="source name (default <format>:<file name>)")
+    p.add_argument("--source", default=None, help="one source name for all files (default <format>:<file name>)")
     config_option(p, "--corpus", section=DataSection, key="corpus", help="corpus the sentences belong to")
     p.add_argument("files", nargs="+", metavar="FILE", help="n-best files")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from pathlib import Path
+
+    store = Path(args.store)
+    new = not store.exists()
+    try:
+        return _import(args)
+    except BaseException:
+        if new:   # a refused import into a new store leaves no store file behind
+            for leftover in (store, Path(f"{store}-wal"), Path(f"{store}-shm")):
+                try:
+                    leftover.unlink(missing_ok=True)
+                except OSError:
+                    pass
+        raise
+
+
+def _import(args) -> int:
+    from pathlib import Path
+
+    from ..errors import RankerError
     from ..pipeline import stages
-    from ..pipeline.config import ParseSection
+    from ..pipeline.forest_files import ForestFiles, import_forest_files
     from ..registries import CORPORA
     from .recorded import recorded_store
 
-    bad = 0
-    with recorded_store(args, "import", create=True) as (st, _):
+    groups: dict[str, list[Path]] = {}   # source -> its files, each once
+    for name in args.files:
+        if not Path(name).is_file():
+            raise RankerError(f"{name}: no such file" if not Path(name).exists() else f"{name}: not a file")
+        files = groups.setdefault(args.source or f"{args.format}:{Path(name).name}", [])
+        if Path(name) not in files:
+            files.append(Path(name))
+    done = []
+    # one transaction: a refused file changes nothing (the run's row, written in it, goes too)
+    with recorded_store(args, "import", create=True) as (st, _), st.batch():
         if args.corpus in CORPORA:
             stages.load_corpus(st, CORPORA.get(args.corpus))
-        for path in args.files:
-            s = stages.parse_or_import(st, ParseSection(source=args.format, forests=path), (),
-                                       args.corpus, where="ranker import", name=args.source,
-                                       reimport=True).summary
-            print(f"{path}: stored {s.forests} forests, {s.candidates} candidates; {len(s.errors)} forests skipped")
-            for e in s.errors:
-                print(f"ranker: error: {e}", file=sys.stderr)
-            bad += len(s.errors)
-    return 1 if bad else 0
+        for source, files in groups.items():
+            got = import_forest_files(st, ForestFiles(args.format, tuple(files), source), args.corpus,
+                                      reimport=True)
+            done.extend(zip(files, got.summaries))
+    skipped = 0
+    for path, s in done:
+        print(f"{path}: stored {s.forests} forests, {s.candidates} candidates; {len(s.errors)} forests skipped")
+        for e in s.errors:
+            print(f"ranker: skipped: {e}", file=sys.stderr)
+        skipped += len(s.errors)
+    return 1 if skipped else 0

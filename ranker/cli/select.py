@@ -40,7 +40,10 @@ def run(args) -> int:
 
     from ..errors import RankerError
     from ..evaluation.bounds import oracle_choice
+    from contextlib import nullcontext
+
     from ..models import HeidornRanker, RandomRanker, load_model
+    from ..models.persistence import applying
     from ..pipeline import stages
     import dataclasses
 
@@ -71,6 +74,9 @@ def run(args) -> int:
         sel = selection(st, args)
         texts = {s.id: st.candidate_texts(s.id, source) for s in sel.sentences}
         ids = [s.id for s in sel.sentences if texts[s.id]]
+        if not ids:   # as ranker train says: a file of empty lines would pass for a selection
+            raise RankerError(f"{args.store}: no candidates from {source} in {sel.corpus}/{sel.name}; "
+                              "nothing to select from (parse or import its forests, or name another --split)")
         sizes = [len(texts[sid]) for sid in ids]
         groups = np.repeat(np.arange(len(ids)), sizes)
         if name == "oracle":
@@ -81,13 +87,15 @@ def run(args) -> int:
         else:
             if name == "loglinear":
                 m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers))
-                picked = saved.ranker.predict(m.restrict(saved.feature_names), m.groups())
+                with applying(args.model, saved):
+                    picked = saved.ranker.predict(m.restrict(saved.feature_names), m.groups())
             elif name == "heidorn":
                 ranker = saved.ranker if saved else HeidornRanker(
                     k_table=args.k_table, heads=args.heads or ev.head_rules,
                     pp_as_np=not args.no_pp_as_np).fit()
                 trees, tgroups, _ = stages.candidate_trees(st, sel, source)
-                picked = ranker.predict(trees, tgroups) if trees else np.zeros(0, dtype=np.int64)
+                with applying(args.model, saved) if saved else nullcontext():
+                    picked = ranker.predict(trees, tgroups) if trees else np.zeros(0, dtype=np.int64)
             elif name == "native":
                 picked = np.zeros(len(ids), dtype=np.int64)
             else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 def add_parser(subparsers) -> None:
     """Register ``ranker serve``."""
     from ..pipeline.config import ServeSection
-    from .options import add_store, config_default
+    from .options import add_source, add_store, config_default
 
     p = subparsers.add_parser(
         "serve", help="web page: browse forests, compare rankers, disambiguate by discriminants",
@@ -16,6 +16,7 @@ def add_parser(subparsers) -> None:
         "'user', which retraining (from the page) learns from. Needs the 'serve' extra: "
         "pip install 'ranker[serve]'.")
     add_store(p)
+    add_source(p)
     p.add_argument("--model", default=None,
                    help="a stored model's key or unique prefix (ranker models list), or a model file "
                         "(default: the stored model chosen on held-out, else the first stored model "
@@ -46,15 +47,17 @@ def run(args) -> int:
     from ..pipeline.config import ServeSection
     from ..serve.app import create_app
 
-    app = create_app(args.store, model=args.model, read_only=args.read_only,
+    app = create_app(args.store, model=args.model, read_only=args.read_only, source=args.source,
                      settings=ServeSection(host=args.host, port=args.port, read_only=args.read_only))
+    listening = _listen(args.host, args.port)
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
-    except OSError as e:
-        raise RankerError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
-    model = app.extensions["ranker"].model
-    print(f"ranker serve: {args.store} on http://{args.host}:{server.server_port}/"
-          f"{' (read-only)' if args.read_only else ''}, ranking with "
+        server = make_server(args.host, args.port, app, threaded=True, fd=listening.fileno())
+    finally:
+        listening.close()   # the server holds its own duplicate of the socket
+    served = app.extensions["ranker"]
+    model = served.model
+    print(f"ranker serve: {args.store} on http://{args.host}:{server.port}/"
+          f"{' (read-only)' if args.read_only else ''}, candidates of {served.source}, ranking with "
           f"{'model ' + model.key if model else 'no model (source order)'}; Ctrl-C stops", flush=True)
     try:
         server.serve_forever()
@@ -63,3 +66,31 @@ def run(args) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _listen(host: str, port: int):
+    """A socket listening on ``host:port``, bound here so that a refusal is a :class:`RankerError`.
+
+    Werkzeug binds by itself otherwise, and on a port in use prints its own two lines and exits
+    with status 1 (``sys.exit`` inside ``make_server``); given the socket it binds nothing.
+    """
+    import errno
+    import socket
+
+    from werkzeug.serving import get_sockaddr, select_address_family
+
+    from ..errors import RankerError
+
+    family = select_address_family(host, port)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as Werkzeug's server does
+        sock.bind(get_sockaddr(host, port, family))
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        why = e.strerror or str(e)
+        if e.errno == errno.EADDRINUSE:
+            why += ": another program is using the port; stop it, or choose another with --port (0: any free one)"
+        raise RankerError(f"cannot listen on {host}:{port}: {why}") from None
+    return sock

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -181,9 +183,44 @@ def load_model(path, feature_names: Sequence[str] | None = None, kind: str | Non
     params, state = doc.get("params", {}), doc.get("state", {})
     if not isinstance(params, dict) or not isinstance(state, dict):
         raise ModelFileError(f"{path}: bad {found} model: params and state must be tables")
+    where = _non_finite(state, "state")
+    if where is not None:
+        # JSON has no infinity, but 1e400 reads as one: a weight no ranker can score with
+        raise ModelFileError(f"{path}: bad {found} model: {where} is not a finite number")
     try:
         ranker = classes[found](**params)
         ranker._set_state(state)
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, RankerError) as e:
         raise ModelFileError(f"{path}: bad {found} model: {type(e).__name__}: {str(e)[:200]}") from None
     return SavedModel(ranker, names, dict(config))
+
+
+def _non_finite(value, where: str) -> str | None:
+    """The path (``state.coef_[3]``) of the first infinite or NaN number inside ``value``, or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else where
+    if isinstance(value, dict):
+        items = ((f"{where}.{k}", v) for k, v in value.items())
+    elif isinstance(value, list):
+        items = ((f"{where}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    return next((w for w in (_non_finite(v, p) for p, v in items) if w is not None), None)
+
+
+@contextmanager
+def applying(path, saved: SavedModel):
+    """Name the model file when its ranker refuses to rank data (e.g. weights whose scores overflow).
+
+    The model file loaded fine, so the error would otherwise name no file; the largest weight is
+    said too, since an overflow is the usual cause.
+    """
+    try:
+        yield
+    except ModelFileError:
+        raise
+    except RankerError as e:
+        coef = getattr(saved.ranker, "coef_", None)
+        largest = f" (its largest weight in magnitude is {float(np.max(np.abs(coef))):g})" \
+            if coef is not None and len(coef) else ""
+        raise ModelFileError(f"{path}: the model cannot rank these candidates: {e}{largest}") from None

@@ -52,6 +52,10 @@ def metric_key(metric: str, settings: ScoringSettings) -> str:
     return f"{metric}@{settings.key()}"
 
 
+#: The ``[evaluation]`` keys the counts are computed under and the ``ranker counts`` option of each.
+SETTING_OPTIONS = {"evalb_param": "--evalb-param", "head_rules": "--head-rules",
+                   "flatten_rules": "--flatten-rules"}
+
 #: Store kind of the per-sentence forest digests the stored counts were computed from.
 DIGEST_KIND = "counts-digest"
 
@@ -73,15 +77,26 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
     recorded: dict[str, str] = dict(got[1]) if got is not None else {}
     current = {}
     todo = []
+    no_gold = []
     for s in sentences:
         texts = store.candidate_texts(s.id, source)
         if texts and recorded.get(s.id) != (d := text_digest(texts)):
+            gold = store.gold(s.id)
+            if gold is None:
+                no_gold.append(s)
+                continue
             current[s.id] = d
-            todo.append((s, texts))
+            todo.append((s, gold, texts))
+    if no_gold:
+        corpora = sorted({s.corpus for s in no_gold})
+        raise RankerError(f"{store.path}: corpus {', '.join(corpora)} has no gold trees to count candidates "
+                          f"against ({len(no_gold)} sentences to count lack one, e.g. {no_gold[0].id}); counts "
+                          "(and the oracle, sigma^2 on held-out and the report, which read them) need a corpus "
+                          "with gold trees, such as treebank")
 
     def items():
-        for s, texts in todo:
-            yield (s.id, store.gold(s.id).to_penn(), gold_deps.get(s.id), texts)
+        for s, gold, texts in todo:
+            yield (s.id, gold.to_penn(), gold_deps.get(s.id), texts)
 
     done = 0
     pending: dict[str, list] = {m: [] for m in metrics}

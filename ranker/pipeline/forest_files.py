@@ -69,9 +69,11 @@ class ImportOutcome(NamedTuple):
 def import_forest_files(store, ff: ForestFiles, corpus: str, reimport: bool = False) -> ImportOutcome:
     """Import every file of ``ff`` into ``store`` unless it holds exactly these files already.
 
-    ``reimport`` reads them even then (``ranker import``: the user asked for it).
+    ``reimport`` reads them even then (``ranker import``: the user asked for it). All files and
+    the source's provenance row (format, files, digests, notes) are one transaction: a file
+    refused whole (:func:`ranker.sources.nbest.import_files`) leaves the store as it was.
     """
-    from ..sources.nbest import import_file
+    from ..sources.nbest import import_files
 
     done = {"format": ff.fmt, "files": [str(p) for p in ff.files],
             "sha256": [_digest(p) for p in ff.files]}
@@ -80,13 +82,12 @@ def import_forest_files(store, ff: ForestFiles, corpus: str, reimport: bool = Fa
     stored = store.source_options().get(ff.source) or {}
     if not reimport and all(stored.get(k) == v for k, v in done.items()):
         return ImportOutcome(counts, list(stored.get("notes", ())), ())
-    summaries = []
-    for path in ff.files:
-        got = import_file(store, path, ff.fmt, source=ff.source, corpus=corpus)
-        summaries.append(got)
-        counts["import: forests"] += got.forests
-        counts["import: candidates"] += got.candidates
-        if got.errors:
-            notes.append(f"{len(got.errors)} forests of {path} were rejected, e.g. {got.errors[0]}")
-    store.add_source(ff.source, {**done, "notes": notes})   # written last: the import is complete
-    return ImportOutcome(counts, notes, tuple(summaries))
+    with store.batch():
+        summaries = import_files(store, ff.files, ff.fmt, ff.source, corpus)
+        for path, got in zip(ff.files, summaries):
+            counts["import: forests"] += got.forests
+            counts["import: candidates"] += got.candidates
+            if got.errors:
+                notes.append(f"{len(got.errors)} forests of {path} were rejected, e.g. {got.errors[0]}")
+        store.add_source(ff.source, {**done, "notes": notes})
+    return ImportOutcome(counts, notes, summaries)

@@ -48,6 +48,12 @@ def parse_ranges(spec: str) -> list[tuple[str, str]]:
     return out
 
 
+def in_ranges(document: str, ranges: list[tuple[str, str]]) -> bool:
+    """Whether a document id lies in one of :func:`parse_ranges`' ranges (compared by file stem)."""
+    stem = _stem(document)
+    return any(a <= stem <= b for a, b in ranges)
+
+
 def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
                  fileids: str | None = None) -> SplitSelection:
     """A split's sentences, by split name or document ranges; with ``limit``, whole documents up to it.
@@ -63,8 +69,7 @@ def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
     else:
         ranges = parse_ranges(spec)
         split = None
-        sents = [s for s in store.sentences(corpus, None, fileids)
-                 if any(a <= _stem(s.document) <= b for a, b in ranges)]
+        sents = [s for s in store.sentences(corpus, None, fileids) if in_ranges(s.document, ranges)]
     if not sents:
         from ..sources.treebank import require_split
 

@@ -175,10 +175,15 @@ class ParseOutcome(NamedTuple):
     summary: object = None          # Link Grammar's ParseSummary, or the n-best ImportSummary
 
 
+def stored_sources(store: Store) -> list[str]:
+    """The store's candidate sources, sorted."""
+    # parsers and importers register their source (cheap); a store filled by hand is counted
+    return sorted(store.source_options()) or sorted(store.stats().sources)
+
+
 def stored_source(store: Store, given: str | None = None) -> str:
     """The candidate source to read: ``given`` if the store holds it, else the store's only one."""
-    # parsers and importers register their source (cheap); a store filled by hand is counted
-    have = sorted(store.source_options()) or sorted(store.stats().sources)
+    have = stored_sources(store)
     if given is not None:
         if given not in have:
             raise RankerError(f"{store.path}: no candidates from source {given!r} "
@@ -395,7 +400,25 @@ def require_counts(store: Store, evaluation: EvaluationSection, sel: SplitSelect
     if missing:
         raise RankerError(f"{store.path}: {len(missing)} sentences of {sel.corpus}/{sel.name} (e.g. "
                           f"{missing[0]}) have no per-candidate counts for their current forests from "
-                          f"{source}; compute them first: ranker counts --split {sel.name}")
+                          f"{source}; compute them first: {counts_command(store, evaluation, sel, source)}")
+
+
+def counts_command(store: Store, evaluation: EvaluationSection, sel: SplitSelection, source: str) -> str:
+    """The ``ranker counts`` command line that computes the counts ``sel`` lacks, ready to paste."""
+    import shlex
+
+    from .counts import SETTING_OPTIONS
+
+    argv = ["ranker", "counts", "--store", str(store.path), "--corpus", sel.corpus]
+    if sel.split is not None or sel.name != "all":
+        argv += ["--split", sel.name]
+    if len(stored_sources(store)) > 1:
+        argv += ["--source", source]
+    default = EvaluationSection()
+    for key, flag in SETTING_OPTIONS.items():
+        if getattr(evaluation, key) != getattr(default, key):
+            argv += [flag, str(getattr(evaluation, key))]
+    return shlex.join(argv)
 
 
 def load_counts(store: Store, evaluation: EvaluationSection, sel: SplitSelection, metrics: Sequence[str],

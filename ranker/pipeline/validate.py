@@ -53,6 +53,30 @@ def check_executor(experiment, src: str) -> None:
                           "a scheduler address needs executor = \"dask\"")
 
 
+def check_selection(where: str, corpus: str, key: str, spec: str) -> None:
+    """Refuse a ``[data]`` split name or document range that selects no document of the installed corpus.
+
+    Checked against the corpus's file listing, so a range that selects nothing fails here, not
+    after the store was made and the forests parsed or imported.
+    """
+    from ..sources.treebank import corpus_documents, require_split
+    from ..store.splits import SPLITS
+    from .splits import in_ranges, parse_ranges
+
+    what = f'[data] {key} = "{spec}"'
+    if (corpus, spec) in SPLITS:
+        _check(where, what, lambda: require_split(corpus, spec))
+        return
+    _check(where, what, lambda: parse_ranges(spec))
+    documents: list[str] = []
+    _check(where, "[data] corpus", lambda: documents.extend(corpus_documents(corpus)))
+    ranges = parse_ranges(spec)
+    if not any(in_ranges(doc, ranges) for doc in documents):
+        stems = sorted({doc.rsplit(".", 1)[0] for doc in documents})
+        have = f"{stems[0]} .. {stems[-1]}" if len(stems) > 1 else (stems or ["none"])[0]
+        raise ConfigError(f"{where}: {what} selects no sentence of corpus {corpus} (its documents are {have})")
+
+
 def _check(where: str, what: str, load) -> None:
     try:
         load()
@@ -71,9 +95,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
 
     from ..models.heidorn import as_k_table
     from ..registries import CORPORA
-    from ..store.splits import SPLITS
     from ..evaluation.scoring import Scorer
-    from .splits import parse_ranges
     from ..sources.discriminants import KIND as USER
     from .best_f import KIND as BEST_F, best_f_key
     from .stages import candidate_source, metric_names, scoring_settings
@@ -84,9 +106,9 @@ def validate_config(cfg: ExperimentConfig) -> None:
     for key, corpus in (("corpus", d.corpus), *(("extra_training", c) for c in d.extra_training)):
         _check(src, f"[data] {key}", lambda: CORPORA.get(corpus))
     for key in ("train", "heldout", "test"):
-        spec = getattr(d, key)
-        if (d.corpus, spec) not in SPLITS:
-            _check(src, f"[data] {key}", lambda: parse_ranges(spec))
+        check_selection(src, d.corpus, key, getattr(d, key))
+    for extra in d.extra_training:
+        check_selection(src, extra, "extra_training", "train")
     if cfg.annotation.kind not in ("riezler", BEST_F, USER):
         raise ConfigError(f"{src}: [annotation] kind {cfg.annotation.kind!r} is neither derivable from "
                           f"gold trees nor made of stored decisions (known: riezler, {BEST_F}, {USER})")

@@ -50,7 +50,8 @@ class LRU:
 class Served:
     """What every request shares: the store file, the model (swapped by retraining) and caches."""
 
-    def __init__(self, store_path: Path, model_spec: str | None, read_only: bool, settings: ServeSection):
+    def __init__(self, store_path: Path, model_spec: str | None, read_only: bool, settings: ServeSection,
+                 source: str | None = None):
         from ..pipeline.stages import stored_evaluation, stored_source
         from ..store import Store
         from .model import load_served_model, tuned_heidorn
@@ -61,7 +62,7 @@ class Served:
         self._local = threading.local()
         self.lock = threading.Lock()
         with Store.open(self.store_path, create=False, readonly=read_only) as st:
-            self.source = stored_source(st)
+            self.source = stored_source(st, source)   # --source, else the store's only one
             # the settings the store's counts were computed with (ranker counts recorded them)
             self.evaluation = stored_evaluation(st, self.source)
             self.model = load_served_model(st, model_spec)
@@ -164,7 +165,7 @@ def forest_summary(store, source: str) -> tuple[dict[str, int], dict[str, str]]:
 
 
 def create_app(store_path, model: str | None = None, read_only: bool = False,
-               settings: ServeSection | None = None):
+               settings: ServeSection | None = None, source: str | None = None):
     """The WSGI application serving ``store_path``.
 
     Parameters
@@ -178,6 +179,9 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
         Browse only: the store is opened read-only and every POST is refused.
     settings
         :class:`~ranker.pipeline.config.ServeSection` (host and port are the caller's business).
+    source
+        ``--source``: the store's candidate source to show (default the store's only one; a
+        store holding two needs it).
     """
     from flask import Flask
 
@@ -188,6 +192,6 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
     app.secret_key = secrets.token_bytes(32)
     app.config.update(SESSION_COOKIE_SAMESITE="Strict", SESSION_COOKIE_HTTPONLY=True,
                       MAX_CONTENT_LENGTH=64 * 1024)
-    app.extensions["ranker"] = Served(Path(store_path), model, read_only, settings or ServeSection())
+    app.extensions["ranker"] = Served(Path(store_path), model, read_only, settings or ServeSection(), source)
     app.register_blueprint(views.bp)
     return app

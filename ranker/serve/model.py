@@ -111,8 +111,10 @@ def tuned_heidorn(store):
     return None
 
 
-def retrained_model(store, current: ServedModel | None, update) -> ServedModel:
+def retrained_model(store, current: ServedModel | None, update, source: str | None = None) -> ServedModel:
     """``current`` adapted to the ``user`` decisions (:func:`ranker.pipeline.retrain.retrain`, warm-started).
+
+    ``source`` is the served candidate source (default the store's only one).
 
     ``update(fraction, message)`` reports progress after each solver iteration. The new model is
     kept in the store (``ranker models list``) and keeps the feature extractors of ``current``.
@@ -130,7 +132,7 @@ def retrained_model(store, current: ServedModel | None, update) -> ServedModel:
         raise RankerError("no model to retrain: the store holds none and --model named none "
                           "(train one with ranker train or ranker run)")
     base = current.key if store.get_artifact(MODEL_KIND, current.key) is not None else current.saved
-    out = retrain(store, base, kind="user",
+    out = retrain(store, base, kind="user", source=source,
                   progress=lambda i, n: update(i / max(n, 1), f"iteration {i} (at most {n})"))
     saved = SavedModel(out.model, tuple(out.feature_names), current.saved.feature_config)
     return ServedModel(out.key, saved, current.families)

@@ -60,7 +60,7 @@ def _run(served, job: RetrainJob) -> None:
 
     try:
         with Store.open(served.store_path, create=False) as st:
-            model = retrained_model(st, served.model, job.update)
+            model = retrained_model(st, served.model, job.update, source=served.source)
         served.set_model(model)
         job.finish("done", f"retrained on the decisions: now ranking with model {model.key[:12]}")
     except RankerError as e:

@@ -14,6 +14,9 @@ without the ``treebank/`` prefix, or the parser's ``wsj_0001.0`` for ``treebank/
 else by its tokens. A forest whose trees' leaves are not exactly its sentence's tokens is an error
 and nothing of it is stored. Files ending in ``.gz`` are read through gzip.
 
+A file is imported in one transaction and refused whole when it is not a list of forests at all
+(not UTF-8, not gzip, empty, one sentence twice, nothing storable): see :func:`import_files`.
+
 Roots: a candidate's pseudo-root (``S1``, ``TOP``, ``ROOT`` or the empty wrapper) is removed on
 import by :func:`ranker.trees.transforms.normalize_root`, the rule gold trees are stored by, so
 both sides have the same root convention and no user renames labels.
@@ -38,6 +41,10 @@ FORMATS = ("penn", "bllip")
 
 class NbestError(RankerError):
     """One forest of an n-best file that cannot be stored; ``str()`` reads ``file:line: what``."""
+
+
+class RefusedFile(RankerError):
+    """An n-best file that is not imported at all (unreadable, empty, a sentence twice, nothing storable)."""
 
 
 class ForestBlock(NamedTuple):
@@ -119,9 +126,9 @@ def read_blocks(path: str | Path, fmt: str) -> Iterator[ForestBlock | NbestError
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
     except UnicodeDecodeError as e:
-        raise RankerError(f"{path}: not UTF-8 text ({e})") from None
+        raise RefusedFile(f"{path}: not UTF-8 text ({e})") from None
     except (OSError, EOFError) as e:     # gzip: not a gzip file, or cut short
-        raise RankerError(f"{path}: cannot be read as gzip ({e})") from None
+        raise RefusedFile(f"{path}: cannot be read as gzip ({e})") from None
     read = _penn_block if fmt == "penn" else _bllip_block
     for start, lines in _blocks(text):
         try:
@@ -168,6 +175,10 @@ def import_file(store, path: str | Path, fmt: str, source: str | None = None, co
                 batch_size: int = 200) -> ImportSummary:
     """Store every well-formed forest of an n-best file, reporting (not raising) bad ones.
 
+    The file is one transaction with its source's provenance row (``{"format", "file"}``): a
+    refused file leaves the store as it was. :func:`import_files` says what is refused and what
+    is skipped.
+
     Parameters
     ----------
     store
@@ -182,9 +193,35 @@ def import_file(store, path: str | Path, fmt: str, source: str | None = None, co
     Returns
     -------
     ImportSummary
+
+    Raises
+    ------
+    RefusedFile
+        When the file is refused whole; nothing of it is stored.
     """
     path = Path(path)
     source = source or f"{fmt}:{path.name}"
+    with store.batch():
+        summary, = import_files(store, [path], fmt, source, corpus, batch_size)
+        store.add_source(source, {"format": fmt, "file": str(path)})
+    return summary
+
+
+def import_files(store, paths, fmt: str, source: str, corpus: str | None = None,
+                 batch_size: int = 200) -> tuple[ImportSummary, ...]:
+    """Store the forests of ``paths`` as candidates of ``source``, in one transaction, or nothing.
+
+    A single bad forest is *skipped*: it is reported in its summary's ``errors`` (``file:line:
+    what``) and the rest is stored. These are the problems of one forest: a malformed block (a
+    bad header, log probability or tree), no stored sentence matching its id or tokens, or leaves
+    other than its sentence's tokens. A file is *refused* (:class:`RefusedFile`; the transaction
+    is rolled back, so the store, the source's provenance row included, stays as it was) when it
+    cannot be read as UTF-8 text (through gzip for ``.gz``), holds no forest, gives one sentence
+    a second forest (in it or in an earlier file of ``paths``: the second would silently replace
+    the first), or has no forest that can be stored. The caller writes the source's provenance
+    row in the same transaction (:meth:`Store.batch` nests), so it is never written for a refused
+    file. Returns one summary per file.
+    """
     sentences = store.sentences(corpus)
     if not sentences:
         stored = store.stats().corpora
@@ -194,18 +231,25 @@ def import_file(store, path: str | Path, fmt: str, source: str | None = None, co
             f"sentences: name a stored corpus, or one ranker loads itself (ranker import --corpus treebank "
             f"or conll2000)")
     matcher = SentenceMatcher(sentences)
-    store.add_source(source, {"format": fmt, "file": str(path)})
+    first_at: dict[str, str] = {}     # sentence id -> "file:line" of its forest in these files
+    with store.batch():
+        return tuple(_import_one(store, Path(p), fmt, source, matcher, first_at, batch_size) for p in paths)
+
+
+def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatcher, first_at: dict,
+                batch_size: int) -> ImportSummary:
+    """One file of :func:`import_files`, inside its transaction."""
     errors: list[str] = []
-    forests = cands = 0
+    blocks = forests = cands = 0
     pending: list[tuple[str, list[Candidate]]] = []
 
     def flush():
-        with store.batch():
-            for sid, cs in pending:
-                store.replace_forest(sid, source, cs)
+        for sid, cs in pending:
+            store.replace_forest(sid, source, cs)
         pending.clear()
 
     for block in read_blocks(path, fmt):
+        blocks += 1
         if isinstance(block, NbestError):
             errors.append(str(block))
             continue
@@ -225,6 +269,11 @@ def import_file(store, path: str | Path, fmt: str, source: str | None = None, co
                           f"{got[at] if at < len(got) else '<end>'!r} vs "
                           f"{sent.tokens[at] if at < len(sent.tokens) else '<end>'!r}; forest not stored")
             continue
+        here = f"{path}:{block.line}"
+        if sent.id in first_at:
+            raise RefusedFile(f"{here}: a second forest of sentence {sent.id}, whose forest starts at "
+                              f"{first_at[sent.id]}; one forest per sentence: nothing of {path} was imported")
+        first_at[sent.id] = here
         cs = [Candidate(sent.id, source, k, normalize_root(t), "full", dict(sc))
               for k, (t, sc) in enumerate(zip(block.trees, block.scores))]
         pending.append((sent.id, cs))
@@ -232,6 +281,10 @@ def import_file(store, path: str | Path, fmt: str, source: str | None = None, co
         cands += len(cs)
         if len(pending) >= batch_size:
             flush()
-    if pending:
-        flush()
+    if not blocks:
+        raise RefusedFile(f"{path}: holds no forest (an empty file); nothing was imported")
+    if not forests:
+        raise RefusedFile(f"{path}: no forest of it can be stored ({len(errors)} skipped, the first: "
+                          f"{errors[0]}); nothing was imported")
+    flush()
     return ImportSummary(forests, cands, tuple(errors))

@@ -142,6 +142,22 @@ def conll2000_files() -> list[str]:
     return present
 
 
+def corpus_documents(corpus: str) -> list[str]:
+    """The file ids of an installed corpus in order, read from its listing (no sentence is parsed).
+
+    What a config's document ranges are checked against before any work starts.
+    """
+    if corpus == "conll2000":
+        return conll2000_files()
+    if corpus != "treebank":
+        raise RankerError(f"unknown corpus {corpus!r} (known: {', '.join(CORPORA)})")
+    require_corpus("treebank")
+    from nltk.corpus import treebank
+
+    with reading_corpus("treebank"):
+        return sorted(treebank.fileids())
+
+
 def require_split(corpus: str, split: str | None) -> None:
     """Fail when the installed corpus lacks the documents of ``split`` (instead of an empty split).
 

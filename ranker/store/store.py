@@ -4,13 +4,14 @@ Nothing else opens the file. Writes go through :meth:`Store.batch` transactions,
 killed at any moment leaves whole batches or nothing (SQLite's write-ahead log makes a commit
 atomic and durable against a crashed process); every insert is keyed, so running an ingest again
 leaves the same content. WAL mode also lets readers (``ranker store stats``) work while a parse
-writes. Reading commands open the file with ``readonly=True`` (SQLite ``mode=ro``), and every
-open checks the schema before anything is written, so a file that is not a store is refused
-unchanged; a write SQLite refuses (full disk, read-only file) is a one-line :class:`StoreError`.
+writes. Reading commands open the file with ``readonly=True`` (no write, and no file left beside
+the store: :meth:`Store._open_readonly`), and every open checks the schema before anything is
+written, so a file that is not a store is refused unchanged; a write SQLite refuses (full disk, read-only file) is a one-line :class:`StoreError`.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import statistics
@@ -118,6 +119,18 @@ class Store:
 
     @classmethod
     def _open_readonly(cls, path: Path) -> "Store":
+        """Open for reading so that no file is left beside the store and nothing is written.
+
+        A WAL store is read through its ``-wal`` and ``-shm`` files. A connection opened with
+        SQLite's ``mode=ro`` creates them when missing but, unable to checkpoint, never removes
+        them, so each reading command used to leave both behind. So: when a ``-wal`` file exists a
+        writer is at work (or left its log), and ``mode=ro`` reads through the writer's files,
+        which stay the writer's to remove. Otherwise, if the file and its folder are writable,
+        the connection is an ordinary one with ``PRAGMA query_only``: SQLite creates the two files
+        while the command runs and, as the last connection, removes them when it closes (with
+        an empty log the store's bytes are not touched), and a writer that starts meanwhile is
+        coordinated as usual (``immutable`` would let it change the file under the reader). A store no one may write here (read-only file or folder) is read as immutable.
+        """
         if not path.exists():
             raise StoreError(f"{path}: no such store")
         if path.is_dir():
@@ -125,19 +138,17 @@ class Store:
         if path.stat().st_size == 0:
             raise StoreError(f"{path}: not a ranker store (empty file)")
         uri = "file:" + urllib.parse.quote(str(path.resolve())) + "?mode=ro"
+        wal = Path(f"{path}-wal").exists()
+        writable = os.access(path, os.W_OK) and os.access(path.resolve().parent, os.W_OK)
         try:
-            conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=60.0)
-            try:
-                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-            except sqlite3.OperationalError:
-                # A WAL store in a folder we cannot write: SQLite cannot make the shared-memory
-                # file readers need. With no write-ahead log present no writer is active, so the
-                # file alone is the whole store and can be read as immutable.
-                conn.close()
-                if Path(str(path) + "-wal").exists():
-                    raise
-                conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
-                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            if not wal and writable:
+                conn = sqlite3.connect(str(path), isolation_level=None, timeout=60.0)
+                conn.execute("PRAGMA query_only=ON")
+            else:
+                conn = sqlite3.connect(uri + ("" if wal else "&immutable=1"), uri=True, isolation_level=None,
+                                       timeout=60.0)
+            # SQLite opens lazily: the first read shows a file it cannot use
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except sqlite3.Error as e:
             raise _store_error(path, e, writing=False) from None
         store = cls(conn, path)
@@ -725,7 +736,9 @@ class Store:
             raise
         finally:
             run, self._run = self._run, None
-            if run["id"] is not None:
+            # (a row inserted in a transaction the command's error rolled back is gone: leave it so)
+            if run["id"] is not None and self._conn.execute("SELECT 1 FROM runs WHERE id=?",
+                                                            (run["id"],)).fetchone():
                 try:
                     with self.batch():
                         self._conn.execute("UPDATE runs SET ended=?, outcome=?, settings=? WHERE id=?",

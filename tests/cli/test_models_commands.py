@@ -132,3 +132,24 @@ def test_select_loglinear_against_another_feature_space_fails_clearly(store, fea
     assert main(["select", "--store", str(store), "--ranker", "loglinear",
                  "--out", str(tmp_path / "x.mrg")]) == 2
     assert "needs --model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("weights, says", [
+    (lambda w: [1e308] * len(w), "scores are not all finite"),            # finite weights, overflowing scores
+    (lambda w: [1e400] + w[1:], "state.coef_[0] is not a finite number"),  # 1e400 reads as inf
+])
+def test_issue_24_a_model_file_with_unusable_weights_is_an_error_naming_it(store, feature_config, tmp_path, capsys,
+                                                                           weights, says):
+    model = tmp_path / "model.json"
+    assert main(["train", "--store", str(store), "--features", str(feature_config), "--sigma2", "1",
+                 "--out", str(model)]) == 0
+    doc = json.loads(model.read_text())
+    doc["state"]["coef_"] = weights(doc["state"]["coef_"])
+    model.write_text(json.dumps(doc).replace("Infinity", "1e400"))
+    capsys.readouterr()
+    out = tmp_path / "x.mrg"
+    assert main(["select", "--store", str(store), "--ranker", "loglinear", "--model", str(model),
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ranker: error: {model}: ") and err.count("\n") == 1 and says in err, err
+    assert not out.exists()

@@ -21,6 +21,7 @@ import pytest
 
 import ranker.atomicfile  # noqa: F401  (imported before a reader process drops its rights)
 import ranker.cli.store  # noqa: F401
+import ranker.pipeline.forest_files  # noqa: F401
 import ranker.sources.nbest  # noqa: F401
 import ranker.sources.treebank  # noqa: F401
 from ranker.cli.main import build_parser, main
@@ -154,6 +155,55 @@ def test_a_read_only_store_is_read_and_writes_to_it_are_refused(shared_dir, read
     assert code == 2
     _one_line_error(err, str(store), "read-only")
     assert store.read_bytes() == content
+
+
+def _store_with_model(path: Path) -> None:
+    """A small store holding one model chosen on held-out, as ranker train keeps it."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ranker.models import LogLinearRanker, save_model
+    from ranker.pipeline.cache import MODEL_KIND
+
+    _small_store(path)
+    ranker = LogLinearRanker(sigma2=1.0).fit(sp.csr_matrix(np.eye(2)), np.array([1.0, 0.0]), np.array([0, 0]))
+    save_model(path.parent / "m.json", ranker, ["a", "b"], {"name": "tiny"})
+    with Store.open(path) as st:
+        st.put_artifact(MODEL_KIND, "k1", (path.parent / "m.json").read_bytes(), {"trials": [[1.0, 50.0]]})
+    (path.parent / "m.json").unlink()
+
+
+READING = [["store", "stats", "{s}"], ["store", "export", "{s}", "--corpus", "mine"], ["models", "list", "--store", "{s}"],
+           ["models", "export", "--store", "{s}", "--out", "{out}"], ["gold", "--store", "{s}", "--corpus", "mine",
+                                                                       "--out", "{out}"]]
+
+
+@pytest.mark.parametrize("argv", READING, ids=lambda a: " ".join(a[:2]))
+def test_issue_24_a_reading_command_creates_no_file_beside_the_store(tmp_path, argv):
+    folder = tmp_path / "stores"
+    folder.mkdir()
+    store = folder / "s.sqlite"
+    _store_with_model(store)
+    before = _snapshot(folder)
+    assert list(before) == ["s.sqlite"]
+    r = _cli(*[a.format(s=store, out=tmp_path / "out.txt") for a in argv])
+    assert r.returncode in (0, 2) and "Traceback" not in r.stderr, r.stderr
+    assert _snapshot(folder) == before   # no -wal, no -shm, same bytes
+
+
+def test_issue_24_a_reading_command_beside_a_running_writer_reads_its_commits(tmp_path):
+    """A writer at work keeps its -wal and -shm; a reader uses them and leaves them to the writer."""
+    store = tmp_path / "s.sqlite"
+    _small_store(store)
+    with Store.open(store) as writer:
+        with writer.batch():
+            writer.add_sentences([Sentence("mine/late/0", "mine", "late", 0, ("dogs", "bark"), ("NN", "VBP"))])
+        files = sorted(p.name for p in tmp_path.iterdir())
+        assert files == ["s.sqlite", "s.sqlite-shm", "s.sqlite-wal"]
+        r = _cli("store", "stats", store, "--format", "json")
+        assert r.returncode == 0 and '"sentences": 6' in r.stdout, r.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == files
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite"]
 
 
 def test_a_store_path_under_a_regular_file_is_a_one_line_error(tmp_path):

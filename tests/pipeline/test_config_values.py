@@ -92,3 +92,34 @@ def test_every_training_row_layout_passes_validation_and_an_unknown_one_does_not
     assert stages.loglinear_template(cfg.loglinear).layout == layout     # the fits get it
     with pytest.raises(ConfigError, match=r"x\.toml: \[loglinear\] layout 'tree' is not known"):
         validate_config(config_from_dict({"loglinear": {"layout": "tree"}}, "x.toml"))
+
+
+@pytest.mark.parametrize("key, spec", [("test", "wsj_0900-0999"), ("train", "wsj_0200"),
+                                       ("heldout", "wsj_0140-0169 wsj_0500")])
+def test_issue_24_a_range_that_selects_no_document_is_refused_before_any_work(tmp_path, capsys, key, spec):
+    from ranker.cli.main import main
+
+    cfg = tmp_path / "x.toml"
+    cfg.write_text(f'[experiment]\nstore = "{tmp_path / "s.sqlite"}"\n[data]\n{key} = "{spec}"\n')
+    if key == "heldout":   # one range of two selects documents: the config is fine on this key
+        from ranker.pipeline.validate import validate_config
+
+        validate_config(load_config(cfg))
+        return
+    assert main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f'ranker: error: {cfg}: [data] {key} = "{spec}" selects no sentence of corpus treebank '
+                   f"(its documents are wsj_0001 .. wsj_0199)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.toml"]   # no store, no output folder
+
+
+def test_issue_24_a_split_the_installed_corpus_lacks_is_refused_before_any_work(tmp_path):
+    from ranker.pipeline.validate import validate_config
+    from ranker.sources.treebank import conll2000_files
+
+    cfg = config_from_dict({"data": {"corpus": "conll2000", "heldout": "train", "test": "test"}}, "x.toml")
+    if "test.txt" in conll2000_files():   # the full corpus (the shared NLTK_DATA holds train.txt only)
+        validate_config(cfg)
+        return
+    with pytest.raises(RankerError, match=r"x.toml: \[data\] test = \"test\": .*conll2000 has no test half"):
+        validate_config(cfg)

@@ -136,7 +136,7 @@ def test_counts_follow_a_reimported_forest(store):
     ev = EvaluationSection()
     with Store.open(store) as st:
         sel = select_split(st, "treebank", "test")
-        with pytest.raises(RankerError, match="ranker counts --split test"):
+        with pytest.raises(RankerError, match=r"ranker counts --store \S+ --corpus treebank --split test$"):
             stages.require_counts(st, ev, sel, "test")
         assert stages.compute_counts(st, ev, sel.sentences, "test", workers=1).scored == 3
         assert stages.compute_counts(st, ev, sel.sentences, "test", workers=1).scored == 0
@@ -225,7 +225,7 @@ def test_select_takes_fileids_limit_and_oracle_needs_counts(store, tmp_path, cap
     with Store.open(store) as st:
         add_sentence(st, "wsj_0171.mrg", 0)
     assert main(["select", "--store", str(store), "--ranker", "oracle", "--out", str(out)]) == 2
-    assert "ranker counts --split test" in capsys.readouterr().err
+    assert f"ranker counts --store {store} --corpus treebank --split test\n" in capsys.readouterr().err
     assert main(["counts", "--store", str(store), "--split", "test", "--workers", "1", "--no-progress"]) == 0
     assert main(["select", "--store", str(store), "--ranker", "oracle", "--fileids", "wsj_0171*",
                  "--out", str(out)]) == 0

@@ -60,10 +60,20 @@ def test_malformed_forests_are_reported_with_line_and_skipped(st, tmp_path):
 
 
 def test_unmatched_forest_and_bad_header(st, tmp_path):
-    p = _write(tmp_path, "c.mrg", "(S (NN unknown) (NN words))\n")
+    p = _write(tmp_path, "c.mrg", f"(S (NN unknown) (NN words))\n\n{T0}\n")
     assert "match no stored sentence" in import_file(st, p, "penn").errors[0]
-    p = _write(tmp_path, "d.nbest", f"two wsj_0001.mrg/0\n-1\n{T0}\n")
+    p = _write(tmp_path, "d.nbest", f"two wsj_0001.mrg/0\n-1\n{T0}\n\n1 wsj_0001.mrg/1\n-4\n{U0}\n")
     assert import_file(st, p, "bllip").errors[0].startswith(f"{p}:1: expected '<count> <sentence id>'")
+
+
+def test_issue_24_a_file_with_no_storable_forest_is_refused_and_registers_no_source(st, tmp_path):
+    from ranker.sources.nbest import RefusedFile
+
+    p = _write(tmp_path, "c.mrg", "(S (NN unknown) (NN words))\n")
+    with pytest.raises(RefusedFile, match=r"c.mrg: no forest of it can be stored \(1 skipped, the first: "
+                                          r".*c.mrg:1: tokens match no stored sentence"):
+        import_file(st, p, "penn")
+    assert st.source_options() == {} and st.stats().candidates == 0
 
 
 def test_reimport_is_idempotent(st, tmp_path):
