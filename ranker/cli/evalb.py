@@ -14,10 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..evaluation.evalb import EvalbAccumulator
-from ..evaluation.evalb_fast import score_evalb_files
-from ..evaluation.evalb_params import EvalbParams, load_params
-from ..evaluation.evalb_report import HEADER, format_sentence, format_summary
+# Only argparse at module level: ``ranker --help`` imports every command module, and ``ranker evalb``
+# is held to the C evalb's time as a whole process; the scorer loads in ``run``.
 
 
 def add_parser(subparsers) -> None:
@@ -36,31 +34,72 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def _score(gold_path: str, test_path: str, params):
+    """Per-line results with ``size``, ``messages``, ``table(start, stop)`` and ``totals(cutoff)``:
+    the compiled kernel's records, or the numpy path's columns where no kernel can be built."""
+    from ..evaluation.evalb_files import check_pair, read_pair
+    from ..evaluation.evalb_native import score_evalb_native
+
+    gold, test = read_pair(gold_path, test_path)
+    lines = check_pair(gold, test, gold_path, test_path)
+    records = score_evalb_native(gold, test, params, lines, gold_source=gold_path,
+                                 test_source=test_path)
+    if records is not None:
+        return records
+    from ..evaluation.evalb_fast import score_evalb_bytes
+
+    return _Columns(score_evalb_bytes(gold, test, params, gold_source=gold_path,
+                                      test_source=test_path))
+
+
+class _Columns:
+    """:class:`~ranker.evaluation.evalb_fast.EvalbColumns` seen through the records' interface."""
+
+    def __init__(self, cols):
+        self.cols, self.size, self.messages = cols, cols.size, cols.messages
+
+    def table(self, start: int, stop: int) -> bytes:
+        from ..evaluation.evalb_report import format_sentence
+
+        return "".join(format_sentence(i + 1, self.cols.sentence(i))
+                       for i in range(start, stop)).encode("ascii")
+
+    def totals(self, cutoff_len: int):
+        from ..evaluation.evalb_totals import EvalbAccumulator
+        from ..evaluation.evalb_params import EvalbParams
+
+        acc = EvalbAccumulator(EvalbParams(cutoff_len=cutoff_len))
+        acc.add_columns(self.cols)
+        return acc.all, acc.cut
+
+
 def run(args: argparse.Namespace) -> int:
+    from ..evaluation.evalb_params import EvalbParams, load_params
+    from ..evaluation.evalb_report import HEADER, format_summary
+    from ..evaluation.evalb_totals import EvalbSummary
+
     params = load_params(args.param) if args.param else EvalbParams()
     if args.max_error is not None or args.cutoff is not None:
         from dataclasses import replace
         params = replace(params,
                          max_error=params.max_error if args.max_error is None else args.max_error,
                          cutoff_len=params.cutoff_len if args.cutoff is None else args.cutoff)
-    cols = score_evalb_files(args.gold, args.test, params)
-    out = sys.stdout
-    acc = EvalbAccumulator(params)
-    chunks = [HEADER]
-    errors = 0
-    for i in range(cols.size):
-        s = cols.sentence(i)
-        if s.message:
-            out.write("".join(chunks))
-            chunks = []
-            out.flush()
-            print(f"{i + 1} : {s.message}", file=sys.stderr)
-            # EVALB's Error(): exits when the count *before* this error exceeds MAX_ERROR
-            if errors > params.max_error:
-                return 1
-            errors += 1
-        acc.add(s)
-        chunks.append(format_sentence(i + 1, s))
-    chunks.append(format_summary(acc.result()))
-    out.write("".join(chunks))
+    result = _score(args.gold, args.test, params)
+    sys.stdout.flush()
+    out = getattr(sys.stdout, "buffer", None)
+    write = out.write if out is not None else (lambda b: sys.stdout.write(b.decode("ascii")))
+    write(HEADER.encode("ascii"))
+    start = errors = 0
+    for i in sorted(result.messages):
+        write(result.table(start, i))
+        (out or sys.stdout).flush()
+        print(f"{i + 1} : {result.messages[i]}", file=sys.stderr)
+        # EVALB's Error(): exits when the count *before* this error exceeds MAX_ERROR
+        if errors > params.max_error:
+            return 1
+        errors += 1
+        start = i
+    write(result.table(start, result.size))
+    everything, cut = result.totals(params.cutoff_len)
+    write(format_summary(EvalbSummary(everything, cut, params.cutoff_len)).encode("ascii"))
     return 0
