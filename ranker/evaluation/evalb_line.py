@@ -12,6 +12,11 @@ against the compiled ``evalb.c`` of 2006 on every case in ``tests/evaluation/tes
   counts as a word (a length or word mismatch, so an *error*), unless LABEL is a ``DELETE_LABEL``
   (``(TOP )`` with COLLINS.prm deletes it, so that line is a skip too).
 
+* a word anywhere but straight after ``(`` LABEL and white space, closed at once by ``)``
+  (``(NP John Smith)``, ``(NN w )``, ``(S (NN a)x)``) is what ``read_line`` reports as "More than
+  two elements in a bracket" or "Reading sentence", after which EVALB loops on errors until it
+  stops without a summary; we refuse the line with the word's position (the tree reader alone
+  would read words under a phrase);
 * a line may hold several top-level items one after another, as ``(P this) (Q is) (R a) (T test)``
   in EVALB's own ``sample.tst``: ``read_line`` reads them in order into one sentence (four words and
   no bracket there), so we return an :class:`EvalbLine` of several roots.
@@ -29,6 +34,9 @@ from ..trees.penn import TreeSyntaxError, parse_tree
 from ..trees.tree import Node, Tree
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
+#: ``read_line``'s tokens: an opening with its label (and, for a terminal, white space, the word and
+#: ``)``), a closing, white space; group 1 is a word anywhere else, which EVALB reports an error on.
+_EVALB_TOKENS = re.compile(r"\([^\s()]*+(?:\s++[^\s()]*+\))?|\)|\s++|([^\s()]++)")
 
 
 class EvalbLine(NamedTuple):
@@ -61,12 +69,18 @@ def read_evalb_line(text: str, source: str = "<string>", line: int = 1) -> Tree 
     if not text.strip():
         return None
     try:
-        return parse_tree(text, source, line)
+        tree = parse_tree(text, source, line)
     except TreeSyntaxError as error:
         try:
-            return _as_evalb_reads(text)
+            tree = _as_evalb_reads(text)
         except ValueError:
             raise error from None
+    for m in _EVALB_TOKENS.finditer(text):
+        if m.group(1):
+            raise TreeSyntaxError(f"word {m.group(1)!r} where EVALB reads a bracket: a bracket is a "
+                                  "label and one word, or a label and brackets", source, line,
+                                  m.start() + 1)
+    return tree
 
 
 def _as_evalb_reads(text: str) -> Tree | EvalbLine | None:

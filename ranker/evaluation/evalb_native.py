@@ -111,11 +111,13 @@ class EvalbRecords:
     record is final; :attr:`messages` holds the stderr text of error sentences by 0-based line.
     """
 
-    def __init__(self, lib: ctypes.CDLL, records: ctypes.Array, size: int, messages: dict[int, str]):
+    def __init__(self, lib: ctypes.CDLL, records: ctypes.Array, size: int, messages: dict[int, str],
+                 deferred: int):
         self._lib = lib
         self._rec = records
         self.size = size
         self.messages = messages
+        self.deferred = deferred   # how many lines the reference scored
 
     def sentence(self, i: int) -> EvalbSentence:
         """Line ``i`` (0-based) as an :class:`EvalbSentence`."""
@@ -175,7 +177,7 @@ def score_evalb_native(gold: bytes, test: bytes, params: EvalbParams, lines: int
             records[i * REC:i * REC + REC] = [*s[:8], 0]
             if s.status == ERROR:
                 messages[i] = s.message
-    return EvalbRecords(lib, records, lines, messages)
+    return EvalbRecords(lib, records, lines, messages, len(deferred))
 
 
 def _lines_at(data: bytes, wanted: list[int]) -> list[bytes]:
