@@ -34,26 +34,24 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _score(gold_path: str, test_path: str, params):
-    """Per-line results with ``size``, ``messages``, ``table(start, stop)`` and ``totals(cutoff)``:
-    the compiled kernel's records, or the numpy path's columns where no kernel can be built."""
-    from ..evaluation.evalb_files import check_pair, read_pair
-    from ..evaluation.evalb_native import score_evalb_native
+def _blocks(gold_path: str, test_path: str, params):
+    """Per-line results, block after block, each with ``size``, ``line0``, ``messages``,
+    ``table(start, stop)`` and ``totals(cutoff)``: the compiled kernel's records, or the numpy
+    path's columns (one block) where no kernel can be built."""
+    from ..evaluation.evalb_native import score_evalb_file_blocks
 
-    gold, test = read_pair(gold_path, test_path)
-    lines = check_pair(gold, test, gold_path, test_path)
-    records = score_evalb_native(gold, test, params, lines, gold_source=gold_path,
-                                 test_source=test_path)
-    if records is not None:
-        return records
-    from ..evaluation.evalb_fast import score_evalb_bytes
+    blocks = score_evalb_file_blocks(gold_path, test_path, params)
+    if blocks is not None:
+        return blocks
+    from ..evaluation.evalb_fast import score_evalb_files
 
-    return _Columns(score_evalb_bytes(gold, test, params, gold_source=gold_path,
-                                      test_source=test_path))
+    return [_Columns(score_evalb_files(gold_path, test_path, params))]
 
 
 class _Columns:
     """:class:`~ranker.evaluation.evalb_fast.EvalbColumns` seen through the records' interface."""
+
+    line0 = 0
 
     def __init__(self, cols):
         self.cols, self.size, self.messages = cols, cols.size, cols.messages
@@ -65,8 +63,8 @@ class _Columns:
                        for i in range(start, stop)).encode("ascii")
 
     def totals(self, cutoff_len: int):
-        from ..evaluation.evalb_totals import EvalbAccumulator
         from ..evaluation.evalb_params import EvalbParams
+        from ..evaluation.evalb_totals import EvalbAccumulator
 
         acc = EvalbAccumulator(EvalbParams(cutoff_len=cutoff_len))
         acc.add_columns(self.cols)
@@ -76,7 +74,7 @@ class _Columns:
 def run(args: argparse.Namespace) -> int:
     from ..evaluation.evalb_params import EvalbParams, load_params
     from ..evaluation.evalb_report import HEADER, format_summary
-    from ..evaluation.evalb_totals import EvalbSummary
+    from ..evaluation.evalb_totals import EvalbSummary, EvalbTotals
 
     params = load_params(args.param) if args.param else EvalbParams()
     if args.max_error is not None or args.cutoff is not None:
@@ -84,22 +82,33 @@ def run(args: argparse.Namespace) -> int:
         params = replace(params,
                          max_error=params.max_error if args.max_error is None else args.max_error,
                          cutoff_len=params.cutoff_len if args.cutoff is None else args.cutoff)
-    result = _score(args.gold, args.test, params)
+    # Score first, print after: a line ranker refuses stops the run before any output. Scoring
+    # stops where EVALB would (the error after MAX_ERROR + 1), and the blocks keep only counts.
+    blocks, seen = [], 0
+    for block in _blocks(args.gold, args.test, params):
+        blocks.append(block)
+        seen += len(block.messages)
+        if seen > params.max_error + 1:
+            break
     sys.stdout.flush()
     out = getattr(sys.stdout, "buffer", None)
     write = out.write if out is not None else (lambda b: sys.stdout.write(b.decode("ascii")))
     write(HEADER.encode("ascii"))
-    start = errors = 0
-    for i in sorted(result.messages):
-        write(result.table(start, i))
-        (out or sys.stdout).flush()
-        print(f"{i + 1} : {result.messages[i]}", file=sys.stderr)
-        # EVALB's Error(): exits when the count *before* this error exceeds MAX_ERROR
-        if errors > params.max_error:
-            return 1
-        errors += 1
-        start = i
-    write(result.table(start, result.size))
-    everything, cut = result.totals(params.cutoff_len)
+    errors = 0
+    everything, cut = EvalbTotals(), EvalbTotals()
+    for block in blocks:
+        start = 0
+        for i in sorted(block.messages):
+            write(block.table(start, i))
+            (out or sys.stdout).flush()
+            print(f"{block.line0 + i + 1} : {block.messages[i]}", file=sys.stderr)
+            # EVALB's Error(): exits when the count *before* this error exceeds MAX_ERROR
+            if errors > params.max_error:
+                return 1
+            errors += 1
+            start = i
+        write(block.table(start, block.size))
+        a, c = block.totals(params.cutoff_len)
+        everything, cut = everything + a, cut + c
     write(format_summary(EvalbSummary(everything, cut, params.cutoff_len)).encode("ascii"))
     return 0

@@ -60,6 +60,100 @@ def check_pair(gold: bytes, test: bytes, gold_source: str, test_source: str) -> 
     return n1
 
 
+def check_files(gold_path: str | Path, test_path: str | Path) -> int:
+    """:func:`check_pair` of two files read block by block (no whole file in memory); their line count.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming a missing file.
+    ranker.textfiles.TextFileError, EvalbInputError
+        As :func:`check_pair`.
+    """
+    import codecs
+
+    counts = []
+    for p in (gold_path, test_path):
+        n, last = 0, b"\n"
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        try:
+            with open(p, "rb") as f:
+                while block := f.read(_CHECK_BYTES):
+                    n += block.count(b"\n")
+                    last = block[-1:]
+                    if not block.isascii() or decoder.getstate()[0]:
+                        decoder.decode(block)
+            decoder.decode(b"", final=True)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{p}: no such file") from None
+        except UnicodeDecodeError:
+            decode_text(Path(p).read_bytes(), str(p))    # raises, naming line and column
+            raise
+        counts.append(n + (0 if last == b"\n" else 1))
+    if counts[0] != counts[1]:
+        raise EvalbInputError(f"{gold_path} has {counts[0]} lines but {test_path} has {counts[1]}; "
+                              "EVALB pairs trees line by line")
+    return counts[0]
+
+
+class LineBlocks:
+    """A file read in blocks of whole lines: by size (:meth:`take_bytes`) or by count (:meth:`take_lines`)."""
+
+    def __init__(self, path: str | Path):
+        self._f = open(path, "rb")
+        self._buf = b""
+        self._eof = False
+
+    def __enter__(self) -> "LineBlocks":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._f.close()
+
+    def _fill(self, size: int) -> None:
+        block = self._f.read(size)
+        if block:
+            self._buf += block
+        else:
+            self._eof = True
+
+    def take_bytes(self, size: int) -> bytes:
+        """About ``size`` bytes ending at a line's end (more if one line is longer); b"" at the end."""
+        while len(self._buf) < size and not self._eof:
+            self._fill(size - len(self._buf))
+        if len(self._buf) <= size and self._eof:
+            cut = len(self._buf)
+        else:
+            cut = self._buf.rfind(b"\n", 0, size) + 1
+            while cut == 0:                       # no line ends within size: a longer line
+                k = self._buf.find(b"\n")
+                if k >= 0:
+                    cut = k + 1
+                elif self._eof:
+                    cut = len(self._buf)
+                else:
+                    self._fill(size)
+        out, self._buf = self._buf[:cut], self._buf[cut:]
+        return out
+
+    def take_lines(self, n: int) -> bytes:
+        """The next ``n`` lines (fewer at the end of the file)."""
+        pos, found = 0, 0
+        while True:
+            while found < n:
+                k = self._buf.find(b"\n", pos)
+                if k < 0:
+                    break
+                pos, found = k + 1, found + 1
+            if found == n or self._eof:
+                break
+            self._fill(_CHECK_BYTES)
+        if found < n:
+            pos = len(self._buf)
+        out, self._buf = self._buf[:pos], self._buf[pos:]
+        return out
+
+
 def read_pair(gold_path: str | Path, test_path: str | Path) -> tuple[bytes, bytes]:
     """The bytes of both files; a missing one is ``FileNotFoundError`` naming it."""
     data = []

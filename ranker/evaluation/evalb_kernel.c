@@ -7,11 +7,13 @@
  * (evalb_native.py), called through ctypes.
  *
  * One record of REC int32 per line pair: status, length, words, gold, test, matched, crossing,
- * correct tags, defer. A line is deferred (defer = 1) to the Python reference whenever this code
- * does not decide it alone: text EVALB's read_line reports an error on (the reference refuses it
- * with file:line:column), an error sentence (the reference words its message), a length
+ * correct tags, defer, and four fields for an error sentence's message. defer is DEFER_REFERENCE
+ * when this code does not decide a line alone and the Python reference must: text EVALB's
+ * read_line reports an error on (the reference refuses it with file:line:column), a length
  * difference when QUOTE_LABEL is set (the reference re-inserts quotes), and a pair so large that
- * EVALB's quadratic loops would take long (the reference's are not quadratic).
+ * EVALB's quadratic loops would take long (the reference's are not quadratic). An error sentence
+ * is decided here and says which message it prints: DEFER_LENGTH (a, b = the two word counts) or
+ * DEFER_WORDS (a, b = offset and length of the gold word in its text, c, d = the test word's).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +21,9 @@
 #include <string.h>
 
 enum { ST_OK = 0, ST_ERROR = 1, ST_SKIP = 2 };
-enum { R_STATUS, R_LENGTH, R_WORDS, R_GOLD, R_TEST, R_MATCHED, R_CROSSING, R_CORRECT, R_DEFER, REC };
+enum { R_STATUS, R_LENGTH, R_WORDS, R_GOLD, R_TEST, R_MATCHED, R_CROSSING, R_CORRECT, R_DEFER,
+       R_A, R_B, R_C, R_D, REC };
+enum { DEFER_NONE = 0, DEFER_REFERENCE = 1, DEFER_LENGTH = 2, DEFER_WORDS = 3 };
 #define QUADRATIC_LIMIT (1L << 22)   /* gold x test brackets above which a pair is deferred */
 
 typedef struct { const char *p; int32_t n; } Str;
@@ -137,23 +141,31 @@ static int32_t massage(Side *s, const Params *pr) {
     return kept;
 }
 
-/* calc_result for one pair whose sides were read. */
-static void score_pair(Side *g, Side *t, const Params *pr, int32_t *rec) {
+/* calc_result for one pair whose sides were read from texts starting at gbase and tbase. */
+static void score_pair(Side *g, Side *t, const Params *pr, int32_t *rec, const char *gbase,
+                       const char *tbase) {
     memset(rec, 0, REC * sizeof(int32_t));
     rec[R_LENGTH] = g->length;
     if (t->nterm == 0) { rec[R_STATUS] = ST_SKIP; return; }
     if (g->nterm != t->nterm) {
+        if (pr->has_quote) { rec[R_DEFER] = DEFER_REFERENCE; return; }   /* fix_quote's work */
         rec[R_STATUS] = ST_ERROR;
-        rec[R_DEFER] = 1;           /* the reference words the message, and mends quotes if asked */
+        rec[R_DEFER] = DEFER_LENGTH;
+        rec[R_A] = g->nterm;
+        rec[R_B] = t->nterm;
         return;
     }
     for (int32_t i = 0; i < g->nterm; i++)
         if (!pair_eq(g->term[i].word, t->term[i].word, pr->eq_word, pr->n_eq_word)) {
             rec[R_STATUS] = ST_ERROR;
-            rec[R_DEFER] = 1;
+            rec[R_DEFER] = DEFER_WORDS;
+            rec[R_A] = (int32_t)(g->term[i].word.p - gbase);
+            rec[R_B] = g->term[i].word.n;
+            rec[R_C] = (int32_t)(t->term[i].word.p - tbase);
+            rec[R_D] = t->term[i].word.n;
             return;
         }
-    if ((long)g->nbrk * (long)t->nbrk > QUADRATIC_LIMIT) { rec[R_DEFER] = 1; return; }
+    if ((long)g->nbrk * (long)t->nbrk > QUADRATIC_LIMIT) { rec[R_DEFER] = DEFER_REFERENCE; return; }
     int32_t kg = massage(g, pr), kt = massage(t, pr);
     int32_t match = 0, crossing = 0, correct = 0;
     for (int32_t i = 0; i < g->nbrk; i++) {
@@ -237,9 +249,9 @@ long evalb_score(const char *gold, long glen, const char *test, long tlen,
         if (rg < 0 || rt < 0) { status = -1; break; }
         if (rg || rt) {
             memset(rec, 0, REC * sizeof(int32_t));
-            rec[R_DEFER] = 1;
+            rec[R_DEFER] = DEFER_REFERENCE;
         } else {
-            score_pair(&g, &t, &pr, rec);
+            score_pair(&g, &t, &pr, rec, gold, test);
         }
         gp = ge < gend ? ge + 1 : gend;
         tp = te < tend ? te + 1 : tend;

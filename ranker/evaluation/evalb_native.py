@@ -22,14 +22,17 @@ import os
 import sys
 import zlib
 from pathlib import Path
+from typing import Iterator
 
 from .evalb_params import EvalbParams
 from .evalb_totals import ERROR, EvalbSentence, EvalbTotals
 
 _SOURCE = Path(__file__).with_name("evalb_kernel.c")
-REC = 9          # int32 fields of one record, as evalb_kernel.c lays them out
-_DEFER = 8
+REC = 13         # int32 fields of one record, as evalb_kernel.c lays them out
+_DEFER, _A = 8, 9
+_REFERENCE, _LENGTH, _WORDS = 1, 2, 3   # evalb_kernel.c's DEFER_* codes
 _LINE_BYTES = 160  # evalb_format's room for one printed line
+CHUNK_BYTES = 4 << 20   # gold bytes scored at a time: memory stays flat whatever the file size
 
 _kernel: ctypes.CDLL | None | bool = False   # False: not looked for yet
 
@@ -105,48 +108,49 @@ def _param_blob(params: EvalbParams) -> tuple[ctypes.Array, bytes]:
 
 
 class EvalbRecords:
-    """Per-line EVALB counts of a file pair, held as the kernel's int32 records.
+    """Per-line EVALB counts of consecutive line pairs, held as the kernel's int32 records.
 
     Lines the kernel deferred are scored by the reference when the records are made, so every
-    record is final; :attr:`messages` holds the stderr text of error sentences by 0-based line.
+    record is final; :attr:`messages` holds the stderr text of error sentences by 0-based line
+    within the block, whose first line is line ``line0 + 1`` of the files.
     """
 
-    def __init__(self, lib: ctypes.CDLL, records: ctypes.Array, size: int, messages: dict[int, str],
-                 deferred: int):
+    def __init__(self, lib: ctypes.CDLL, records: ctypes.Array, size: int, line0: int,
+                 messages: dict[int, str], deferred: int):
         self._lib = lib
         self._rec = records
         self.size = size
+        self.line0 = line0
         self.messages = messages
         self.deferred = deferred   # how many lines the reference scored
 
     def sentence(self, i: int) -> EvalbSentence:
-        """Line ``i`` (0-based) as an :class:`EvalbSentence`."""
+        """Line ``i`` (0-based, within the block) as an :class:`EvalbSentence`."""
         r = self._rec[i * REC:i * REC + 8]
         return EvalbSentence(*r, self.messages.get(i, ""))
 
-    def error_lines(self) -> list[int]:
-        """0-based lines of error sentences, in order."""
-        return sorted(self.messages)
-
     def table(self, start: int, stop: int) -> bytes:
-        """EVALB's per-sentence lines for lines ``start`` to ``stop`` (0-based, ``stop`` excluded)."""
+        """EVALB's per-sentence lines for block lines ``start`` to ``stop`` (``stop`` excluded)."""
         n = max(stop - start, 0)
         buf = ctypes.create_string_buffer(n * _LINE_BYTES + 1)
-        used = self._lib.evalb_format(ctypes.byref(self._rec, start * REC * 4), n, start + 1, buf)
+        used = self._lib.evalb_format(ctypes.byref(self._rec, start * REC * 4), n,
+                                      self.line0 + start + 1, buf)
         return buf.raw[:used]
 
     def totals(self, cutoff_len: int) -> tuple[EvalbTotals, EvalbTotals]:
-        """EVALB's running totals: every sentence, and those of length <= ``cutoff_len``."""
+        """EVALB's running totals of the block: every sentence, and those of length <= ``cutoff_len``."""
         out = (ctypes.c_int64 * 24)()
         self._lib.evalb_totals(self._rec, self.size, cutoff_len, out)
         return EvalbTotals(*out[:12]), EvalbTotals(*out[12:])
 
 
 def score_evalb_native(gold: bytes, test: bytes, params: EvalbParams, lines: int, *,
-                       gold_source: str = "<gold>", test_source: str = "<test>") -> EvalbRecords | None:
+                       gold_source: str = "<gold>", test_source: str = "<test>",
+                       line0: int = 0) -> EvalbRecords | None:
     """Score ``lines`` line pairs of two EVALB input texts with the kernel; ``None`` without one.
 
-    The texts must have been checked (UTF-8, equal line counts) by the caller.
+    The texts must have been checked (UTF-8, equal line counts) by the caller; ``line0`` lines
+    of the files come before them (for line numbers in errors and in the table).
 
     Raises
     ------
@@ -166,18 +170,65 @@ def score_evalb_native(gold: bytes, test: bytes, params: EvalbParams, lines: int
     if done != lines:
         raise AssertionError(f"EVALB kernel read {done} line pairs of {lines}")
     messages: dict[int, str] = {}
-    deferred = [i for i, d in enumerate(memoryview(records).cast("B").cast("i")[_DEFER::REC]) if d]
+    view = memoryview(records).cast("B").cast("i")
+    flagged = [i for i, d in enumerate(view[_DEFER::REC]) if d]
+    deferred = [i for i in flagged if view[i * REC + _DEFER] == _REFERENCE]
+    for i in flagged:
+        a, b, c, d = view[i * REC + _A:i * REC + _A + 4]
+        if view[i * REC + _DEFER] == _LENGTH:
+            messages[i] = f"Length unmatch ({a}|{b})"
+        elif view[i * REC + _DEFER] == _WORDS:
+            messages[i] = (f"Words unmatch ({gold[a:a + b].decode('utf-8')}|"
+                           f"{test[c:c + d].decode('utf-8')})")
     if deferred:
         from .evalb import score_evalb_lines
 
         glines, tlines = _lines_at(gold, deferred), _lines_at(test, deferred)
         for i, g, t in zip(deferred, glines, tlines):
             s = score_evalb_lines(g.decode("utf-8"), t.decode("utf-8"), params, gold_source,
-                                  test_source, i + 1)
-            records[i * REC:i * REC + REC] = [*s[:8], 0]
+                                  test_source, line0 + i + 1)
+            records[i * REC:i * REC + 8] = list(s[:8])
             if s.status == ERROR:
                 messages[i] = s.message
-    return EvalbRecords(lib, records, lines, messages, len(deferred))
+    return EvalbRecords(lib, records, lines, line0, messages, len(deferred))
+
+
+def score_evalb_file_blocks(gold_path: str, test_path: str, params: EvalbParams,
+                            chunk_bytes: int | None = None) -> Iterator[EvalbRecords] | None:
+    """Score two EVALB input files block by block with the kernel; ``None`` without one.
+
+    Both files are first read through once to check them (UTF-8, equal line counts: nothing is
+    scored otherwise, as nothing is printed), then scored in blocks of about ``chunk_bytes`` of
+    gold text (:data:`CHUNK_BYTES` by default), so memory stays flat whatever the files' size.
+
+    Raises
+    ------
+    FileNotFoundError, ranker.textfiles.TextFileError, .evalb_files.EvalbInputError
+        Before the first block, for files that cannot be paired.
+    """
+    from .evalb_files import check_files
+
+    if kernel() is None:
+        return None
+    check_files(gold_path, test_path)
+    return _blocks(gold_path, test_path, params, chunk_bytes or CHUNK_BYTES)
+
+
+def _blocks(gold_path, test_path, params, chunk_bytes) -> Iterator[EvalbRecords]:
+    from .evalb_files import LineBlocks
+
+    line0 = 0
+    with LineBlocks(gold_path) as gold, LineBlocks(test_path) as test:
+        while True:
+            g = gold.take_bytes(chunk_bytes)
+            if not g:
+                return
+            n = g.count(b"\n") + (0 if g.endswith(b"\n") else 1)
+            t = test.take_lines(n)
+            block = score_evalb_native(g, t, params, n, gold_source=str(gold_path),
+                                       test_source=str(test_path), line0=line0)
+            yield block
+            line0 += n
 
 
 def _lines_at(data: bytes, wanted: list[int]) -> list[bytes]:

@@ -81,6 +81,10 @@ class EvalbTotals:
         self.two_or_less += s.crossing <= 2
         self.correct_tags += s.correct_tags
 
+    def __add__(self, other: "EvalbTotals") -> "EvalbTotals":
+        """The totals of two blocks of sentences together."""
+        return EvalbTotals(*(getattr(self, f) + getattr(other, f) for f in _FIELDS))
+
     @property
     def valid(self) -> int:
         return self.sentences - self.errors - self.skipped
@@ -119,6 +123,9 @@ class EvalbTotals:
     @property
     def tag_accuracy(self) -> float:
         return 100.0 * self.correct_tags / self.words if self.words > 0 else 0.0
+
+
+_FIELDS = tuple(EvalbTotals.__dataclass_fields__)
 
 
 class EvalbSummary(NamedTuple):

@@ -48,3 +48,21 @@ def test_several_top_level_items_are_one_sentence():
     s = score_evalb_lines("(S (A (P this)) (B (Q is) (A (R a) (T test))))",
                           "(TOP) (A (P this)) (B (Q is) (A (R a) (T test)))", params)
     assert (s.status, s.gold, s.test, s.matched) == (0, 4, 3, 3)
+
+
+@pytest.mark.parametrize("block", [1, 60, 700])
+def test_blocks_of_any_size_give_the_same_report(monkeypatch, capsysbinary, block):
+    # the kernel scores files in blocks of whole lines (flat memory); line numbers, error lines,
+    # MAX_ERROR and the totals carry across blocks, and a line longer than a block is one block
+    monkeypatch.setattr(evalb_native, "CHUNK_BYTES", block)
+    for prm, expected in (("sample.prm", "sample"), ("COLLINS", "sample-collins")):
+        prm = str(SAMPLE / prm) if prm.endswith(".prm") else prm
+        assert main(["evalb", "-p", prm, str(SAMPLE / "sample.gld"), str(SAMPLE / "sample.tst")]) == 0
+        out, err = capsysbinary.readouterr()
+        assert out == (SAMPLE / f"{expected}.out").read_bytes()
+        assert err == (SAMPLE / f"{expected}.err").read_bytes()
+    # MAX_ERROR 2: stops at the fourth error (line 17), the table up to line 16, no summary
+    assert main(["evalb", "-e", "2", str(SAMPLE / "sample.gld"), str(SAMPLE / "sample.tst")]) == 1
+    out, err = capsysbinary.readouterr()
+    full = (SAMPLE / "sample-noprm.out").read_bytes().splitlines(keepends=True)
+    assert out == b"".join(full[:3 + 16]) and err.splitlines()[-1].startswith(b"17 : ")

@@ -309,8 +309,10 @@ def test_fast_path_equals_per_pair_path_on_the_wsj_sample(wsj_pairs, prm):
     assert {s.status for s in fast} == {OK, ERROR, SKIP}
     native, records = kernel_path(*wsj_pairs, params)
     assert native == slow
-    # the kernel leaves only error sentences (their messages) to the reference
-    assert records.deferred == sum(s.status == ERROR for s in slow)
+    # the kernel decides every line itself, error messages included, but for a length difference
+    # under QUOTE_LABEL (the reference re-inserts quotes)
+    assert records.deferred == (sum(s.message.startswith("Length") for s in slow)
+                                if params.quote_labels else 0)
 
 
 def test_fast_path_equals_per_pair_path_on_edge_cases():
