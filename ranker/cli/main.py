@@ -13,7 +13,6 @@ import argparse
 import errno
 import importlib
 import os
-import sqlite3
 import sys
 
 from ..errors import RankerError
@@ -44,6 +43,16 @@ SUBCOMMANDS = {
 
 #: OSErrors that come from the machine, not from a bug: reported in one line like a user error.
 _ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EEXIST}
+
+
+class _NeverRaised(Exception):
+    """Stands for sqlite3.DatabaseError while no command has loaded sqlite3 (then none was raised)."""
+
+
+def _DatabaseError() -> type[Exception]:
+    """sqlite3.DatabaseError once a command has imported sqlite3: start-up does not import it."""
+    sqlite3 = sys.modules.get("sqlite3")
+    return sqlite3.DatabaseError if sqlite3 is not None else _NeverRaised
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -88,8 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     except (RankerError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
         print(f"ranker: error: {e}", file=sys.stderr)
         return 2
-    except sqlite3.DatabaseError as e:
-        if type(e) is not sqlite3.DatabaseError:   # OperationalError and the like: a bug, keep the traceback
+    except _DatabaseError() as e:
+        if type(e) is not _DatabaseError():   # OperationalError and the like: a bug, keep the traceback
             raise
         # a store damaged where the opening checks did not look (SQLite reads pages lazily)
         where = f"{args.store}: " if isinstance(getattr(args, "store", None), str) else ""

@@ -32,7 +32,7 @@ REC = 13         # int32 fields of one record, as evalb_kernel.c lays them out
 _DEFER, _A = 8, 9
 _REFERENCE, _LENGTH, _WORDS = 1, 2, 3   # evalb_kernel.c's DEFER_* codes
 _LINE_BYTES = 160  # evalb_format's room for one printed line
-CHUNK_BYTES = 4 << 20   # gold bytes scored at a time: memory stays flat whatever the file size
+CHUNK_BYTES = 1 << 20   # gold bytes scored at a time (a block): memory stays flat whatever the file size
 
 _kernel: ctypes.CDLL | None | bool = False   # False: not looked for yet
 
