@@ -3,11 +3,14 @@
 Prints EVALB's per-sentence table and both summary blocks on stdout, and EVALB's
 ``LINE : Length unmatch (a|b)`` messages on stderr. A parser's failure line (empty, ``(TOP)``,
 ``()``, ``( )``, ``(S1)``) is read as EVALB reads it: a skip, or an error where EVALB sees an empty
-word. Differences, all on bad input: a malformed line, a file that is not UTF-8 text, an unknown
-or unreadable parameter, or files with different line counts stop the run with one
-``ranker: error:`` line (exit 2) before anything is printed, where EVALB would warn and print a
-summary of whatever it managed to pair; there is no line-length or sentence-length limit.
-Reaching MAX_ERROR behaves as EVALB: the table so far, no summary, exit status 1.
+word; so is a line of several top-level items (``(P this) (Q is)``: one sentence). Differences,
+all on bad input: a malformed line (one EVALB's ``read_line`` reports an error on, such as a word
+under a phrase), a file that is not UTF-8 text, an unknown or unreadable parameter, or files with
+different line counts stop the run with one ``ranker: error:`` line (exit 2) before anything is
+printed, where EVALB would warn and print a summary of whatever it managed to pair, or loop on
+errors to MAX_ERROR; there is no line-length or sentence-length limit; ``-e`` and ``-c`` override
+the parameter file wherever they stand (EVALB reads its options in order, so a ``-p`` after them
+overrides them). Reaching MAX_ERROR behaves as EVALB: the table so far, no summary, exit status 1.
 """
 from __future__ import annotations
 

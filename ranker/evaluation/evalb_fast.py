@@ -1,7 +1,9 @@
 """EVALB over whole files at once: a columnar reader and vectorised counting, same semantics as :mod:`.evalb`.
 
-Reading tree by tree in Python manages a few thousand trees a second; EVALB in C does fifty
-thousand pairs. So a file is read as one byte array: tokens by byte class, bracket structure from
+The fallback of ``ranker evalb`` where the compiled kernel (:mod:`.evalb_native`) cannot be built,
+and a second, independent implementation the tests hold to the reference. Reading tree by tree in
+Python manages a few thousand trees a second; EVALB in C does fifty thousand pairs. So a file is
+read as one byte array: tokens by byte class, bracket structure from
 token kinds, depths by cumulative sum, open/close pairs by a stable sort on depth, word positions
 by cumulative sum, labels packed into 8-byte integers, multiset matching by one sort of packed
 (line, span, label) keys, and crossing by range-minimum/maximum queries over per-position tables.

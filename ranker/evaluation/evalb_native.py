@@ -33,6 +33,8 @@ _DEFER, _A = 8, 9
 _REFERENCE, _LENGTH, _WORDS = 1, 2, 3   # evalb_kernel.c's DEFER_* codes
 _LINE_BYTES = 160  # evalb_format's room for one printed line
 CHUNK_BYTES = 1 << 20   # gold bytes scored at a time (a block): memory stays flat whatever the file size
+FIRST_CHUNK_BYTES = 1 << 16   # the first block; blocks double up to CHUNK_BYTES, so a run that
+                              # stops at MAX_ERROR early (as EVALB does) scores little beyond it
 
 _kernel: ctypes.CDLL | None | bool = False   # False: not looked for yet
 
@@ -214,13 +216,21 @@ def score_evalb_file_blocks(gold_path: str, test_path: str, params: EvalbParams,
     return _blocks(gold_path, test_path, params, chunk_bytes or CHUNK_BYTES)
 
 
+def _block_sizes(largest: int) -> Iterator[int]:
+    size = min(FIRST_CHUNK_BYTES, largest)
+    while True:
+        yield size
+        size = min(2 * size, largest)
+
+
 def _blocks(gold_path, test_path, params, chunk_bytes) -> Iterator[EvalbRecords]:
     from .evalb_files import LineBlocks
 
     line0 = 0
+    sizes = _block_sizes(chunk_bytes)
     with LineBlocks(gold_path) as gold, LineBlocks(test_path) as test:
         while True:
-            g = gold.take_bytes(chunk_bytes)
+            g = gold.take_bytes(next(sizes))
             if not g:
                 return
             n = g.count(b"\n") + (0 if g.endswith(b"\n") else 1)
