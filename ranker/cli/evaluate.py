@@ -63,10 +63,15 @@ _FLAGS = {"param": "--param", "head_rules": "--head-rules", "keys_as_given": "--
           "relation_labels": "--relation-labels"}
 
 
+#: The docstring's paragraph on dependency golds, shown by ``ranker evaluate --help``.
+_DEPENDENCY_NOTE = next(par for par in __doc__.split("\n\n")
+                        if par.startswith("Dependency figures")).replace("``", "")
+
+
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "evaluate", help="score test parses against gold under EVALB, PARSEVAL, MPH, flat keys or dependencies",
-        description=__doc__.split("\n\n")[0])
+        description=__doc__.split("\n\n")[0], epilog=_DEPENDENCY_NOTE)
     p.add_argument("gold", metavar="GOLD", help="gold trees (one per line or .mrg layout), or a .dp/.conll "
                                                 "dependency file for --scheme deps (its arcs are then "
                                                 "the gold, as given)")

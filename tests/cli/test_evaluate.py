@@ -328,6 +328,11 @@ def test_notation_choices_are_the_readers(tmp_path):
 
 
 def test_deps_names_its_gold_and_conversion(tmp_path, capsys, wsj1):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "converted with --head-rules (collins by default)" in help_text
+    assert "dependency_treebank where the store holds it" in help_text
     write_trees(tmp_path / "g.txt", wsj1)
     r = _json(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--scheme", "deps", "--head-rules", "collins")
     assert r["gold_dependencies"] == "GOLD trees converted with head rules collins and relation labels labels"
