@@ -3,8 +3,17 @@
 Schemes: ``evalb`` (EVALB semantics, ``--param``, COLLINS.prm by default), ``parseval`` (Black et
 al., after their erasures), ``mph`` (Ringger et al., ``--head-rules``, ringger-reassign by default),
 ``flat`` (Gaizauskas et al.: gold flattened into keys by ``--flatten-rules``, or used as they are
-with ``--keys-as-given``; ``--omit-root`` leaves the whole-sentence bracket out of the constituents) and ``deps`` (head dependencies converted with ``--head-rules``, collins by
-default; GOLD may be a ``.dp``/``.conll`` dependency file).
+with ``--keys-as-given``; ``--omit-root`` leaves the whole-sentence bracket out of the constituents) and ``deps`` (head dependencies).
+An option a scheme does not use (``--param`` with ``--scheme deps``) is refused, not ignored.
+
+Dependency figures depend on their gold, so ``deps`` names it in its output (``gold_dependencies``,
+``test_dependencies``): the TEST trees are always converted with ``--head-rules`` (collins by
+default) and ``--relation-labels``; the gold is either GOLD's trees converted the same way, or, when
+GOLD is a ``.dp``/``.conll`` dependency file, its arcs as given (typed figures only if it has
+relation labels). A run's report scores untyped dependencies against NLTK's ``dependency_treebank``
+where the store holds it (Malt files, no relation labels) and typed ones against the gold trees
+converted by the head rules: give ``ranker evaluate`` that ``.dp`` file, or the gold trees, to
+reproduce each. Against one gold, typed F is never above untyped F.
 
 Trees are in Penn syntax (a bracket's first token is its label); ``--notation black`` reads Black
 et al.'s (1991) own notation instead, unlabelled brackets over bare words such as ``((The
@@ -18,7 +27,8 @@ match. Unlike ``ranker evalb``, which skips such lines as EVALB does, this is ho
 charges a sentence without a candidate, so a report's score equals ``ranker evaluate`` on its
 selected-parse file. Any sentence that cannot be scored (different words, malformed brackets,
 different numbers of sentences) stops the run with one ``ranker: error:`` line naming file and
-line: no score is printed rather than a wrong one.
+line: no score is printed rather than a wrong one; so does a pair of files with no sentence at
+all (nothing to score).
 
 Output: ``--format json`` gives ``sentences``, ``no_parse``, ``gold_brackets``, ``test_brackets``,
 ``matched``, ``recall``, ``precision``, ``f1`` (percentages 0-100, from summed counts, 100 when the
@@ -36,25 +46,42 @@ import argparse
 import json
 import sys
 
-from ..errors import RankerError
-from ..evaluation.inputs import (NOTATIONS, EvaluationInputError, is_conll_path, read_conll,
-                                 read_tree_lines)
 from ..registries import SCHEMES
+
+# Heavy modules (the tree package, numpy) load in ``run``: ``ranker --help`` imports this module.
+
+#: The options each scheme reads, by their ``args`` name; any other one given is refused.
+SCHEME_OPTIONS = {
+    "evalb": ("param",),
+    "parseval": (),
+    "mph": ("head_rules",),
+    "flat": ("keys_as_given", "omit_root", "flatten_rules"),
+    "deps": ("head_rules", "relation_labels"),
+}
+_FLAGS = {"param": "--param", "head_rules": "--head-rules", "keys_as_given": "--keys-as-given",
+          "omit_root": "--omit-root", "flatten_rules": "--flatten-rules",
+          "relation_labels": "--relation-labels"}
+
+
+#: The docstring's paragraph on dependency golds, shown by ``ranker evaluate --help``.
+_DEPENDENCY_NOTE = next(par for par in __doc__.split("\n\n")
+                        if par.startswith("Dependency figures")).replace("``", "")
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "evaluate", help="score test parses against gold under EVALB, PARSEVAL, MPH, flat keys or dependencies",
-        description=__doc__.split("\n\n")[0])
+        description=__doc__.split("\n\n")[0], epilog=_DEPENDENCY_NOTE)
     p.add_argument("gold", metavar="GOLD", help="gold trees (one per line or .mrg layout), or a .dp/.conll "
-                                                "dependency file for --scheme deps")
+                                                "dependency file for --scheme deps (its arcs are then "
+                                                "the gold, as given)")
     p.add_argument("test", metavar="TEST", help="test trees, one per line (empty line: no parse)")
     p.add_argument("--scheme", choices=SCHEMES.names(bare=True), default="evalb",
                    help="scoring scheme (ranker.registries.SCHEMES; default: evalb)")
-    p.add_argument("--param", metavar="FILE", default="COLLINS",
+    p.add_argument("--param", metavar="FILE",
                    help="EVALB parameter file or shipped name, for --scheme evalb (default: COLLINS)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
-    p.add_argument("--notation", choices=NOTATIONS, default="penn",
+    p.add_argument("--notation", choices=("penn", "black"), default="penn",
                    help="bracket notation of GOLD and TEST: penn (a bracket's first token is its "
                         "label) or black (Black et al. 1991: unlabelled brackets, every token a "
                         "word, as in '((The prospect) (of (cutting back spending)))'; default: penn)")
@@ -64,16 +91,37 @@ def add_parser(subparsers) -> None:
                    help="--scheme flat: the whole-sentence (root) bracket is not a constituent of key "
                         "or response (by default it counts, as in Gaizauskas et al.'s Table 1)")
     p.add_argument("--head-rules", metavar="NAME",
-                   help="head-rule table (configs/heads/NAME.txt or a path); default ringger-reassign "
-                        "for mph, collins for deps")
-    p.add_argument("--flatten-rules", metavar="NAME", default="ptb",
-                   help="flattening rules for --scheme flat (configs/flatten/NAME.txt or a path)")
-    p.add_argument("--relation-labels", metavar="NAME", default="labels",
-                   help="relation-label table for --scheme deps (configs/deps/NAME.txt or a path)")
+                   help="head-rule table (configs/heads/NAME.txt or a path) for --scheme mph "
+                        "(default ringger-reassign) and deps (default collins: converts TEST, and "
+                        "GOLD unless it is a dependency file)")
+    p.add_argument("--flatten-rules", metavar="NAME",
+                   help="flattening rules for --scheme flat (configs/flatten/NAME.txt or a path; "
+                        "default: ptb)")
+    p.add_argument("--relation-labels", metavar="NAME",
+                   help="relation-label table for --scheme deps (configs/deps/NAME.txt or a path; "
+                        "default: labels)")
     p.set_defaults(func=run)
 
 
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse an option the chosen scheme does not read: a silently ignored file is a wrong score."""
+    from ..errors import RankerError
+
+    used = SCHEME_OPTIONS[args.scheme]
+    given = [o for o in _FLAGS if getattr(args, o, None) not in (None, False)]
+    unused = [_FLAGS[o] for o in given if o not in used]
+    if unused:
+        users = {o: [s for s, opts in SCHEME_OPTIONS.items() if o in opts] for o in given}
+        what = "; ".join(f"{_FLAGS[o]} is for --scheme {' or '.join(users[o])}"
+                         for o in given if o not in used)
+        raise RankerError(f"--scheme {args.scheme} does not use {', '.join(unused)} ({what})")
+    if args.scheme == "flat" and args.keys_as_given and args.flatten_rules is not None:
+        raise RankerError("--keys-as-given uses the gold trees as keys: --flatten-rules would be ignored")
+
+
 def _pairs(args):
+    from ..evaluation.inputs import EvaluationInputError, is_conll_path, read_conll, read_tree_lines
+
     if args.scheme == "deps" and is_conll_path(args.gold):
         gold = [(s.line, s) for s in read_conll(args.gold)]
     else:
@@ -82,11 +130,17 @@ def _pairs(args):
     test = read_tree_lines(args.test, notation=args.notation)
     if len(gold) != len(test):
         raise EvaluationInputError(f"{args.gold} has {len(gold)} sentences but {args.test} has {len(test)}")
+    if not gold:
+        raise EvaluationInputError(f"nothing to score: {args.gold} and {args.test} hold no sentence")
     return [(gl, g, t.line, t.tree) for (gl, g), t in zip(gold, test)]
 
 
 def evaluate(args: argparse.Namespace) -> dict:
     """Score the files named in ``args`` and return the JSON figures (percentages 0-100)."""
+    from ..errors import RankerError
+    from ..evaluation.inputs import EvaluationInputError
+
+    check_options(args)
     pairs = _pairs(args)
     try:
         out = SCHEMES.get(args.scheme, "--scheme")(args, pairs)

@@ -13,48 +13,72 @@ import argparse
 import errno
 import importlib
 import os
-import sqlite3
 import sys
 
 from ..errors import RankerError
 from ..gcpause import gc_paused
 
-# Order is the order of ``ranker --help``.
-SUBCOMMANDS = [
-    "evalb",
-    "evaluate",
-    "parse",
-    "importing",
-    "annotate",
-    "counts",
-    "store",
-    "score",
-    "train",
-    "select",
-    "gold",
-    "models",
-    "run",
-    "serve",
-]
+#: Subcommand -> (its module in this package, its one-line help), in the order of ``ranker --help``.
+#: The help is repeated here so that ``ranker --help`` lists the commands without importing them, and
+#: ``ranker CMD`` imports only CMD's module: start-up is part of every command's time, and ``ranker
+#: evalb`` is held to the C evalb's (tests/cli/test_evalb.py checks each module registers these words).
+SUBCOMMANDS = {
+    "evalb": ("evalb", "score bracketings exactly as EVALB does (same report)"),
+    "evaluate": ("evaluate", "score test parses against gold under EVALB, PARSEVAL, MPH, flat keys or "
+                             "dependencies"),
+    "parse": ("parse", "parse corpus sentences with Link Grammar into the store"),
+    "import": ("importing", "import candidate forests from Penn or BLLIP n-best files"),
+    "annotate": ("annotate", "derive or read partial bracketings and compute X(y, z)"),
+    "counts": ("counts", "compute per-candidate counts against gold (every metric)"),
+    "store": ("store", "store statistics and export"),
+    "score": ("score", "score trees with Heidorn's metric (lower is better)"),
+    "train": ("train", "train the log-linear ranker from an annotation kind (partial bracketings; full "
+              "trees with --kind best_f)"),
+    "select": ("select", "pick one parse per sentence with a ranker"),
+    "gold": ("gold", "write the gold trees of a split (for ranker evaluate / evalb)"),
+    "models": ("models", "list, export or retrain the models kept in a store"),
+    "run": ("run", "run a whole experiment from a TOML config"),
+    "serve": ("serve", "web page: browse forests, compare rankers, disambiguate by discriminants"),
+}
 
 
 #: OSErrors that come from the machine, not from a bug: reported in one line like a user error.
 _ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EEXIST}
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _NeverRaised(Exception):
+    """Stands for sqlite3.DatabaseError while no command has loaded sqlite3 (then none was raised)."""
+
+
+def _DatabaseError() -> type[Exception]:
+    """sqlite3.DatabaseError once a command has imported sqlite3: start-up does not import it."""
+    sqlite3 = sys.modules.get("sqlite3")
+    return sqlite3.DatabaseError if sqlite3 is not None else _NeverRaised
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``ranker`` parser: every command, or, given the command line, only what it needs.
+
+    With ``argv``, only the command it names is registered (its module imported); when it names
+    none (``ranker --help``, a typo), every command is listed by name and help alone.
+    """
     parser = argparse.ArgumentParser(
         prog="ranker",
         description="Store candidate parses, rank them, and evaluate the choice against treebanks.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in SUBCOMMANDS:
-        importlib.import_module(f"ranker.cli.{name}").add_parser(sub)
+    named = None if argv is None else next((a for a in argv if not a.startswith("-")), None)
+    for name, (module, help_) in SUBCOMMANDS.items():
+        if argv is None or name == named:
+            importlib.import_module(f"ranker.cli.{module}").add_parser(sub)
+        elif named not in SUBCOMMANDS:
+            sub.add_parser(name, help=help_)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         with gc_paused():   # commands build millions of cycle-free tuples: see ranker.gcpause
@@ -74,8 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     except (RankerError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
         print(f"ranker: error: {e}", file=sys.stderr)
         return 2
-    except sqlite3.DatabaseError as e:
-        if type(e) is not sqlite3.DatabaseError:   # OperationalError and the like: a bug, keep the traceback
+    except _DatabaseError() as e:
+        if type(e) is not _DatabaseError():   # OperationalError and the like: a bug, keep the traceback
             raise
         # a store damaged where the opening checks did not look (SQLite reads pages lazily)
         where = f"{args.store}: " if isinstance(getattr(args, "store", None), str) else ""

@@ -1,7 +1,9 @@
 """EVALB over whole files at once: a columnar reader and vectorised counting, same semantics as :mod:`.evalb`.
 
-Reading tree by tree in Python manages a few thousand trees a second; EVALB in C does fifty
-thousand pairs. So a file is read as one byte array: tokens by byte class, bracket structure from
+The fallback of ``ranker evalb`` where the compiled kernel (:mod:`.evalb_native`) cannot be built,
+and a second, independent implementation the tests hold to the reference. Reading tree by tree in
+Python manages a few thousand trees a second; EVALB in C does fifty thousand pairs. So a file is
+read as one byte array: tokens by byte class, bracket structure from
 token kinds, depths by cumulative sum, open/close pairs by a stable sort on depth, word positions
 by cumulative sum, labels packed into 8-byte integers, multiset matching by one sort of packed
 (line, span, label) keys, and crossing by range-minimum/maximum queries over per-position tables.
@@ -21,11 +23,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import RankerError
 from ..textfiles import decode_text
 from .crossing import range_query, range_tables
-from .evalb import ERROR, OK, SKIP, EvalbSentence, score_evalb
-from .evalb_line import read_evalb_line
+from .evalb import ERROR, OK, SKIP, EvalbSentence, score_evalb_lines
+from .evalb_files import EvalbInputError, check_pair, line_count, read_pair
 from .evalb_params import EvalbParams
 
 _WS, _OPEN, _CLOSE, _CHAR = 0, 1, 2, 3
@@ -34,10 +35,6 @@ _LUT[[32, 9, 10, 11, 12, 13]] = _WS
 _LUT[40] = _OPEN
 _LUT[41] = _CLOSE
 _PACK = 8  # labels and tags up to this many bytes are compared as one uint64
-
-
-class EvalbInputError(RankerError, ValueError):
-    """Gold and test files that EVALB cannot pair line by line."""
 
 
 class EvalbColumns(NamedTuple):
@@ -118,14 +115,9 @@ class _Side(NamedTuple):
     words_at: np.ndarray       # the 8-byte view of the padded text, for comparing words
 
 
-def _line_count(data: bytes) -> int:
-    n = data.count(b"\n")
-    return n + (1 if data and not data.endswith(b"\n") else 0)
-
-
 def _read_side(data: bytes, params: EvalbParams, delete_tags: np.ndarray,
                length_tags: np.ndarray) -> _Side:
-    n_lines = _line_count(data)
+    n_lines = line_count(data)
     buf = np.frombuffer(data + b"\0" * (_PACK + 1), dtype=np.uint8)
     words_at = _words_at(buf)
     nb = len(data)
@@ -345,12 +337,7 @@ def score_evalb_bytes(gold: bytes, test: bytes, params: EvalbParams, *,
     ranker.textfiles.TextFileError
         For a file that is not UTF-8 text (checked up front, so both paths refuse it alike).
     """
-    decode_text(gold, gold_source)
-    decode_text(test, test_source)
-    n1, n2 = _line_count(gold), _line_count(test)
-    if n1 != n2:
-        raise EvalbInputError(f"{gold_source} has {n1} lines but {test_source} has {n2}; "
-                              "EVALB pairs trees line by line")
+    check_pair(gold, test, gold_source, test_source)
     # chunks of lines keep every temporary array small: cache-friendly, and memory is reused
     # instead of freshly mapped for each multi-megabyte temporary
     g_ends = _chunk_ends(gold, _CHUNK_LINES)
@@ -384,7 +371,7 @@ def _chunk_ends(data: bytes, lines: int) -> list[tuple[int, int]]:
 def _score_chunk(gold: bytes, test: bytes, params: EvalbParams, gold_source: str,
                  test_source: str, line0: int) -> EvalbColumns:
     """Score one block of line pairs; ``line0`` is the number of lines before it in the files."""
-    n = _line_count(gold)
+    n = line_count(gold)
     if n == 0:
         e = np.zeros(0, dtype=np.int64)
         return EvalbColumns(e, e, e, e, e, e, e, e, {}, 0)
@@ -520,9 +507,7 @@ def _per_pair(gold: bytes, test: bytes, params, lines, gold_source, test_source,
     tlines = decode_text(test, test_source, line0).split("\n")
     for i in lines:
         i = int(i)
-        gt = read_evalb_line(glines[i], gold_source, line0 + i + 1)
-        tt = read_evalb_line(tlines[i], test_source, line0 + i + 1)
-        s = score_evalb(gt, tt, params)
+        s = score_evalb_lines(glines[i], tlines[i], params, gold_source, test_source, line0 + i + 1)
         for name in ("status", "length", "words", "gold", "test", "matched", "crossing",
                      "correct_tags"):
             getattr(cols, name)[i] = getattr(s, name)
@@ -536,11 +521,6 @@ def _per_pair(gold: bytes, test: bytes, params, lines, gold_source, test_source,
 def score_evalb_files(gold_path: str | Path, test_path: str | Path,
                       params: EvalbParams) -> EvalbColumns:
     """Read two EVALB input files and score them with :func:`score_evalb_bytes`."""
-    data = []
-    for p in (gold_path, test_path):
-        try:
-            data.append(Path(p).read_bytes())
-        except FileNotFoundError:
-            raise FileNotFoundError(f"{p}: no such file") from None
+    data = read_pair(gold_path, test_path)
     return score_evalb_bytes(data[0], data[1], params, gold_source=str(gold_path),
                              test_source=str(test_path))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from .evalb import EvalbSentence, EvalbSummary, EvalbTotals
+from .evalb_totals import EvalbSentence, EvalbSummary, EvalbTotals
 
 RULE = "=" * 76
 HEADER = ("  Sent.                        Matched  Bracket   Cross        Correct Tag\n"

@@ -16,15 +16,19 @@ from .flat import FlatAccumulator, flat_key, score_flat
 from .inputs import EvaluationInputError
 from .mph import score_mph
 from .parseval import BracketCounts, ParsevalAccumulator, score_parseval
+from .scoring import ScoringSettings
 from .summary import BracketAccumulator
 
+#: Settings of an option not given: the report's own (its stored counts are scored with these), so
+#: ``ranker evaluate`` on a run's files reproduces the run's report.
+DEFAULTS = ScoringSettings()
 #: Head rules by scheme when ``--head-rules`` is not given.
-DEFAULT_HEAD_RULES = {"mph": "ringger-reassign", "deps": "collins"}
+DEFAULT_HEAD_RULES = {"mph": DEFAULTS.mph_head_rules, "deps": DEFAULTS.head_rules}
 
 
 def evalb(args, pairs) -> dict:
     """EVALB (``args.param``, a parameter file or shipped name); a failed test tree is an input error."""
-    params = load_params(args.param)
+    params = load_params(args.param or DEFAULTS.evalb_param)
     acc = BracketAccumulator()
     for _, g, tl, t in pairs:
         if t is None:
@@ -68,7 +72,7 @@ def flat(args, pairs) -> dict:
     """Gaizauskas et al.'s flattened keys: recall and conformance against the gold's key."""
     from ..trees.flatten import FlattenRules
 
-    rules = None if args.keys_as_given else FlattenRules.load(args.flatten_rules)
+    rules = None if args.keys_as_given else FlattenRules.load(args.flatten_rules or DEFAULTS.flatten_rules)
     acc = FlatAccumulator()
     for gl, g, tl, t in pairs:
         key = g if rules is None else flat_key(g, rules)
@@ -79,17 +83,29 @@ def flat(args, pairs) -> dict:
 
 
 def deps(args, pairs) -> dict:
-    """Typed and untyped head-dependency F; gold pairs may be CoNLL sentences."""
+    """Typed and untyped head-dependency F; gold pairs may be CoNLL sentences.
+
+    The output names both sides' dependencies (``gold_dependencies``, ``test_dependencies``): a
+    dependency F means nothing without its gold and conversion.
+    """
     from ..trees.dependencies import RelationLabels
     from ..trees.heads import HeadRules
 
-    rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["deps"])
-    labels = RelationLabels.load(args.relation_labels)
+    rules_name = args.head_rules or DEFAULT_HEAD_RULES["deps"]
+    labels_name = args.relation_labels or DEFAULTS.relation_labels
+    rules = HeadRules.load(rules_name)
+    labels = RelationLabels.load(labels_name)
     acc = DependencyAccumulator()
+    from_file = False
     for gl, g, tl, t in pairs:
         if hasattr(g, "deps"):  # a ConllSentence
             gold = gold_from_conll(g.words, g.tags, g.deps)
+            from_file = True
         else:
             gold = gold_from_tree(g, rules, labels)
         acc.add(score_tree_dependencies(gold, t, rules, labels), parsed=t is not None)
-    return acc.result().as_dict()
+    conversion = f"converted with head rules {rules_name} and relation labels {labels_name}"
+    return {**acc.result().as_dict(),
+            "gold_dependencies": ("GOLD dependency file, arcs as given" if from_file
+                                  else f"GOLD trees {conversion}"),
+            "test_dependencies": f"TEST trees {conversion}"}

@@ -75,3 +75,33 @@ def test_issue_10_non_utf8_input_names_the_right_file(tmp_path, capsys):
         assert main(["evalb"] + argv) == 2
         out, err = capsys.readouterr()
         assert out == "" and err.startswith("ranker: error: ") and what in err and err.count("\n") == 1
+
+
+def test_ranker_help_lists_each_commands_own_help_without_importing_it():
+    # main.SUBCOMMANDS repeats each command's help so that `ranker --help` imports no command
+    # module (start-up time; see benchmarks/bench_evalb_vs_c.py): the words must be the module's own
+    import argparse
+
+    from ranker.cli.main import SUBCOMMANDS, build_parser
+
+    def listing(parser):
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return {a.dest: a.help for a in sub._choices_actions}
+
+    assert listing(build_parser()) == {name: help_ for name, (_, help_) in SUBCOMMANDS.items()}
+    assert listing(build_parser(["--help"])) == listing(build_parser())
+    assert list(listing(build_parser(["evalb", "-p", "COLLINS", "g", "t"]))) == ["evalb"]
+
+
+def test_evalb_imports_neither_numpy_nor_the_tree_package(tmp_path):
+    # start-up is most of a small file's time: the C evalb needs a few milliseconds in all
+    g = write(tmp_path, "g", GOLD * 3)
+    code = ("import atexit, sys; atexit.register(lambda: print(sorted(m for m in sys.modules "
+            "if m.split('.')[0] in ('numpy', 'nltk', 'scipy') or m.startswith('ranker.trees')), "
+            "file=sys.stderr)); from ranker.cli.main import main; "
+            "sys.exit(main(['evalb', sys.argv[1], sys.argv[1]]))")
+    r = subprocess.run([sys.executable, "-c", code, g], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "[]\n", r.stderr
+    r = subprocess.run([sys.executable, "-c", code.replace("'evalb', sys.argv[1], sys.argv[1]", "'--help'"), g],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "[]\n", r.stderr

@@ -291,3 +291,49 @@ def test_issue_10_failure_lines_in_test_are_no_parse(tmp_path, capsys, wsj1, sch
     assert code == 2 and f"{t}:2:1: empty bracket ()" in err
     code, out, err = _run(capsys, t, tmp_path / "g.txt", "--scheme", scheme)
     assert code == 2 and f"{t}:2:1: empty bracket ()" in err
+
+
+# ---- issue 25 ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_empty_gold_and_test_are_nothing_to_score(tmp_path, capsys, scheme):
+    (tmp_path / "g").write_text("")
+    (tmp_path / "t").write_text("")
+    code, out, err = _run(capsys, tmp_path / "g", tmp_path / "t", "--scheme", scheme)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("ranker: error: nothing to score:") and str(tmp_path / "g") in err
+
+
+@pytest.mark.parametrize("scheme, option", [
+    ("deps", ("--param", "COLLINS")), ("parseval", ("--head-rules", "collins")),
+    ("evalb", ("--flatten-rules", "ptb")), ("mph", ("--relation-labels", "labels")),
+    ("deps", ("--keys-as-given",)), ("evalb", ("--omit-root",)),
+    ("flat", ("--keys-as-given", "--flatten-rules", "ptb"))])
+def test_an_option_the_scheme_does_not_use_is_refused(tmp_path, capsys, wsj1, scheme, option):
+    write_trees(tmp_path / "g.txt", wsj1)
+    code, out, err = _run(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--scheme", scheme, *option)
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("ranker: error:")
+    assert option[0] in err
+
+
+def test_notation_choices_are_the_readers(tmp_path):
+    from ranker.cli.evaluate import add_parser
+    from ranker.evaluation.inputs import NOTATIONS
+    import argparse
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    add_parser(sub)
+    action = next(a for a in sub.choices["evaluate"]._actions if a.dest == "notation")
+    assert tuple(action.choices) == NOTATIONS
+
+
+def test_deps_names_its_gold_and_conversion(tmp_path, capsys, wsj1):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "converted with --head-rules (collins by default)" in help_text
+    assert "dependency_treebank where the store holds it" in help_text
+    write_trees(tmp_path / "g.txt", wsj1)
+    r = _json(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--scheme", "deps", "--head-rules", "collins")
+    assert r["gold_dependencies"] == "GOLD trees converted with head rules collins and relation labels labels"
+    assert r["test_dependencies"] == "TEST trees converted with head rules collins and relation labels labels"

@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 
 import ranker.atomicfile  # noqa: F401  (imported before a reader process drops its rights)
+import ranker.cli.importing  # noqa: F401  (ranker CMD imports only its own module, in the child)
 import ranker.cli.store  # noqa: F401
 import ranker.pipeline.forest_files  # noqa: F401
+import ranker.pipeline.stages  # noqa: F401
 import ranker.sources.nbest  # noqa: F401
 import ranker.sources.treebank  # noqa: F401
 from ranker.cli.main import build_parser, main

@@ -200,8 +200,12 @@ def test_per_pair_statuses_of_failure_lines():
 def test_text_evalb_rejects_too_is_still_a_one_line_error(tmp_path, capsys):
     g = tmp_path / "g"
     g.write_text("(S (NN b))\n(S (NN b))\n")
-    for bad, what in (("(S (NN b)) x", "t:1:12: stray text"), ("(TOP) (S (NN b))", "t:1:1: bracket (TOP)"),
-                      ("(S (NN b)", "t:1:1: unclosed")):
+    # EVALB's read_line errs on a word that is not a terminal's ("More than two elements in a
+    # bracket", then "Reading sentence" until MAX_ERROR, no summary): one line naming the word
+    for bad, what in (("(S (NN b)) x", "t:1:12: stray text"), ("(S (NN b)", "t:1:1: unclosed"),
+                      ("(S (NP b c))", "t:1:8: word 'b' where EVALB reads a bracket"),
+                      ("(S (NN b ))", "t:1:8: word 'b' where EVALB"),
+                      ("(S (X (NN b)c))", "t:1:13: word 'c' where EVALB")):
         t = tmp_path / "t"
         t.write_text(bad + "\n(S (NN b))\n")
         assert main(["evalb", str(g), str(t)]) == 2
