@@ -27,8 +27,8 @@ from typing import Iterable, NamedTuple, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ranker.models.compact import PART_DTYPES, CompactMatrix, Part, as_compact
-from ranker.models.compact import vstack as vstack_compact
+from ranker.matrices.compact import PART_DTYPES, CompactMatrix, Part, as_compact
+from ranker.matrices.compact import vstack as vstack_compact
 from ranker.textfiles import read_text
 
 from .registry import FeatureConfigError, make_family
@@ -108,7 +108,7 @@ def feature_set_from_dict(doc: dict, source: str = "<features>") -> FeatureSet:
 class CandidateMatrix(NamedTuple):
     """Property values of every candidate of a split: rows in forest order, sentence offsets.
 
-    ``X`` is a :class:`~ranker.models.compact.CompactMatrix`: a property present once is a column
+    ``X`` is a :class:`~ranker.matrices.compact.CompactMatrix`: a property present once is a column
     id alone (4 bytes), other values are kept beside (``X.tocsr()`` gives scipy's CSR). A matrix
     built by hand may hold a scipy sparse ``X``; every function here takes either.
     """

@@ -85,7 +85,7 @@ def _readers():
     from ranker.evaluation.evalb_params import read_params
     from ranker.evaluation.inputs import read_tree_lines
     from ranker.models import load_model
-    from ranker.models.ktable import KTable
+    from ranker.trees.ktable import KTable
     from ranker.pipeline.config import load_config
     from ranker.sources.annotations import LabelEquivalences, read_bracket_file
     from ranker.sources.nbest import read_blocks

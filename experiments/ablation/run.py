@@ -39,7 +39,7 @@ from features.datasets import consistency_weights
 from ranker.evaluation.bounds import (METRICS, corpus_score, error_reduction, expected_counts,
                                       oracle_choice, selected_counts)
 from ranker.models import LogLinearRanker
-from ranker.models.compact import CompactMatrix
+from ranker.matrices.compact import CompactMatrix
 from ranker.pipeline.config import load_config
 from ranker.evaluation.scoring import ScoringSettings
 from ranker.pipeline.best_f import KIND as BEST_F, ensure_best_f_counts

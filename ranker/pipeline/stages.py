@@ -572,7 +572,7 @@ def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np
     """
     from ..models import HeidornRanker
     from ..models.groups import group_offsets
-    from ..models.ktable import KTable
+    from ..trees.ktable import KTable
     from ..models.tuning import selected_quality
     from .cache import cached_result, data_digest, text_digest
 

@@ -69,7 +69,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
     """
     from features import load_feature_set
 
-    from ..models.heidorn import as_k_table
+    from ..trees.ktable import as_k_table
     from ..registries import CORPORA
     from ..store.splits import SPLITS
     from ..evaluation.scoring import Scorer

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from features import load_feature_set
 from features.vectorizer import _assemble, _Chunk, _extract_chunk
-from ranker.models.compact import CompactMatrix
+from ranker.matrices.compact import CompactMatrix
 from ranker.sources.nbest import import_file
 from ranker.sources.treebank import load_corpus
 from ranker.store import Store

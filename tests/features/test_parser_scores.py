@@ -88,8 +88,9 @@ def test_compact_float32_training_gives_the_float64_model_on_real_forests(forest
     float64: the model equals the one scipy's float64 CSR products fit (the kernels without numba). ``dtype="float32"`` also rounds the real values;
     its model may differ only within the rounding, and must choose the same parses.
     """
-    from ranker.models import LogLinearRanker, kernels
-    from ranker.models.compact import CompactMatrix
+    from ranker.matrices import kernels
+    from ranker.matrices.compact import CompactMatrix
+    from ranker.models import LogLinearRanker
 
     m = extract(forests, load_feature_set("bllip").build())
     C = m.X

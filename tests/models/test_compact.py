@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ranker.models import LogLinearRanker, kernels
-from ranker.models.compact import CompactMatrix, vstack
+from ranker.matrices import kernels
+from ranker.matrices.compact import CompactMatrix, vstack
+from ranker.models import LogLinearRanker
 from ranker.models.objective import ConditionalObjective
 
 BACKENDS = ["scipy"] + (["numba"] if kernels.BACKEND == "numba" else [])

@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from ranker.errors import RankerError
 from ranker.models import LogLinearRanker
-from ranker.models.compact import as_compact
+from ranker.matrices.compact import as_compact
 from ranker.models.delta import AVAILABLE, DeltaMatrix, delta_rows
 from ranker.models.expected_f import ExpectedFObjective
 from ranker.models.narrow import split_columns

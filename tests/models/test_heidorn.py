@@ -5,9 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranker.errors import RankerError
-from ranker.models import HeidornRanker, KTable, KTableError
-from ranker.models.heidorn import (HeadError, compile_trees, score_bottom_up, score_top_down,
-                                   star_head)
+from ranker.models import HeidornRanker
+from ranker.trees.heidorn_score import (HeadError, compile_trees, score_bottom_up, score_top_down,
+                                        star_head)
+from ranker.trees.ktable import KTable, KTableError
 from ranker.trees.penn import parse_tree
 from ranker.trees.tree import Tree, node
 

@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 from ranker.models import LogLinearRanker
-from ranker.models.compact import CompactMatrix
+from ranker.matrices.compact import CompactMatrix
 from ranker.models.narrow import NARROW_COLUMNS, NarrowMatrix, narrow_vstack, split_columns
 from ranker.models.objective import ConditionalObjective
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ranker.models.compact import CompactMatrix
+from ranker.matrices.compact import CompactMatrix
 from ranker.models.narrow import split_columns
 from ranker.pipeline.training import TrainingData
 

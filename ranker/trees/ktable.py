@@ -139,3 +139,12 @@ class KTable:
                 raise KTableError(f"{source}: [k] {name!r} must be a number >= 0, not {value!r}")
             k[key] = float(value)
         return cls(fields, float(default), k)
+
+
+def as_k_table(spec) -> KTable:
+    """A K table from a KTable, a table dict (TOML shape), or a name/path of a TOML file."""
+    if isinstance(spec, KTable):
+        return spec
+    if isinstance(spec, dict):
+        return KTable.from_dict(spec)
+    return KTable.load(spec)
