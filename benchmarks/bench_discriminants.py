@@ -74,7 +74,7 @@ def simulate(spans, best: np.ndarray, truth: frozenset, eq, order: str, rng=None
 
 def model_probabilities(st, key: str, sel, source: str) -> dict[str, np.ndarray]:
     """Each sentence's candidate probabilities under the stored model ``key`` (softmax of its scores)."""
-    from features import feature_set_from_dict
+    from ranker.features import feature_set_from_dict
 
     from ranker.pipeline.feature_cache import cached_matrix
     from ranker.pipeline.retrain import stored_model

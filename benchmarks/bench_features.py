@@ -32,8 +32,8 @@ import pstats
 import sys
 import time
 
-from features import load_feature_set
-from features.vectorizer import extract
+from ranker.features import load_feature_set
+from ranker.features.vectorizer import extract
 from ranker.pipeline.feature_cache import fit_families
 from ranker.store import Store
 
@@ -114,7 +114,7 @@ def main() -> None:
 
 def family_costs(args) -> dict:
     """Per family: nonzeros, properties, seconds and bytes over every candidate of the split."""
-    from features import family_names, make_family
+    from ranker.features import family_names, make_family
 
     names = args.families or family_names()
     fams = [make_family(n) for n in names]

@@ -56,7 +56,7 @@ def decide(st, sid, source, best: np.ndarray, eq) -> int:
 
 def heldout_f(st, model, sel, source, quality, offsets, skip) -> float:
     """Mean sentence F of the candidates ``model`` chooses on ``sel``'s sentences not in ``skip``."""
-    from features import feature_set_from_dict
+    from ranker.features import feature_set_from_dict
 
     from ranker.pipeline.feature_cache import cached_matrix
 

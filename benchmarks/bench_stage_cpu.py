@@ -8,7 +8,7 @@ time lies: this prints user+sys CPU of the stage's own process and of its worker
 * score: :func:`ranker.pipeline.stages.compute_counts` on the first ``--score`` held-out
   sentences, after forgetting which forests their stored counts came from (so they are scored
   and written again, as in a cold run);
-* features: :func:`features.extract_stored` on the first ``--features`` training sentences (the
+* features: :func:`ranker.features.extract_stored` on the first ``--features`` training sentences (the
   matrix is not stored).
 
 It prints JSON with both figures and digests of the counts written and of the matrix, which must
@@ -63,8 +63,8 @@ def score_stage(st, n: int, workers: int, source: str) -> dict:
 
 def features_stage(st, n: int, workers: int, source: str, feature_set: str) -> dict:
     """Extract the first ``n`` training sentences' matrix; its digest and the CPU it took."""
-    from features import extract_stored, load_feature_set
-    from features.vectorizer import to_bytes
+    from ranker.features import extract_stored, load_feature_set
+    from ranker.features.vectorizer import to_bytes
     from ranker.pipeline.feature_cache import fit_families
 
     fams = load_feature_set(feature_set).build()

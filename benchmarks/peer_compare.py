@@ -187,7 +187,7 @@ def store_training_data(path: str, config: str = "configs/wsj-sample.toml", rule
     """
     from dataclasses import replace
 
-    from features import load_feature_set
+    from ranker.features import load_feature_set
 
     from ranker.errors import RankerError
     from ranker.models.groups import group_offsets

@@ -55,7 +55,7 @@ def table_rows(path) -> dict:
 
 
 def _import_stages() -> None:
-    for module in ("ranker.sources.parse_run", "ranker.pipeline.counts", "features.vectorizer"):
+    for module in ("ranker.sources.parse_run", "ranker.pipeline.counts", "ranker.features.vectorizer"):
         importlib.import_module(module)
 
 

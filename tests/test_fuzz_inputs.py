@@ -80,7 +80,7 @@ def _blocks_or_first_error(read_blocks, fmt: str):
 
 def _readers():
     """name -> (valid file text, suffix, function reading a path)."""
-    from features import load_feature_set
+    from ranker.features import load_feature_set
 
     from ranker.evaluation.evalb_params import read_params
     from ranker.evaluation.inputs import read_tree_lines

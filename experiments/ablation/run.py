@@ -34,8 +34,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from features import CandidateMatrix, feature_set_from_dict, load_feature_set
-from features.datasets import consistency_weights
+from ranker.features import CandidateMatrix, feature_set_from_dict, load_feature_set
+from ranker.features.datasets import consistency_weights
 from ranker.evaluation.bounds import (METRICS, corpus_score, error_reduction, expected_counts,
                                       oracle_choice, selected_counts)
 from ranker.models import LogLinearRanker

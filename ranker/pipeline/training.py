@@ -140,7 +140,7 @@ def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
     slab : int
         Entries restricted at a time (:data:`SLAB_ENTRIES`); the result is the same for any.
     """
-    from features import frequency_cutoff
+    from ..features import frequency_cutoff
 
     names = frequency_cutoff(blocks[0], weights[0], cutoff)
     y = np.concatenate(weights)

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from features import load_feature_set
+from ranker.features import load_feature_set
 from nbest_slices import cut_lists
 
 from ranker.cli.main import main

@@ -9,7 +9,7 @@ from nltk.corpus import treebank
 from ranker.cli.main import main
 from ranker.errors import RankerError
 from ranker.evaluation.bounds import METRICS
-from ranker.evaluation.evalb_params import CONFIG_DIR
+from ranker.shipped import shipped_file
 from ranker.evaluation.perturb import perturb_tree
 from ranker.evaluation.scoring import Scorer, ScoringSettings
 from ranker.trees.dependencies import Dependency
@@ -68,7 +68,7 @@ def test_counts_equal_what_ranker_evaluate_prints(scorer, gold, test_trees, tmp_
     write_trees(tmp_path / "gold.txt", gold)
     write_trees(tmp_path / "test.txt", test_trees)
     prm = tmp_path / "unlabeled.prm"
-    prm.write_text((CONFIG_DIR / "COLLINS.prm").read_text().replace("LABELED 1", "LABELED 0"))
+    prm.write_text(shipped_file("evalb", "COLLINS", ".prm").read_text().replace("LABELED 1", "LABELED 0"))
 
     def cols(r, crossing="crossing"):
         return [r["gold_brackets"], r["test_brackets"], r["matched"], r[crossing]]
@@ -120,7 +120,7 @@ def test_issue_10_per_pair_counts_equal_ranker_evaluate_in_every_scheme(scorer, 
                                                                         capsys):
     """Pair by pair (not only summed), every stored metric is what ``ranker evaluate`` prints."""
     prm = tmp_path / "unlabeled.prm"
-    prm.write_text((CONFIG_DIR / "COLLINS.prm").read_text().replace("LABELED 1", "LABELED 0"))
+    prm.write_text(shipped_file("evalb", "COLLINS", ".prm").read_text().replace("LABELED 1", "LABELED 0"))
     runs = {"evalb_labeled": (("--scheme", "evalb"), "crossing"),
             "evalb_unlabeled": (("--scheme", "evalb", "--param", prm), "crossing"),
             "parseval": (("--scheme", "parseval"), "crossing"),

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from features import load_feature_set
-from features.vectorizer import _assemble, _Chunk, _extract_chunk
+from ranker.features import load_feature_set
+from ranker.features.vectorizer import _assemble, _Chunk, _extract_chunk
 from ranker.matrices.compact import CompactMatrix
 from ranker.sources.nbest import import_file
 from ranker.sources.treebank import load_corpus

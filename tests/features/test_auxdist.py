@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from features import FeatureConfigError, extract, feature_set_from_dict, make_family
-from features.auxdist import AuxTable
+from ranker.features import FeatureConfigError, extract, feature_set_from_dict, make_family
+from ranker.features.auxdist import AuxTable
 from ranker.pipeline.feature_cache import MATRIX_KIND, TABLE_KIND, cached_matrix, fit_families
 from ranker.pipeline.splits import select_split
 from ranker.errors import RankerError

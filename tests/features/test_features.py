@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from features import (FeatureConfigError, extract, family_names, feature_set_from_dict,
+from ranker.features import (FeatureConfigError, extract, family_names, feature_set_from_dict,
                       frequency_cutoff, from_bytes, load_feature_set, make_family,
                       to_bytes)
 from ranker.store.records import Candidate, Forest, Link, Sentence

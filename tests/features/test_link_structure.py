@@ -1,8 +1,8 @@
 """Link Grammar structure families on linkages whose disjuncts are derived by hand."""
 import pytest
 
-from features import make_family
-from features.link_structure import link_type, subscript
+from ranker.features import make_family
+from ranker.features.link_structure import link_type, subscript
 from ranker.sources.link_grammar import LinkGrammarOptions, LinkGrammarParser
 from ranker.store.records import Candidate, Link, Sentence
 from ranker.trees.penn import parse_tree

@@ -4,10 +4,10 @@ import gzip
 import numpy as np
 import pytest
 
-from features import load_feature_set
-from features.parser_scores import logprob_bin, rank_bin
-from features.registry import make_family
-from features.vectorizer import extract
+from ranker.features import load_feature_set
+from ranker.features.parser_scores import logprob_bin, rank_bin
+from ranker.features.registry import make_family
+from ranker.features.vectorizer import extract
 from ranker.sources.nbest import import_file
 from ranker.sources.treebank import load_corpus
 from ranker.store import Store

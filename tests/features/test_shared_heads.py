@@ -1,10 +1,10 @@
-"""Heads of subtrees found once per forest (features.families.TreeFacts.heads) equal each tree's own."""
+"""Heads of subtrees found once per forest (ranker.features.families.TreeFacts.heads) equal each tree's own."""
 import random
 
 from nltk.corpus import treebank
 
-from features import families
-from features.families import TreeFacts
+from ranker.features import families
+from ranker.features.families import TreeFacts
 from ranker.evaluation.perturb import perturb_tree
 from ranker.trees.heads import HeadRules, head_map
 from ranker.trees.penn import format_tree, parse_tree

@@ -82,8 +82,8 @@ def test_the_consistent_set_is_every_candidate_with_the_top_f(store, metric):
 
 
 def test_trained_by_the_same_objective_it_prefers_the_best_f_candidates(store):
-    from features import load_feature_set
-    from features.vectorizer import extract
+    from ranker.features import load_feature_set
+    from ranker.features.vectorizer import extract
 
     settings = ScoringSettings()
     ensure_best_f_counts(store, store.sentences("treebank"), SOURCE, "evalb_labeled", settings)

@@ -193,8 +193,8 @@ def test_issue_10_every_scheme_of_the_report_equals_ranker_evaluate(tiny_run, tm
                 f.write(f"{w}\t{tag}\t{d.head + 1}\n")
             f.write("\n")
     prm = tmp_path / "unlabeled.prm"
-    from ranker.evaluation.evalb_params import CONFIG_DIR
-    prm.write_text((CONFIG_DIR / "COLLINS.prm").read_text().replace("LABELED 1", "LABELED 0"))
+    from ranker.shipped import shipped_file
+    prm.write_text(shipped_file("evalb", "COLLINS", ".prm").read_text().replace("LABELED 1", "LABELED 0"))
     runs = {"evalb_labeled": ("gold.mrg", ("--scheme", "evalb"), "f1"),
             "evalb_unlabeled": ("gold.mrg", ("--scheme", "evalb", "--param", prm), "f1"),
             "parseval": ("gold.mrg", ("--scheme", "parseval"), "f1"),

@@ -7,7 +7,7 @@ fitted model must be exactly those of extracting every training sentence.
 import numpy as np
 import pytest
 
-from features import load_feature_set
+from ranker.features import load_feature_set
 from ranker.cli.main import main
 from ranker.pipeline import stages
 from ranker.pipeline.config import FeaturesSection, LogLinearSection

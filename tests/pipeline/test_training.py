@@ -2,7 +2,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from features.vectorizer import CandidateMatrix
+from ranker.features.vectorizer import CandidateMatrix
 from ranker.models import LogLinearRanker
 from ranker.models.groups import group_offsets
 from ranker.models.objective import ConditionalObjective
@@ -56,8 +56,8 @@ def _real_blocks(tmp_path, bllip_lists):
     """Default-feature matrices of two real BLLIP documents, first candidate consistent."""
     import gzip
 
-    from features import load_feature_set
-    from features.vectorizer import extract
+    from ranker.features import load_feature_set
+    from ranker.features.vectorizer import extract
     from ranker.sources.nbest import import_file
     from ranker.sources.treebank import load_corpus
     from ranker.store import Store
@@ -94,7 +94,7 @@ def test_slabs_and_consume_give_the_rows_of_one_pass(tmp_path, bllip_lists):
     assert a.X.nnz > 20 * 500      # many slabs per block
     # no kept array is a view of a block's, so a consumed block's memory (a stored matrix is one
     # buffer) can be released: one slab of sentences that all survive, on every property
-    from features.vectorizer import select_sentences
+    from ranker.features.vectorizer import select_sentences
 
     two = select_sentences(a, [s for s, n in zip(a.sentence_ids, np.diff(a.offsets)) if n > 1])
     y2 = np.zeros(two.X.shape[0])

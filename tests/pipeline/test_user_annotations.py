@@ -102,7 +102,7 @@ def test_a_rejected_span_is_a_violation_for_training_too(store):
 
 def _consistent_loglik(ranker, feature_config, store, sids, names):
     """Σ log p(consistent set) of the model on the sentences (what retraining must raise)."""
-    from features import feature_set_from_dict
+    from ranker.features import feature_set_from_dict
 
     from ranker.pipeline.feature_cache import cached_matrix
     from ranker.pipeline.splits import SplitSelection
