@@ -15,8 +15,8 @@ It prints JSON with both figures and digests of the counts written and of the ma
 not change with a speed-up. The store is written to (counts replaced by equal ones): give it a
 copy, never a store you care about::
 
-    cp runs/wsj-lg.sqlite /tmp/copy.sqlite
-    NLTK_DATA=... python benchmarks/bench_stage_cpu.py /tmp/copy.sqlite --score 120 --features 200
+    cp runs/store.sqlite runs/copy.sqlite
+    NLTK_DATA=../shared/nltk_data python benchmarks/bench_stage_cpu.py runs/copy.sqlite --score 120 --features 200
 """
 from __future__ import annotations
 

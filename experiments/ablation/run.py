@@ -13,8 +13,8 @@ per family on the training split (nonzeros, extraction seconds with ``--workers`
 as CSR with int32 indices and float64 values) is recorded beside the scores. Run from the project
 folder on a store where the main experiment has run (forests, consistent sets, held-out counts):
 
-    cp /work/stores/wsj-lg.sqlite runs/
-    NLTK_DATA=../shared/nltk_data python3 experiments/ablation/run.py --store runs/wsj-lg.sqlite \\
+    ranker run configs/wsj-sample.toml         # fills runs/store.sqlite (once)
+    NLTK_DATA=../shared/nltk_data python3 experiments/ablation/run.py --store runs/store.sqlite \\
         [--add heads/1 wproj/1 ...] [--together heads/1 wproj/1] [--out experiments/ablation/results.json]
 
 A family is named ``name/version`` or ``name/version:{"option": value}`` (JSON options).
