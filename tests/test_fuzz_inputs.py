@@ -177,6 +177,7 @@ def test_the_valid_file_reads(name):
     read(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(READERS))
 def test_a_mutated_file_reads_or_is_one_clean_error(name):
     _, suffix, read = READERS[name]
@@ -247,6 +248,7 @@ def test_a_subcommand_given_the_valid_file_succeeds(case, capsys):
     assert code == (1 if case == "import bllip" else 0), err   # the BLLIP ids name no sentence of 'mine'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CLI))
 def test_a_subcommand_given_a_mutated_file_succeeds_or_prints_one_error_line(case, capsys):
     from ranker.cli.main import main
@@ -275,6 +277,7 @@ def _ranker(*argv):
                           text=True, env=dict(os.environ))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader, argv", [
     ("config", ["run", "{}", "--out", "{out}"]),
     ("model", ["select", "--store", "{store}", "--ranker", "loglinear", "--model", "{}", "--out", "{out}"]),

@@ -21,6 +21,8 @@ from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
 from ranker.store import Store
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ["NLTK_DATA"]).parent if "NLTK_DATA" in os.environ else ROOT.parent / "shared"
 NBEST = Path(os.environ.get("RANKER_NBEST", SHARED / "nbest" / "bllip-wsj-sample"))

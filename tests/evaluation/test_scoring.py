@@ -41,6 +41,7 @@ def test_every_reported_metric_reads_a_stored_metric(scorer):
     assert {m.counts_from for m in METRICS.values()} == set(scorer.metrics)
 
 
+@pytest.mark.slow
 def test_gold_against_itself_scores_100_in_every_metric(scorer, gold):
     sums = {m: np.zeros(4) for m in scorer.metrics}
     for g in gold:
@@ -58,6 +59,7 @@ def _evaluate(capsys, tmp_path, *argv):
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_counts_equal_what_ranker_evaluate_prints(scorer, gold, test_trees, tmp_path, capsys):
     sums = {m: np.zeros(4, dtype=int) for m in scorer.metrics}
     for g, t in zip(gold, test_trees):
@@ -116,6 +118,7 @@ def test_an_all_punctuation_sentence_scores_nothing_rather_than_failing(scorer):
     assert counts["evalb_labeled"] == counts["mph"] == counts["deps_untyped"] == (0, 0, 0, 0)
 
 
+@pytest.mark.slow
 def test_issue_10_per_pair_counts_equal_ranker_evaluate_in_every_scheme(scorer, gold, test_trees, tmp_path,
                                                                         capsys):
     """Pair by pair (not only summed), every stored metric is what ``ranker evaluate`` prints."""

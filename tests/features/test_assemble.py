@@ -38,6 +38,7 @@ def _one_matrix(chunks):
     return CompactMatrix.from_csr(X), tuple(vocab)
 
 
+@pytest.mark.slow
 def test_chunk_by_chunk_is_the_one_float64_matrix(forests):
     families = load_feature_set("bllip").build()        # parser scores: real values beside ones
     runs = [forests[:3], forests[3:4], forests[4:9], forests[9:]]

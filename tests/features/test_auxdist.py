@@ -47,6 +47,7 @@ def test_unseen_pairs_get_smoothed_probability_higher_within_the_clusters_seen_i
     assert p.sum() == pytest.approx(1.0) and (p > 0).all()  # a proper, smoothed distribution
 
 
+@pytest.mark.slow
 def test_fitting_is_deterministic_given_the_seed_and_the_table_round_trips():
     a, b = fitted(), fitted()
     assert a.fingerprint() == b.fingerprint()

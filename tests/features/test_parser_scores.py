@@ -33,6 +33,7 @@ def _matrix(forests, family, **options):
     return extract(forests, [make_family(family, options)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", TREE_FAMILIES)
 def test_every_tree_family_fires_on_bllip_trees(forests, family):
     m = _matrix(forests, family)
@@ -81,6 +82,7 @@ def test_the_bllip_feature_set_builds_and_extracts(forests):
     assert any(n.startswith("lp:") for n in m.names) and any(n.startswith("nbrank:") for n in m.names)
 
 
+@pytest.mark.slow
 def test_compact_float32_training_gives_the_float64_model_on_real_forests(forests, monkeypatch):
     """Real BLLIP features (log-probabilities are real values, the rest ones and counts).
 

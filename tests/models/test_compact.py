@@ -48,6 +48,7 @@ def test_duplicate_entries_are_added_not_taken_for_a_sentence_constant():
     assert g.tolist() == pytest.approx([-1.0, 0.5])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_products_equal_scipy(backend):
     X = mixed_matrix(1)

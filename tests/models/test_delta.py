@@ -69,6 +69,7 @@ def test_never_more_entries_than_the_rows_themselves():
     assert D.nnz == 3 * same[0].nnz
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("narrow", [False, True])
 @pytest.mark.parametrize("cls", [ConditionalObjective, ExpectedFObjective])
 def test_objective_over_differences_matches_the_plain_rows(cls, narrow):

@@ -102,6 +102,7 @@ def random_tables(draw):
     return KTable(fields, draw(st.sampled_from([0.1, 0.5, 1.0, 2.0])), k)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(random_trees(), random_tables(), st.booleans())
 def test_bottom_up_equals_top_down_on_random_trees(t, table, pp_as_np):

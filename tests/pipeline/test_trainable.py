@@ -16,6 +16,8 @@ from ranker.pipeline.splits import select_split
 from ranker.store import Store
 from ranker.store.store import RULES
 
+pytestmark = pytest.mark.slow
+
 SPLIT = "wsj_0001-0004"
 
 

@@ -1,5 +1,6 @@
 """The training rows of ranker run: filters, cut-off and stacking give the objective the naive rows give."""
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 from ranker.features.vectorizer import CandidateMatrix
@@ -81,6 +82,7 @@ def _real_blocks(tmp_path, bllip_lists):
     return out
 
 
+@pytest.mark.slow
 def test_slabs_and_consume_give_the_rows_of_one_pass(tmp_path, bllip_lists):
     # issue 13: the training rows are restricted slab by slab and the blocks released as used;
     # the result must be the rows of restricting each whole block at once, array for array
@@ -121,6 +123,7 @@ def test_slabs_and_consume_give_the_rows_of_one_pass(tmp_path, bllip_lists):
     np.testing.assert_allclose(g1, g2, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_rows_are_narrow_with_the_most_frequent_properties_first(tmp_path, bllip_lists):
     # issue 13: the training matrix numbers its properties by descending entries in the kept rows
     # and stores the first 65,536 as 16-bit ids (here all of them), each name keeping its column

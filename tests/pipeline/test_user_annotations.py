@@ -16,6 +16,8 @@ from ranker.sources.annotations import LabelEquivalences
 from ranker.sources.discriminants import candidate_spans, discriminants, remaining_mask
 from ranker.store import Decision, Store
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):

@@ -7,6 +7,8 @@ from ranker.errors import RankerError
 from ranker.sources.link_grammar import LinkGrammarOptions, LinkGrammarParser, import_linkgrammar
 from ranker.store.records import Sentence
 
+pytestmark = pytest.mark.slow
+
 HARD = ["Nov.", "n't", "'s", "$", "%", "-LRB-", "``", "''", "well-known", "1,000"]
 
 

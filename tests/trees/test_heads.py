@@ -89,6 +89,7 @@ def test_missing_table_names_known_ones():
         HeadRules.load("no-such-rules")
 
 
+@pytest.mark.slow
 def test_heads_on_every_wsj_tree(wsj_trees):
     r = HeadRules.load("collins")
     for t in wsj_trees[::3]:
