@@ -33,6 +33,7 @@ def _one_line_error(proc, *says):
         assert s in lines[0]
 
 
+@pytest.mark.slow
 def test_without_flask_the_error_names_the_extra(store_path):
     code = ("import sys; sys.modules['flask'] = None\n"   # as if Flask were not installed
             "from ranker.cli.main import main; sys.exit(main(sys.argv[1:]))")
