@@ -98,6 +98,7 @@ def _run(cfg, base, where, **experiment):
     return store, report
 
 
+@pytest.mark.linkgrammar
 @pytest.mark.dask
 def test_a_dask_run_stores_what_the_local_run_stores(cluster, loaded_store, tmp_path):
     cfg = load_config(TINY)
@@ -131,6 +132,7 @@ def _killing_handler(options, victim, marker):
     return handle
 
 
+@pytest.mark.linkgrammar
 @pytest.mark.dask
 def test_a_worker_killed_mid_parse_loses_and_duplicates_nothing(cluster, loaded_store, tmp_path, monkeypatch):
     cfg = load_config(TINY)

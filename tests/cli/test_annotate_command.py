@@ -8,7 +8,7 @@ from ranker.pipeline import stages
 from ranker.pipeline.config import AnnotationSection
 from ranker.store import Store
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.linkgrammar]
 
 
 @pytest.fixture(scope="module")

@@ -79,6 +79,7 @@ def test_cost_parts_are_binned():
     assert names("lg_costs/1", linkage(scores={"unused_words": 0.0})) == ["LC:unused_words:0"]
 
 
+@pytest.mark.linkgrammar
 def test_on_real_link_grammar_linkages_every_link_gives_two_connectors():
     toks = ("The", "man", "saw", "a", "dog", "with", "a", "telescope", ".")
     s = Sentence("x", "t", "d", 0, toks, ("DT", "NN", "VBD", "DT", "NN", "IN", "DT", "NN", "."))

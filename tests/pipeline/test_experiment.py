@@ -34,6 +34,7 @@ def tiny_run(tmp_path_factory):
     return cfg, out, report
 
 
+@pytest.mark.linkgrammar
 def test_report_files_and_json_contract(tiny_run):
     _, out, report = tiny_run
     for name in ("report.md", "report.json", "report.html", "config.resolved.toml", "gold.mrg"):
@@ -48,6 +49,7 @@ def test_report_files_and_json_contract(tiny_run):
     assert "NaN" not in (out / "report.json").read_text()
 
 
+@pytest.mark.linkgrammar
 def test_upper_bound_dominates_and_lower_bound_is_the_forest_mean(tiny_run):
     cfg, out, report = tiny_run
     for t in report.metrics.values():
@@ -69,6 +71,7 @@ def test_upper_bound_dominates_and_lower_bound_is_the_forest_mean(tiny_run):
     assert report.metrics["evalb_labeled"].lower == pytest.approx(lower)
 
 
+@pytest.mark.linkgrammar
 def test_every_ranker_score_equals_a_rescoring_of_its_selected_file(tiny_run):
     _, out, report = tiny_run
     gold = list(iter_trees((out / "gold.mrg").read_text()))
@@ -86,6 +89,7 @@ def test_every_ranker_score_equals_a_rescoring_of_its_selected_file(tiny_run):
         assert report.metrics["evalb_labeled"].rankers[r].score == pytest.approx(200.0 * m / (g + t))
 
 
+@pytest.mark.linkgrammar
 def test_rerun_uses_the_cache(tiny_run, tmp_path):
     cfg, _, report = tiny_run
     with Store.open(cfg.experiment.store) as st:
@@ -150,6 +154,7 @@ def test_missing_corpus_names_the_download_command(tmp_path):
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
 
 
+@pytest.mark.linkgrammar
 def test_extra_corpus_with_chunk_brackets_only_joins_the_training_data(tmp_path):
     # What configs/wsj-sample-chunks.toml does, on a few sentences: conll2000 sentences have no
     # treebank tree; Link Grammar parses them, their chunk brackets decide the consistent sets,
@@ -176,6 +181,7 @@ def test_extra_corpus_with_chunk_brackets_only_joins_the_training_data(tmp_path)
     assert kept + dropped <= with_chunks.counts["train sentences"] + n_extra
 
 
+@pytest.mark.linkgrammar
 def test_issue_10_every_scheme_of_the_report_equals_ranker_evaluate(tiny_run, tmp_path, capsys):
     """Each ranker's score under every reported metric is what ``ranker evaluate`` prints for its
     selected-parse file against gold.mrg (untyped dependencies: against the stored gold arcs of
@@ -216,6 +222,7 @@ def test_issue_10_every_scheme_of_the_report_equals_ranker_evaluate(tiny_run, tm
             assert report.metrics[metric].rankers[r].score == pytest.approx(got), (r, metric)
 
 
+@pytest.mark.linkgrammar
 def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
     """``[annotation] kind = "user"``: the train split's discriminant decisions are the training signal."""
     import shutil
@@ -248,6 +255,7 @@ def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
         assert sorted(st.consistent_sets("user")) == sorted(decided)
 
 
+@pytest.mark.linkgrammar
 def test_the_peer_benchmark_reads_the_training_rows_a_run_stored(tiny_run, tmp_path):
     """benchmarks/peer_compare.py once asked for every training sentence, though ranker run extracts
     only those with a consistent candidate, and failed on a read-only store after extracting them."""
@@ -301,6 +309,7 @@ TINY_SCORES = {
 }
 
 
+@pytest.mark.linkgrammar
 def test_the_tiny_run_gives_its_pinned_scores(tiny_run):
     _, _, report = tiny_run
     got = {name: (t.upper, t.lower, *(t.rankers[r].score for r in RANKERS))

@@ -16,7 +16,7 @@ from ranker.pipeline.splits import select_split
 from ranker.store import Store
 from ranker.store.store import RULES
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.linkgrammar]
 
 SPLIT = "wsj_0001-0004"
 

@@ -16,7 +16,7 @@ from ranker.sources.annotations import LabelEquivalences
 from ranker.sources.discriminants import candidate_spans, discriminants, remaining_mask
 from ranker.store import Decision, Store
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.linkgrammar]
 
 
 @pytest.fixture(scope="module")

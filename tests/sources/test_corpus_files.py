@@ -61,6 +61,7 @@ def _conll_folder(tmp_path: Path, halves: dict[str, slice]) -> Path:
     return tmp_path / "nltk_data"
 
 
+@pytest.mark.linkgrammar
 @pytest.mark.slow
 def test_conll2000_train_and_test_halves_are_parsed_when_the_corpus_has_them(tmp_path):
     data = _conll_folder(tmp_path, {"train.txt": slice(0, 2), "test.txt": slice(100, 103)})
@@ -79,6 +80,7 @@ def test_conll2000_train_and_test_halves_are_parsed_when_the_corpus_has_them(tmp
     assert r.stdout.startswith("parsed 2 sentences")
 
 
+@pytest.mark.linkgrammar
 @pytest.mark.slow
 def test_a_split_the_corpus_lacks_is_an_error_not_an_empty_split(tmp_path):
     data = _conll_folder(tmp_path, {"train.txt": slice(0, 30)})

@@ -16,6 +16,7 @@ def by_id(treebank_sample):
     return {g.sentence.id: g.sentence for g in treebank_sample}
 
 
+@pytest.mark.linkgrammar
 @pytest.mark.slow
 def test_a_sentence_over_the_time_limit_is_skimmed_stored_as_timeout_and_reported(tmp_path, by_id, treebank_sample):
     short = [g.sentence for g in treebank_sample if 6 <= len(g.sentence.tokens) <= 10][:2]
@@ -40,6 +41,7 @@ def test_a_sentence_over_the_time_limit_is_skimmed_stored_as_timeout_and_reporte
         assert st.stats().timeout == len(forest.candidates)
 
 
+@pytest.mark.linkgrammar
 @pytest.mark.slow
 def test_batched_writer_stores_what_the_candidate_api_stores(tmp_path, treebank_sample):
     sentences = [g.sentence for g in treebank_sample if len(g.sentence.tokens) <= 14][:6]

@@ -55,6 +55,7 @@ def _content(store):
     return cands, log, dups
 
 
+@pytest.mark.linkgrammar
 @pytest.mark.slow
 def test_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path):
     killed, clean = tmp_path / "killed.sqlite", tmp_path / "clean.sqlite"
