@@ -96,6 +96,7 @@ def test_objective_over_differences_matches_the_plain_rows(cls, narrow):
         np.testing.assert_allclose(g1, lg, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_fit_on_differences_gives_the_plain_model():
     X, y, offsets = forest_like(5, n_sent=120)
     groups = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
