@@ -2,7 +2,7 @@
 
 Reads the largest stored feature matrix of a store (the WSJ sample's training split after a
 ``ranker run``), and prints as JSON, for scipy CSR with float64 and float32 data and for
-:class:`~ranker.models.compact.CompactMatrix` with scipy's and numba's kernels: bytes held, seconds
+:class:`~ranker.matrices.compact.CompactMatrix` with scipy's and numba's kernels: bytes held, seconds
 of one ``X λ`` and one ``Xᵀ r`` (median of several, one thread), and the largest difference from
 float64 CSR. Also one whole objective evaluation with each kernel on one and two threads, and the
 copy-bandwidth floor of the compact matrix (its bytes read twice). Run alone::
@@ -47,9 +47,9 @@ def copy_bandwidth(n_bytes=256 * 2**20, repeats=5) -> float:
 
 
 def main(argv=None) -> None:
-    from features.vectorizer import from_bytes
-    from ranker.models import kernels
-    from ranker.models.compact import as_compact
+    from ranker.features.vectorizer import from_bytes
+    from ranker.matrices import kernels
+    from ranker.matrices.compact import as_compact
     from ranker.models.objective import ConditionalObjective
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

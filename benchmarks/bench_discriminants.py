@@ -20,7 +20,7 @@ Prints, per order and annotator, the mean decisions, the share of forests brough
 candidates, and the target: mean log2(forest size) + 1, over the test forests with more than one
 candidate and not all of them best (the others need no decision).
 
-Measured 2026-11-23 on a copy of /work/stores/wsj-lg-new.sqlite, test split, EVALB labelled, model
+Measured 2026-11-23 on a copy of the WSJ sample's Link Grammar store, test split, EVALB labelled, model
 6e6722 (chosen on held-out by ranker run), load 8 on 2 cores: 401 forests to decide (mean 406
 candidates, 142 distinct span sets), target mean log2(size) + 1 = 8.96. Mean decisions (share
 brought down to the best candidates):
@@ -34,11 +34,11 @@ EVALB F (a unary chain or a tag counts in EVALB, not in a span set). Truthful go
 away from the best candidates in most forests, since Link Grammar's constituents differ from the
 treebank's. 76 s of CPU, 1.0 GB (0.13 GB without --model).
 
-Run (a copy of the Link Grammar store; ranker run stored its counts)::
+Run from the project folder on a copy of a Link Grammar store where ``ranker run`` stored its
+counts (``configs/wsj-sample.toml`` fills ``runs/store.sqlite``)::
 
-    cp /work/stores/wsj-lg.sqlite /tmp/lg.sqlite
-    /work/bin/bigjob python benchmarks/bench_discriminants.py /tmp/lg.sqlite [--split test] [--limit N]
-        [--model KEY]
+    cp runs/store.sqlite runs/lg-copy.sqlite
+    python benchmarks/bench_discriminants.py runs/lg-copy.sqlite [--split test] [--limit N] [--model KEY]
 """
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def simulate(spans, best: np.ndarray, truth: frozenset, eq, order: str, rng=None
 
 def model_probabilities(st, key: str, sel, source: str) -> dict[str, np.ndarray]:
     """Each sentence's candidate probabilities under the stored model ``key`` (softmax of its scores)."""
-    from features import feature_set_from_dict
+    from ranker.features import feature_set_from_dict
 
     from ranker.pipeline.feature_cache import cached_matrix
     from ranker.pipeline.retrain import stored_model

@@ -4,10 +4,10 @@ The full experiment extracts features for about 1.6 million Link Grammar candida
 sentences x ~415 linkages) inside a 15-minute budget on 2 cores, so extraction must run at roughly
 10,000 candidates per second or better. Build a store first, for example::
 
-    NLTK_DATA=/work/shared/nltk_data ranker parse --store /tmp/f.sqlite --corpus treebank \\
-        --split heldout --limit 60
+    NLTK_DATA=../shared/nltk_data ranker parse --store runs/bench-features.sqlite \\
+        --corpus treebank --split heldout --limit 60
 
-then run ``python benchmarks/bench_features.py --store /tmp/f.sqlite``. Timed separately: reading
+then run ``python benchmarks/bench_features.py`` (``--store`` names another store). Timed separately: reading
 the forests back from the store (``store.forests`` re-parses every candidate's Penn text), each
 family of the feature set alone, and the whole set (one process, then ``--workers`` processes).
 Families that must be fitted (the auxiliary distribution) are fitted on the store's training
@@ -32,8 +32,8 @@ import pstats
 import sys
 import time
 
-from features import load_feature_set
-from features.vectorizer import extract
+from ranker.features import load_feature_set
+from ranker.features.vectorizer import extract
 from ranker.pipeline.feature_cache import fit_families
 from ranker.store import Store
 
@@ -42,7 +42,7 @@ TARGET = 10_000
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--store", default="/tmp/f.sqlite")
+    ap.add_argument("--store", default="runs/bench-features.sqlite")
     ap.add_argument("--corpus", default="treebank")
     ap.add_argument("--split", default="heldout")
     ap.add_argument("--features", default="default")
@@ -114,7 +114,7 @@ def main() -> None:
 
 def family_costs(args) -> dict:
     """Per family: nonzeros, properties, seconds and bytes over every candidate of the split."""
-    from features import family_names, make_family
+    from ranker.features import family_names, make_family
 
     names = args.families or family_names()
     fams = [make_family(n) for n in names]

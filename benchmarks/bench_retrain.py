@@ -8,14 +8,16 @@ Timed: :func:`ranker.pipeline.retrain.retrain` from the stored model ``--model``
 the held-out forests *not* decided are scored by both models (mean sentence EVALB labelled F of
 the chosen candidates), so a change comes from generalisation, not from the decided forests.
 
-Measured 2026-11-23 (copy of /work/stores/wsj-lg-new.sqlite, model 6e6722, load 8 on 2 cores): 20
+Measured 2026-11-23 (copy of the WSJ sample's Link Grammar store, model 6e6722, load 8 on 2 cores): 20
 held-out forests decided by 134 decisions; retraining took 21.5 s, 13 CG iterations, 1.2 GB; the
 other held-out forests' mean EVALB labelled F went from 66.58 to 66.83.
 
-Works on a copy of a store (it writes decisions and a model):
+Works on a copy of a store where ``ranker run`` has run (it writes decisions and a model), from
+the project folder (``configs/wsj-sample.toml`` fills ``runs/store.sqlite``; ``ranker models list``
+gives the key)::
 
-    cp /work/stores/wsj-lg-new.sqlite /tmp/lg.sqlite
-    python benchmarks/bench_retrain.py /tmp/lg.sqlite --model 6e6722 [--sentences 20]
+    cp runs/store.sqlite runs/lg-copy.sqlite
+    python benchmarks/bench_retrain.py runs/lg-copy.sqlite --model KEY [--sentences 20]
 """
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ def decide(st, sid, source, best: np.ndarray, eq) -> int:
 
 def heldout_f(st, model, sel, source, quality, offsets, skip) -> float:
     """Mean sentence F of the candidates ``model`` chooses on ``sel``'s sentences not in ``skip``."""
-    from features import feature_set_from_dict
+    from ranker.features import feature_set_from_dict
 
     from ranker.pipeline.feature_cache import cached_matrix
 

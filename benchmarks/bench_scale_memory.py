@@ -10,7 +10,7 @@ high-water mark of this process reset (``/proc/self/clear_refs``) and prints its
 memory and what it holds:
 
 1. ``assemble``: the extra matrix assembled from extraction chunks as the parent receives them
-   from the workers (:func:`features.vectorizer._assemble`; each chunk ``--chunk-entries`` long,
+   from the workers (:func:`ranker.features.vectorizer._assemble`; each chunk ``--chunk-entries`` long,
    int32 columns and float64 values, as a worker sends them), beside the WSJ matrix.
 2. ``training rows``: :func:`ranker.pipeline.training.training_data` over both (cut-off 2 on the
    WSJ block, its consistency weights the first parse of each sentence and every third row).
@@ -68,7 +68,7 @@ class Step:
 
 def _chunks(m, copies: int, entries: int):
     """Extraction chunks of ``copies`` copies of ``m``, made one at a time as workers send them."""
-    from features.vectorizer import _Chunk
+    from ranker.features.vectorizer import _Chunk
 
     offsets = np.asarray(m.offsets)
     row_at = sum(p.indptr for p in m.X.parts)
@@ -94,7 +94,7 @@ def main() -> None:
     ap.add_argument("--chunk-entries", type=int, default=44_000_000)
     ap.add_argument("--selection", default="train", help="the stored matrix to copy (a quick check: heldout)")
     args = ap.parse_args()
-    from features.vectorizer import _assemble
+    from ranker.features.vectorizer import _assemble
     from ranker.models import LogLinearRanker
     from ranker.models.groups import group_offsets
     from ranker.models.objective import ConditionalObjective

@@ -8,15 +8,15 @@ time lies: this prints user+sys CPU of the stage's own process and of its worker
 * score: :func:`ranker.pipeline.stages.compute_counts` on the first ``--score`` held-out
   sentences, after forgetting which forests their stored counts came from (so they are scored
   and written again, as in a cold run);
-* features: :func:`features.extract_stored` on the first ``--features`` training sentences (the
+* features: :func:`ranker.features.extract_stored` on the first ``--features`` training sentences (the
   matrix is not stored).
 
 It prints JSON with both figures and digests of the counts written and of the matrix, which must
 not change with a speed-up. The store is written to (counts replaced by equal ones): give it a
 copy, never a store you care about::
 
-    cp runs/wsj-lg.sqlite /tmp/copy.sqlite
-    NLTK_DATA=... python benchmarks/bench_stage_cpu.py /tmp/copy.sqlite --score 120 --features 200
+    cp runs/store.sqlite runs/copy.sqlite
+    NLTK_DATA=../shared/nltk_data python benchmarks/bench_stage_cpu.py runs/copy.sqlite --score 120 --features 200
 """
 from __future__ import annotations
 
@@ -63,8 +63,8 @@ def score_stage(st, n: int, workers: int, source: str) -> dict:
 
 def features_stage(st, n: int, workers: int, source: str, feature_set: str) -> dict:
     """Extract the first ``n`` training sentences' matrix; its digest and the CPU it took."""
-    from features import extract_stored, load_feature_set
-    from features.vectorizer import to_bytes
+    from ranker.features import extract_stored, load_feature_set
+    from ranker.features.vectorizer import to_bytes
     from ranker.pipeline.feature_cache import fit_families
 
     fams = load_feature_set(feature_set).build()

@@ -187,7 +187,7 @@ def store_training_data(path: str, config: str = "configs/wsj-sample.toml", rule
     """
     from dataclasses import replace
 
-    from features import load_feature_set
+    from ranker.features import load_feature_set
 
     from ranker.errors import RankerError
     from ranker.models.groups import group_offsets
@@ -467,7 +467,7 @@ def main(argv=None) -> int:
     ap.add_argument("--synthetic-scale", type=float, default=1.0,
                     help="without --store: the synthetic data's size as a fraction of the WSJ sample's")
     ap.add_argument("--peer-source", help=f"the BLLIP parser's source folder (or ${peer_cvlm.SOURCE_ENV})")
-    ap.add_argument("--work", default="/tmp/ranker-bench-peer", help="where converted inputs go")
+    ap.add_argument("--work", default="runs/bench-peer", help="where converted inputs go")
     ap.add_argument("--sigma2", type=float, default=0.01,
                     help="prior variance (0.01: the value ranker run chose on held-out)")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])

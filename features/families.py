@@ -353,7 +353,7 @@ class HeidornScore(Family):
     per_tree = True
 
     def __init__(self, k_table: str = "penn", heads: str = "collins", pp_as_np: bool = True):
-        from ranker.models.ktable import KTable
+        from ranker.trees.ktable import KTable
 
         self.table = KTable.load(k_table)
         self.heads = heads
@@ -361,7 +361,7 @@ class HeidornScore(Family):
         self._memo: dict = {}   # subtree scores by node identity (the store shares subtrees)
 
     def __call__(self, c):
-        from ranker.models.heidorn import score_bottom_up
+        from ranker.trees.heidorn_score import score_bottom_up
 
         if len(self._memo) > 500_000:   # it holds nodes; bound what it keeps alive
             self._memo.clear()

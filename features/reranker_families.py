@@ -5,9 +5,9 @@ discriminative reranking", ACL), and, for ``redwoods_rules/1``, Toutanova et al.
 HPSG parse disambiguation using the Redwoods corpus", Research on Language and Computation). Names
 start with a short prefix per family so that families never collide; categories are base labels,
 words are lower-cased; lexical properties come with backed-off twins (tags, and the shape and
-suffix classes of :mod:`features.wordclass`), so that unseen words still fire something.
+suffix classes of :mod:`ranker.features.wordclass`), so that unseen words still fire something.
 
-Most families are :class:`~features.registry.NodeFamily`: what they say about a node depends on its
+Most families are :class:`~ranker.features.registry.NodeFamily`: what they say about a node depends on its
 subtree, its parent's category and the sentence's words only, so extraction computes it once per
 distinct subtree of a forest. Properties that need more context are emitted at the node that has
 it: a node's rule with its grandparent is emitted by its parent (which knows its own parent), a

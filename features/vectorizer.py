@@ -12,7 +12,7 @@ per distinct tree of a sentence (Link Grammar's linkages share constituent trees
 per distinct tree on WSJ); node families run once per distinct subtree of a forest (the store
 makes equal subtrees one object: 11.7 node occurrences per distinct subtree on WSJ); a tree's part
 of a row is one array shared by its candidates; families share one walk and tag list per tree
-(:func:`features.families.facts`); and extraction can run in forked worker processes over runs of
+(:func:`ranker.features.families.facts`); and extraction can run in forked worker processes over runs of
 sentences. The matrix is the same for any number of workers and any sharing.
 """
 from __future__ import annotations
@@ -27,14 +27,14 @@ from typing import Iterable, NamedTuple, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ranker.models.compact import PART_DTYPES, CompactMatrix, Part, as_compact
-from ranker.models.compact import vstack as vstack_compact
+from ranker.matrices.compact import PART_DTYPES, CompactMatrix, Part, as_compact
+from ranker.matrices.compact import vstack as vstack_compact
+from ranker.shipped import shipped_file
 from ranker.textfiles import read_text
 
 from .registry import FeatureConfigError, make_family
 
 #: ``<repo>/configs/features``.
-FEATURE_CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "features"
 
 
 class FeatureSet(NamedTuple):
@@ -59,6 +59,14 @@ class FeatureSet(NamedTuple):
         return [make_family(f, dict(opts), self.name) for f, opts in self.families]
 
 
+def feature_set_path(path_or_name) -> Path:
+    """The file of a feature configuration: ``path_or_name`` itself, or the shipped set of that name."""
+    path = Path(path_or_name)
+    if not path.exists() and not path.suffix:
+        return shipped_file("features", str(path_or_name), ".toml") or path
+    return path
+
+
 def load_feature_set(path_or_name) -> FeatureSet:
     """Read a feature configuration (a path, or a name in ``configs/features/``).
 
@@ -70,9 +78,7 @@ def load_feature_set(path_or_name) -> FeatureSet:
     FeatureConfigError
         Unreadable TOML, unknown keys, families or options.
     """
-    path = Path(path_or_name)
-    if not path.exists() and not path.suffix and (FEATURE_CONFIG_DIR / f"{path}.toml").exists():
-        path = FEATURE_CONFIG_DIR / f"{path}.toml"
+    path = feature_set_path(path_or_name)
     try:
         doc = tomllib.loads(read_text(path, "feature configuration"))
     except FileNotFoundError as e:
@@ -108,7 +114,7 @@ def feature_set_from_dict(doc: dict, source: str = "<features>") -> FeatureSet:
 class CandidateMatrix(NamedTuple):
     """Property values of every candidate of a split: rows in forest order, sentence offsets.
 
-    ``X`` is a :class:`~ranker.models.compact.CompactMatrix`: a property present once is a column
+    ``X`` is a :class:`~ranker.matrices.compact.CompactMatrix`: a property present once is a column
     id alone (4 bytes), other values are kept beside (``X.tocsr()`` gives scipy's CSR). A matrix
     built by hand may hold a scipy sparse ``X``; every function here takes either.
     """
@@ -165,7 +171,7 @@ def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
     """Run the families over the forests, sharing what equal trees and equal subtrees have in common.
 
     Tree-only families run once per distinct tree of a sentence; node families
-    (:class:`features.registry.NodeFamily`) once per distinct (subtree, parent category, words)
+    (:class:`ranker.features.registry.NodeFamily`) once per distinct (subtree, parent category, words)
     of a forest, the store having made equal subtrees one object.
     """
     from .families import facts

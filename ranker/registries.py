@@ -5,7 +5,7 @@ Configs and commands name components from here (``--ranker heidorn``, ``[parse] 
 "bllip"``, ``[data] corpus = "treebank"``); a bare name means its newest version. Items are
 registered by import path and loaded on first use (:class:`ranker.registry.Registry`), so listing
 the names for ``--help`` imports nothing heavy. Feature families have their own registry,
-:mod:`features.registry`.
+:mod:`ranker.features.registry`.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Registries of components by versioned name (``"heidorn/1"``), one per component kind.
 
-As with the feature families (:mod:`features.registry`), a config or command names a component by
+As with the feature families (:mod:`ranker.features.registry`), a config or command names a component by
 ``name/version`` so that an old config keeps meaning the same thing: a component whose behaviour
 changes is registered under a new version and the old one stays. A bare ``name`` means its
 highest version. An item may be registered as ``"module:attribute"`` (or ``"module:table:key"``),

@@ -9,4 +9,6 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq python3-link-grammar chromium chromium-driver >/dev/null
+# The build backend of pyproject.toml, installed here so that the wheel test builds without a download.
+python3 -m pip install -q 'setuptools>=70.1'
 python3 -m pip install -q -e '.[test]'

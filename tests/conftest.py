@@ -8,9 +8,8 @@ _ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="session")
 def bllip_lists() -> Path:
-    """``../shared/nbest/bllip-wsj-sample`` beside the project (``/work/shared`` from a worktree)."""
-    for base in (_ROOT.parent / "shared", Path("/work/shared")):
-        p = base / "nbest" / "bllip-wsj-sample"
-        if (p / "nbest-test.txt.gz").is_file():
-            return p
+    """``../shared/nbest/bllip-wsj-sample``: the shared data sit beside the project folder."""
+    p = _ROOT.parent / "shared" / "nbest" / "bllip-wsj-sample"
+    if (p / "nbest-test.txt.gz").is_file():
+        return p
     raise FileNotFoundError("the BLLIP lists of the WSJ sample are not in ../shared/nbest/bllip-wsj-sample")

@@ -32,6 +32,8 @@ from ranker.sources.link_grammar import LinkGrammarParser
 from ranker.sources.parse_run import parse_into_store
 from ranker.store import Store
 
+pytestmark = pytest.mark.slow
+
 TINY = "tests/pipeline/configs/tiny.toml"
 
 #: The content of every table (rows sorted: the order rows were written in is completion order),
@@ -55,7 +57,7 @@ def table_rows(path) -> dict:
 
 
 def _import_stages() -> None:
-    for module in ("ranker.sources.parse_run", "ranker.pipeline.counts", "features.vectorizer"):
+    for module in ("ranker.sources.parse_run", "ranker.pipeline.counts", "ranker.features.vectorizer"):
         importlib.import_module(module)
 
 
@@ -96,6 +98,8 @@ def _run(cfg, base, where, **experiment):
     return store, report
 
 
+@pytest.mark.linkgrammar
+@pytest.mark.dask
 def test_a_dask_run_stores_what_the_local_run_stores(cluster, loaded_store, tmp_path):
     cfg = load_config(TINY)
     (tmp_path / "local").mkdir()
@@ -128,6 +132,8 @@ def _killing_handler(options, victim, marker):
     return handle
 
 
+@pytest.mark.linkgrammar
+@pytest.mark.dask
 def test_a_worker_killed_mid_parse_loses_and_duplicates_nothing(cluster, loaded_store, tmp_path, monkeypatch):
     cfg = load_config(TINY)
     options = stages.link_grammar_options(cfg.parse)
@@ -171,6 +177,7 @@ def _make_doubler(arg):
     return handle
 
 
+@pytest.mark.dask
 def test_pools_keep_their_contracts_on_dask(cluster, tmp_path):
     marker = tmp_path / "killed"
     with DaskExecutor(client=cluster[1], chunk_size=2) as ex, use_executor(ex):
@@ -185,6 +192,7 @@ def test_pools_keep_their_contracts_on_dask(cluster, tmp_path):
     assert failed[0] == "boom" and failed[1].startswith("crash: ValueError: no number")
 
 
+@pytest.mark.dask
 def test_the_objective_on_the_workers_fits_the_local_model_bit_for_bit(cluster):
     rng = np.random.default_rng(3)
     sizes = rng.integers(2, 9, size=60)
@@ -249,6 +257,7 @@ def test_without_the_dask_extra_the_dask_executor_is_a_one_line_config_error(tmp
         DaskExecutor()
 
 
+@pytest.mark.dask
 def test_the_objective_survives_a_worker_lost_between_evaluations(cluster):
     from ranker.models.distributed_objective import DistributedObjective
     from ranker.models.objective import ConditionalObjective
@@ -288,6 +297,7 @@ def _gc_probe(state, task):
     return task, gc.isenabled()
 
 
+@pytest.mark.dask
 def test_dask_tasks_run_with_the_collector_paused_as_the_forked_workers_do(cluster):
     # the local pool's workers inherit `ranker run`'s paused collector; a Dask worker pauses it per task
     with DaskExecutor(client=cluster[1], chunk_size=2) as ex, use_executor(ex):
@@ -303,6 +313,7 @@ def _worker_state(dask_worker) -> dict:
             "mmap_threshold": os.environ.get("MALLOC_MMAP_THRESHOLD_")}
 
 
+@pytest.mark.dask
 def test_the_executors_own_local_cluster_parses_without_dasks_malloc_setting_and_background_sampling():
     import dask
     import distributed  # noqa: F401  (defines the distributed.* settings read below)

@@ -80,12 +80,12 @@ def _blocks_or_first_error(read_blocks, fmt: str):
 
 def _readers():
     """name -> (valid file text, suffix, function reading a path)."""
-    from features import load_feature_set
+    from ranker.features import load_feature_set
 
     from ranker.evaluation.evalb_params import read_params
     from ranker.evaluation.inputs import read_tree_lines
     from ranker.models import load_model
-    from ranker.models.ktable import KTable
+    from ranker.trees.ktable import KTable
     from ranker.pipeline.config import load_config
     from ranker.sources.annotations import LabelEquivalences, read_bracket_file
     from ranker.sources.nbest import read_blocks
@@ -177,6 +177,7 @@ def test_the_valid_file_reads(name):
     read(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(READERS))
 def test_a_mutated_file_reads_or_is_one_clean_error(name):
     _, suffix, read = READERS[name]
@@ -250,6 +251,7 @@ def test_a_subcommand_given_the_valid_file_succeeds(case, capsys):
     assert code == 0, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CLI))
 def test_a_subcommand_given_a_mutated_file_succeeds_or_prints_one_error_line(case, capsys):
     from ranker.cli.main import main
@@ -278,6 +280,7 @@ def _ranker(*argv):
                           text=True, env=dict(os.environ))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader, argv", [
     ("config", ["run", "{}", "--out", "{out}"]),
     ("model", ["select", "--store", "{store}", "--ranker", "loglinear", "--model", "{}", "--out", "{out}"]),

@@ -3,6 +3,7 @@ import multiprocessing
 import time
 
 import numpy as np
+import pytest
 
 from ranker.memory import PeakMemory, descendants, tree_kib
 
@@ -13,6 +14,7 @@ def _hold(mb: int) -> None:
     assert a.sum() > 0
 
 
+@pytest.mark.slow
 def test_a_workers_allocation_counts_in_the_peak():
     ctx = multiprocessing.get_context("fork")
     with PeakMemory(interval=0.05) as quiet:
@@ -34,6 +36,7 @@ def test_the_peak_is_reset_for_each_block():
     assert big.peak_mb - small.peak_mb > 150
 
 
+@pytest.mark.slow
 def test_the_tree_holds_this_process_and_its_children():
     ctx = multiprocessing.get_context("fork")
     p = ctx.Process(target=time.sleep, args=(0.5,))
@@ -45,6 +48,7 @@ def test_the_tree_holds_this_process_and_its_children():
         p.join()
 
 
+@pytest.mark.slow
 def test_free_heap_goes_back_to_the_system():
     # issue 13: a matrix built slab by slab leaves its freed temporaries (a few MB each, below
     # glibc's mmap threshold) resident in the heap; release_free_heap hands them back

@@ -2,6 +2,8 @@
 import os
 import time
 
+import pytest
+
 from ranker.parallel import run_pool
 
 
@@ -15,6 +17,7 @@ def _make(arg):
     return handle
 
 
+@pytest.mark.slow
 def test_crash_and_hang_are_reported_and_the_rest_finish():
     items = ["a", "crash", "b", "hang", "c"]
     out = list(run_pool(items, _make, "ok", 2, lambda item, why: (item, why), hard_timeout=1.0))

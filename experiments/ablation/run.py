@@ -13,8 +13,8 @@ per family on the training split (nonzeros, extraction seconds with ``--workers`
 as CSR with int32 indices and float64 values) is recorded beside the scores. Run from the project
 folder on a store where the main experiment has run (forests, consistent sets, held-out counts):
 
-    cp /work/stores/wsj-lg.sqlite runs/
-    NLTK_DATA=../shared/nltk_data python3 experiments/ablation/run.py --store runs/wsj-lg.sqlite \\
+    ranker run configs/wsj-sample.toml         # fills runs/store.sqlite (once)
+    NLTK_DATA=../shared/nltk_data python3 experiments/ablation/run.py --store runs/store.sqlite \\
         [--add heads/1 wproj/1 ...] [--together heads/1 wproj/1] [--out experiments/ablation/results.json]
 
 A family is named ``name/version`` or ``name/version:{"option": value}`` (JSON options).
@@ -34,12 +34,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from features import CandidateMatrix, feature_set_from_dict, load_feature_set
-from features.datasets import consistency_weights
+from ranker.features import CandidateMatrix, feature_set_from_dict, load_feature_set
+from ranker.features.datasets import consistency_weights
 from ranker.evaluation.bounds import (METRICS, corpus_score, error_reduction, expected_counts,
                                       oracle_choice, selected_counts)
 from ranker.models import LogLinearRanker
-from ranker.models.compact import CompactMatrix
+from ranker.matrices.compact import CompactMatrix
 from ranker.pipeline.config import load_config
 from ranker.evaluation.scoring import ScoringSettings
 from ranker.pipeline.best_f import KIND as BEST_F, ensure_best_f_counts

@@ -34,7 +34,7 @@ from ranker.store import Store
 
 def kept_columns(data, keep):
     """``data`` with only the properties (columns) where the boolean ``keep`` holds."""
-    from ranker.models.compact import CompactMatrix
+    from ranker.matrices.compact import CompactMatrix
 
     X = CompactMatrix.from_csr(data.X.tocsr()[:, np.flatnonzero(keep)])
     return data._replace(X=X, names=tuple(n for n, k in zip(data.names, keep) if k))

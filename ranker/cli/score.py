@@ -20,7 +20,8 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from ..errors import RankerError
-    from ..models.heidorn import HeadError, HeidornRanker
+    from ..models.heidorn import HeidornRanker
+    from ..trees.heidorn_score import HeadError
     from ..trees.penn import read_trees
 
     trees = read_trees(args.trees)

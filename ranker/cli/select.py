@@ -36,7 +36,7 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     import numpy as np
 
-    from features import feature_set_from_dict
+    from ..features import feature_set_from_dict
 
     from ..errors import RankerError
     from ..evaluation.bounds import oracle_choice

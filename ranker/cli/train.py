@@ -76,7 +76,7 @@ def check_writable(path: str) -> None:
 
 
 def run(args) -> int:
-    from features import load_feature_set
+    from ..features import load_feature_set
 
     from ..errors import RankerError
     from ..models import save_model

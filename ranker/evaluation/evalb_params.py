@@ -19,10 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RankerError
+from ..shipped import shipped_file, shipped_names
 from ..textfiles import read_text
-
-#: Where the shipped parameter files live (``configs/evalb/<NAME>.prm``).
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "evalb"
 
 _INTEGER = re.compile(r"\+?\d+")
 _KEYS = ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED", "DELETE_LABEL", "DELETE_LABEL_FOR_LENGTH",
@@ -145,9 +143,9 @@ def load_params(name_or_path: str | Path) -> EvalbParams:
     p = Path(name_or_path)
     if p.suffix == ".prm" or p.exists() or len(p.parts) > 1:
         return read_params(p)
-    shipped = CONFIG_DIR / f"{name_or_path}.prm"
-    if not shipped.exists():
-        known = sorted(q.stem for q in CONFIG_DIR.glob("*.prm"))
+    shipped = shipped_file("evalb", str(name_or_path), ".prm")
+    if shipped is None:
+        known = shipped_names("evalb", ".prm")
         raise EvalbParamError(f"no EVALB parameter set {str(name_or_path)!r} "
                               f"(shipped: {', '.join(known)}; or give a path to a .prm file)")
     return read_params(shipped)

@@ -2,9 +2,7 @@
 from .base import GroupedRanker, NotFittedError
 from .baselines import NativeRanker, OracleRanker, RandomRanker
 from .groups import GroupError, group_offsets
-from .heidorn import (CompiledTrees, HeadError, HeidornRanker, compile_trees, score_bottom_up,
-                      score_top_down, star_head)
-from .ktable import KTable, KTableError
+from .heidorn import HeidornRanker
 from .loglinear import LogLinearRanker
 from .objective import ConditionalObjective
 from .persistence import ModelFileError, SavedModel, load_model, save_model
@@ -12,10 +10,10 @@ from .training_set import TrainingRows, select_training_rows
 from .tuning import SigmaSelection, select_sigma2, selected_quality, tune_k_table
 
 __all__ = [
-    "CompiledTrees", "ConditionalObjective", "GroupError", "GroupedRanker", "HeadError",
-    "HeidornRanker", "KTable", "KTableError", "LogLinearRanker", "ModelFileError", "NativeRanker", "NotFittedError",
+    "ConditionalObjective", "GroupError", "GroupedRanker",
+    "HeidornRanker", "LogLinearRanker", "ModelFileError", "NativeRanker", "NotFittedError",
     "OracleRanker", "RandomRanker",
-    "SavedModel", "SigmaSelection", "TrainingRows", "compile_trees", "group_offsets", "load_model",
-    "save_model", "score_bottom_up", "score_top_down", "select_sigma2", "select_training_rows",
-    "selected_quality", "star_head", "tune_k_table",
+    "SavedModel", "SigmaSelection", "TrainingRows", "group_offsets", "load_model",
+    "save_model", "select_sigma2", "select_training_rows",
+    "selected_quality", "tune_k_table",
 ]

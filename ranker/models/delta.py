@@ -46,7 +46,7 @@ import weakref
 import numpy as np
 import scipy.sparse as sp
 
-from .compact import CompactMatrix, Part, as_compact, vstack
+from ..matrices.compact import CompactMatrix, Part, as_compact, vstack
 from .narrow import NARROW_COLUMNS, NarrowMatrix, split_columns
 
 #: Entries of the plain rows turned into differences at a time (whole sentences): a slab's sorted

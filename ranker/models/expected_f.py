@@ -32,7 +32,7 @@ class ExpectedFObjective(ConditionalObjective):
     """``R(λ)`` and its gradient over a fixed training set.
 
     The conditional log-likelihood's objective with minimum risk's loss: the same row blocks,
-    threads and one-pass kernel (:func:`.kernels.block_objective` with ``expected_f``), the
+    threads and one-pass kernel (:func:`ranker.matrices.kernels.block_objective` with ``expected_f``), the
     same compact or narrow matrix, the same prior; the weights are the gains.
 
     Parameters

@@ -18,7 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
 from .base import GroupedRanker
-from .compact import CompactMatrix, as_compact
+from ..matrices.compact import CompactMatrix, as_compact
 from .narrow import NarrowMatrix
 from .groups import group_offsets
 from ..parallel import current_executor
@@ -80,7 +80,7 @@ class LogLinearRanker(GroupedRanker):
     dtype : {"float64", "float32"}
         Precision of the stored feature values during training. Products add in float64 either
         way, and values exact in float32 (counts) are stored as float32 anyway (ones as column
-        ids alone, :class:`~ranker.models.compact.CompactMatrix`); "float32" also rounds the rest.
+        ids alone, :class:`~ranker.matrices.compact.CompactMatrix`); "float32" also rounds the rest.
     layout : {"delta", "plain"}
         How the objective keeps the training rows (:data:`~ranker.models.objective.LAYOUTS`):
         each candidate as its difference from a similar candidate of its sentence

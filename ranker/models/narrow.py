@@ -12,7 +12,7 @@ by side, each a :class:`~.compact.CompactMatrix`:
 * ``high``: columns ``n_low ..`` with ``int32`` ids counted from ``n_low``.
 
 A row's score is its ``low`` sum plus its ``high`` sum, each added in a fixed order
-(:func:`.kernels.block_objective`), so a result depends on the data alone. Only training builds
+(:func:`ranker.matrices.kernels.block_objective`), so a result depends on the data alone. Only training builds
 one (:func:`ranker.pipeline.training.training_data` numbers the kept properties by frequency and
 splits each slab of kept rows with :func:`split_columns`); the stored matrices stay compact. It
 offers what a fit uses of a compact matrix: row ranges and selections, the products, a scipy
@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from .compact import CompactMatrix, Part, _masked
+from ..matrices.compact import CompactMatrix, Part, _masked
 
 #: Columns a 16-bit id can name.
 NARROW_COLUMNS = 1 << 16
@@ -153,7 +153,7 @@ def split_columns(m: CompactMatrix, n_low: int) -> NarrowMatrix:
 
 def narrow_vstack(mats: Sequence[NarrowMatrix], consume: bool = False) -> NarrowMatrix:
     """Rows of ``mats`` one after another (same column ranges); see :func:`.compact.vstack`."""
-    from .compact import vstack
+    from ..matrices.compact import vstack
 
     todo = mats if consume else list(mats)
     if not todo:

@@ -14,16 +14,16 @@ mean ``μ = 0`` this is exactly the paper's formula; a prior centred on a traine
 demand (:mod:`ranker.pipeline.retrain`). All candidates sit in one compact matrix, so one evaluation is
 ``X λ``, segment-wise log-sum-exp over the sentence offsets, and ``Xᵀ (p - q)``, which yields both
 expectations at once. With numba's kernels the three run sentence by sentence in one pass
-(:func:`.kernels.block_objective`): a sentence's entries are read from memory once and scattered
+(:func:`ranker.matrices.kernels.block_objective`): a sentence's entries are read from memory once and scattered
 into the gradient while still in the core's cache, where two products read the matrix twice.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import kernels
+from ..matrices import kernels
 from . import delta
-from .compact import CompactMatrix, Part, _masked, as_compact
+from ..matrices.compact import CompactMatrix, Part, _masked, as_compact
 from .delta import DeltaMatrix
 from .groups import segment_logsumexp
 from .narrow import NarrowMatrix

@@ -14,7 +14,7 @@ from sklearn.base import clone
 
 from ..errors import RankerError
 from .groups import first_argmax, group_offsets
-from .ktable import KTable
+from ..trees.ktable import KTable
 
 SIGMA2_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 
@@ -109,7 +109,7 @@ def tune_k_table(compiled, quality: np.ndarray, groups, table: KTable,
     Parameters
     ----------
     compiled : CompiledTrees
-        The candidates' modifiers (:func:`ranker.models.heidorn.compile_trees`).
+        The candidates' modifiers (:func:`ranker.trees.heidorn_score.compile_trees`).
     quality : ndarray, shape (n_candidates,)
         Per-candidate quality on the tuning data (e.g. sentence F).
     groups : array-like, shape (n_candidates,)

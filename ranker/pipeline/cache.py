@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..models.compact import CompactMatrix
+from ..matrices.compact import CompactMatrix
 from ..models.narrow import NarrowMatrix
 from ..store import Store
 

@@ -90,7 +90,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     Report
         What was written to ``report.json``.
     """
-    from features import load_feature_set
+    from ..features import load_feature_set
 
     from .validate import validate_config
 

@@ -87,7 +87,7 @@ def _from_stored_rows(store: Store, prefix: str, digests: dict[str, str]):
     of those sentences (a cross-validation fold) is made of their rows instead of being extracted
     again, provided each sentence's forest is still the one its stored rows came from.
     """
-    from features import select_sentences, stack_rows
+    from ..features import select_sentences, stack_rows
 
     got = store.get_artifact(INDEX_KIND, prefix)
     if got is None:
@@ -136,7 +136,7 @@ def _put_matrix(store: Store, key: str, m, meta: dict) -> None:
     Each piece is cut from the matrix's own arrays when it is written, so storing takes one
     piece of memory beside the matrix, not a serialised copy of it (3.7 GB for conll2000).
     """
-    from features.vectorizer import to_pieces
+    from ..features.vectorizer import to_pieces
 
     views = to_pieces(m)
     total = sum(memoryview(v).nbytes for v in views)
@@ -156,7 +156,7 @@ def _read_matrix(store: Store, key: str, got=None):
     Matrices stored before the compact format (deflated npz) are read once through a
     decompression; writing them back means every later run reads them in place.
     """
-    from features.vectorizer import from_bytes, is_current_format
+    from ..features.vectorizer import from_bytes, is_current_format
 
     payload, meta = got if got is not None else store.get_artifact(MATRIX_KIND, key)
     if meta.get("pieces", 1) > 1:
@@ -197,7 +197,7 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     -------
     CandidateMatrix
     """
-    from features import extract_stored
+    from ..features import extract_stored
 
     families = feature_set.build()
     fit_families(store, families)

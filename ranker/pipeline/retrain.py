@@ -84,8 +84,8 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
         If the model is not a log-linear one with a feature configuration, or no annotated
         sentence has a forest the annotation narrows (nothing to learn).
     """
-    from features import feature_set_from_dict
-    from features.datasets import consistency_weights
+    from ..features import feature_set_from_dict
+    from ..features.datasets import consistency_weights
 
     from ..models import LogLinearRanker
     from ..registries import ANNOTATIONS

@@ -12,7 +12,7 @@ select_splits      ``[data]``, the corpora             :class:`Splits`
 parse_or_import    ``[parse]``, the sentences          :class:`ParseOutcome` (forests stored)
 annotate           ``[annotation]``, train sentences   :class:`AnnotationOutcome` (checks stored)
 compute_counts     ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
-extract_features   ``[features]``, forests             :class:`~features.CandidateMatrix` per split
+extract_features   ``[features]``, forests             :class:`~ranker.features.CandidateMatrix` per split
 training_rows      ``[features]``, ``[loglinear]``     :class:`~.training.TrainingData`
 fit_loglinear      ``[loglinear]``, training rows      :class:`LogLinearFit`
 fit_heidorn        ``[heidorn]``, held-out counts      :class:`HeidornFit`
@@ -455,7 +455,7 @@ test_ceiling.__test__ = False   # a stage, not a pytest test
 def extract_features(store: Store, features: FeaturesSection, sel: SplitSelection, source: str,
                      workers: int = 0, progress: bool = False, label: str | None = None):
     """The split's feature matrix (stored and reused while the split's forests stay the same)."""
-    from features import load_feature_set
+    from ..features import load_feature_set
 
     from .feature_cache import cached_matrix
 
@@ -511,7 +511,7 @@ def consistency(store: Store, matrix, kind: str, sel: SplitSelection, source: st
     For kind ``best_f``, ``best_f`` is ``AnnotationOutcome.best_f``: the weights are 1/k on each
     sentence's k candidates with the top F (:func:`.best_f.best_f_weights`).
     """
-    from features.datasets import consistency_weights
+    from ..features.datasets import consistency_weights
 
     from .best_f import KIND as BEST_F, best_f_weights
 
@@ -657,7 +657,7 @@ def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np
     """
     from ..models import HeidornRanker
     from ..models.groups import group_offsets
-    from ..models.ktable import KTable
+    from ..trees.ktable import KTable
     from ..models.tuning import selected_quality
     from .cache import cached_fit, cached_result, data_digest, load_payload, sub_key, text_digest
 

@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 from sklearn.base import clone
 
-from ..models.compact import CompactMatrix, as_compact
+from ..matrices.compact import CompactMatrix, as_compact
 from ..models.groups import group_offsets
 from ..models.narrow import NARROW_COLUMNS, NarrowMatrix, narrow_vstack, split_columns
 from ..memory import release_free_heap
@@ -41,10 +41,10 @@ def fit_params(ranker) -> dict:
     """What a fitted model depends on besides its data: its cache key.
 
     The hyperparameters (threads change nothing) and the objective's arithmetic
-    (:data:`ranker.models.kernels.ARITHMETIC`), so a store's models are not reused by code that
+    (:data:`ranker.matrices.kernels.ARITHMETIC`), so a store's models are not reused by code that
     would fit them to other bits.
     """
-    from ..models.kernels import ARITHMETIC
+    from ..matrices.kernels import ARITHMETIC
 
     return {**{k: v for k, v in ranker.get_params().items() if k != "n_jobs"}, "arithmetic": ARITHMETIC}
 
@@ -140,7 +140,7 @@ def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
     slab : int
         Entries restricted at a time (:data:`SLAB_ENTRIES`); the result is the same for any.
     """
-    from features import frequency_cutoff
+    from ..features import frequency_cutoff
 
     names = frequency_cutoff(blocks[0], weights[0], cutoff)
     y = np.concatenate(weights)

@@ -20,11 +20,9 @@ def check_cutoff(feature_set: str, cutoff: int, where: str) -> None:
     """
     import tomllib
 
-    from features.vectorizer import FEATURE_CONFIG_DIR
+    from ..features.vectorizer import feature_set_path
 
-    path = Path(feature_set)
-    if not path.exists() and not path.suffix:
-        path = FEATURE_CONFIG_DIR / f"{feature_set}.toml"
+    path = feature_set_path(feature_set)
     try:
         said = tomllib.loads(path.read_text(encoding="utf-8")).get("cutoff")
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -91,9 +89,9 @@ def validate_config(cfg: ExperimentConfig) -> None:
     annotation kind, the feature set, the K table, the EVALB parameter file, the head, MPH and
     flattening rules, and the metrics named for tuning.
     """
-    from features import load_feature_set
+    from ..features import load_feature_set
 
-    from ..models.heidorn import as_k_table
+    from ..trees.ktable import as_k_table
     from ..registries import CORPORA
     from ..evaluation.scoring import Scorer
     from ..sources.discriminants import KIND as USER

@@ -24,7 +24,7 @@ class ServedModel(NamedTuple):
 
     def scores(self, forest) -> np.ndarray:
         """Each candidate's score ``λ·f(x)`` in forest order."""
-        from features import extract
+        from ..features import extract
 
         if not forest.candidates:
             return np.zeros(0)
@@ -84,7 +84,7 @@ def load_served_model(store, spec: str | None) -> ServedModel | None:
 
 
 def _with_features(store, key: str, saved) -> ServedModel:
-    from features import feature_set_from_dict
+    from ..features import feature_set_from_dict
 
     from ..pipeline.feature_cache import fit_families
 

@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from ..errors import RankerError
+from ..shipped import shipped_dir
 from ..store.records import Annotation, Bracket
 from ..textfiles import read_text
 from ..trees.penn import parse_tree
 from ..trees.transforms import base_label, function_tags
 from ..trees.tree import Tree
 
-_CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "labels"
-DEFAULT_EQUIVALENCES = _CONFIG_DIR / "annotation-equivalences.tsv"
+DEFAULT_EQUIVALENCES = shipped_dir("labels") / "annotation-equivalences.tsv"
 _KEPT_TAGS = ("SBJ", "LGS", "PRD")
 
 

@@ -1,8 +1,8 @@
 """Finding and reading the linguistic rule tables in ``configs/`` (head rules, flattening, labels).
 
 The tables are data files so that a user can read, cite and change them without touching code.
-They are found relative to the package (``<repo>/configs/<kind>/<name>.txt``), which holds for the
-source tree and for an editable install alike; a path to any other file works as well.
+A name is a shipped table (``configs/<kind>/<name>.txt``, found through :mod:`ranker.shipped`);
+a path to any other file works as well.
 """
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import RankerError
+from ..shipped import shipped_file, shipped_names
 from ..textfiles import read_text
-
-#: ``<repo>/configs``: the package lives in ``<repo>/ranker/trees``.
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
 
 class RuleFileError(RankerError, ValueError):
@@ -36,10 +34,10 @@ def config_path(kind: str, path_or_name: str | Path) -> Path:
     p = Path(path_or_name)
     if p.is_file():
         return p
-    named = CONFIG_DIR / kind / f"{path_or_name}.txt"
-    if named.is_file():
+    named = shipped_file(kind, str(path_or_name), ".txt")
+    if named is not None:
         return named
-    known = sorted(q.stem for q in (CONFIG_DIR / kind).glob("*.txt"))
+    known = shipped_names(kind, ".txt")
     raise FileNotFoundError(f"{path_or_name}: no such file and no {kind} table of that name "
                             f"(known: {', '.join(known) or 'none'})")
 

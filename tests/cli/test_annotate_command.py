@@ -8,6 +8,8 @@ from ranker.pipeline import stages
 from ranker.pipeline.config import AnnotationSection
 from ranker.store import Store
 
+pytestmark = [pytest.mark.slow, pytest.mark.linkgrammar]
+
 
 @pytest.fixture(scope="module")
 def parsed(tmp_path_factory):

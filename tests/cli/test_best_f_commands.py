@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from features import load_feature_set
+from ranker.features import load_feature_set
 from nbest_slices import cut_lists
 
 from ranker.cli.main import main
@@ -20,6 +20,8 @@ from ranker.pipeline.config import AnnotationSection, EvaluationSection
 from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
 from ranker.store import Store
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ["NLTK_DATA"]).parent if "NLTK_DATA" in os.environ else ROOT.parent / "shared"

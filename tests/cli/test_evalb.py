@@ -2,6 +2,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from ranker.cli.main import main
 
 GOLD = "(S (NP (DT a) (NN b)) (VP (VB c)))\n"
@@ -50,6 +52,7 @@ def test_bad_input_is_one_line(tmp_path, capsys):
         assert out == "" and err.count("\n") == 1 and what in err and err.startswith("ranker: error:")
 
 
+@pytest.mark.slow
 def test_as_a_real_command(tmp_path):
     g = write(tmp_path, "g", GOLD)
     r = subprocess.run([sys.executable, "-m", "ranker.cli.main", "evalb", g, str(tmp_path / "nope")],

@@ -162,6 +162,7 @@ def test_bad_conll_line(tmp_path, capsys, wsj1):
     assert "g.dp:2:" in msg and "columns" in msg
 
 
+@pytest.mark.slow
 def test_a_real_process_reports_one_line_and_exit_2(tmp_path, wsj1):
     write_trees(tmp_path / "g.txt", wsj1)
     write_trees(tmp_path / "t.txt", wsj1[:1])

@@ -66,6 +66,7 @@ def test_a_loglinear_model_is_loaded_as_saved(loglinear_model):
     assert json.loads(loglinear_model.read_text())["ranker"] == "loglinear"
 
 
+@pytest.mark.slow
 def test_saving_over_a_model_on_a_full_disk_keeps_the_old_file(tmp_path, loglinear_model):
     """A real process whose file size limit (SIGXFSZ ignored) fails the write half-way, as a full disk does."""
     import os

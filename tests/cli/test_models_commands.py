@@ -77,6 +77,7 @@ def test_score_reports_bad_input_in_one_line(tmp_path, capsys):
     assert "k.toml: [heidorn] default must be a number" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_train_then_select_picks_the_consistent_parses(store, feature_config, tmp_path, capsys):
     model = tmp_path / "model.json"
     assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),

@@ -8,6 +8,8 @@ from ranker.pipeline.config import ParseSection
 from ranker.store import Store
 
 
+@pytest.mark.linkgrammar
+@pytest.mark.slow
 def test_a_store_parsed_with_the_defaults_is_the_one_a_default_config_accepts(tmp_path, capsys):
     # issue 10: parse defaulted to max_parse_time 30 against the configs' 10, so run refused its store
     store = tmp_path / "s.sqlite"
@@ -20,6 +22,8 @@ def test_a_store_parsed_with_the_defaults_is_the_one_a_default_config_accepts(tm
             stages.check_parse_options(st, stages.link_grammar_options(ParseSection(max_parse_time=5.0)))
 
 
+@pytest.mark.linkgrammar
+@pytest.mark.slow
 def test_parse_conll2000(tmp_path, capsys):
     store = tmp_path / "s.sqlite"
     assert main(["parse", "--store", str(store), "--corpus", "conll2000", "--split", "train",

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 from ranker.errors import RankerError
 from ranker.pipeline.report import MetricTable, Plot, RankerScore, Report, write_report
 
@@ -30,6 +32,7 @@ def _one_line_error(stderr: str, *parts: str) -> None:
         assert p in stderr, stderr
 
 
+@pytest.mark.slow
 def test_a_full_disk_writing_the_resolved_config_names_it_and_leaves_the_old_one(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
@@ -70,6 +73,7 @@ def _write_report_limited(report: Report, out, limit_bytes: int) -> tuple[int, s
         return os.waitstatus_to_exitcode(status), err.read().decode()
 
 
+@pytest.mark.slow
 def test_a_full_disk_writing_the_report_names_the_file_and_leaves_none_half_written(tmp_path):
     old = write_report(_report("old"), tmp_path)
     before = {k: p.read_bytes() for k, p in old.items()}

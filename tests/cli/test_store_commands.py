@@ -1,6 +1,8 @@
 """``ranker import``, ``annotate``, ``store stats`` and ``store export`` end to end on a real store."""
 import json
 
+import pytest
+
 from ranker.cli.main import main
 from ranker.store import Store
 
@@ -20,6 +22,7 @@ def _store_with_import(tmp_path):
     return store, nb, good, flat
 
 
+@pytest.mark.slow
 def test_import_annotate_stats_export(tmp_path, capsys):
     store, nb, good, flat = _store_with_import(tmp_path)
     assert main(["import", "--store", str(store), "--format", "penn", str(nb)]) == 1   # one bad forest

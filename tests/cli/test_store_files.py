@@ -107,6 +107,7 @@ def _snapshot(folder: Path) -> dict:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+@pytest.mark.slow
 def test_reading_commands_refuse_another_applications_sqlite_file_without_touching_it(tmp_path):
     other = tmp_path / "app.db"
     con = sqlite3.connect(other)
@@ -229,6 +230,7 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path, argv):
     assert (r.returncode, r.stderr) == (0, "")
 
 
+@pytest.mark.slow
 def test_export_that_fails_leaves_the_output_file_as_it_was(tmp_path):
     store = tmp_path / "s.sqlite"
     _small_store(store, 1000)   # 111 KB of output
@@ -249,6 +251,7 @@ def test_export_that_fails_leaves_the_output_file_as_it_was(tmp_path):
     assert out.read_text() == f"{TREE}\n{TREE}\n{TREE}\n\n" * 1000
 
 
+@pytest.mark.slow
 def test_a_full_disk_while_storing_is_a_one_line_error_and_keeps_what_was_stored(tmp_path):
     store = tmp_path / "s.sqlite"
     _small_store(store)
@@ -265,6 +268,7 @@ def test_a_full_disk_while_storing_is_a_one_line_error_and_keeps_what_was_stored
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "page"])
 def test_a_damaged_store_is_a_one_line_error(tmp_path, damage):
     store = tmp_path / "s.sqlite"

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from nbest_slices import cut_lists
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 # beside the corpora: ../shared/nltk_data and ../shared/nbest (README, "Set up and run")
 SHARED = Path(os.environ["NLTK_DATA"]).parent if "NLTK_DATA" in os.environ else ROOT.parent / "shared"

@@ -75,6 +75,7 @@ counts_st = st.lists(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9), st
                                         st.integers(0, 5)), max_size=6), min_size=1, max_size=8)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(counts_st, st.integers(0, 10_000))
 def test_upper_bound_dominates_every_selection_per_sentence(per_sentence, seed):

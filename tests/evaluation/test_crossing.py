@@ -1,4 +1,5 @@
 """Crossing brackets: the counting path agrees with the definition, pair by pair."""
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +12,7 @@ def _by_definition(gold, test):
     return sum(1 for ts, te in test if any(gs < ts < ge < te or ts < gs < te < ge for gs, ge in gold))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(span, max_size=40), st.lists(span, max_size=40))
 def test_crossing_count_is_the_pairwise_definition(gold, test):

@@ -50,6 +50,7 @@ def test_deep_tree_against_itself_in_every_scheme(tmp_path, capsys, shape, schem
     assert r["gold_brackets"] == r["test_brackets"] == r["matched"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["evalb", "parseval", "flat"])
 def test_right_against_left_branching_counts(tmp_path, capsys, scheme):
     n = 20000
@@ -73,6 +74,7 @@ def test_ranker_evalb_on_100000_levels(tmp_path, capsys):
     assert line[:3] == ["1", str(n), "0"] and line[5:10] == ["1", str(n - 1), str(n - 1), str(n - 2), str(n)]
 
 
+@pytest.mark.slow
 def test_deep_tree_reads_writes_and_compares():
     t = parse_tree(right(100000))
     assert format_tree(t) == right(100000)

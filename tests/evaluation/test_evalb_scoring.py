@@ -294,6 +294,7 @@ def wsj_pairs():
     return [format_tree(tr) for tr in gold], test
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prm", [
     "COLLINS",
     "LABELED 0\nDELETE_LABEL -NONE-\nDELETE_LABEL ,\nDELETE_LABEL_FOR_LENGTH -NONE-\n",
@@ -346,6 +347,7 @@ def test_mismatched_line_counts_are_an_error():
 
 # ---- properties ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_every_wsj_tree_against_itself_scores_100(wsj_pairs):
     gold, _ = wsj_pairs
     fast, _, _ = both_paths(gold, gold, COLLINS)
@@ -357,6 +359,7 @@ def test_every_wsj_tree_against_itself_scores_100(wsj_pairs):
     assert res.f1 == res.complete_match == res.no_crossing_rate == 100.0 and res.crossing == 0
 
 
+@pytest.mark.slow
 def test_scores_lie_in_0_100(wsj_pairs):
     fast, _, _ = both_paths(*wsj_pairs, COLLINS)
     for s in fast:
@@ -364,6 +367,7 @@ def test_scores_lie_in_0_100(wsj_pairs):
         assert s.matched <= min(s.gold, s.test)
 
 
+@pytest.mark.slow
 def test_sides_read_once_score_every_candidate_as_score_evalb_does(wsj_pairs):
     # the scorer of stored counts reads a gold side once per sentence and a candidate's side once
     # for both LABELED settings; quote mending (the third file's QUOTE_LABEL) must not change them

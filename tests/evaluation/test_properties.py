@@ -84,6 +84,7 @@ def _scores(gold: Tree, test: Tree):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(tree_pairs())
 def test_scores_are_percentages(pair):
@@ -91,6 +92,7 @@ def test_scores_are_percentages(pair):
         assert all(0.0 <= v <= 100.0 for v in values), name
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(tree_pairs())
 def test_a_tree_against_itself_scores_100_in_every_scheme(pair):
@@ -108,6 +110,7 @@ def wsj_sample():
     return treebank.parsed_sents(treebank.fileids()[::20])
 
 
+@pytest.mark.slow
 def test_wsj_sample_against_itself_in_every_scheme(wsj_sample):
     assert len(wsj_sample) > 90
     for t in wsj_sample:

@@ -9,7 +9,7 @@ from nltk.corpus import treebank
 from ranker.cli.main import main
 from ranker.errors import RankerError
 from ranker.evaluation.bounds import METRICS
-from ranker.evaluation.evalb_params import CONFIG_DIR
+from ranker.shipped import shipped_file
 from ranker.evaluation.perturb import perturb_tree
 from ranker.evaluation.scoring import Scorer, ScoringSettings
 from ranker.trees.dependencies import Dependency
@@ -41,6 +41,7 @@ def test_every_reported_metric_reads_a_stored_metric(scorer):
     assert {m.counts_from for m in METRICS.values()} == set(scorer.metrics)
 
 
+@pytest.mark.slow
 def test_gold_against_itself_scores_100_in_every_metric(scorer, gold):
     sums = {m: np.zeros(4) for m in scorer.metrics}
     for g in gold:
@@ -58,6 +59,7 @@ def _evaluate(capsys, tmp_path, *argv):
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_counts_equal_what_ranker_evaluate_prints(scorer, gold, test_trees, tmp_path, capsys):
     sums = {m: np.zeros(4, dtype=int) for m in scorer.metrics}
     for g, t in zip(gold, test_trees):
@@ -68,7 +70,7 @@ def test_counts_equal_what_ranker_evaluate_prints(scorer, gold, test_trees, tmp_
     write_trees(tmp_path / "gold.txt", gold)
     write_trees(tmp_path / "test.txt", test_trees)
     prm = tmp_path / "unlabeled.prm"
-    prm.write_text((CONFIG_DIR / "COLLINS.prm").read_text().replace("LABELED 1", "LABELED 0"))
+    prm.write_text(shipped_file("evalb", "COLLINS", ".prm").read_text().replace("LABELED 1", "LABELED 0"))
 
     def cols(r, crossing="crossing"):
         return [r["gold_brackets"], r["test_brackets"], r["matched"], r[crossing]]
@@ -116,11 +118,12 @@ def test_an_all_punctuation_sentence_scores_nothing_rather_than_failing(scorer):
     assert counts["evalb_labeled"] == counts["mph"] == counts["deps_untyped"] == (0, 0, 0, 0)
 
 
+@pytest.mark.slow
 def test_issue_10_per_pair_counts_equal_ranker_evaluate_in_every_scheme(scorer, gold, test_trees, tmp_path,
                                                                         capsys):
     """Pair by pair (not only summed), every stored metric is what ``ranker evaluate`` prints."""
     prm = tmp_path / "unlabeled.prm"
-    prm.write_text((CONFIG_DIR / "COLLINS.prm").read_text().replace("LABELED 1", "LABELED 0"))
+    prm.write_text(shipped_file("evalb", "COLLINS", ".prm").read_text().replace("LABELED 1", "LABELED 0"))
     runs = {"evalb_labeled": (("--scheme", "evalb"), "crossing"),
             "evalb_unlabeled": (("--scheme", "evalb", "--param", prm), "crossing"),
             "parseval": (("--scheme", "parseval"), "crossing"),

@@ -2,7 +2,7 @@
 import importlib.util
 from pathlib import Path
 
-from features import extract, make_family
+from ranker.features import extract, make_family
 from ranker.store.records import Candidate, Forest, Sentence
 from ranker.trees.penn import parse_tree
 

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from features import load_feature_set
-from features.vectorizer import _assemble, _Chunk, _extract_chunk
-from ranker.models.compact import CompactMatrix
+from ranker.features import load_feature_set
+from ranker.features.vectorizer import _assemble, _Chunk, _extract_chunk
+from ranker.matrices.compact import CompactMatrix
 from ranker.sources.nbest import import_file
 from ranker.sources.treebank import load_corpus
 from ranker.store import Store
@@ -38,6 +38,7 @@ def _one_matrix(chunks):
     return CompactMatrix.from_csr(X), tuple(vocab)
 
 
+@pytest.mark.slow
 def test_chunk_by_chunk_is_the_one_float64_matrix(forests):
     families = load_feature_set("bllip").build()        # parser scores: real values beside ones
     runs = [forests[:3], forests[3:4], forests[4:9], forests[9:]]

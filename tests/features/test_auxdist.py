@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from features import FeatureConfigError, extract, feature_set_from_dict, make_family
-from features.auxdist import AuxTable
+from ranker.features import FeatureConfigError, extract, feature_set_from_dict, make_family
+from ranker.features.auxdist import AuxTable
 from ranker.pipeline.feature_cache import MATRIX_KIND, TABLE_KIND, cached_matrix, fit_families
 from ranker.pipeline.splits import select_split
 from ranker.errors import RankerError
@@ -47,6 +47,7 @@ def test_unseen_pairs_get_smoothed_probability_higher_within_the_clusters_seen_i
     assert p.sum() == pytest.approx(1.0) and (p > 0).all()  # a proper, smoothed distribution
 
 
+@pytest.mark.slow
 def test_fitting_is_deterministic_given_the_seed_and_the_table_round_trips():
     a, b = fitted(), fitted()
     assert a.fingerprint() == b.fingerprint()

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from features import (FeatureConfigError, extract, family_names, feature_set_from_dict,
+from ranker.features import (FeatureConfigError, extract, family_names, feature_set_from_dict,
                       frequency_cutoff, from_bytes, load_feature_set, make_family,
                       to_bytes)
 from ranker.store.records import Candidate, Forest, Link, Sentence
@@ -178,6 +178,7 @@ def test_subtrees_shared_between_linkages_give_the_same_matrix_as_separate_trees
                 assert sorted(fam(c1)) == sorted(fam(c2))
 
 
+@pytest.mark.slow
 def test_stored_matrix_on_a_subset_of_files_and_in_worker_processes(tmp_path):
     from ranker.pipeline.feature_cache import MATRIX_KIND, cached_matrix
     from ranker.store import Store

@@ -1,8 +1,8 @@
 """Link Grammar structure families on linkages whose disjuncts are derived by hand."""
 import pytest
 
-from features import make_family
-from features.link_structure import link_type, subscript
+from ranker.features import make_family
+from ranker.features.link_structure import link_type, subscript
 from ranker.sources.link_grammar import LinkGrammarOptions, LinkGrammarParser
 from ranker.store.records import Candidate, Link, Sentence
 from ranker.trees.penn import parse_tree
@@ -79,6 +79,7 @@ def test_cost_parts_are_binned():
     assert names("lg_costs/1", linkage(scores={"unused_words": 0.0})) == ["LC:unused_words:0"]
 
 
+@pytest.mark.linkgrammar
 def test_on_real_link_grammar_linkages_every_link_gives_two_connectors():
     toks = ("The", "man", "saw", "a", "dog", "with", "a", "telescope", ".")
     s = Sentence("x", "t", "d", 0, toks, ("DT", "NN", "VBD", "DT", "NN", "IN", "DT", "NN", "."))

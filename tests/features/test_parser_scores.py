@@ -4,10 +4,10 @@ import gzip
 import numpy as np
 import pytest
 
-from features import load_feature_set
-from features.parser_scores import logprob_bin, rank_bin
-from features.registry import make_family
-from features.vectorizer import extract
+from ranker.features import load_feature_set
+from ranker.features.parser_scores import logprob_bin, rank_bin
+from ranker.features.registry import make_family
+from ranker.features.vectorizer import extract
 from ranker.sources.nbest import import_file
 from ranker.sources.treebank import load_corpus
 from ranker.store import Store
@@ -33,6 +33,7 @@ def _matrix(forests, family, **options):
     return extract(forests, [make_family(family, options)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", TREE_FAMILIES)
 def test_every_tree_family_fires_on_bllip_trees(forests, family):
     m = _matrix(forests, family)
@@ -81,6 +82,7 @@ def test_the_bllip_feature_set_builds_and_extracts(forests):
     assert any(n.startswith("lp:") for n in m.names) and any(n.startswith("nbrank:") for n in m.names)
 
 
+@pytest.mark.slow
 def test_compact_float32_training_gives_the_float64_model_on_real_forests(forests, monkeypatch):
     """Real BLLIP features (log-probabilities are real values, the rest ones and counts).
 
@@ -88,8 +90,9 @@ def test_compact_float32_training_gives_the_float64_model_on_real_forests(forest
     float64: the model equals the one scipy's float64 CSR products fit (the kernels without numba). ``dtype="float32"`` also rounds the real values;
     its model may differ only within the rounding, and must choose the same parses.
     """
-    from ranker.models import LogLinearRanker, kernels
-    from ranker.models.compact import CompactMatrix
+    from ranker.matrices import kernels
+    from ranker.matrices.compact import CompactMatrix
+    from ranker.models import LogLinearRanker
 
     m = extract(forests, load_feature_set("bllip").build())
     C = m.X

@@ -1,9 +1,9 @@
 """The reranker families (Charniak and Johnson 2005; Toutanova et al. 2005) on small trees derived by hand."""
 import pytest
 
-from features import FeatureConfigError, extract, family_names, make_family
-from features.registry import NodeFamily
-from features.wordclass import is_punctuation, word_class
+from ranker.features import FeatureConfigError, extract, family_names, make_family
+from ranker.features.registry import NodeFamily
+from ranker.features.wordclass import is_punctuation, word_class
 from ranker.store.records import Candidate, Forest, Sentence
 from ranker.trees.penn import parse_tree
 

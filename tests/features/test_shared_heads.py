@@ -1,17 +1,19 @@
-"""Heads of subtrees found once per forest (features.families.TreeFacts.heads) equal each tree's own."""
+"""Heads of subtrees found once per forest (ranker.features.families.TreeFacts.heads) equal each tree's own."""
 import random
 
+import pytest
 from nltk.corpus import treebank
 
-from features import families
-from features.families import TreeFacts
 from ranker.evaluation.perturb import perturb_tree
+from ranker.features import families
+from ranker.features.families import TreeFacts
 from ranker.trees.heads import HeadRules, head_map
 from ranker.trees.penn import format_tree, parse_tree
 from ranker.trees.transforms import remove_empty_elements
 from ranker.trees.tree import Tree
 
 
+@pytest.mark.slow
 def test_heads_of_shared_subtrees_equal_each_trees_own(monkeypatch):
     # the candidates of a forest share subtree objects; a small limit also exercises the reset
     monkeypatch.setattr(families, "_HEADS_LIMIT", 300)

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ranker.models import LogLinearRanker, kernels
-from ranker.models.compact import CompactMatrix, vstack
+from ranker.matrices import kernels
+from ranker.matrices.compact import CompactMatrix, vstack
+from ranker.models import LogLinearRanker
 from ranker.models.objective import ConditionalObjective
 
 BACKENDS = ["scipy"] + (["numba"] if kernels.BACKEND == "numba" else [])
@@ -47,6 +48,7 @@ def test_duplicate_entries_are_added_not_taken_for_a_sentence_constant():
     assert g.tolist() == pytest.approx([-1.0, 0.5])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_products_equal_scipy(backend):
     X = mixed_matrix(1)

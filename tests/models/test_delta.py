@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from ranker.errors import RankerError
 from ranker.models import LogLinearRanker
-from ranker.models.compact import as_compact
+from ranker.matrices.compact import as_compact
 from ranker.models.delta import AVAILABLE, DeltaMatrix, delta_rows
 from ranker.models.expected_f import ExpectedFObjective
 from ranker.models.narrow import split_columns
@@ -69,6 +69,7 @@ def test_never_more_entries_than_the_rows_themselves():
     assert D.nnz == 3 * same[0].nnz
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("narrow", [False, True])
 @pytest.mark.parametrize("cls", [ConditionalObjective, ExpectedFObjective])
 def test_objective_over_differences_matches_the_plain_rows(cls, narrow):
@@ -95,6 +96,7 @@ def test_objective_over_differences_matches_the_plain_rows(cls, narrow):
         np.testing.assert_allclose(g1, lg, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_fit_on_differences_gives_the_plain_model():
     X, y, offsets = forest_like(5, n_sent=120)
     groups = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))

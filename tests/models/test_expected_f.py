@@ -47,7 +47,7 @@ def test_value_equals_the_loop_and_the_gradient_equals_differences(seed, backend
     assert err < 1e-5 * max(1.0, np.linalg.norm(g))
     # the log-likelihood's blocks and threads: any number of threads gives the same bits, and
     # the narrow layout the pipeline trains on the same value
-    from ranker.models.compact import CompactMatrix
+    from ranker.matrices.compact import CompactMatrix
     from ranker.models.narrow import split_columns
 
     v2, g2 = ExpectedFObjective(X, gain, offsets, sigma2, backend=backend, n_jobs=2)(lam)

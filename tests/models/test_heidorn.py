@@ -5,9 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranker.errors import RankerError
-from ranker.models import HeidornRanker, KTable, KTableError
-from ranker.models.heidorn import (HeadError, compile_trees, score_bottom_up, score_top_down,
-                                   star_head)
+from ranker.models import HeidornRanker
+from ranker.trees.heidorn_score import (HeadError, compile_trees, score_bottom_up, score_top_down,
+                                        star_head)
+from ranker.trees.ktable import KTable, KTableError
 from ranker.trees.penn import parse_tree
 from ranker.trees.tree import Tree, node
 
@@ -101,6 +102,7 @@ def random_tables(draw):
     return KTable(fields, draw(st.sampled_from([0.1, 0.5, 1.0, 2.0])), k)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(random_trees(), random_tables(), st.booleans())
 def test_bottom_up_equals_top_down_on_random_trees(t, table, pp_as_np):

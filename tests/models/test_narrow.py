@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 from ranker.models import LogLinearRanker
-from ranker.models.compact import CompactMatrix
+from ranker.matrices.compact import CompactMatrix
 from ranker.models.narrow import NARROW_COLUMNS, NarrowMatrix, narrow_vstack, split_columns
 from ranker.models.objective import ConditionalObjective
 
@@ -46,6 +46,7 @@ def test_split_keeps_every_entry_in_two_bytes_below_65536():
         NarrowMatrix(C, C)          # int32 ids in the low range
 
 
+@pytest.mark.slow
 def test_rows_stacks_and_pickles_are_compact_ones():
     C, _, _ = _matrix(n=500)
     N = split_columns(C, NARROW_COLUMNS)
@@ -78,6 +79,7 @@ def test_objective_on_the_narrow_matrix_is_compact_s(backend):
     assert v3 == v2 and np.array_equal(g3, g2)
 
 
+@pytest.mark.slow
 def test_fit_on_the_narrow_matrix_is_the_compact_fit():
     C, y, offsets = _matrix(n=1500, seed=4)
     groups = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))

@@ -182,7 +182,7 @@ def test_a_prior_centred_elsewhere_shifts_only_the_prior_term(seed):
 
 def test_columns_are_renumbered_by_frequency_without_touching_the_callers_matrix():
     """The objective streams its own copy most frequent column first; the caller's matrix and λ's order stay."""
-    from ranker.models.compact import CompactMatrix
+    from ranker.matrices.compact import CompactMatrix
     from ranker.models.objective import by_frequency
 
     X, w, offsets, sigma2 = random_problem(5, n_groups=60, n_features=30)

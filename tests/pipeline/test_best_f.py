@@ -50,6 +50,7 @@ def test_ties_share_the_weight():
     assert best_f_set(np.array([]),).tolist() == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric", ["evalb_labeled", "mph"])
 def test_the_consistent_set_is_every_candidate_with_the_top_f(store, metric):
     settings = ScoringSettings()
@@ -81,9 +82,10 @@ def test_the_consistent_set_is_every_candidate_with_the_top_f(store, metric):
     assert some_tie and some_not_first    # the slice exercises both cases
 
 
+@pytest.mark.slow
 def test_trained_by_the_same_objective_it_prefers_the_best_f_candidates(store):
-    from features import load_feature_set
-    from features.vectorizer import extract
+    from ranker.features import load_feature_set
+    from ranker.features.vectorizer import extract
 
     settings = ScoringSettings()
     ensure_best_f_counts(store, store.sentences("treebank"), SOURCE, "evalb_labeled", settings)
@@ -102,6 +104,7 @@ def test_unscored_candidates_rank_below_every_scored_one():
     assert best_f_set(np.array([100.0, 100.0]), np.array([True, True])).tolist() == [.5, .5]
 
 
+@pytest.mark.slow
 def test_a_list_whose_parses_evalb_cannot_align_scores_as_evalb_scores_it(tmp_path, bllip_lists):
     """Regression: wsj_0194.15's first parse tags the possessive ' as '' (EVALB "Length unmatch"):
     the report charged it as no parse (first parse 86.4 on test, evalb 86.50). Its counts are now

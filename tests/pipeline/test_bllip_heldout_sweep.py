@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ranker.models.compact import CompactMatrix
+from ranker.matrices.compact import CompactMatrix
 from ranker.models.narrow import split_columns
 from ranker.pipeline.training import TrainingData
 
@@ -33,7 +33,7 @@ def test_drop_removes_the_named_kinds_columns_and_keeps_the_rest():
 
 def _rows(dense, offsets, weights, names):
     """The training rows ``ranker run`` would fit on (cut-off 0, sentence constants dropped)."""
-    from features.vectorizer import CandidateMatrix
+    from ranker.features.vectorizer import CandidateMatrix
     from ranker.models import LogLinearRanker
     from ranker.pipeline.training import training_data
 

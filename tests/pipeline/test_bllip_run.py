@@ -11,6 +11,8 @@ from ranker.pipeline.experiment import run_experiment
 from ranker.trees.penn import iter_trees, parse_tree
 from ranker.trees.transforms import normalize_root
 
+pytestmark = pytest.mark.slow
+
 DOCS = {"train": ("wsj_0001", "wsj_0002", "wsj_0003"), "heldout": ("wsj_0140", "wsj_0141"),
         "test": ("wsj_0170", "wsj_0171")}
 

@@ -64,6 +64,7 @@ def test_summary_gives_mean_and_sd_of_error_reduction_and_phi_and_a_row_per_fold
     assert "nan" not in md.lower()
 
 
+@pytest.mark.slow
 def test_a_bad_fold_is_a_one_line_error_with_exit_2(tmp_path):
     out = subprocess.run([sys.executable, str(RUN), "--only", "4,12", "--out", str(tmp_path)],
                          capture_output=True, text=True, cwd=RUN.parents[2], timeout=120)

@@ -10,6 +10,8 @@ from ranker.pipeline.forest_files import forest_files, import_forest_files
 from ranker.sources.treebank import load_corpus
 from ranker.store import Store
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def lists(tmp_path, bllip_lists):

@@ -72,6 +72,7 @@ def test_phi_is_the_share_of_the_native_to_oracle_gap_closed():
     assert t.rankers["native"].phi == pytest.approx(0.0)
 
 
+@pytest.mark.slow
 def test_stage_table_carries_peak_memory_where_measured(tmp_path):
     rep = _report()
     rep.timings = {"parse": 1.5, "train": 2.25}
@@ -86,6 +87,7 @@ def test_stage_table_carries_peak_memory_where_measured(tmp_path):
     assert "| stage | seconds |\n" in plain
 
 
+@pytest.mark.slow
 def test_learning_curve_points_are_a_table_in_markdown_and_html(tmp_path):
     """Whether test F rises with training data is read from numbers, not only from a figure."""
     curve = Plot("learning_curve", "Log-linear: test mph against training sentences",

@@ -7,7 +7,7 @@ fitted model must be exactly those of extracting every training sentence.
 import numpy as np
 import pytest
 
-from features import load_feature_set
+from ranker.features import load_feature_set
 from ranker.cli.main import main
 from ranker.pipeline import stages
 from ranker.pipeline.config import FeaturesSection, LogLinearSection
@@ -15,6 +15,8 @@ from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
 from ranker.store import Store
 from ranker.store.store import RULES
+
+pytestmark = [pytest.mark.slow, pytest.mark.linkgrammar]
 
 SPLIT = "wsj_0001-0004"
 

@@ -1,8 +1,9 @@
 """The training rows of ranker run: filters, cut-off and stacking give the objective the naive rows give."""
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
-from features.vectorizer import CandidateMatrix
+from ranker.features.vectorizer import CandidateMatrix
 from ranker.models import LogLinearRanker
 from ranker.models.groups import group_offsets
 from ranker.models.objective import ConditionalObjective
@@ -56,8 +57,8 @@ def _real_blocks(tmp_path, bllip_lists):
     """Default-feature matrices of two real BLLIP documents, first candidate consistent."""
     import gzip
 
-    from features import load_feature_set
-    from features.vectorizer import extract
+    from ranker.features import load_feature_set
+    from ranker.features.vectorizer import extract
     from ranker.sources.nbest import import_file
     from ranker.sources.treebank import load_corpus
     from ranker.store import Store
@@ -81,6 +82,7 @@ def _real_blocks(tmp_path, bllip_lists):
     return out
 
 
+@pytest.mark.slow
 def test_slabs_and_consume_give_the_rows_of_one_pass(tmp_path, bllip_lists):
     # issue 13: the training rows are restricted slab by slab and the blocks released as used;
     # the result must be the rows of restricting each whole block at once, array for array
@@ -94,7 +96,7 @@ def test_slabs_and_consume_give_the_rows_of_one_pass(tmp_path, bllip_lists):
     assert a.X.nnz > 20 * 500      # many slabs per block
     # no kept array is a view of a block's, so a consumed block's memory (a stored matrix is one
     # buffer) can be released: one slab of sentences that all survive, on every property
-    from features.vectorizer import select_sentences
+    from ranker.features.vectorizer import select_sentences
 
     two = select_sentences(a, [s for s, n in zip(a.sentence_ids, np.diff(a.offsets)) if n > 1])
     y2 = np.zeros(two.X.shape[0])
@@ -121,6 +123,7 @@ def test_slabs_and_consume_give_the_rows_of_one_pass(tmp_path, bllip_lists):
     np.testing.assert_allclose(g1, g2, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_rows_are_narrow_with_the_most_frequent_properties_first(tmp_path, bllip_lists):
     # issue 13: the training matrix numbers its properties by descending entries in the kept rows
     # and stores the first 65,536 as 16-bit ids (here all of them), each name keeping its column
@@ -144,7 +147,7 @@ def test_rows_are_narrow_with_the_most_frequent_properties_first(tmp_path, bllip
 
 def test_a_stored_models_key_changes_with_the_objectives_arithmetic(monkeypatch):
     # a kernel change that moves a fit's bits must not let a warm rerun report the old code's model
-    from ranker.models import kernels
+    from ranker.matrices import kernels
     from ranker.pipeline.training import fit_params
 
     before = fit_params(LogLinearRanker(n_jobs=1))

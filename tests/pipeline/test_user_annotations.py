@@ -16,6 +16,8 @@ from ranker.sources.annotations import LabelEquivalences
 from ranker.sources.discriminants import candidate_spans, discriminants, remaining_mask
 from ranker.store import Decision, Store
 
+pytestmark = [pytest.mark.slow, pytest.mark.linkgrammar]
+
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
@@ -102,7 +104,7 @@ def test_a_rejected_span_is_a_violation_for_training_too(store):
 
 def _consistent_loglik(ranker, feature_config, store, sids, names):
     """Σ log p(consistent set) of the model on the sentences (what retraining must raise)."""
-    from features import feature_set_from_dict
+    from ranker.features import feature_set_from_dict
 
     from ranker.pipeline.feature_cache import cached_matrix
     from ranker.pipeline.splits import SplitSelection

@@ -11,6 +11,8 @@ import pytest
 
 from ranker.store import Store
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def app(store_path):

@@ -15,6 +15,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from ranker.store import Store
 
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
 CHROMEDRIVER = "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -7,6 +7,8 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
@@ -17,6 +19,7 @@ def _ranker(*argv, code: str | None = None, timeout=60):
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_help_names_every_option_and_the_safe_defaults():
     out = _ranker("serve", "--help").stdout
     for opt in ("--store", "--source", "--model", "--host", "--port", "--read-only"):
@@ -32,12 +35,14 @@ def _one_line_error(proc, *says):
         assert s in lines[0]
 
 
+@pytest.mark.slow
 def test_without_flask_the_error_names_the_extra(store_path):
     code = ("import sys; sys.modules['flask'] = None\n"   # as if Flask were not installed
             "from ranker.cli.main import main; sys.exit(main(sys.argv[1:]))")
     _one_line_error(_ranker("serve", "--store", str(store_path), code=code), "pip install 'ranker[serve]'")
 
 
+@pytest.mark.slow
 def test_bad_store_model_and_port_are_one_line_errors(store_path, tmp_path):
     _one_line_error(_ranker("serve", "--store", str(tmp_path / "none.sqlite")), "no such store")
     _one_line_error(_ranker("serve", "--store", str(store_path), "--model", "nosuchkey"),
@@ -45,6 +50,7 @@ def test_bad_store_model_and_port_are_one_line_errors(store_path, tmp_path):
     _one_line_error(_ranker("serve", "--store", str(store_path), "--port", "70000"), "--port 70000")
 
 
+@pytest.mark.slow
 def test_the_command_serves_on_loopback_until_stopped(store_path):
     proc = subprocess.Popen([sys.executable, "-m", "ranker.cli.main", "serve", "--store", str(store_path),
                              "--port", "0", "--read-only"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

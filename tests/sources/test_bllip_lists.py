@@ -51,6 +51,7 @@ def imported(tmp_path_factory, bllip_lists):
     return summary, blocks, forests, gold
 
 
+@pytest.mark.slow
 def test_every_sentence_of_the_slice_is_imported_with_its_header_count(imported):
     summary, blocks, forests, _ = imported
     assert summary.errors == ()
@@ -64,6 +65,7 @@ def test_every_sentence_of_the_slice_is_imported_with_its_header_count(imported)
         assert [c.scores["logprob"] for c in forest.candidates] == [float(x) for x in lines[0::2]]
 
 
+@pytest.mark.slow
 def test_roots_are_stored_as_gold_roots_are(imported):
     _, blocks, forests, gold = imported
     raw = [parse_tree(t) for _, _, lines in blocks for t in lines[1::2]]
@@ -80,6 +82,7 @@ def test_roots_are_stored_as_gold_roots_are(imported):
     assert first.root == parse_tree(lines[1]).root.children[0] and first.to_penn() in lines[1]
 
 
+@pytest.mark.slow
 def test_tokens_are_the_gold_tokens_and_evalb_agrees_with_renaming_s1_to_top(imported):
     _, _, forests, gold = imported
     prm = load_params("COLLINS")

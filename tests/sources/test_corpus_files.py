@@ -29,6 +29,7 @@ def _one_line_error(r, *parts):
         assert p in r.stderr, r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "flipped"])
 def test_a_damaged_treebank_zip_is_a_one_line_error_naming_it(tmp_path, damage):
     data = bytearray((SHARED / "treebank.zip").read_bytes())
@@ -60,6 +61,8 @@ def _conll_folder(tmp_path: Path, halves: dict[str, slice]) -> Path:
     return tmp_path / "nltk_data"
 
 
+@pytest.mark.linkgrammar
+@pytest.mark.slow
 def test_conll2000_train_and_test_halves_are_parsed_when_the_corpus_has_them(tmp_path):
     data = _conll_folder(tmp_path, {"train.txt": slice(0, 2), "test.txt": slice(100, 103)})
     store = tmp_path / "s.sqlite"
@@ -77,6 +80,8 @@ def test_conll2000_train_and_test_halves_are_parsed_when_the_corpus_has_them(tmp
     assert r.stdout.startswith("parsed 2 sentences")
 
 
+@pytest.mark.linkgrammar
+@pytest.mark.slow
 def test_a_split_the_corpus_lacks_is_an_error_not_an_empty_split(tmp_path):
     data = _conll_folder(tmp_path, {"train.txt": slice(0, 30)})
     r = _ranker(data, "parse", "--store", tmp_path / "s.sqlite", "--corpus", "conll2000", "--split", "test")

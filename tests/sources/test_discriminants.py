@@ -137,6 +137,7 @@ def test_bad_mask_or_probabilities_are_refused():
     assert [d.mass for d in ds] == pytest.approx([0.4, 0.8, 0.2, 0.8])
 
 
+@pytest.mark.linkgrammar
 def test_a_real_link_grammar_forest_is_decided_by_answering_the_first_discriminant():
     parser = LinkGrammarParser(LinkGrammarOptions(linkage_limit=50, max_parse_time=5))
     toks = tuple("I saw the man with a telescope in the park .".split())

@@ -7,6 +7,8 @@ from ranker.errors import RankerError
 from ranker.sources.link_grammar import LinkGrammarOptions, LinkGrammarParser, import_linkgrammar
 from ranker.store.records import Sentence
 
+pytestmark = pytest.mark.slow
+
 HARD = ["Nov.", "n't", "'s", "$", "%", "-LRB-", "``", "''", "well-known", "1,000"]
 
 
@@ -20,6 +22,7 @@ def _sentence(words, tags=None):
     return Sentence("x/y/0", "user", "y", 0, toks, tuple(tags or ["T"] * len(toks)))
 
 
+@pytest.mark.linkgrammar
 def test_short_sentence_full_parse(parser):
     r = parser.parse(_sentence("The dog chased a cat .", "DT NN VBD DT NN .".split()))
     assert r.status == "full" and r.candidates
@@ -34,6 +37,7 @@ def test_short_sentence_full_parse(parser):
     assert ("NP", 0, 2) in c.tree.constituents()
 
 
+@pytest.mark.linkgrammar
 def test_words_link_grammar_splits_map_back_to_one_token(parser):
     r = parser.parse(_sentence("He will join the board Nov. 29 ."))
     c = r.candidates[0]
@@ -43,6 +47,7 @@ def test_words_link_grammar_splits_map_back_to_one_token(parser):
     assert c.unmapped == 0
 
 
+@pytest.mark.linkgrammar
 def test_unparsable_sentence_gives_fragments_with_every_token(parser):
     words = "He does n't like John 's $ 1,000 -LRB- 5 % -RRB- `` well-known '' offer ."
     r = parser.parse(_sentence(words))
@@ -52,6 +57,7 @@ def test_unparsable_sentence_gives_fragments_with_every_token(parser):
         assert c.scores["unused_words"] >= 1
 
 
+@pytest.mark.linkgrammar
 def test_hard_tokens_of_the_sample(parser, treebank_sample):
     seen = set()
     for g in treebank_sample:
@@ -70,6 +76,7 @@ def test_hard_tokens_of_the_sample(parser, treebank_sample):
     assert seen == set(HARD)
 
 
+@pytest.mark.linkgrammar
 def test_200_sample_sentences_have_exactly_the_gold_tokens_as_leaves(treebank_sample):
     p = LinkGrammarParser(LinkGrammarOptions(linkage_limit=2, max_parse_time=3))
     sample = [g.sentence for g in treebank_sample if len(g.sentence.tokens) <= 20][::4][:200]
@@ -85,6 +92,7 @@ def test_200_sample_sentences_have_exactly_the_gold_tokens_as_leaves(treebank_sa
     assert statuses.get("full", 0) > 50 and sum(statuses.values()) == 200
 
 
+@pytest.mark.linkgrammar
 def test_rows_for_the_store_equal_the_encoded_candidates(treebank_sample):
     """The parse run's fast path (cached Penn text, JSON, alignments) stores exactly what parse() gives."""
     from ranker.store.store import encode_candidate

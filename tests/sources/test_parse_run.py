@@ -16,6 +16,8 @@ def by_id(treebank_sample):
     return {g.sentence.id: g.sentence for g in treebank_sample}
 
 
+@pytest.mark.linkgrammar
+@pytest.mark.slow
 def test_a_sentence_over_the_time_limit_is_skimmed_stored_as_timeout_and_reported(tmp_path, by_id, treebank_sample):
     short = [g.sentence for g in treebank_sample if 6 <= len(g.sentence.tokens) <= 10][:2]
     sentences = [short[0], by_id[LONG], short[1]]
@@ -39,6 +41,8 @@ def test_a_sentence_over_the_time_limit_is_skimmed_stored_as_timeout_and_reporte
         assert st.stats().timeout == len(forest.candidates)
 
 
+@pytest.mark.linkgrammar
+@pytest.mark.slow
 def test_batched_writer_stores_what_the_candidate_api_stores(tmp_path, treebank_sample):
     sentences = [g.sentence for g in treebank_sample if len(g.sentence.tokens) <= 14][:6]
     options = LinkGrammarOptions(linkage_limit=50, max_parse_time=10)

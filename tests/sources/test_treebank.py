@@ -7,6 +7,7 @@ from ranker.store.splits import document_filter, get_split
 from ranker.sources.treebank import CONLL2000_CHUNK_TYPES, conll2000_sentences, require_corpus
 
 
+@pytest.mark.slow
 def test_default_splits_have_the_expected_sizes(treebank_sample):
     sizes = {name: sum(get_split(name).contains(g.sentence.document) for g in treebank_sample)
              for name in ("train", "heldout", "test")}
@@ -14,6 +15,7 @@ def test_default_splits_have_the_expected_sizes(treebank_sample):
     assert len(treebank_sample) == 3914
 
 
+@pytest.mark.slow
 def test_tokens_are_gold_leaves_without_empty_elements(treebank_sample):
     g = treebank_sample[0]
     assert g.sentence.id == "treebank/wsj_0001.mrg/0"
@@ -27,6 +29,7 @@ def test_tokens_are_gold_leaves_without_empty_elements(treebank_sample):
     assert not any(t.startswith("*") or t == "0" for t in g.sentence.tokens)
 
 
+@pytest.mark.slow
 def test_conll2000_chunks():
     items = list(conll2000_sentences())
     assert len(items) == 8936
@@ -51,6 +54,7 @@ def test_missing_corpus_says_how_to_install_it(monkeypatch, tmp_path):
         require_corpus("treebank")
 
 
+@pytest.mark.slow
 def test_conll2000_keeps_every_chunk_type():
     """Issue 10: NLTK's reader keeps NP, VP and PP only unless the chunk types are passed."""
     from collections import Counter

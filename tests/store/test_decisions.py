@@ -78,6 +78,7 @@ def test_an_undo_takes_back_the_annotators_own_latest_answer(path):
         assert st.undo_decision(S.id) == _d("PP", 4, 7, False, "bob")   # anyone's latest
 
 
+@pytest.mark.slow
 def test_two_processes_answering_at_once_lose_nothing(path):
     ctx = multiprocessing.get_context("spawn")
     start = ctx.Event()

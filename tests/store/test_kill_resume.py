@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 ARGS = ["--split", "train", "--limit", "60", "--workers", "1", "--linkage-limit", "20",
         "--batch-size", "3", "--no-progress"]
 
@@ -53,6 +55,8 @@ def _content(store):
     return cands, log, dups
 
 
+@pytest.mark.linkgrammar
+@pytest.mark.slow
 def test_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path):
     killed, clean = tmp_path / "killed.sqlite", tmp_path / "clean.sqlite"
     p = _parse(killed)

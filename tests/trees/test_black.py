@@ -1,4 +1,6 @@
 """Black et al. (1991) erasures: the paper's worked examples, exactly."""
+import pytest
+
 from ranker.trees.black import black_erase, erased_words, remove_trivial_brackets
 from ranker.trees.penn import parse_tree
 
@@ -68,6 +70,7 @@ def test_everything_erased_and_root_kept():
     assert remove_trivial_brackets(parse_tree("(S (NP (NN dog)))")).to_penn() == "(S dog)"
 
 
+@pytest.mark.slow
 def test_wsj_never_crashes(wsj_trees):
     for t in wsj_trees[::4]:
         r = black_erase(t)

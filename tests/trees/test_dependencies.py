@@ -47,6 +47,7 @@ def test_malformed_label_files(tmp_path, line, message):
         RelationLabels.load(f)
 
 
+@pytest.mark.slow
 def test_agreement_with_dependency_treebank_on_a_sample(wsj_trees):
     # Both NLTK corpora hold the same 3,914 sentences; after empty elements are removed the
     # tokens line up exactly. Collins' heads agree with the Malt conversion on ~85% of words over
@@ -65,6 +66,7 @@ def test_agreement_with_dependency_treebank_on_a_sample(wsj_trees):
     assert same / total > 0.80
 
 
+@pytest.mark.slow
 def test_subtrees_shared_between_candidates_convert_as_each_tree_alone():
     # the scorer converts a sentence's candidates with one memo of converted subtrees (parsed with
     # shared subtrees): every tree must come out as it does alone, function tags and subjects too

@@ -4,7 +4,7 @@ import pytest
 from ranker.errors import RankerError
 from ranker.trees.heads import HeadRules, head_words
 from ranker.trees.penn import parse_tree
-from ranker.trees.rulefiles import CONFIG_DIR
+from ranker.shipped import shipped_file
 
 WSJ16 = ("( (S (NP-SBJ (DT The) (JJ monthly) (NNS sales)) (VP (VBP have) (VP (VBN been) (VP (VBG setting) "
          "(NP (NNS records)) (NP-TMP (NP (DT every) (NN month)) (PP (IN since) (NP (NNP March))))))) (. .)) )")
@@ -18,7 +18,7 @@ def heads_by_label(tree, rules):
 def test_tables_load_by_name_and_path():
     for name in ("collins", "charniak", "ringger-reassign"):
         r = HeadRules.load(name)
-        assert r.rules and HeadRules.load(CONFIG_DIR / "heads" / f"{name}.txt") == r
+        assert r.rules and HeadRules.load(shipped_file("heads", name, ".txt")) == r
 
 
 def test_collins_heads_of_wsj_0016():
@@ -89,6 +89,7 @@ def test_missing_table_names_known_ones():
         HeadRules.load("no-such-rules")
 
 
+@pytest.mark.slow
 def test_heads_on_every_wsj_tree(wsj_trees):
     r = HeadRules.load("collins")
     for t in wsj_trees[::3]:

@@ -75,6 +75,7 @@ def test_malformed_flatten_rules(tmp_path, line):
         FlattenRules.load(f)
 
 
+@pytest.mark.slow
 def test_wsj_flatten_and_mph_never_crash(wsj_trees):
     flat, heads = FlattenRules.load("ptb"), HeadRules.load("charniak")
     for t in wsj_trees[::4]:

@@ -1,4 +1,5 @@
 """Transforms: exact outputs on small trees, idempotence (Hypothesis), every WSJ tree."""
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,6 +79,7 @@ def _same(f, t):
     return once is None or f(once) == once
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(trees())
 def test_transforms_are_idempotent(t):
@@ -88,6 +90,7 @@ def test_transforms_are_idempotent(t):
     assert _same(lambda x: collapse_unary(x, collapse_pos=True), t)
 
 
+@pytest.mark.slow
 def test_wsj_round_trip_and_transforms(wsj_trees):
     assert len(wsj_trees) == 3914
     for t in wsj_trees:

@@ -18,7 +18,7 @@ optimiser's tolerance: ``tests/models/test_compact.py``). ``RANKER_KERNELS=scipy
 ``benchmarks/bench_compact.py`` measures both against scipy's CSR product.
 
 The objective does not call the two products with numba: :func:`block_objective` fuses them with
-the log-sum-exps, one sentence at a time, over a :class:`~.narrow.NarrowMatrix`'s two column
+the log-sum-exps, one sentence at a time, over a :class:`~ranker.models.narrow.NarrowMatrix`'s two column
 ranges (16-bit ids below column 65,536, the rest; a compact matrix is one range), so each entry comes from memory once per evaluation
 instead of twice and no row-length float64 temporaries are made (on the WSJ training matrix, 193
 million nonzeros: 0.26 s of CPU an evaluation against 0.34 s for the two products). A row's score
@@ -117,7 +117,7 @@ def _load_numba():
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def score_values(ip1, ix1, d1, ip2, ix2, d2, lam, i):
-        # A difference row (:mod:`.delta`): every entry has its value, ±1 too, so one float32 loop
+        # A difference row (:mod:`ranker.models.delta`): every entry has its value, ±1 too, so one float32 loop
         # over four running sums (not a loop for each of the +1s, the -1s and the counts, whose
         # short lengths and unpredictable exits cost more than their entries), then the float64s.
         s0 = s1 = s2 = s3 = 0.0
@@ -195,7 +195,7 @@ def _load_numba():
         # same entries, which are still in the core's cache: the matrix streams in from memory
         # once per evaluation, not twice. A row's score is its low columns' sum plus its high
         # columns' (a compact matrix's high range is empty: its sum alone, as ever).
-        # Difference rows (``back`` not empty, :mod:`.delta`; every value stored, the ones parts
+        # Difference rows (``back`` not empty, :mod:`ranker.models.delta`; every value stored, the ones parts
         # empty): a row's score adds its parent's, and r is gathered into subtree sums from the
         # last row up, each scattered once through its row.
         grad[:] = 0.0
@@ -315,15 +315,15 @@ def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, l
 
     ``low`` and ``high`` are the parts of two column ranges of the same rows: columns below
     ``n_low`` (``uint16`` or ``int32`` ids) and the rest (ids counted from ``n_low``), as a
-    :class:`~.narrow.NarrowMatrix` holds them; a compact matrix is all ``low``, with empty
+    :class:`~ranker.models.narrow.NarrowMatrix` holds them; a compact matrix is all ``low``, with empty
     ``high`` parts (:func:`empty_parts`). Per sentence ``j`` (rows ``offsets[j]:offsets[j+1]``):
     the scores, ``log Σ e^s - log Σ w e^s`` added to the value, and ``p - q`` added through the
     same entries into ``grad``. With ``expected_f``, ``w`` holds each candidate's gain ``g`` and
-    the loss is minimum risk's (:mod:`.expected_f`): ``-ḡ`` added to the value and
+    the loss is minimum risk's (:mod:`ranker.models.expected_f`): ``-ḡ`` added to the value and
     ``-p (g - ḡ)`` through the entries.
 
     ``back`` gives each row's distance to its parent row (0: none) for difference rows
-    (:class:`~.delta.DeltaMatrix`, whose ones parts are empty: every value is stored; scores are
+    (:class:`~ranker.models.delta.DeltaMatrix`, whose ones parts are empty: every value is stored; scores are
     summed down each sentence's tree and ``r`` up it); plain rows give an empty ``back``.
     """
     return _NUMBA[2](low, high, back, n_low, w, offsets, lam, grad, bool(expected_f))

@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import RankerError
+from ..shipped import shipped_file
 from ..textfiles import read_text
 
 TYPE_FIELDS = ("modifier", "head", "side")
 SIDES = ("pre", "post")
-#: ``<repo>/configs/k-tables``.
-K_TABLE_DIR = Path(__file__).resolve().parents[2] / "configs" / "k-tables"
 
 
 class KTableError(RankerError):
@@ -98,9 +97,7 @@ class KTable:
         """
         path = Path(path_or_name)
         if not path.exists() and not path.suffix:
-            candidate = K_TABLE_DIR / f"{path_or_name}.toml"
-            if candidate.exists():
-                path = candidate
+            path = shipped_file("k-tables", str(path_or_name), ".toml") or path
         try:
             doc = tomllib.loads(read_text(path, "K table"))
         except FileNotFoundError:
@@ -139,3 +136,12 @@ class KTable:
                 raise KTableError(f"{source}: [k] {name!r} must be a number >= 0, not {value!r}")
             k[key] = float(value)
         return cls(fields, float(default), k)
+
+
+def as_k_table(spec) -> KTable:
+    """A K table from a KTable, a table dict (TOML shape), or a name/path of a TOML file."""
+    if isinstance(spec, KTable):
+        return spec
+    if isinstance(spec, dict):
+        return KTable.from_dict(spec)
+    return KTable.load(spec)

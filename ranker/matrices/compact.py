@@ -89,7 +89,7 @@ class CompactMatrix:
         """The entries of a scipy sparse matrix, one per row and column (duplicates added, zeros dropped).
 
         With ``ones`` False a 1 is a float32 value like any other and the ids-only part stays
-        empty (difference rows, :mod:`.delta`, whose kernel walks one value loop per row).
+        empty (difference rows, :mod:`ranker.models.delta`, whose kernel walks one value loop per row).
 
         A matrix with duplicate entries is summed on a copy first (the caller's stays as it is).
         Rows are read in slabs of about ``slab`` entries, so the temporaries stay small: the
