@@ -15,12 +15,20 @@ from .registry import Registry
 RANKERS: Registry[type] = Registry("ranker")
 RANKERS.register("heidorn/1", "ranker.models.heidorn:HeidornRanker")
 RANKERS.register("loglinear/1", "ranker.models.loglinear:LogLinearRanker")
+RANKERS.register("expected_f/1", "ranker.models.expected_f:ExpectedFRanker")
 RANKERS.register("native/1", "ranker.models.baselines:NativeRanker")
 RANKERS.register("random/1", "ranker.models.baselines:RandomRanker")
 RANKERS.register("oracle/1", "ranker.models.baselines:OracleRanker")
 
 #: Rankers a model file can hold (those with learned state), by the name model files carry.
 SAVABLE_RANKERS = ("heidorn", "loglinear")
+
+#: The log-linear ranker's training objectives (``[loglinear] objective``), each by the ranker
+#: that minimises it: the conditional log-likelihood of the consistent sets (the paper's), or
+#: minimum risk, the expected F of each sentence's choice (needs full annotation, ``best_f``).
+OBJECTIVES: Registry[str] = Registry("training objective")
+OBJECTIVES.register("loglik/1", "loglinear")
+OBJECTIVES.register("expected_f/1", "expected_f")
 
 #: Where candidates come from: a parser run over stored sentences, or an n-best file format.
 SOURCES: Registry[str] = Registry("candidate source")

@@ -31,7 +31,7 @@ def test_components_load_on_first_use():
 
 
 def test_the_built_in_components():
-    assert RANKERS.names(bare=True) == ["heidorn", "loglinear", "native", "oracle", "random"]
+    assert RANKERS.names(bare=True) == ["expected_f", "heidorn", "loglinear", "native", "oracle", "random"]
     assert file_sources() == ("bllip", "penn") and SOURCES.get("link-grammar") == "parser"
     assert CORPORA.get("conll2000") == "conll2000"
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 
 def add_parser(subparsers) -> None:
+    import argparse
+
     from ..pipeline.config import EvaluationSection, ExperimentSection, HeidornSection, LogLinearSection
     from ..registries import RANKERS
     from .options import add_selection, add_source, add_store, add_workers, config_option
@@ -21,7 +23,10 @@ def add_parser(subparsers) -> None:
                   help="heidorn: K table (name or path)")
     config_option(p, "--heads", section=EvaluationSection, key="head_rules",
                   help="heidorn: head-rule table, or 'star'")
-    p.add_argument("--no-pp-as-np", action="store_true", help="heidorn: keep the preposition as PP head")
+    config_option(p, "--pp-as-np", section=HeidornSection, key="pp_as_np",
+                  action=argparse.BooleanOptionalAction,
+                  help="heidorn: read a PP as a noun phrase, the preposition a premodifier (--no-pp-as-np: "
+                  "keep the preposition as PP head)")
     config_option(p, "--metric", section=LogLinearSection, key="select_metric",
                   help="oracle: the metric whose sentence score it maximises (counts from ranker counts)")
     config_option(p, "--seed", section=ExperimentSection, key="seed", type=int, help="random: seed")
@@ -79,7 +84,7 @@ def run(args) -> int:
                 picked = saved.ranker.predict(m.restrict(saved.feature_names), m.groups())
             elif name == "heidorn":
                 ranker = saved.ranker if saved else HeidornRanker(
-                    k_table=args.k_table, heads=args.heads, pp_as_np=not args.no_pp_as_np).fit()
+                    k_table=args.k_table, heads=args.heads, pp_as_np=args.pp_as_np).fit()
                 trees, tgroups, _ = stages.candidate_trees(st, sel, source)
                 picked = ranker.predict(trees, tgroups) if trees else np.zeros(0, dtype=np.int64)
             elif name == "native":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..pipeline.config import ExperimentSection
 from .base import GroupedRanker
 
 
@@ -42,7 +43,7 @@ class RandomRanker(GroupedRanker):
     seed : int
     """
 
-    def __init__(self, seed: int = 0):
+    def __init__(self, seed: int = ExperimentSection.seed):   # the config's [experiment] seed
         self.seed = seed
 
     def fit(self, X=None, y=None, groups=None) -> "RandomRanker":

@@ -23,6 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
 from ..parallel import current_executor
+from ..pipeline.config import LogLinearSection
 from .groups import group_offsets
 from .loglinear import SOLVERS, LogLinearRanker, training_matrix
 from .objective import ConditionalObjective
@@ -50,7 +51,7 @@ class ExpectedFObjective(ConditionalObjective):
     EXPECTED_F = True
 
     def __init__(self, X, gain, offsets, sigma2, n_jobs: int = 1, backend: str | None = None,
-                 layout: str = "delta"):
+                 layout: str = LogLinearSection.layout):
         gain = np.asarray(gain, dtype=np.float64)
         if gain.shape != (X.shape[0],):
             raise ValueError(f"gain has shape {gain.shape}; expected ({X.shape[0]},)")

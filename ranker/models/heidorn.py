@@ -22,6 +22,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from ..errors import RankerError
+from ..pipeline.config import EvaluationSection as _EVALUATION, HeidornSection as _HEIDORN
 from ..trees.transforms import base_label
 from ..trees.tree import Node, Tree
 from .base import GroupedRanker
@@ -276,8 +277,10 @@ class HeidornRanker(GroupedRanker):
         ``(round, type, K, held-out score)`` of every accepted change.
     """
 
-    def __init__(self, k_table="default", heads: str = "star", pp_as_np: bool = False,
-                 tune: bool = False, grid=(0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0), max_rounds: int = 3):
+    # The defaults are the config's ([heidorn], and [evaluation] head_rules), written once there.
+    def __init__(self, k_table=_HEIDORN.k_table, heads: str = _EVALUATION.head_rules,
+                 pp_as_np: bool = _HEIDORN.pp_as_np, tune: bool = False,
+                 grid=(0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0), max_rounds: int = _HEIDORN.tune_rounds):
         self.k_table = k_table
         self.heads = heads
         self.pp_as_np = pp_as_np

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
+from ..pipeline.config import LogLinearSection as _CONFIG, choices
 from .base import GroupedRanker
 from .compact import CompactMatrix, as_compact
 from .narrow import NarrowMatrix
@@ -26,6 +27,7 @@ from .delta import DeltaMatrix
 from .objective import LAYOUTS, ConditionalObjective
 from .training_set import select_training_rows
 
+#: scipy's method of each ``[loglinear] optimizer`` (the config lists the names; a test holds the two equal).
 SOLVERS = {"cg": "CG", "lbfgs": "L-BFGS-B"}
 
 
@@ -71,7 +73,8 @@ class LogLinearRanker(GroupedRanker):
         Stop when the largest gradient component of ``P(λ) / n_sentences`` falls below this
         (per-sentence scaling makes the tolerance independent of corpus size).
     max_parses : int or None
-        Training filter: drop sentences with more candidates than this (the paper used 1,000).
+        Training filter: drop sentences with more candidates than this (the paper used 1,000);
+        0 or None: no limit.
     full_parses_only : bool
         Training filter: drop sentences with a non-full candidate; ``fit`` then needs ``full``.
     proper_subset : bool
@@ -115,10 +118,11 @@ class LogLinearRanker(GroupedRanker):
         Sentences each filter removed.
     """
 
-    def __init__(self, sigma2=1.0, solver: str = "cg", max_iter: int = 1000, tol: float = 1e-5,
-                 max_parses: int | None = None, full_parses_only: bool = False,
-                 proper_subset: bool = True, dtype: str = "float64", layout: str = "delta",
-                 n_jobs: int | None = None):
+    # The defaults are the config's ([loglinear] of ranker/pipeline/config.py), written once there.
+    def __init__(self, sigma2=1.0, solver: str = _CONFIG.optimizer, max_iter: int = _CONFIG.max_iter,
+                 tol: float = _CONFIG.tol, max_parses: int | None = _CONFIG.max_parses,
+                 full_parses_only: bool = _CONFIG.full_only, proper_subset: bool = _CONFIG.proper_subset,
+                 dtype: str = "float64", layout: str = _CONFIG.layout, n_jobs: int | None = None):
         self.sigma2 = sigma2
         self.solver = solver
         self.max_iter = max_iter
@@ -131,8 +135,8 @@ class LogLinearRanker(GroupedRanker):
         self.n_jobs = n_jobs
 
     def _validate_params(self) -> None:
-        if self.solver not in SOLVERS:
-            raise RankerError(f"solver must be one of {sorted(SOLVERS)}, not {self.solver!r}")
+        if self.solver not in choices(_CONFIG, "optimizer"):
+            raise RankerError(f"solver must be one of {list(choices(_CONFIG, 'optimizer'))}, not {self.solver!r}")
         if self.layout not in LAYOUTS:
             raise RankerError(f"layout must be one of {list(LAYOUTS)}, not {self.layout!r}")
         if self.dtype not in ("float64", "float32"):

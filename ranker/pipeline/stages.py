@@ -557,14 +557,14 @@ def fit_heidorn(store: Store, heidorn: HeidornSection, head_rules: str, heldout:
     """Heidorn's ranker as configured, and tuned on held-out for ``[heidorn] tune_metric`` (cached)."""
     from ..models import HeidornRanker
 
-    plain = HeidornRanker(k_table=heidorn.k_table, heads=head_rules, pp_as_np=True).fit()
+    plain = HeidornRanker(k_table=heidorn.k_table, heads=head_rules, pp_as_np=heidorn.pp_as_np).fit()
     tuned, curve = tune_heidorn(store, heldout, source, quality, heidorn.k_table, head_rules,
-                                heidorn.tune_rounds)
+                                heidorn.tune_rounds, pp_as_np=heidorn.pp_as_np)
     return HeidornFit(plain, tuned, curve)
 
 
 def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np.ndarray,
-                 k_table, heads: str, rounds: int):
+                 k_table, heads: str, rounds: int, *, pp_as_np: bool):
     """Heidorn's K tuned on held-out, and the held-out score of uniform K's (the sensitivity plot).
 
     Both are kept in the store keyed by the held-out forests, their quality and the settings, so
@@ -577,7 +577,7 @@ def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np
     from .cache import cached_result, data_digest, text_digest
 
     texts = text_digest(t for s in heldout.sentences for t in store.candidate_texts(s.id, source))
-    template = HeidornRanker(k_table=k_table, heads=heads, pp_as_np=True, tune=True, max_rounds=rounds)
+    template = HeidornRanker(k_table=k_table, heads=heads, pp_as_np=pp_as_np, tune=True, max_rounds=rounds)
     params = {k: (v.to_dict() if isinstance(v, KTable) else v)
               for k, v in template.get_params().items()}
     uniform = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)

@@ -100,13 +100,14 @@ def tuned_heidorn(store):
     """Heidorn's ranker with the K table ``ranker run`` tuned on held-out and kept, or None."""
     from ..models import HeidornRanker
     from ..pipeline.cache import RESULT_KIND
-    from ..pipeline.config import EvaluationSection
+    from ..pipeline.config import EvaluationSection, HeidornSection
 
     for key in store.artifact_keys(RESULT_KIND):
         meta = store.get_artifact(RESULT_KIND, key)[1]
         state = meta.get("state") if isinstance(meta, dict) else None
         if isinstance(state, dict) and "k_table_" in state and "curve" in meta:
-            ranker = HeidornRanker(heads=EvaluationSection().head_rules, pp_as_np=True)   # as the run tuned it
+            # as the run tuned it
+            ranker = HeidornRanker(heads=EvaluationSection().head_rules, pp_as_np=HeidornSection().pp_as_np)
             try:
                 ranker._set_state(state)
             except (KeyError, TypeError, ValueError, RankerError):
