@@ -7,12 +7,11 @@ paper (scipy's Polak-Ribière CG with a Wolfe line search) or, as an option, L-B
 """
 from __future__ import annotations
 
-import itertools
 import os
 import warnings
+from typing import NamedTuple
 
 import numpy as np
-import scipy.optimize
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
@@ -25,10 +24,21 @@ from .groups import group_offsets
 from ..parallel import current_executor
 from .delta import DeltaMatrix
 from .objective import LAYOUTS, ConditionalObjective
+from .solve import SOLVERS, solve   # noqa: F401  (SOLVERS: the solver names' public home of old)
 from .training_set import select_training_rows
 
-#: scipy's method of each ``[loglinear] optimizer`` (the config lists the names; a test holds the two equal).
-SOLVERS = {"cg": "CG", "lbfgs": "L-BFGS-B"}
+
+
+class _Rows(NamedTuple):
+    """The training data a fit streams, after the filters, and where its solve starts."""
+
+    X: object                      # compact, narrow or difference rows (None once the objective has them)
+    y: np.ndarray                  # consistency weights
+    gain: np.ndarray | None        # minimum risk's per-candidate scores (:mod:`.expected_f`)
+    offsets: np.ndarray            # sentence j is rows offsets[j]:offsets[j+1]
+    n_sentences: int
+    dropped: dict                  # sentences each filter removed
+    start: np.ndarray
 
 
 def as_csr(X, dtype=None) -> sp.csr_matrix:
@@ -149,16 +159,6 @@ class LogLinearRanker(GroupedRanker):
         if np.any(~(s2 > 0)):
             raise RankerError("sigma2 must be positive (inf for no prior)")
 
-    def _solver_options(self) -> dict:
-        """``scipy.optimize.minimize`` options of the solver: iterations, and a stop on the gradient alone."""
-        options = {"maxiter": int(self.max_iter), "gtol": float(self.tol)}
-        if self.solver == "cg":
-            options["norm"] = np.inf
-        else:
-            # L-BFGS-B also stops on a small relative decrease; make the gradient test decide.
-            options["ftol"] = 10 * np.finfo(np.float64).eps
-        return options
-
     def fit(self, X, y, groups, full=None, coef_init=None, prior_mean=None,
             callback=None) -> "LogLinearRanker":
         """Estimate ``λ`` by minimising ``P(λ)``.
@@ -186,6 +186,22 @@ class LogLinearRanker(GroupedRanker):
         -------
         self
         """
+        rows = self._training_rows(X, y, groups, full, coef_init)
+        d = rows.X.shape[1]
+        if prior_mean is not None and np.shape(prior_mean) != (d,):
+            raise RankerError(f"prior_mean has shape {np.shape(prior_mean)}; expected ({d},)")
+        # on the current executor: this process's threads, or a Dask cluster's workers
+        objective = current_executor().distribute(
+            ConditionalObjective(rows.X, rows.y, rows.offsets, self._sigma2(d), n_jobs=self._threads(),
+                                 prior_mean=prior_mean, layout=self.layout))
+        rows = rows._replace(X=None)   # the objective keeps what it streams; a filtered copy is not needed
+        return self._solve(objective, rows, callback)
+
+    def _training_rows(self, X, y, groups, full, coef_init, gain=None) -> "_Rows":
+        """The checked parameters and data, the filters applied, and the start (see :meth:`fit`).
+
+        ``gain`` (minimum risk's per-candidate scores) is taken through the filters with ``y``.
+        """
         self._validate_params()
         X = training_matrix(X, self.dtype)
         y = np.asarray(y, dtype=np.float64)
@@ -208,6 +224,7 @@ class LogLinearRanker(GroupedRanker):
             keep_rows = np.flatnonzero(rows.row_mask)
             X = X.take_rows(keep_rows)
             y = y[keep_rows]
+            gain = None if gain is None else gain[keep_rows]
             sizes = np.diff(offsets)[rows.group_mask]
             offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         d = X.shape[1]
@@ -217,50 +234,27 @@ class LogLinearRanker(GroupedRanker):
             start = np.array(coef_init, dtype=np.float64)
             if start.shape != (d,):
                 raise RankerError(f"coef_init has shape {start.shape}; expected ({d},)")
-        sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
-        if prior_mean is not None and np.shape(prior_mean) != (d,):
-            raise RankerError(f"prior_mean has shape {np.shape(prior_mean)}; expected ({d},)")
-        # on the current executor: this process's threads, or a Dask cluster's workers
-        objective = current_executor().distribute(
-            ConditionalObjective(X, y, offsets, sigma2, n_jobs=self._threads(), prior_mean=prior_mean,
-                                 layout=self.layout))
-        del X   # the objective keeps what it streams; a filtered copy made above is not needed
-        scale = 1.0 / n_kept
+        return _Rows(X, y, gain, offsets, n_kept, dict(rows.dropped), start)
 
-        def fun(lam):
-            v, g = objective(lam)
-            return v * scale, g * scale
+    def _sigma2(self, d: int) -> np.ndarray:
+        return np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
 
-        options = self._solver_options()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                step = None
-                if callback is not None:
-                    done = itertools.count(1)
-
-                    def step(_):
-                        callback(next(done), int(self.max_iter))
-                res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],
-                                              options=options, callback=step)
-        finally:
-            objective.close()
-        self.coef_ = np.asarray(res.x, dtype=np.float64)
-        self.n_features_in_ = d
-        self.n_iter_ = int(res.nit)
-        self.n_evaluations_ = int(objective.n_evaluations)
-        self.objective_ = float(res.fun) / scale
-        self.n_training_sentences_ = n_kept
-        self.dropped_ = dict(rows.dropped)
-        grad_max = float(np.max(np.abs(res.jac))) if d else 0.0
-        # scipy's CG reports "precision loss" when the line search cannot improve further even
-        # though the gradient is already at the tolerance's order; trust the gradient, not the flag.
-        self.converged_ = bool(res.success) or grad_max <= 10 * self.tol
+    def _solve(self, objective, rows: "_Rows", callback=None) -> "LogLinearRanker":
+        """Minimise ``objective`` from ``rows.start`` (:func:`.solve.solve`) and keep what came of it."""
+        got = solve(objective, rows.start, rows.n_sentences, self.solver, self.max_iter, self.tol, callback)
+        self.coef_ = got.coef
+        self.n_features_in_ = len(got.coef)
+        self.n_iter_ = got.n_iter
+        self.n_evaluations_ = got.n_evaluations
+        self.objective_ = got.objective
+        self.n_training_sentences_ = rows.n_sentences
+        self.dropped_ = rows.dropped
+        self.converged_ = got.converged
         if not self.converged_:
-            warnings.warn(f"LogLinearRanker did not converge after {self.n_iter_} iterations "
-                          f"({self.n_evaluations_} evaluations): {res.message} "
-                          f"(max |gradient| {grad_max:.3g} per sentence)", ConvergenceWarning,
-                          stacklevel=2)
+            warnings.warn(f"{type(self).__name__} did not converge after {self.n_iter_} iterations "
+                          f"({self.n_evaluations_} evaluations): {got.message} "
+                          f"(max |gradient| {got.grad_max:.3g} per sentence)", ConvergenceWarning,
+                          stacklevel=3)
         return self
 
     def _threads(self) -> int:
