@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .registry import Registry
 
-#: Rankers over grouped candidates (scikit-learn-style estimators).
+#: Rankers over grouped candidates (scikit-learn-style estimators), each made from the config by
+#: ``RANKERS.build(name, config)`` (its class's ``from_config``); a model file names its ranker here.
 RANKERS: Registry[type] = Registry("ranker")
 RANKERS.register("heidorn/1", "ranker.models.heidorn:HeidornRanker")
 RANKERS.register("loglinear/1", "ranker.models.loglinear:LogLinearRanker")
@@ -19,9 +20,6 @@ RANKERS.register("expected_f/1", "ranker.models.expected_f:ExpectedFRanker")
 RANKERS.register("native/1", "ranker.models.baselines:NativeRanker")
 RANKERS.register("random/1", "ranker.models.baselines:RandomRanker")
 RANKERS.register("oracle/1", "ranker.models.baselines:OracleRanker")
-
-#: Rankers a model file can hold (those with learned state), by the name model files carry.
-SAVABLE_RANKERS = ("heidorn", "loglinear")
 
 #: The log-linear ranker's training objectives (``[loglinear] objective``), each by the ranker
 #: that minimises it: the conditional log-likelihood of the consistent sets (the paper's), or
@@ -60,11 +58,10 @@ def corpus_name(name: str, where: str = "") -> str:
     """The store's name of a corpus given by (maybe versioned) name; unknown names raise."""
     return CORPORA.get(name, where)
 
-#: The report's metrics over per-candidate counts (:data:`ranker.evaluation.bounds.METRICS`).
+#: The report's metrics over per-candidate counts: the entries of
+#: :data:`ranker.evaluation.bounds.METRICS`, the table the pipeline reads, by their names there.
 METRICS: Registry = Registry("metric")
-for _name in ("evalb_labeled", "evalb_unlabeled", "parseval", "mph", "flat_recall", "flat_conformance",
-              "deps_untyped", "deps_typed"):
-    METRICS.register(f"{_name}/1", f"ranker.evaluation.bounds:METRICS:{_name}")
+METRICS.register_table("ranker.evaluation.bounds:METRICS")
 
 
 def metric(name: str, where: str = ""):

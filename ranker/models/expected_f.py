@@ -68,6 +68,8 @@ class ExpectedFRanker(LogLinearRanker):
         ``R(λ)`` at the solution (unscaled): minus the summed expected F plus the prior.
     """
 
+    needs_gain = True
+
     def fit(self, X, y, groups, full=None, coef_init=None, gain=None, callback=None) -> "ExpectedFRanker":
         """Estimate ``λ`` by minimising ``R(λ)``, starting from the log-likelihood fit.
 

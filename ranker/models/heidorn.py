@@ -277,6 +277,8 @@ class HeidornRanker(GroupedRanker):
         ``(round, type, K, held-out score)`` of every accepted change.
     """
 
+    reads = "trees"
+
     # The defaults are the config's ([heidorn], and [evaluation] head_rules), written once there.
     def __init__(self, k_table=_HEIDORN.k_table, heads: str = _EVALUATION.head_rules,
                  pp_as_np: bool = _HEIDORN.pp_as_np, tune: bool = False,
@@ -287,6 +289,13 @@ class HeidornRanker(GroupedRanker):
         self.tune = tune
         self.grid = grid
         self.max_rounds = max_rounds
+
+    @classmethod
+    def from_config(cls, config) -> "HeidornRanker":
+        """The ranker of ``[heidorn]`` (untuned), with ``[evaluation] head_rules``."""
+        h = config.heidorn
+        return cls(k_table=h.k_table, heads=config.evaluation.head_rules, pp_as_np=h.pp_as_np,
+                   max_rounds=h.tune_rounds)
 
     def get_params(self, deep=True):
         params = super().get_params(deep)

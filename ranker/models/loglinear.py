@@ -128,6 +128,9 @@ class LogLinearRanker(GroupedRanker):
         Sentences each filter removed.
     """
 
+    reads = "features"
+    needs_model = True
+
     # The defaults are the config's ([loglinear] of ranker/pipeline/config.py), written once there.
     def __init__(self, sigma2=1.0, solver: str = _CONFIG.optimizer, max_iter: int = _CONFIG.max_iter,
                  tol: float = _CONFIG.tol, max_parses: int | None = _CONFIG.max_parses,
@@ -143,6 +146,14 @@ class LogLinearRanker(GroupedRanker):
         self.dtype = dtype
         self.layout = layout
         self.n_jobs = n_jobs
+
+    @classmethod
+    def from_config(cls, config) -> "LogLinearRanker":
+        """The unfitted ranker of ``[loglinear]`` (σ² is chosen later), its threads ``[experiment] workers``."""
+        ll = config.loglinear
+        return cls(solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol, max_parses=ll.max_parses,
+                   full_parses_only=ll.full_only, proper_subset=ll.proper_subset, layout=ll.layout,
+                   n_jobs=config.experiment.workers or os.cpu_count() or 1)
 
     def _validate_params(self) -> None:
         if self.solver not in choices(_CONFIG, "optimizer"):

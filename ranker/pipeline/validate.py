@@ -104,8 +104,10 @@ def validate_config(cfg: ExperimentConfig) -> None:
                    ("[heidorn] tune_metric", cfg.heidorn.tune_metric)):
         if m not in known:
             raise ConfigError(f"{src}: {key}: unknown metric {m!r} (known: {', '.join(known)})")
-    if cfg.loglinear.objective == "expected_f" and (cfg.annotation.kind != BEST_F
-                                                    or cfg.data.extra_training):
+    from ..registries import OBJECTIVES, RANKERS
+
+    if RANKERS.get(OBJECTIVES.get(cfg.loglinear.objective)).needs_gain and (cfg.annotation.kind != BEST_F
+                                                                           or cfg.data.extra_training):
         raise ConfigError(f"{src}: [loglinear] objective 'expected_f' needs every candidate's F "
                           f"against a full gold tree: [annotation] kind {BEST_F!r} and no "
                           "[data] extra_training")
