@@ -15,10 +15,11 @@ from .vectorizer import CandidateMatrix
 
 
 def consistency_weights(store, rows: CandidateMatrix, kind: str, corpus: str | None,
-                        split: str | None, source: str | None = None, rule: str = "strict") -> np.ndarray:
+                        split: str | None, source: str | None, rule: str) -> np.ndarray:
     """Consistency weight of every row of ``rows`` (a matrix, or anything with ``sentence_ids`` and
     ``offsets``);  sentences without the annotation get zeros (and are dropped
-    by the trainer's filters).
+    by the trainer's filters). ``rule`` is the consistency rule (no default here: the one default
+    is the config's ``[annotation] rule``, which the caller passes).
 
     Raises
     ------

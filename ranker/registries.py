@@ -11,16 +11,22 @@ from __future__ import annotations
 
 from .registry import Registry
 
-#: Rankers over grouped candidates (scikit-learn-style estimators).
+#: Rankers over grouped candidates (scikit-learn-style estimators), each made from the config by
+#: ``RANKERS.build(name, config)`` (its class's ``from_config``); a model file names its ranker here.
 RANKERS: Registry[type] = Registry("ranker")
 RANKERS.register("heidorn/1", "ranker.models.heidorn:HeidornRanker")
 RANKERS.register("loglinear/1", "ranker.models.loglinear:LogLinearRanker")
+RANKERS.register("expected_f/1", "ranker.models.expected_f:ExpectedFRanker")
 RANKERS.register("native/1", "ranker.models.baselines:NativeRanker")
 RANKERS.register("random/1", "ranker.models.baselines:RandomRanker")
 RANKERS.register("oracle/1", "ranker.models.baselines:OracleRanker")
 
-#: Rankers a model file can hold (those with learned state), by the name model files carry.
-SAVABLE_RANKERS = ("heidorn", "loglinear")
+#: The log-linear ranker's training objectives (``[loglinear] objective``), each by the ranker
+#: that minimises it: the conditional log-likelihood of the consistent sets (the paper's), or
+#: minimum risk, the expected F of each sentence's choice (needs full annotation, ``best_f``).
+OBJECTIVES: Registry[str] = Registry("training objective")
+OBJECTIVES.register("loglik/1", "loglinear")
+OBJECTIVES.register("expected_f/1", "expected_f")
 
 #: Where candidates come from: a parser run over stored sentences, or an n-best file format.
 SOURCES: Registry[str] = Registry("candidate source")
@@ -52,11 +58,10 @@ def corpus_name(name: str, where: str = "") -> str:
     """The store's name of a corpus given by (maybe versioned) name; unknown names raise."""
     return CORPORA.get(name, where)
 
-#: The report's metrics over per-candidate counts (:data:`ranker.evaluation.bounds.METRICS`).
+#: The report's metrics over per-candidate counts: the entries of
+#: :data:`ranker.evaluation.bounds.METRICS`, the table the pipeline reads, by their names there.
 METRICS: Registry = Registry("metric")
-for _name in ("evalb_labeled", "evalb_unlabeled", "parseval", "mph", "flat_recall", "flat_conformance",
-              "deps_untyped", "deps_typed"):
-    METRICS.register(f"{_name}/1", f"ranker.evaluation.bounds:METRICS:{_name}")
+METRICS.register_table("ranker.evaluation.bounds:METRICS")
 
 
 def metric(name: str, where: str = ""):

@@ -5,7 +5,13 @@ As with the feature families (:mod:`ranker.features.registry`), a config or comm
 changes is registered under a new version and the old one stays. A bare ``name`` means its
 highest version. An item may be registered as ``"module:attribute"`` (or ``"module:table:key"``),
 imported on first :meth:`Registry.get`, so that listing names (``--help``, argument choices)
-imports nothing heavy.
+imports nothing heavy; a whole table (``"module:table"``, a dict by bare name) may stand for its
+entries (:meth:`Registry.register_table`), read when a name is first asked for, so the names are
+written once, in the table.
+
+An entry builds its component from the config (:meth:`Registry.build`): a class entry through its
+``from_config(config)`` class method, which reads its own sections of the
+:class:`~ranker.pipeline.config.ExperimentConfig`, so no caller picks a class by its name.
 """
 from __future__ import annotations
 
@@ -23,6 +29,18 @@ class Registry(Generic[T]):
     def __init__(self, kind: str):
         self.kind = kind
         self._items: dict[str, T] = {}
+        self._tables: list[tuple[str, int]] = []
+
+    def register_table(self, spec: str, version: int = 1) -> None:
+        """Register every entry of the dict ``"module:table"`` as ``"key/version"``, on first use."""
+        self._tables.append((spec, version))
+
+    def _load_tables(self) -> None:
+        while self._tables:
+            spec, version = self._tables.pop(0)
+            module, attr = spec.split(":")
+            for key in getattr(import_module(module), attr):
+                self.register(f"{key}/{version}", f"{spec}:{key}")
 
     def register(self, name: str, item: T) -> T:
         """Add ``item`` under ``name`` (``"name/version"``); a name is registered once."""
@@ -36,6 +54,7 @@ class Registry(Generic[T]):
 
     def resolve(self, name: str, where: str = "") -> str:
         """The full versioned name ``name`` stands for (a bare name: its highest version)."""
+        self._load_tables()
         if name in self._items:
             return name
         versions = sorted((int(k.partition("/")[2]), k) for k in self._items
@@ -57,8 +76,20 @@ class Registry(Generic[T]):
             self._items[full] = item
         return item
 
+    def build(self, name: str, config, where: str = ""):
+        """The component ``name`` stands for, made from ``config`` by the entry's ``from_config``."""
+        return self.get(name, where).from_config(config)
+
+    def name_of(self, item) -> str:
+        """The newest versioned name ``item`` is registered under (loading lazy entries as needed)."""
+        for full in sorted(self.names(), key=lambda k: -int(k.partition("/")[2])):
+            if self.get(full) is item:
+                return full
+        raise RankerError(f"{item!r} is not a registered {self.kind}")
+
     def names(self, bare: bool = False) -> list[str]:
         """Every registered name, sorted (``bare``: without versions, each once)."""
+        self._load_tables()
         if bare:
             return sorted({k.partition("/")[0] for k in self._items})
         return sorted(self._items)

@@ -7,7 +7,6 @@ import os
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import AnnotationSection
-    from ..store.store import RULES
     from .options import add_source, add_store, config_option
 
     p = subparsers.add_parser("models", help="list, export or retrain the models kept in a store",
@@ -39,7 +38,7 @@ def add_parser(subparsers) -> None:
     rt.add_argument("key", metavar="KEY", help="the model's key, or a unique prefix of it (from list)")
     rt.add_argument("--kind", default="user", help="annotation kind to learn from (default user: the "
                     "decisions of ranker serve, not the run's [annotation] kind)")
-    config_option(rt, "--rule", section=AnnotationSection, key="rule", choices=RULES,
+    config_option(rt, "--rule", section=AnnotationSection, key="rule",
                   help="when no candidate is consistent (contradicting answers): keep the "
                   "fewest-violation ones, or learn nothing from the sentence (strict); the rules that "
                   "read crossings refuse sentences with rejected brackets, as user decisions have)")

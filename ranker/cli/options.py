@@ -6,13 +6,14 @@ remembers which key it stands for, so a test compares every one of them with its
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable
 
 
 def config_default(section: type, key: str):
     """The default of ``key`` in config section ``section`` (a dataclass of ranker.pipeline.config)."""
-    return {f.name: f for f in dataclasses.fields(section)}[key].default
+    from ..pipeline.config import default
+
+    return default(section, key)
 
 
 def config_option(parser, *flags: str, section: type, key: str, to_cli: Callable = lambda v: v,
@@ -20,12 +21,18 @@ def config_option(parser, *flags: str, section: type, key: str, to_cli: Callable
     """``parser.add_argument`` with the default of ``section.key`` (converted by ``to_cli``).
 
     The action keeps ``config_key = (section, key, to_cli)`` for the defaults test. A number is
-    held to the range the config key takes (:data:`ranker.pipeline.config.BOUNDS`), so
-    ``--max-iter 0`` is refused as ``max_iter = 0`` in a config is, with argparse's one-line error.
+    held to the range the config key takes, and a name to its choices (the key's
+    :func:`~ranker.pipeline.config.setting`), so ``--max-iter 0`` is refused as ``max_iter = 0`` in
+    a config is, with argparse's one-line error.
     """
-    name = section.__name__.removesuffix("Section").lower()
+    from ..pipeline.config import choices, section_name
+
+    name = section_name(section)
     if "type" in kwargs:
         kwargs["type"] = _bounded(kwargs["type"], name, key, flags[0])
+    allowed = choices(section, key)
+    if allowed is not None:
+        kwargs["choices"] = allowed
     default = to_cli(config_default(section, key))
     shown = default if not isinstance(default, (list, tuple)) else " ".join(map(str, default))
     action = parser.add_argument(*flags, default=default, help=f"{help} (default {shown}; "

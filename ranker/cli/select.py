@@ -3,6 +3,8 @@ from __future__ import annotations
 
 
 def add_parser(subparsers) -> None:
+    import argparse
+
     from ..pipeline.config import ExperimentSection, HeidornSection, LogLinearSection
     from ..registries import RANKERS
     from .options import (add_evaluation_settings, add_selection, add_source, add_store, add_workers,
@@ -23,7 +25,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--heads", default=None,
                    help="heidorn: head-rule table, or 'star' (default: the head rules of the store's "
                         "counts, as ranker run gives Heidorn its [evaluation] head_rules)")
-    p.add_argument("--no-pp-as-np", action="store_true", help="heidorn: keep the preposition as PP head")
+    config_option(p, "--pp-as-np", section=HeidornSection, key="pp_as_np",
+                  action=argparse.BooleanOptionalAction,
+                  help="heidorn: read a PP as a noun phrase, the preposition a premodifier (--no-pp-as-np: "
+                  "keep the preposition as PP head)")
     config_option(p, "--metric", section=LogLinearSection, key="select_metric",
                   help="oracle: the metric whose sentence score it maximises (counts from ranker counts)")
     config_option(p, "--seed", section=ExperimentSection, key="seed", type=int, help="random: seed")
@@ -34,43 +39,47 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    import numpy as np
-
-    from ..features import feature_set_from_dict
-
-    from ..errors import RankerError
-    from ..evaluation.bounds import oracle_choice
+    import dataclasses
     from contextlib import nullcontext
 
-    from ..models import HeidornRanker, RandomRanker, load_model
-    from ..models.persistence import applying
-    from ..pipeline import stages
-    import dataclasses
+    import numpy as np
 
+    from ..errors import RankerError
+    from ..evaluation.bounds import unscored_rows
+    from ..features import feature_set_from_dict
+    from ..models import load_model
+    from ..models.persistence import applying, savable_rankers
+    from ..pipeline import stages
+    from ..pipeline.config import ExperimentConfig, ExperimentSection, HeidornSection
     from ..pipeline.feature_cache import cached_matrix
     from ..registries import RANKERS, metric
     from .options import selection, stored_evaluation
     from .recorded import recorded_store
     from .train import check_writable
 
-    name = RANKERS.resolve(args.ranker).partition("/")[0]
+    full_name = RANKERS.resolve(args.ranker, "--ranker")
+    name, cls = full_name.partition("/")[0], RANKERS.get(full_name)
     check_writable(args.out)
-    if name == "loglinear" and not args.model:
-        raise RankerError("--ranker loglinear needs --model (from ranker train or ranker models export)")
-    if args.model and name not in ("loglinear", "heidorn"):
-        raise RankerError(f"--model is read by the loglinear and heidorn rankers, not by {name}")
+    if cls.needs_model and not args.model:
+        raise RankerError(f"--ranker {name} needs --model (from ranker train or ranker models export)")
+    learners = savable_rankers()
+    if args.model and full_name not in learners:
+        raise RankerError(f"--model is read by the {', '.join(n.partition('/')[0] for n in learners)} "
+                          f"rankers, not by {name}")
     # the file's kind is checked on load, before a model is applied to data it cannot read
-    saved = load_model(args.model, kind=name) if args.model and name in ("loglinear", "heidorn") else None
-    fs = None
-    if name == "loglinear":
-        if not saved.feature_config:
-            raise RankerError(f"{args.model}: the model file carries no feature configuration; "
-                              "export it again (ranker models export) or retrain")
-        fs = feature_set_from_dict(saved.feature_config, args.model)
+    saved = load_model(args.model, kind=full_name) if args.model else None
+    if saved and cls.reads == "features" and not saved.feature_config:
+        raise RankerError(f"{args.model}: the model file carries no feature configuration; "
+                          "export it again (ranker models export) or retrain")
     with recorded_store(args, "select") as (st, settings):
         source = stages.stored_source(st, args.source)
         ev = stored_evaluation(st, source, args)   # the settings the store's counts were computed with
         settings["evaluation"] = dataclasses.asdict(ev)
+        # the ranker the options describe (each option is the config key it stands for)
+        config = ExperimentConfig(experiment=ExperimentSection(seed=args.seed),
+                                  heidorn=HeidornSection(k_table=args.k_table, pp_as_np=args.pp_as_np),
+                                  evaluation=dataclasses.replace(ev, head_rules=args.heads or ev.head_rules))
+        ranker = saved.ranker if saved else RANKERS.build(full_name, config).fit()
         sel = selection(st, args)
         texts = {s.id: st.candidate_texts(s.id, source) for s in sel.sentences}
         ids = [s.id for s in sel.sentences if texts[s.id]]
@@ -79,30 +88,40 @@ def run(args) -> int:
                               "nothing to select from (parse or import its forests, or name another --split)")
         sizes = [len(texts[sid]) for sid in ids]
         groups = np.repeat(np.arange(len(ids)), sizes)
-        if name == "oracle":
+
+        def features():
+            fs = feature_set_from_dict(saved.feature_config, args.model)
+            m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers))
+            return m.restrict(saved.feature_names), m.groups()
+
+        def trees():
+            found, tgroups, _ = stages.candidate_trees(st, sel, source)
+            return found, tgroups
+
+        def quality():
             chosen_metric = metric(args.metric, "--metric")
             stages.require_counts(st, ev, sel, source)
             fc = stages.load_counts(st, ev, sel, [chosen_metric.name], source)[chosen_metric.name]
-            choice = oracle_choice(fc, chosen_metric.score)
-        else:
-            if name == "loglinear":
-                m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers))
-                with applying(args.model, saved):
-                    picked = saved.ranker.predict(m.restrict(saved.feature_names), m.groups())
-            elif name == "heidorn":
-                ranker = saved.ranker if saved else HeidornRanker(
-                    k_table=args.k_table, heads=args.heads or ev.head_rules,
-                    pp_as_np=not args.no_pp_as_np).fit()
-                trees, tgroups, _ = stages.candidate_trees(st, sel, source)
-                with applying(args.model, saved) if saved else nullcontext():
-                    picked = ranker.predict(trees, tgroups) if trees else np.zeros(0, dtype=np.int64)
-            elif name == "native":
-                picked = np.zeros(len(ids), dtype=np.int64)
-            else:
-                picked = RandomRanker(seed=args.seed).fit().predict(np.zeros(len(groups)), groups) \
-                    if len(groups) else np.zeros(0, dtype=np.int64)
-            choice = stages.per_sentence(sel, ids, np.asarray(picked))
+            # a candidate the scorer left out is chosen only when every candidate was (bounds.oracle_choice)
+            q = np.asarray(chosen_metric.score(fc.counts), dtype=np.float64) if len(fc.counts) else np.zeros(0)
+            q = np.where(unscored_rows(fc.counts, np.repeat(fc.gold, np.diff(fc.offsets))), -1.0, q)
+            if len(q) != len(groups):
+                raise RankerError(f"{args.store}: the counts of {sel.corpus}/{sel.name} and its candidates "
+                                  "disagree; compute them again: ranker counts")
+            return q, groups
+
+        inputs = {"features": features, "trees": trees, "quality": quality,
+                  "source_rank": lambda: (stages.source_ranks(groups), groups),
+                  "candidates": lambda: (np.zeros(len(groups)), groups)}
+        with applying(args.model, saved) if saved else nullcontext():
+            choice = stages.per_sentence(sel, ids, stages.choose(ranker, inputs))
     stages.write_selected(args.out, sel, texts, choice)
+    if len(ids) < len(sel.sentences) / 2:   # the lists likely cover other documents than this range
+        import sys
+
+        print(f"ranker: warning: {len(sel.sentences) - len(ids)} of {len(sel.sentences)} sentences of "
+              f"{sel.corpus}/{sel.name} have no candidate from {source}: do the forests cover this "
+              "selection?", file=sys.stderr)
     print(f"{name}: chose among {int(sum(sizes))} candidates of {len(ids)} sentences "
           f"({len(sel.sentences) - len(ids)} without a parse); wrote {args.out}")
     return 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import (AnnotationSection, DataSection, FeaturesSection, LogLinearSection)
-    from ..store.store import RULES
     from .options import (add_evaluation_settings, add_selection, add_source, add_store, add_workers,
                           config_option)
 
@@ -27,13 +26,13 @@ def add_parser(subparsers) -> None:
                   help="annotation kind defining the consistent sets")
     config_option(p, "--best-f-metric", section=AnnotationSection, key="best_f_metric",
                   help="with --kind best_f: the metric whose best candidates form the consistent set")
-    config_option(p, "--rule", section=AnnotationSection, key="rule", choices=RULES,
+    config_option(p, "--rule", section=AnnotationSection, key="rule",
                   help="consistency rule: which candidates the annotation picks out (strict: those "
                   "holding every bracket; fewest: else the fewest-violation ones; compatible: those "
                   "crossing none; strict-else-compatible; lexicographic)")
-    config_option(p, "--solver", section=LogLinearSection, key="optimizer", choices=["cg", "lbfgs"],
+    config_option(p, "--solver", section=LogLinearSection, key="optimizer",
                   help="optimiser")
-    config_option(p, "--layout", section=LogLinearSection, key="layout", choices=["delta", "plain"],
+    config_option(p, "--layout", section=LogLinearSection, key="layout",
                   help="training rows: differences along a spanning tree of each sentence's "
                   "candidates, or the rows themselves (the same model to rounding)")
     config_option(p, "--max-iter", section=LogLinearSection, key="max_iter", type=int,

@@ -14,12 +14,38 @@ from ..errors import RankerError
 from .groups import first_argmax, group_offsets
 
 
+#: The forms a ranker's candidates ``X`` come in; each ranker says which it reads (``reads``), so a
+#: caller hands every ranker its input by that, never by the ranker's name.
+INPUTS = {
+    "features": "the candidates' property values, a matrix with a row per candidate",
+    "trees": "the candidate trees (or the compiled trees of HeidornRanker.compile)",
+    "source_rank": "the source's rank of each candidate (0: its first choice)",
+    "candidates": "anything with a row per candidate (only the number of rows is read)",
+    "quality": "each candidate's known score against gold, the unscored ones below every other",
+}
+
+
 class NotFittedError(RankerError):
     """A ranker was asked to score before it was fitted or loaded."""
 
 
 class GroupedRanker(BaseEstimator):
-    """Shared ``predict`` and ``score`` over grouped candidates, given ``decision_function``."""
+    """Shared ``predict`` and ``score`` over grouped candidates, given ``decision_function``.
+
+    Class attributes say what a caller must know without naming the ranker: ``reads``, the form of
+    its ``X`` (one of :data:`INPUTS`); ``needs_model``, whether it can only choose once trained (a
+    model file); ``needs_gain``, whether its ``fit`` takes each candidate's score (``gain``).
+    """
+
+    reads = "candidates"
+    needs_model = False
+    needs_gain = False
+
+    @classmethod
+    def from_config(cls, config) -> "GroupedRanker":
+        """The ranker an :class:`~ranker.pipeline.config.ExperimentConfig` describes (its own
+        sections; :meth:`ranker.registry.Registry.build`). A ranker without settings: ``cls()``."""
+        return cls()
 
     def _check_fitted(self, attribute: str) -> None:
         if not hasattr(self, attribute):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..pipeline.config import ExperimentSection
 from .base import GroupedRanker
 
 
@@ -22,6 +23,8 @@ def _column(X) -> np.ndarray:
 
 class NativeRanker(GroupedRanker):
     """The source's own choice: the candidate with the lowest source rank (ties to row order)."""
+
+    reads = "source_rank"
 
     def fit(self, X=None, y=None, groups=None) -> "NativeRanker":
         """Nothing to learn; returns self."""
@@ -42,8 +45,13 @@ class RandomRanker(GroupedRanker):
     seed : int
     """
 
-    def __init__(self, seed: int = 0):
+    def __init__(self, seed: int = ExperimentSection.seed):   # the config's [experiment] seed
         self.seed = seed
+
+    @classmethod
+    def from_config(cls, config) -> "RandomRanker":
+        """Seeded by ``[experiment] seed``."""
+        return cls(seed=config.experiment.seed)
 
     def fit(self, X=None, y=None, groups=None) -> "RandomRanker":
         """Nothing to learn; returns self."""
@@ -59,6 +67,8 @@ class RandomRanker(GroupedRanker):
 
 class OracleRanker(GroupedRanker):
     """The best candidate by its known quality (the upper bound), ties to the earlier candidate."""
+
+    reads = "quality"
 
     def fit(self, X=None, y=None, groups=None) -> "OracleRanker":
         """Nothing to learn; returns self."""

@@ -15,16 +15,12 @@ neighbouring σ²), which is where expected-F training is usually begun.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import scipy.optimize
-from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
 from ..parallel import current_executor
-from .groups import group_offsets
-from .loglinear import SOLVERS, LogLinearRanker, training_matrix
+from ..pipeline.config import LogLinearSection
+from .loglinear import LogLinearRanker, training_matrix
 from .objective import ConditionalObjective
 
 
@@ -50,7 +46,7 @@ class ExpectedFObjective(ConditionalObjective):
     EXPECTED_F = True
 
     def __init__(self, X, gain, offsets, sigma2, n_jobs: int = 1, backend: str | None = None,
-                 layout: str = "delta"):
+                 layout: str = LogLinearSection.layout):
         gain = np.asarray(gain, dtype=np.float64)
         if gain.shape != (X.shape[0],):
             raise ValueError(f"gain has shape {gain.shape}; expected ({X.shape[0]},)")
@@ -72,7 +68,9 @@ class ExpectedFRanker(LogLinearRanker):
         ``R(λ)`` at the solution (unscaled): minus the summed expected F plus the prior.
     """
 
-    def fit(self, X, y, groups, full=None, coef_init=None, gain=None) -> "ExpectedFRanker":
+    needs_gain = True
+
+    def fit(self, X, y, groups, full=None, coef_init=None, gain=None, callback=None) -> "ExpectedFRanker":
         """Estimate ``λ`` by minimising ``R(λ)``, starting from the log-likelihood fit.
 
         Parameters
@@ -84,6 +82,8 @@ class ExpectedFRanker(LogLinearRanker):
             Start here instead of at the log-likelihood solution.
         gain : array-like, shape (n_candidates,)
             Each candidate's sentence score in ``[0, 1]``.
+        callback : callable, optional
+            As for :meth:`LogLinearRanker.fit` (the expected-F stage's iterations).
         """
         if gain is None:
             raise RankerError("ExpectedFRanker.fit needs each candidate's score (gain)")
@@ -95,60 +95,13 @@ class ExpectedFRanker(LogLinearRanker):
         if not np.all(np.isfinite(gain)) or np.any(gain < 0) or np.any(gain > 1):
             raise RankerError("candidate scores (gain) must lie in [0, 1]")
         if coef_init is None:
-            # the log-likelihood fit validates the arguments, applies the filters, gives the start
-            super().fit(X, y, groups, full=full)
-            start = self.coef_.copy()
-        else:
-            self._validate_params()
-            start = np.array(coef_init, dtype=np.float64)
-            if start.shape != (X.shape[1],):
-                raise RankerError(f"coef_init has shape {start.shape}; expected ({X.shape[1]},)")
-        from .training_set import select_training_rows
-
-        offsets = group_offsets(groups, X.shape[0])
-        y = np.asarray(y, dtype=np.float64)
-        rows = select_training_rows(y, offsets, max_parses=self.max_parses,
-                                    full=full if self.full_parses_only else None,
-                                    proper_subset=self.proper_subset)
-        n_kept = int(rows.group_mask.sum())
-        if n_kept == 0:
-            raise RankerError(f"no training sentence survives the filters (dropped: {rows.dropped})")
-        if not rows.row_mask.all():
-            keep = np.flatnonzero(rows.row_mask)
-            X, gain = X.take_rows(keep), gain[keep]
-            sizes = np.diff(offsets)[rows.group_mask]
-            offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        d = X.shape[1]
-        sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
+            # the log-likelihood fit (the same filters, the same solve loop) gives the start
+            coef_init = super().fit(X, y, groups, full=full).coef_.copy()
+        rows = self._training_rows(X, y, groups, full, coef_init, gain)
+        del X
         # on the current executor, as the log-likelihood's: this process's threads or Dask's workers
         objective = current_executor().distribute(
-            ExpectedFObjective(X, gain, offsets, sigma2, n_jobs=self._threads(), layout=self.layout))
-        del X
-        scale = 1.0 / n_kept
-
-        def fun(lam):
-            v, g = objective(lam)
-            return v * scale, g * scale
-
-        options = self._solver_options()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],
-                                              options=options)
-        finally:
-            objective.close()
-        self.coef_ = np.asarray(res.x, dtype=np.float64)
-        self.n_features_in_ = d
-        self.n_iter_ = int(res.nit)
-        self.n_evaluations_ = int(objective.n_evaluations)
-        self.objective_ = float(res.fun) / scale
-        self.n_training_sentences_ = n_kept
-        self.dropped_ = dict(rows.dropped)
-        grad_max = float(np.max(np.abs(res.jac))) if d else 0.0
-        self.converged_ = bool(res.success) or grad_max <= 10 * self.tol
-        if not self.converged_:
-            warnings.warn(f"ExpectedFRanker did not converge after {self.n_iter_} iterations: "
-                          f"{res.message} (max |gradient| {grad_max:.3g} per sentence)",
-                          ConvergenceWarning, stacklevel=2)
-        return self
+            ExpectedFObjective(rows.X, rows.gain, rows.offsets, self._sigma2(rows.X.shape[1]),
+                               n_jobs=self._threads(), layout=self.layout))
+        rows = rows._replace(X=None)
+        return self._solve(objective, rows, callback)

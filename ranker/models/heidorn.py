@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import RankerError
 from ..trees.heidorn_score import CompiledTrees, compile_trees, head_finder
 from ..trees.ktable import KTable, as_k_table
+from ..pipeline.config import EvaluationSection as _EVALUATION, HeidornSection as _HEIDORN
 from .base import GroupedRanker
 
 
@@ -44,14 +45,25 @@ class HeidornRanker(GroupedRanker):
         table's ``(0, (), None, score)``.
     """
 
-    def __init__(self, k_table="default", heads: str = "star", pp_as_np: bool = False,
-                 tune: bool = False, grid=(0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0), max_rounds: int = 3):
+    reads = "trees"
+
+    # The defaults are the config's ([heidorn], and [evaluation] head_rules), written once there.
+    def __init__(self, k_table=_HEIDORN.k_table, heads: str = _EVALUATION.head_rules,
+                 pp_as_np: bool = _HEIDORN.pp_as_np, tune: bool = False,
+                 grid=(0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0), max_rounds: int = _HEIDORN.tune_rounds):
         self.k_table = k_table
         self.heads = heads
         self.pp_as_np = pp_as_np
         self.tune = tune
         self.grid = grid
         self.max_rounds = max_rounds
+
+    @classmethod
+    def from_config(cls, config) -> "HeidornRanker":
+        """The ranker of ``[heidorn]`` (untuned), with ``[evaluation] head_rules``."""
+        h = config.heidorn
+        return cls(k_table=h.k_table, heads=config.evaluation.head_rules, pp_as_np=h.pp_as_np,
+                   max_rounds=h.tune_rounds)
 
     def get_params(self, deep=True):
         params = super().get_params(deep)

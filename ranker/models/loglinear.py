@@ -7,16 +7,16 @@ paper (scipy's Polak-Ribière CG with a Wolfe line search) or, as an option, L-B
 """
 from __future__ import annotations
 
-import itertools
 import os
 import warnings
+from typing import NamedTuple
 
 import numpy as np
-import scipy.optimize
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
+from ..pipeline.config import LogLinearSection as _CONFIG, choices
 from .base import GroupedRanker
 from ..matrices.compact import CompactMatrix, as_compact
 from .narrow import NarrowMatrix
@@ -24,9 +24,21 @@ from .groups import group_offsets
 from ..parallel import current_executor
 from .delta import DeltaMatrix
 from .objective import LAYOUTS, ConditionalObjective
+from .solve import SOLVERS, solve   # noqa: F401  (SOLVERS: the solver names' public home of old)
 from .training_set import select_training_rows
 
-SOLVERS = {"cg": "CG", "lbfgs": "L-BFGS-B"}
+
+
+class _Rows(NamedTuple):
+    """The training data a fit streams, after the filters, and where its solve starts."""
+
+    X: object                      # compact, narrow or difference rows (None once the objective has them)
+    y: np.ndarray                  # consistency weights
+    gain: np.ndarray | None        # minimum risk's per-candidate scores (:mod:`.expected_f`)
+    offsets: np.ndarray            # sentence j is rows offsets[j]:offsets[j+1]
+    n_sentences: int
+    dropped: dict                  # sentences each filter removed
+    start: np.ndarray
 
 
 def as_csr(X, dtype=None) -> sp.csr_matrix:
@@ -71,7 +83,8 @@ class LogLinearRanker(GroupedRanker):
         Stop when the largest gradient component of ``P(λ) / n_sentences`` falls below this
         (per-sentence scaling makes the tolerance independent of corpus size).
     max_parses : int or None
-        Training filter: drop sentences with more candidates than this (the paper used 1,000).
+        Training filter: drop sentences with more candidates than this (the paper used 1,000);
+        0 or None: no limit.
     full_parses_only : bool
         Training filter: drop sentences with a non-full candidate; ``fit`` then needs ``full``.
     proper_subset : bool
@@ -115,10 +128,14 @@ class LogLinearRanker(GroupedRanker):
         Sentences each filter removed.
     """
 
-    def __init__(self, sigma2=1.0, solver: str = "cg", max_iter: int = 1000, tol: float = 1e-5,
-                 max_parses: int | None = None, full_parses_only: bool = False,
-                 proper_subset: bool = True, dtype: str = "float64", layout: str = "delta",
-                 n_jobs: int | None = None):
+    reads = "features"
+    needs_model = True
+
+    # The defaults are the config's ([loglinear] of ranker/pipeline/config.py), written once there.
+    def __init__(self, sigma2=1.0, solver: str = _CONFIG.optimizer, max_iter: int = _CONFIG.max_iter,
+                 tol: float = _CONFIG.tol, max_parses: int | None = _CONFIG.max_parses,
+                 full_parses_only: bool = _CONFIG.full_only, proper_subset: bool = _CONFIG.proper_subset,
+                 dtype: str = "float64", layout: str = _CONFIG.layout, n_jobs: int | None = None):
         self.sigma2 = sigma2
         self.solver = solver
         self.max_iter = max_iter
@@ -130,9 +147,17 @@ class LogLinearRanker(GroupedRanker):
         self.layout = layout
         self.n_jobs = n_jobs
 
+    @classmethod
+    def from_config(cls, config) -> "LogLinearRanker":
+        """The unfitted ranker of ``[loglinear]`` (σ² is chosen later), its threads ``[experiment] workers``."""
+        ll = config.loglinear
+        return cls(solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol, max_parses=ll.max_parses,
+                   full_parses_only=ll.full_only, proper_subset=ll.proper_subset, layout=ll.layout,
+                   n_jobs=config.experiment.workers or os.cpu_count() or 1)
+
     def _validate_params(self) -> None:
-        if self.solver not in SOLVERS:
-            raise RankerError(f"solver must be one of {sorted(SOLVERS)}, not {self.solver!r}")
+        if self.solver not in choices(_CONFIG, "optimizer"):
+            raise RankerError(f"solver must be one of {list(choices(_CONFIG, 'optimizer'))}, not {self.solver!r}")
         if self.layout not in LAYOUTS:
             raise RankerError(f"layout must be one of {list(LAYOUTS)}, not {self.layout!r}")
         if self.dtype not in ("float64", "float32"):
@@ -144,16 +169,6 @@ class LogLinearRanker(GroupedRanker):
         s2 = np.asarray(self.sigma2, dtype=np.float64)
         if np.any(~(s2 > 0)):
             raise RankerError("sigma2 must be positive (inf for no prior)")
-
-    def _solver_options(self) -> dict:
-        """``scipy.optimize.minimize`` options of the solver: iterations, and a stop on the gradient alone."""
-        options = {"maxiter": int(self.max_iter), "gtol": float(self.tol)}
-        if self.solver == "cg":
-            options["norm"] = np.inf
-        else:
-            # L-BFGS-B also stops on a small relative decrease; make the gradient test decide.
-            options["ftol"] = 10 * np.finfo(np.float64).eps
-        return options
 
     def fit(self, X, y, groups, full=None, coef_init=None, prior_mean=None,
             callback=None) -> "LogLinearRanker":
@@ -182,6 +197,22 @@ class LogLinearRanker(GroupedRanker):
         -------
         self
         """
+        rows = self._training_rows(X, y, groups, full, coef_init)
+        d = rows.X.shape[1]
+        if prior_mean is not None and np.shape(prior_mean) != (d,):
+            raise RankerError(f"prior_mean has shape {np.shape(prior_mean)}; expected ({d},)")
+        # on the current executor: this process's threads, or a Dask cluster's workers
+        objective = current_executor().distribute(
+            ConditionalObjective(rows.X, rows.y, rows.offsets, self._sigma2(d), n_jobs=self._threads(),
+                                 prior_mean=prior_mean, layout=self.layout))
+        rows = rows._replace(X=None)   # the objective keeps what it streams; a filtered copy is not needed
+        return self._solve(objective, rows, callback)
+
+    def _training_rows(self, X, y, groups, full, coef_init, gain=None) -> "_Rows":
+        """The checked parameters and data, the filters applied, and the start (see :meth:`fit`).
+
+        ``gain`` (minimum risk's per-candidate scores) is taken through the filters with ``y``.
+        """
         self._validate_params()
         X = training_matrix(X, self.dtype)
         y = np.asarray(y, dtype=np.float64)
@@ -204,6 +235,7 @@ class LogLinearRanker(GroupedRanker):
             keep_rows = np.flatnonzero(rows.row_mask)
             X = X.take_rows(keep_rows)
             y = y[keep_rows]
+            gain = None if gain is None else gain[keep_rows]
             sizes = np.diff(offsets)[rows.group_mask]
             offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         d = X.shape[1]
@@ -213,50 +245,27 @@ class LogLinearRanker(GroupedRanker):
             start = np.array(coef_init, dtype=np.float64)
             if start.shape != (d,):
                 raise RankerError(f"coef_init has shape {start.shape}; expected ({d},)")
-        sigma2 = np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
-        if prior_mean is not None and np.shape(prior_mean) != (d,):
-            raise RankerError(f"prior_mean has shape {np.shape(prior_mean)}; expected ({d},)")
-        # on the current executor: this process's threads, or a Dask cluster's workers
-        objective = current_executor().distribute(
-            ConditionalObjective(X, y, offsets, sigma2, n_jobs=self._threads(), prior_mean=prior_mean,
-                                 layout=self.layout))
-        del X   # the objective keeps what it streams; a filtered copy made above is not needed
-        scale = 1.0 / n_kept
+        return _Rows(X, y, gain, offsets, n_kept, dict(rows.dropped), start)
 
-        def fun(lam):
-            v, g = objective(lam)
-            return v * scale, g * scale
+    def _sigma2(self, d: int) -> np.ndarray:
+        return np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
 
-        options = self._solver_options()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                step = None
-                if callback is not None:
-                    done = itertools.count(1)
-
-                    def step(_):
-                        callback(next(done), int(self.max_iter))
-                res = scipy.optimize.minimize(fun, start, jac=True, method=SOLVERS[self.solver],
-                                              options=options, callback=step)
-        finally:
-            objective.close()
-        self.coef_ = np.asarray(res.x, dtype=np.float64)
-        self.n_features_in_ = d
-        self.n_iter_ = int(res.nit)
-        self.n_evaluations_ = int(objective.n_evaluations)
-        self.objective_ = float(res.fun) / scale
-        self.n_training_sentences_ = n_kept
-        self.dropped_ = dict(rows.dropped)
-        grad_max = float(np.max(np.abs(res.jac))) if d else 0.0
-        # scipy's CG reports "precision loss" when the line search cannot improve further even
-        # though the gradient is already at the tolerance's order; trust the gradient, not the flag.
-        self.converged_ = bool(res.success) or grad_max <= 10 * self.tol
+    def _solve(self, objective, rows: "_Rows", callback=None) -> "LogLinearRanker":
+        """Minimise ``objective`` from ``rows.start`` (:func:`.solve.solve`) and keep what came of it."""
+        got = solve(objective, rows.start, rows.n_sentences, self.solver, self.max_iter, self.tol, callback)
+        self.coef_ = got.coef
+        self.n_features_in_ = len(got.coef)
+        self.n_iter_ = got.n_iter
+        self.n_evaluations_ = got.n_evaluations
+        self.objective_ = got.objective
+        self.n_training_sentences_ = rows.n_sentences
+        self.dropped_ = rows.dropped
+        self.converged_ = got.converged
         if not self.converged_:
-            warnings.warn(f"LogLinearRanker did not converge after {self.n_iter_} iterations "
-                          f"({self.n_evaluations_} evaluations): {res.message} "
-                          f"(max |gradient| {grad_max:.3g} per sentence)", ConvergenceWarning,
-                          stacklevel=2)
+            warnings.warn(f"{type(self).__name__} did not converge after {self.n_iter_} iterations "
+                          f"({self.n_evaluations_} evaluations): {got.message} "
+                          f"(max |gradient| {got.grad_max:.3g} per sentence)", ConvergenceWarning,
+                          stacklevel=3)
         return self
 
     def _threads(self) -> int:

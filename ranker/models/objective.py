@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrices import kernels
+from ..pipeline.config import LogLinearSection, choices
 from . import delta
 from ..matrices.compact import CompactMatrix, Part, _masked, as_compact
 from .delta import DeltaMatrix
@@ -118,10 +119,10 @@ def by_frequency(X: CompactMatrix, original=None, slab: int = 1 << 24):
     return X, old_of_new
 
 
-#: How the objective keeps its training rows: ``"delta"``, each candidate as its difference from
-#: a similar candidate of its sentence (:mod:`.delta`; needs numba, else the plain rows), or
-#: ``"plain"``, each candidate's own properties.
-LAYOUTS = ("delta", "plain")
+#: How the objective keeps its training rows (``[loglinear] layout``): ``"delta"``, each candidate
+#: as its difference from a similar candidate of its sentence (:mod:`.delta`; needs numba, else the
+#: plain rows), or ``"plain"``, each candidate's own properties.
+LAYOUTS = choices(LogLinearSection, "layout")
 
 #: Row blocks of every objective (fewer when there are fewer sentences). Fixed, not tied to the
 #: number of threads, so that the gradient's floating-point sums, block by block, are the same on
@@ -259,7 +260,7 @@ class ConditionalObjective:
     EXPECTED_F = False
 
     def __init__(self, X, weights, offsets, sigma2, n_jobs: int = 1, prior_mean=None,
-                 backend: str | None = None, layout: str = "delta"):
+                 backend: str | None = None, layout: str = LogLinearSection.layout):
         backend = kernels.resolve(backend)
         if layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")

@@ -1,7 +1,7 @@
 """Saving and loading a fitted ranker: weights, feature index, configuration and a format version.
 
 A model file is one JSON document (no pickle: a model from a stranger cannot run code). It names
-the ranker, its hyperparameters, its learned state and the feature index it was trained on, by
+the ranker by its versioned registry name (:data:`ranker.registries.RANKERS`), its hyperparameters, its learned state and the feature index it was trained on, by
 names and by digest. Loading checks the format version and, when the caller passes the feature
 names of the matrix it is about to score, that they are exactly the model's, so a model is never
 applied to a different feature space by accident.
@@ -61,10 +61,28 @@ def _jsonable(value):
     return value
 
 
-def _ranker_classes() -> dict:
-    from ..registries import RANKERS, SAVABLE_RANKERS
+def _state_holder(cls: type) -> type | None:
+    """The class whose learned state an estimator of ``cls`` holds (it defines ``_get_state``), or None.
 
-    return {name: RANKERS.get(name) for name in SAVABLE_RANKERS}
+    A subclass that only trains differently (:class:`~.expected_f.ExpectedFRanker`) holds the state
+    of the model it fits, so its file names that model, and any reader of that model can score it.
+    """
+    return next((c for c in cls.__mro__ if "_get_state" in vars(c)), None)
+
+
+def savable_rankers() -> list[str]:
+    """The versioned names of the rankers a model file can hold: those that learn (their own
+    state, or, as :class:`~.expected_f.ExpectedFRanker`, the state of the model they fit)."""
+    from ..registries import RANKERS
+
+    return [n for n in RANKERS.names() if _state_holder(RANKERS.get(n)) is not None]
+
+
+def _file_names() -> list[str]:
+    """The versioned ranker names a model file may carry (the rankers that hold their own state)."""
+    from ..registries import RANKERS
+
+    return [n for n in RANKERS.names() if _state_holder(RANKERS.get(n)) is RANKERS.get(n)]
 
 
 def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: dict | None = None) -> None:
@@ -80,14 +98,15 @@ def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: 
     feature_config : dict, optional
         The resolved feature-set configuration, kept so the features can be extracted again.
     """
-    kinds = {cls: name for name, cls in _ranker_classes().items()}
-    # a subclass that only trains differently (ExpectedFRanker) is saved as the model it fits
-    kind = next((kinds[c] for c in type(ranker).__mro__ if c in kinds), None)
-    if kind is None:
-        raise RankerError(f"cannot save a {type(ranker).__name__}")
+    from ..registries import RANKERS
+
+    holder = _state_holder(type(ranker))
+    if holder is None:
+        raise RankerError(f"cannot save a {type(ranker).__name__}: it learns nothing")
+    kind = RANKERS.name_of(holder)      # versioned: a later version of the ranker reads its own files
     names = [str(n) for n in feature_names]
     state = ranker._get_state()
-    if kind == "loglinear" and len(names) not in (0, len(state["coef_"])):
+    if "coef_" in state and len(names) not in (0, len(state["coef_"])):
         raise RankerError(f"{len(names)} feature names for a model of {len(state['coef_'])} weights")
     doc = {
         "format": FORMAT,
@@ -116,8 +135,10 @@ def load_model(path, feature_names: Sequence[str] | None = None, kind: str | Non
     feature_names : sequence of str, optional
         The feature index of the data the model will score; if given it must equal the model's.
     kind : str, optional
-        The ranker the caller needs (``"loglinear"``, ``"heidorn"``); a model of another kind is
-        refused here, before it is applied to data it cannot read.
+        The ranker the caller needs, by (maybe versioned) registry name (``"loglinear"``,
+        ``"heidorn/1"``); a model of another kind (not that ranker or a subclass of it) is refused
+        here, before it is applied to data it cannot read. A file names its ranker versioned
+        (``"loglinear/1"``); files from before the versions (``"loglinear"``) are read as version 1.
 
     Returns
     -------
@@ -151,22 +172,28 @@ def load_model(path, feature_names: Sequence[str] | None = None, kind: str | Non
     if doc.get("format_version") != FORMAT_VERSION:
         raise ModelFileError(f"{path}: model format version {doc.get('format_version')!r}; this "
                              f"ranker reads version {FORMAT_VERSION}: retrain the model")
-    classes = _ranker_classes()
+    from ..registries import RANKERS
+
+    known = _file_names()
     found = doc.get("ranker")
-    if not isinstance(found, str) or found not in classes:
-        raise ModelFileError(f"{path}: unknown ranker {str(found)[:60]!r} (known: {', '.join(classes)})")
-    if kind is not None and found != kind:
-        raise ModelFileError(f"{path}: a {found} model, not a {kind} model")
+    if isinstance(found, str) and "/" not in found:
+        found = f"{found}/1"     # a file from before model files said the version: version 1 wrote it
+    if not isinstance(found, str) or found not in known:
+        raise ModelFileError(f"{path}: unknown ranker {str(doc.get('ranker'))[:60]!r} (known: {', '.join(known)})")
+    cls = RANKERS.get(found)
+    bare = found.partition("/")[0]
+    if kind is not None and not issubclass(cls, _state_holder(RANKERS.get(kind)) or RANKERS.get(kind)):
+        raise ModelFileError(f"{path}: a {bare} model, not a {kind.partition('/')[0]} model")
     feats = doc.get("features", {})
     names = feats.get("names", ()) if isinstance(feats, dict) else None
     if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
-        raise ModelFileError(f"{path}: bad {found} model: features.names must be a list of strings")
+        raise ModelFileError(f"{path}: bad {bare} model: features.names must be a list of strings")
     names = tuple(names)
     if feature_digest(names) != feats.get("digest"):
         raise ModelFileError(f"{path}: feature index does not match its digest (file edited?)")
     config = feats.get("config", {})
     if not isinstance(config, dict):
-        raise ModelFileError(f"{path}: bad {found} model: features.config must be a table")
+        raise ModelFileError(f"{path}: bad {bare} model: features.config must be a table")
     if (config or "config_digest" in feats) and config_digest(config) != feats.get("config_digest"):
         # an edited feature config would extract other features than the weights were fitted on
         raise ModelFileError(f"{path}: feature configuration does not match its digest (file edited?); "
@@ -182,16 +209,16 @@ def load_model(path, feature_names: Sequence[str] | None = None, kind: str | Non
                 f"{feature_digest(given)}); first difference at column {first}")
     params, state = doc.get("params", {}), doc.get("state", {})
     if not isinstance(params, dict) or not isinstance(state, dict):
-        raise ModelFileError(f"{path}: bad {found} model: params and state must be tables")
+        raise ModelFileError(f"{path}: bad {bare} model: params and state must be tables")
     where = _non_finite(state, "state")
     if where is not None:
         # JSON has no infinity, but 1e400 reads as one: a weight no ranker can score with
-        raise ModelFileError(f"{path}: bad {found} model: {where} is not a finite number")
+        raise ModelFileError(f"{path}: bad {bare} model: {where} is not a finite number")
     try:
-        ranker = classes[found](**params)
+        ranker = cls(**params)
         ranker._set_state(state)
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, RankerError) as e:
-        raise ModelFileError(f"{path}: bad {found} model: {type(e).__name__}: {str(e)[:200]}") from None
+        raise ModelFileError(f"{path}: bad {bare} model: {type(e).__name__}: {str(e)[:200]}") from None
     return SavedModel(ranker, names, dict(config))
 
 

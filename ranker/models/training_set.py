@@ -32,7 +32,8 @@ def select_training_rows(weights, offsets, *, max_parses: int | None = None,
         Consistency weights.
     offsets : ndarray, shape (n_groups + 1,)
     max_parses : int, optional
-        Drop sentences with more candidates than this.
+        Drop sentences with more candidates than this (0 or None: no limit, as ``[loglinear]
+        max_parses = 0`` says).
     full : ndarray of bool, shape (n_candidates,), optional
         Whether each candidate is a full parse; given, sentences with any non-full candidate go.
     proper_subset : bool
@@ -56,7 +57,7 @@ def select_training_rows(weights, offsets, *, max_parses: int | None = None,
         dropped[name] = int(np.count_nonzero(bad & keep))
         keep[bad] = False
 
-    if max_parses is not None:
+    if max_parses:
         apply("max_parses", sizes > max_parses)
     if full is not None:
         nonfull = np.add.reduceat((~np.asarray(full, dtype=bool)).astype(np.int64), starts) > 0

@@ -17,6 +17,8 @@ from pathlib import Path
 import tomli_w
 
 from ..errors import RankerError
+from ..registries import OBJECTIVES
+from ..store.store import RULES
 from ..textfiles import decode_text
 
 SCHEMA_VERSION = 1
@@ -26,12 +28,37 @@ class ConfigError(RankerError):
     """A config file that cannot be read or says something we do not understand."""
 
 
+class Range(typing.NamedTuple):
+    """The numbers a key accepts: ``low``/``high`` (None = unbounded), each end included unless open."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+
+def setting(default, *, choices=None, range: Range | None = None):
+    """A config key: its default and, as the field's metadata, the values it may take.
+
+    ``choices`` (a tuple of names, or a :class:`~ranker.registry.Registry` whose bare names they
+    are) or ``range`` (a :class:`Range` of numbers). They are written here once: a config file is
+    checked against them (:func:`config_from_dict`), the command-line options that stand for the key
+    take them (:func:`ranker.cli.options.config_option`), and the estimators take the defaults.
+    """
+    metadata = {}
+    if choices is not None:
+        metadata["choices"] = choices
+    if range is not None:
+        metadata["range"] = range
+    return field(default=default, metadata=metadata)
+
+
 @dataclass(frozen=True)
 class ExperimentSection:
     name: str = "experiment"
-    seed: int = 0
+    seed: int = setting(0, range=Range(0))
     store: str = "runs/store.sqlite"       # relative to the working directory
-    workers: int = 0                       # 0 = all cores (with executor "dask" and no scheduler: its workers)
+    workers: int = setting(0, range=Range(0))   # 0 = all cores (with executor "dask" and no scheduler: its workers)
     executor: str = "local"                # "local" (forked process pool) or "dask" (the dask extra)
     scheduler: str = ""                    # executor "dask": tcp://host:port; "" = start a LocalCluster
 
@@ -42,9 +69,9 @@ class DataSection:
     train: str = "train"
     heldout: str = "heldout"
     test: str = "test"
-    limit: int = 0                         # sentences per split, 0 = all (quick runs)
+    limit: int = setting(0, range=Range(0))            # sentences per split, 0 = all (quick runs)
     extra_training: tuple[str, ...] = ()   # extra corpora with partial annotation only, e.g. ("conll2000",)
-    extra_limit: int = 0                   # sentences of each extra corpus, 0 = all
+    extra_limit: int = setting(0, range=Range(0))      # sentences of each extra corpus, 0 = all
 
 
 @dataclass(frozen=True)
@@ -54,8 +81,9 @@ class ParseSection:
     train_forests: str = ""                # per-split n-best files ("" = `forests`): each split's own
     heldout_forests: str = ""
     test_forests: str = ""
-    linkage_limit: int = 1000
-    max_parse_time: float = 10.0           # seconds per sentence; hitting it marks the sentence "timeout"
+    linkage_limit: int = setting(1000, range=Range(1))
+    # seconds per sentence; hitting it marks the sentence "timeout"
+    max_parse_time: float = setting(10.0, range=Range(0, low_open=True))
     allow_null: bool = True                # null links for sentences with no full linkage ("fragment")
 
 
@@ -64,38 +92,44 @@ class AnnotationSection:
     kind: str = "riezler"                  # riezler: partial bracketing from gold (Crouch et al. 2.1);
                                            # best_f: full annotation; user: the stored discriminant decisions
     extra_kind: str = "chunks"             # the partial annotation of the extra corpora
-    rule: str = "fewest"                   # consistency rule, ranker.store.store.RULES: "strict", "fewest"
-                                           # (the least-violating candidates when none is consistent),
-                                           # "compatible", "strict-else-compatible", "lexicographic"
+    # consistency rule (:func:`ranker.store.store.choose_consistent`): "strict", "fewest" (the
+    # least-violating candidates when none is consistent), "compatible", "strict-else-compatible",
+    # "lexicographic"
+    rule: str = setting("fewest", choices=RULES)
     best_f_metric: str = "evalb_labeled"   # kind "best_f": the metric whose best candidates are consistent
 
 
 @dataclass(frozen=True)
 class FeaturesSection:
     set: str = "default"                   # configs/features/<set>.toml, or a path
-    cutoff: int = 2                        # keep properties seen >= cutoff times in consistent candidates
+    # keep properties seen >= cutoff times in consistent candidates
+    cutoff: int = setting(2, range=Range(0))
 
 
 @dataclass(frozen=True)
 class LogLinearSection:
-    sigma2_grid: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0)
-    optimizer: str = "cg"                  # "cg" (Polak-Ribiere) or "lbfgs"
-    max_iter: int = 300
-    tol: float = 1e-5
-    max_parses: int = 0                    # training filter: at most N parses per sentence, 0 = no limit
+    sigma2_grid: tuple[float, ...] = setting((0.01, 0.1, 1.0, 10.0), range=Range(0, low_open=True))
+    optimizer: str = setting("cg", choices=("cg", "lbfgs"))   # Polak-Ribiere CG (the paper's) or L-BFGS
+    max_iter: int = setting(300, range=Range(1))
+    tol: float = setting(1e-5, range=Range(0, low_open=True))
+    # training filter: at most N parses per sentence, 0 = no limit
+    max_parses: int = setting(0, range=Range(0))
     full_only: bool = False                # training filter: full parses only
     proper_subset: bool = True             # training filter: consistent set non-empty and proper
     select_metric: str = "evalb_unlabeled" # held-out metric that picks sigma^2
-    objective: str = "loglik"              # "loglik" (the paper's) or "expected_f" (minimum risk, best_f only)
-    layout: str = "delta"                  # training rows as differences along a spanning tree of each
-                                           # sentence's candidates (ranker/models/delta.py), or "plain"
+    # "loglik" (the paper's) or "expected_f" (minimum risk, best_f only): ranker.registries.OBJECTIVES
+    objective: str = setting("loglik", choices=OBJECTIVES)
+    # training rows as differences along a spanning tree of each sentence's candidates
+    # (ranker/models/delta.py), or "plain"
+    layout: str = setting("delta", choices=("delta", "plain"))
 
 
 @dataclass(frozen=True)
 class HeidornSection:
     k_table: str = "default"               # configs/k-tables/<name>.toml, or a path
+    pp_as_np: bool = True                  # read a PP as a noun phrase, the preposition a premodifier
     tune_metric: str = "evalb_unlabeled"
-    tune_rounds: int = 2
+    tune_rounds: int = setting(2, range=Range(0))
 
 
 @dataclass(frozen=True)
@@ -103,16 +137,16 @@ class EvaluationSection:
     evalb_param: str = "COLLINS"           # configs/evalb/<name>.prm, or a path
     head_rules: str = "collins"
     flatten_rules: str = "ptb"
-    length_cutoff: int = 25                # breakdown "under N words"
-    bootstrap_resamples: int = 1000
-    randomization_resamples: int = 10000
-    confidence: float = 0.95
+    length_cutoff: int = setting(25, range=Range(1))   # breakdown "under N words"
+    bootstrap_resamples: int = setting(1000, range=Range(1))
+    randomization_resamples: int = setting(10000, range=Range(1))
+    confidence: float = setting(0.95, range=Range(0, 1, low_open=True, high_open=True))
 
 
 @dataclass(frozen=True)
 class ReportSection:
     plots: bool = True
-    learning_curve: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0)
+    learning_curve: tuple[float, ...] = setting((0.1, 0.25, 0.5, 1.0), range=Range(0, 1, low_open=True))
 
 
 @dataclass(frozen=True)
@@ -156,36 +190,40 @@ class ExperimentConfig:
         return tomli_w.dumps(self.to_dict())
 
 
-class Range(typing.NamedTuple):
-    """The numbers a key accepts: ``low``/``high`` (None = unbounded), each end included unless open."""
-
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
+#: The sections of an experiment config by name (``[loglinear]`` is :class:`LogLinearSection`).
+SECTIONS: dict[str, type] = {f.name: f.default_factory for f in dataclasses.fields(ExperimentConfig)
+                             if f.name != "source"}
 
 
-#: The range each number may take, by (section, key). A value outside is refused with the key
-#: named instead of silently meaning something else (``limit = -5`` would run the whole corpus);
-#: floats must also be finite everywhere.
+def section_name(section: type) -> str:
+    """The config's name of a section class (``LogLinearSection`` -> ``"loglinear"``)."""
+    return section.__name__.removesuffix("Section").lower()
+
+
+def _field(section: type, key: str) -> dataclasses.Field:
+    return {f.name: f for f in dataclasses.fields(section)}[key]
+
+
+def default(section: type, key: str):
+    """The default of ``key`` in config section ``section`` (the one place it is written)."""
+    return _field(section, key).default
+
+
+def choices(section: type, key: str) -> tuple[str, ...] | None:
+    """The values ``key`` of ``section`` may take (None: any of its type)."""
+    allowed = _field(section, key).metadata.get("choices")
+    if allowed is None or isinstance(allowed, tuple):
+        return allowed
+    return tuple(allowed.names(bare=True))     # a registry: its components by bare name
+
+
+#: The range each number may take, by (section, key), read from the ``range`` of each key's
+#: :func:`setting` (the sections above are the one place it is written). A value outside is refused
+#: with the key named instead of silently meaning something else (``limit = -5`` would run the whole
+#: corpus); floats must also be finite everywhere.
 BOUNDS: dict[tuple[str, str], Range] = {
-    ("experiment", "seed"): Range(0),
-    ("experiment", "workers"): Range(0),
-    ("data", "limit"): Range(0),
-    ("data", "extra_limit"): Range(0),
-    ("parse", "linkage_limit"): Range(1),
-    ("parse", "max_parse_time"): Range(0, low_open=True),
-    ("features", "cutoff"): Range(0),
-    ("loglinear", "sigma2_grid"): Range(0, low_open=True),
-    ("loglinear", "max_iter"): Range(1),
-    ("loglinear", "tol"): Range(0, low_open=True),
-    ("loglinear", "max_parses"): Range(0),
-    ("heidorn", "tune_rounds"): Range(0),
-    ("evaluation", "length_cutoff"): Range(1),
-    ("evaluation", "bootstrap_resamples"): Range(1),
-    ("evaluation", "randomization_resamples"): Range(1),
-    ("evaluation", "confidence"): Range(0, 1, low_open=True, high_open=True),
-    ("report", "learning_curve"): Range(0, 1, low_open=True),
+    (name, f.name): f.metadata["range"]
+    for name, section in SECTIONS.items() for f in dataclasses.fields(section) if "range" in f.metadata
 }
 
 
@@ -205,6 +243,12 @@ def _check_range(value, bounds: Range | None, where: str) -> None:
         raise ConfigError(f"{where}: must be {'>' if bounds.low_open else '>='} {bounds.low}, got {value!r}")
     if bounds.high is not None and (value > bounds.high or (value == bounds.high and bounds.high_open)):
         raise ConfigError(f"{where}: must be {'<' if bounds.high_open else '<='} {bounds.high}, got {value!r}")
+
+
+def _check_choice(value, allowed: tuple[str, ...] | None, where: str) -> None:
+    """Raise naming the key when ``value`` is not one of the names it may take."""
+    if allowed is not None and value not in allowed:
+        raise ConfigError(f"{where} {value!r} is not known (known: {', '.join(allowed)})")
 
 
 def check_bounds(section: str, key: str, value, where: str) -> None:
@@ -279,9 +323,25 @@ def config_from_dict(doc: dict, source: str = "<dict>") -> ExperimentConfig:
                                   f"(known: {', '.join(fields)})")
             where = f"{source}: [{name}] {key}"
             values[key] = _check_value(value, fields[key], where)
-            _check_range(values[key], BOUNDS.get((name, key)), where)
         sections[name] = cls(**values)
-    return ExperimentConfig(**sections, source=source)
+    cfg = ExperimentConfig(**sections, source=source)
+    check_settings(cfg)
+    return cfg
+
+
+def check_settings(cfg: ExperimentConfig) -> None:
+    """Raise :class:`ConfigError` naming the key of the first value outside its range or choices.
+
+    Every key with a ``range`` or ``choices`` (:func:`setting`) is checked, so a config built in
+    code is held to the same values as one read from a file.
+    """
+    for name, section in SECTIONS.items():
+        values = getattr(cfg, name)
+        for f in dataclasses.fields(section):
+            where = f"{cfg.source}: [{name}] {f.name}"
+            value = getattr(values, f.name)
+            _check_range(value, f.metadata.get("range"), where)
+            _check_choice(value, choices(section, f.name), where)
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

@@ -163,7 +163,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         with clock("train"):
             gains = None
-            if ll.objective == "expected_f":   # minimum risk: every candidate's own F
+            if template.needs_gain:   # minimum risk: every candidate's own F
                 from .best_f import best_f_gains
 
                 gains = [best_f_gains(st, mats["train"], *ann.best_f, source)]

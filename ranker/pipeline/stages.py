@@ -527,17 +527,15 @@ def consistency(store: Store, matrix, kind: str, sel: SplitSelection, source: st
 def loglinear_template(loglinear: LogLinearSection, workers: int = 0):
     """The unfitted log-linear ranker ``[loglinear]`` describes (σ² is chosen later).
 
-    ``objective = "expected_f"`` gives the minimum-risk ranker (its ``fit`` also takes ``gain``).
+    The ranker of its ``objective`` (:data:`ranker.registries.OBJECTIVES`): the likelihood's, or
+    minimum risk's (whose ``fit`` also takes ``gain``), built from the section by the registry.
     """
-    from ..models import LogLinearRanker
-    from ..models.expected_f import ExpectedFRanker
+    from ..registries import OBJECTIVES, RANKERS
+    from .config import ExperimentConfig
 
-    cls = ExpectedFRanker if loglinear.objective == "expected_f" else LogLinearRanker
-    return cls(solver=loglinear.optimizer, max_iter=loglinear.max_iter, tol=loglinear.tol,
-                           max_parses=loglinear.max_parses or None,
-                           full_parses_only=loglinear.full_only,
-                           proper_subset=loglinear.proper_subset, layout=loglinear.layout,
-                           n_jobs=resolve_workers(workers))
+    config = ExperimentConfig(experiment=ExperimentSection(workers=resolve_workers(workers)),
+                              loglinear=loglinear)
+    return RANKERS.build(OBJECTIVES.get(loglinear.objective, "[loglinear] objective"), config)
 
 
 def training_rows(store: Store, features: FeaturesSection, template, blocks: Sequence,
@@ -639,16 +637,16 @@ def fit_heidorn(store: Store, heidorn: HeidornSection, head_rules: str, heldout:
     from ..models import HeidornRanker
     from ..models.summary import FitSummary
 
-    plain = HeidornRanker(k_table=heidorn.k_table, heads=head_rules, pp_as_np=True).fit()
+    plain = HeidornRanker(k_table=heidorn.k_table, heads=head_rules, pp_as_np=heidorn.pp_as_np).fit()
     chosen_on = f"heldout {heidorn.tune_metric}"
     tuned, curve, key = tune_heidorn(store, heldout, source, quality, heidorn.k_table, head_rules,
-                                     heidorn.tune_rounds, chosen_on)
+                                     heidorn.tune_rounds, chosen_on, pp_as_np=heidorn.pp_as_np)
     return HeidornFit(plain, tuned, curve, {**FitSummary.of(tuned).to_dict(), "chosen_on": chosen_on,
                                             "model": key})
 
 
 def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np.ndarray,
-                 k_table, heads: str, rounds: int, chosen_on: str = "heldout"):
+                 k_table, heads: str, rounds: int, chosen_on: str = "heldout", *, pp_as_np: bool):
     """Heidorn's K tuned on held-out, and the held-out score of uniform K's (the sensitivity plot).
 
     The tuned ranker is kept in the store as a model (marked ``chosen_on``) and the curve as a
@@ -662,7 +660,7 @@ def tune_heidorn(store: Store, heldout: SplitSelection, source: str, quality: np
     from .cache import cached_fit, cached_result, data_digest, load_payload, sub_key, text_digest
 
     texts = text_digest(t for s in heldout.sentences for t in store.candidate_texts(s.id, source))
-    template = HeidornRanker(k_table=k_table, heads=heads, pp_as_np=True, tune=True, max_rounds=rounds)
+    template = HeidornRanker(k_table=k_table, heads=heads, pp_as_np=pp_as_np, tune=True, max_rounds=rounds)
     params = {k: (v.to_dict() if isinstance(v, KTable) else v)
               for k, v in template.get_params().items()}
     uniform = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
@@ -716,10 +714,33 @@ class Choices(NamedTuple):
     groups: np.ndarray               # its per-row sentence number
 
 
+def choose(ranker, inputs: dict) -> np.ndarray:
+    """``ranker``'s choice in each group, on the candidates in the form it reads.
+
+    ``inputs`` maps each form of :data:`ranker.models.base.INPUTS` a caller can give to a function
+    returning ``(X, groups)`` (called only for the form ``ranker.reads``), so no caller picks a
+    ranker's input by the ranker's name.
+    """
+    if ranker.reads not in inputs:
+        raise RankerError(f"{type(ranker).__name__} reads {ranker.reads}, which is not at hand here")
+    X, groups = inputs[ranker.reads]()
+    if len(groups) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.asarray(ranker.predict(X, groups), dtype=np.int64)
+
+
+def source_ranks(groups: np.ndarray) -> np.ndarray:
+    """Each candidate's rank in its group's source order (0: the source's first choice)."""
+    from ..models.groups import group_offsets
+
+    offsets = group_offsets(groups, len(groups))
+    return np.arange(len(groups)) - np.repeat(offsets[:-1], np.diff(offsets))
+
+
 def select_test(store: Store, test: SplitSelection, source: str, matrix, names: Sequence[str],
                 heidorn: HeidornFit, model, seed: int) -> Choices:
-    """Every ranker's choice on the test split."""
-    from ..models import RandomRanker
+    """Every ranker's choice on the test split (the log-linear model's absent: the source's first)."""
+    from ..models import NativeRanker, RandomRanker
 
     tt, tg, tids = candidate_trees(store, test, source)
     if list(matrix.sentence_ids) != tids:
@@ -727,15 +748,13 @@ def select_test(store: Store, test: SplitSelection, source: str, matrix, names: 
     Xt = matrix.restrict(names)
     mg = matrix.groups()
     compiled = heidorn.plain.compile(tt)   # both Heidorn rankers score the same compiled trees
-    choices = {
-        "native": per_sentence(test, tids, np.zeros(len(tids), dtype=np.int64)),
-        "heidorn": per_sentence(test, tids, heidorn.plain.predict(compiled, tg)),
-        "heidorn_tuned": per_sentence(test, tids, heidorn.tuned.predict(compiled, tg)),
-        "loglinear": per_sentence(test, tids, model.predict(Xt, mg) if model
-                                  else np.zeros(len(tids), dtype=np.int64)),
-    }
-    random_choice = per_sentence(test, tids, RandomRanker(seed=seed).fit()
-                                 .predict(np.zeros(len(tt)), tg))
+    inputs = {"features": lambda: (Xt, mg), "trees": lambda: (compiled, tg),
+              "source_rank": lambda: (source_ranks(tg), tg), "candidates": lambda: (np.zeros(len(tt)), tg)}
+    native = NativeRanker().fit()
+    rankers = {"native": native, "heidorn": heidorn.plain, "heidorn_tuned": heidorn.tuned,
+               "loglinear": model if model else native}
+    choices = {label: per_sentence(test, tids, choose(r, inputs)) for label, r in rankers.items()}
+    random_choice = per_sentence(test, tids, choose(RandomRanker(seed=seed).fit(), inputs))
     return Choices(choices, random_choice, tids, Xt, mg)
 
 

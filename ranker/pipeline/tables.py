@@ -12,6 +12,10 @@ from .config import EvaluationSection
 from .report import BreakdownGroup, MetricTable, Plot, RankerScore
 
 
+#: The choices every other ranker is tested against (the report's p columns, in their order).
+BASELINES = ("native", "heidorn")
+
+
 def metric_table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], ev: EvaluationSection,
                  seed: int, with_tests: bool) -> MetricTable:
     m = METRICS[metric]
@@ -24,15 +28,11 @@ def metric_table(metric: str, fc: ForestCounts, choices: dict[str, np.ndarray], 
         score = corpus_score(m, counts)
         ci = bootstrap_interval(counts, score=m.score, n_resamples=ev.bootstrap_resamples,
                                 confidence=ev.confidence, seed=seed)
-        p_native = p_heidorn = None
-        if with_tests and r != "native" and "native" in sel:
-            p_native = paired_randomization_test(counts, sel["native"], score=m.score,
-                                                 n_resamples=ev.randomization_resamples,
-                                                 seed=seed)
-        if with_tests and r != "heidorn" and "heidorn" in sel:
-            p_heidorn = paired_randomization_test(counts, sel["heidorn"], score=m.score,
-                                                  n_resamples=ev.randomization_resamples,
-                                                  seed=seed)
+        # each ranker against each baseline it is not (a test of a choice against itself says nothing)
+        p_native, p_heidorn = (
+            paired_randomization_test(counts, sel[b], score=m.score, n_resamples=ev.randomization_resamples,
+                                      seed=seed) if with_tests and b in sel and b != r else None
+            for b in BASELINES)
         # phi is error reduction measured from the native choice instead of from random
         phi = error_reduction(score, native, upper) if native is not None else None
         rankers[r] = RankerScore(score, error_reduction(score, lower, upper), tuple(ci),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import RankerError
-from .config import ConfigError, ExperimentConfig
+from .config import ConfigError, ExperimentConfig, check_settings
 
 
 def check_cutoff(feature_set: str, cutoff: int, where: str) -> None:
@@ -85,7 +85,8 @@ def _check(where: str, what: str, load) -> None:
 def validate_config(cfg: ExperimentConfig) -> None:
     """Raise :class:`ConfigError` for the first value or file of ``cfg`` no stage could use.
 
-    Checked: the candidate source and its forests file, the corpora and split names, the
+    Checked: every key's range and choices (:func:`~.config.check_settings`), the candidate
+    source and its forests file, the corpora and split names, the
     annotation kind, the feature set, the K table, the EVALB parameter file, the head, MPH and
     flattening rules, and the metrics named for tuning.
     """
@@ -99,6 +100,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
     from .stages import candidate_source, metric_names, scoring_settings
 
     src = cfg.source
+    check_settings(cfg)     # every key's range and choices (ranker/pipeline/config.py)
     _check(src, "[parse]", lambda: candidate_source(cfg.parse, src))
     d = cfg.data
     for key, corpus in (("corpus", d.corpus), *(("extra_training", c) for c in d.extra_training)):
@@ -110,11 +112,6 @@ def validate_config(cfg: ExperimentConfig) -> None:
     if cfg.annotation.kind not in ("riezler", BEST_F, USER):
         raise ConfigError(f"{src}: [annotation] kind {cfg.annotation.kind!r} is neither derivable from "
                           f"gold trees nor made of stored decisions (known: riezler, {BEST_F}, {USER})")
-    from ..store.store import RULES
-
-    if cfg.annotation.rule not in RULES:
-        raise ConfigError(f"{src}: [annotation] rule {cfg.annotation.rule!r} is not known "
-                          f"(known: {', '.join(RULES)})")
     if cfg.annotation.kind == BEST_F:
         _check(src, "[annotation]", lambda: best_f_key(cfg.annotation.best_f_metric,
                                                         scoring_settings(cfg.evaluation)))
@@ -127,17 +124,10 @@ def validate_config(cfg: ExperimentConfig) -> None:
                    ("[heidorn] tune_metric", cfg.heidorn.tune_metric)):
         if m not in known:
             raise ConfigError(f"{src}: {key}: unknown metric {m!r} (known: {', '.join(known)})")
-    if cfg.loglinear.optimizer not in ("cg", "lbfgs"):
-        raise ConfigError(f"{src}: [loglinear] optimizer {cfg.loglinear.optimizer!r} is not known "
-                          "(known: cg, lbfgs)")
-    if cfg.loglinear.layout not in ("plain", "delta"):
-        raise ConfigError(f"{src}: [loglinear] layout {cfg.loglinear.layout!r} is not known "
-                          "(known: plain, delta)")
-    if cfg.loglinear.objective not in ("loglik", "expected_f"):
-        raise ConfigError(f"{src}: [loglinear] objective {cfg.loglinear.objective!r} is not known "
-                          "(known: loglik, expected_f)")
-    if cfg.loglinear.objective == "expected_f" and (cfg.annotation.kind != BEST_F
-                                                    or cfg.data.extra_training):
+    from ..registries import OBJECTIVES, RANKERS
+
+    if RANKERS.get(OBJECTIVES.get(cfg.loglinear.objective)).needs_gain and (cfg.annotation.kind != BEST_F
+                                                                           or cfg.data.extra_training):
         raise ConfigError(f"{src}: [loglinear] objective 'expected_f' needs every candidate's F "
                           f"against a full gold tree: [annotation] kind {BEST_F!r} and no "
                           "[data] extra_training")

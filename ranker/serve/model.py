@@ -102,12 +102,11 @@ def tuned_heidorn(store):
     """
     from ..models import HeidornRanker
     from ..pipeline.cache import load_payload
+    from ..registries import RANKERS
 
     for r in sorted(store.model_records(), key=lambda r: r.created, reverse=True):
-        if r.ranker.partition("/")[0] == "heidorn" and "heldout" in r.chosen:
-            ranker = load_payload(store.model_file(r.key), where=r.key).ranker
-            if isinstance(ranker, HeidornRanker):
-                return ranker
+        if r.ranker in RANKERS and RANKERS.get(r.ranker) is HeidornRanker and "heldout" in r.chosen:
+            return load_payload(store.model_file(r.key), where=r.key).ranker
     return None
 
 

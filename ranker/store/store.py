@@ -536,7 +536,7 @@ class Store:
 
     def consistent_sets(self, kind: str, corpus: str | None = "treebank", split: str | None = None,
                         fileids=None, source: str | None = None,
-                        rule: str = "strict") -> dict[str, ConsistentSet]:
+                        *, rule: str) -> dict[str, ConsistentSet]:
         """X(y, z) for every annotated sentence with candidates, weights in forest candidate order.
 
         Parameters
@@ -548,7 +548,8 @@ class Store:
             candidates that contain every annotated bracket; an empty set gives all-zero weights,
             rule ``"none"``), ``"fewest"`` (when the strict set is empty, the candidates with the
             fewest missing brackets), ``"compatible"`` (the candidates that cross no annotated
-            bracket), ``"strict-else-compatible"`` and ``"lexicographic"``.
+            bracket), ``"strict-else-compatible"`` and ``"lexicographic"``. No default here: the
+            one default is the config's (``[annotation] rule``), which every caller passes.
 
         Raises
         ------

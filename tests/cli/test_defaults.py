@@ -1,4 +1,7 @@
-"""Every subcommand option that stands for a config key has that key's default (issue 10: one default each)."""
+"""Every subcommand option and estimator parameter that stands for a config key has that key's default and choices.
+
+Issue 10: one default each for the options; issue 24: for the estimators too, and the choices once.
+"""
 import argparse
 
 import pytest
@@ -13,11 +16,11 @@ from ranker.pipeline.config import (AnnotationSection, DataSection, EvaluationSe
 CONFIG_DESTS = {"store", "workers", "seed", "corpus", "limit", "linkage_limit", "max_parse_time",
                 "allow_null", "k_table", "heads", "metric", "rule", "sigma2_grid", "cutoff", "features",
                 "max_iter", "solver", "tol", "max_parses", "full_only", "kind", "heldout",
-                "evalb_param", "head_rules", "flatten_rules"}
+                "evalb_param", "head_rules", "flatten_rules", "pp_as_np", "layout", "optimizer", "objective"}
 OWN_DEFAULTS = {
     ("evalb", "cutoff"),                                   # EVALB's CUTOFF_LEN, not a config key
     ("evaluate", "head_rules"), ("evaluate", "flatten_rules"),   # per scheme (ranker/evaluation/schemes.py)
-    ("score", "k_table"), ("score", "heads"),              # Heidorn's own figures: star heads
+    ("score", "k_table"), ("score", "heads"), ("score", "pp_as_np"),   # Heidorn's own figures: star heads
     ("annotate", "kind"),                                  # required: riezler, chunks or file
     ("models", "kind"),                                    # retrain: people's decisions (user), not the run's kind
     ("store", "store"), ("store", "corpus"),               # positional store, export's corpus filter
@@ -90,3 +93,91 @@ def test_a_config_options_number_is_held_to_the_keys_range(argv, message, capsys
     # in range, the same option parses to the number
     good = build_parser().parse_args(["train", "--out", "m.json", "--max-iter", "7", "--tol", "1e-6"])
     assert good.max_iter == 7 and good.tol == 1e-6
+
+
+def test_every_config_option_offers_its_keys_choices():
+    # the optimizer, layout and rule choices were listed in cli/train.py beside the config's
+    from ranker.pipeline.config import choices
+
+    offered = 0
+    for name, action in _options():
+        if hasattr(action, "config_key"):
+            section, key, _ = action.config_key
+            assert action.choices == choices(section, key), (name, action.dest)
+            offered += action.choices is not None
+    assert offered >= 4    # train --rule --solver --layout, models retrain --rule
+
+
+# --------------------------------------------------------------------------- estimators (issue 24)
+#: Each estimator parameter that stands for a config key, by the key (section, name).
+ESTIMATOR_KEYS = {
+    "LogLinearRanker": {"solver": (LogLinearSection, "optimizer"), "max_iter": (LogLinearSection, "max_iter"),
+                        "tol": (LogLinearSection, "tol"), "max_parses": (LogLinearSection, "max_parses"),
+                        "full_parses_only": (LogLinearSection, "full_only"),
+                        "proper_subset": (LogLinearSection, "proper_subset"),
+                        "layout": (LogLinearSection, "layout")},
+    "ExpectedFRanker": "LogLinearRanker",
+    "HeidornRanker": {"k_table": (HeidornSection, "k_table"), "heads": (EvaluationSection, "head_rules"),
+                      "pp_as_np": (HeidornSection, "pp_as_np"), "max_rounds": (HeidornSection, "tune_rounds")},
+    "RandomRanker": {"seed": (ExperimentSection, "seed")},
+    "NativeRanker": {}, "OracleRanker": {},
+}
+
+
+def _estimators():
+    from ranker.registries import RANKERS
+
+    return {RANKERS.get(n).__name__: RANKERS.get(n) for n in RANKERS.names()}
+
+
+def test_every_estimator_default_is_the_configs():
+    # LogLinearRanker had max_iter 1000 against the config's 300; HeidornRanker pp_as_np False
+    # against the pipeline's True, max_rounds 3 against tune_rounds 2, heads star against collins
+    import inspect
+
+    estimators = _estimators()
+    assert set(estimators) == set(ESTIMATOR_KEYS)
+    for name, cls in estimators.items():
+        keys = ESTIMATOR_KEYS[name]
+        keys = ESTIMATOR_KEYS[keys] if isinstance(keys, str) else keys
+        params = inspect.signature(cls.__init__).parameters
+        for param, (section, key) in keys.items():
+            assert params[param].default == config_default(section, key), (name, param, section, key)
+
+
+def test_estimator_parameters_named_like_config_keys_are_linked_to_them():
+    import dataclasses
+    import inspect
+
+    from ranker.pipeline.config import SECTIONS
+
+    config_keys = {f.name for s in SECTIONS.values() for f in dataclasses.fields(s)}
+    for name, cls in _estimators().items():
+        keys = ESTIMATOR_KEYS[name]
+        keys = ESTIMATOR_KEYS[keys] if isinstance(keys, str) else keys
+        for param in inspect.signature(cls.__init__).parameters:
+            if param in config_keys:
+                assert param in keys, f"{name}({param}=...) names a config key but is not linked to it"
+
+
+def test_the_estimators_choices_are_the_configs():
+    from ranker.models.loglinear import SOLVERS
+    from ranker.models.objective import LAYOUTS
+    from ranker.pipeline.config import choices
+    from ranker.registries import OBJECTIVES, RANKERS
+
+    assert tuple(SOLVERS) == choices(LogLinearSection, "optimizer")
+    assert LAYOUTS == choices(LogLinearSection, "layout")
+    for objective in choices(LogLinearSection, "objective"):    # every objective has its ranker
+        assert OBJECTIVES.get(objective) in RANKERS
+
+
+def test_the_consistency_rule_has_no_default_below_the_config():
+    # the store and the feature rows said "strict" where the config says "fewest"
+    import inspect
+
+    from ranker.features.datasets import consistency_weights
+    from ranker.store.store import Store
+
+    for f in (Store.consistent_sets, consistency_weights):
+        assert inspect.signature(f).parameters["rule"].default is inspect.Parameter.empty, f

@@ -51,7 +51,8 @@ def test_select_heidorn_with_a_loglinear_model_is_a_short_error(tmp_path, loglin
     (lambda b: b.replace(b'"coef_": [\n', b'"coef_": [\n  NaN,\n', 1), "NaN is not a number a model may hold"),
     (lambda b: json.dumps({**json.loads(b), "state": {"coef_": "x"}}).encode(), "bad loglinear model"),
     (lambda b: b.replace(b'"names": [', b'"names": [1, ', 1), "features.names must be a list of strings"),
-    (lambda b: b.replace(b'"ranker": "loglinear"', b'"ranker": ["loglinear"]', 1), "unknown ranker"),
+    (lambda b: b.replace(b'"ranker": "loglinear/1"', b'"ranker": ["loglinear"]', 1), "unknown ranker"),
+    (lambda b: b.replace(b'"ranker": "loglinear/1"', b'"ranker": "loglinear/2"', 1), "unknown ranker 'loglinear/2'"),
 ])
 def test_a_damaged_model_file_is_one_error_naming_it(loglinear_model, damage, message):
     loglinear_model.write_bytes(damage(loglinear_model.read_bytes()))
@@ -63,7 +64,27 @@ def test_a_damaged_model_file_is_one_error_naming_it(loglinear_model, damage, me
 def test_a_loglinear_model_is_loaded_as_saved(loglinear_model):
     saved = load_model(loglinear_model, ["a", "b"], kind="loglinear")
     assert saved.feature_names == ("a", "b") and saved.feature_config == {"name": "tiny"}
-    assert json.loads(loglinear_model.read_text())["ranker"] == "loglinear"
+    assert json.loads(loglinear_model.read_text())["ranker"] == "loglinear/1"    # its versioned registry name
+
+
+@pytest.mark.parametrize("old, cls", [("loglinear", "LogLinearRanker"), ("heidorn", "HeidornRanker")])
+def test_a_model_file_from_before_the_versions_is_read_as_version_1(tmp_path, loglinear_model, old, cls):
+    # issue 24: files said "ranker": "loglinear", no version; they still load, as the first version
+    from ranker.models import HeidornRanker, save_model
+
+    path = loglinear_model
+    if old == "heidorn":
+        path = tmp_path / "heidorn.json"
+        save_model(path, HeidornRanker().fit())
+    doc = json.loads(path.read_text())
+    assert doc["ranker"] == f"{old}/1"
+    doc["ranker"] = old
+    path.write_text(json.dumps(doc))
+    saved = load_model(path, kind=old)
+    assert type(saved.ranker).__name__ == cls
+    # written again, it says the version
+    save_model(path, saved.ranker, saved.feature_names, saved.feature_config)
+    assert json.loads(path.read_text())["ranker"] == f"{old}/1"
 
 
 @pytest.mark.slow

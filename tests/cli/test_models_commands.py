@@ -84,7 +84,7 @@ def test_train_then_select_picks_the_consistent_parses(store, feature_config, tm
                  "--sigma2", "10", "--out", str(model)]) == 0
     assert "trained on 8 sentences" in capsys.readouterr().out
     doc = json.loads(model.read_text())
-    assert doc["ranker"] == "loglinear" and doc["features"]["config"]["name"] == "small"
+    assert doc["ranker"] == "loglinear/1" and doc["features"]["config"]["name"] == "small"
     # Retraining reuses the stored matrix: exactly one feature artifact per split.
     assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
                  "--sigma2", "1", "--out", str(model)]) == 0

@@ -18,6 +18,10 @@ HIGH = "(VP (VERB* See) (NP (ADJ the) (NOUN* man)) (PP (PREP with) (ADJ the) (NO
 LOW = ("(VP (VERB* See) (NP (ADJ the) (NOUN* man) "
        "(PP (PREP with) (ADJ the) (NOUN* telescope))))")
 
+#: Heidorn's own figures: trees whose head children are marked with "*", a PP read as its own
+#: phrase (the estimator's defaults are the pipeline's: collins head rules, PPs read as NPs).
+STAR = dict(heads="star", pp_as_np=False)
+
 
 def tree(text):
     return parse_tree(text, "<test>", 1)
@@ -30,7 +34,7 @@ def test_figure_1_scores_exactly_and_chooses_the_low_attachment():
     for score in (score_bottom_up, score_top_down):
         assert score(high, table) == pytest.approx(0.23, abs=1e-15)
         assert score(low, table) == pytest.approx(0.122, abs=1e-15)
-    ranker = HeidornRanker().fit([high, low])
+    ranker = HeidornRanker(**STAR).fit([high, low])
     np.testing.assert_allclose(ranker.scores([high, low]), [0.23, 0.122], atol=1e-15)
     assert ranker.predict([high, low], [0, 0]).tolist() == [1]
     # The paper's worked parts: the PP scores 0.1(0+1) + 0.1(0+1); the NP of parse 2 0.1 + 0.1(1.2).
@@ -40,7 +44,7 @@ def test_figure_1_scores_exactly_and_chooses_the_low_attachment():
 
 def test_ties_go_to_the_source_order_and_lowest_score_wins():
     high, low = tree(HIGH), tree(LOW)
-    ranker = HeidornRanker().fit([])
+    ranker = HeidornRanker(**STAR).fit([])
     assert ranker.predict([low, low, high], ["a", "a", "a"]).tolist() == [0]
     assert ranker.predict([high, low, low, high], [1, 1, 2, 2]).tolist() == [1, 0]
 
@@ -50,7 +54,7 @@ def test_reward_and_penalty_change_the_choice():
     table = KTable(("modifier", "head"), 0.1, {("PP", "NP"): 2.0})
     high, low = tree(HIGH), tree(LOW)
     assert score_bottom_up(low, table) == pytest.approx(0.1 * (0.1 + 2 * 1.2 + 1), abs=1e-15)
-    assert HeidornRanker(k_table=table).fit([]).predict([high, low], [0, 0]).tolist() == [0]
+    assert HeidornRanker(**STAR, k_table=table).fit([]).predict([high, low], [0, 0]).tolist() == [0]
 
 
 def test_penn_pp_as_np_reproduces_figure_1_with_star_heads():
@@ -155,15 +159,15 @@ def test_tuning_learns_a_penalty_that_fixes_the_choice(tmp_path):
     X = [high, low] * 3
     groups = [0, 0, 1, 1, 2, 2]
     quality = np.array([100.0, 50.0] * 3)
-    base = HeidornRanker(k_table=KTable(("modifier", "head")))
+    base = HeidornRanker(**STAR, k_table=KTable(("modifier", "head")))
     assert base.fit(X).score(X, quality, groups) == 50.0
-    tuned = HeidornRanker(k_table=KTable(("modifier", "head")), tune=True).fit(X, quality, groups)
+    tuned = HeidornRanker(**STAR, k_table=KTable(("modifier", "head")), tune=True).fit(X, quality, groups)
     assert tuned.score(X, quality, groups) == 100.0
     assert tuned.k_table_ != KTable(("modifier", "head"))
     assert tuned.tuning_history_[0][3] == 50.0 and tuned.tuning_history_[-1][3] == 100.0
     path = tmp_path / "tuned.toml"
     path.write_text(tuned.k_table_.to_toml("tuned"))
-    assert HeidornRanker(k_table=str(path)).fit(X).score(X, quality, groups) == 100.0
+    assert HeidornRanker(**STAR, k_table=str(path)).fit(X).score(X, quality, groups) == 100.0
 
 
 def test_bottom_up_memo_over_shared_subtrees_gives_the_same_scores():
@@ -188,7 +192,7 @@ def test_trees_compiled_once_fit_and_score_like_the_trees_themselves():
     X = [high, low] * 3
     groups = [0, 0, 1, 1, 2, 2]
     quality = np.array([100.0, 50.0] * 3)
-    make = lambda: HeidornRanker(k_table=KTable(("modifier", "head")), tune=True)   # noqa: E731
+    make = lambda: HeidornRanker(**STAR, k_table=KTable(("modifier", "head")), tune=True)   # noqa: E731
     compiled = make().compile(X)
     from_trees, from_compiled = make().fit(X, quality, groups), make().fit(compiled, quality, groups)
     assert from_compiled.k_table_ == from_trees.k_table_

@@ -63,6 +63,53 @@ def test_non_convergence_warns_and_records_iterations():
     assert not m.converged_ and m.n_iter_ == 2
 
 
+
+def test_every_fit_runs_the_one_solve_loop(tmp_path):
+    # issue 24: the loop was copied between loglinear.py and expected_f.py (the comment on CG's
+    # convergence flag in one copy only); likelihood, minimum risk and a warm-started retrain (a
+    # LogLinearRanker fit with coef_init and prior_mean) now all go through models/solve.py
+    from pathlib import Path
+
+    import ranker
+    from ranker.models import solve as solve_module
+    from ranker.models.expected_f import ExpectedFRanker
+
+    root = Path(ranker.__file__).parent
+    callers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                     if any("minimize(" in line and "``" not in line      # a call, not a docstring's name
+                            for line in p.read_text(encoding="utf-8").splitlines()))
+    assert callers == ["models/solve.py"]
+    X, y, groups, _ = noisy_problem(3)
+    calls = []
+    real = solve_module.scipy.optimize.minimize
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs["method"])
+        return real(*args, **kwargs)
+
+    solve_module.scipy.optimize.minimize = counting
+    try:
+        base = LogLinearRanker(sigma2=1.0).fit(X, y, groups)
+        LogLinearRanker(sigma2=1.0).fit(X, y, groups, coef_init=base.coef_, prior_mean=base.coef_)
+        gain = np.asarray(y, dtype=float)
+        ExpectedFRanker(sigma2=1.0, solver="lbfgs").fit(X, y, groups, gain=gain, coef_init=base.coef_)
+    finally:
+        solve_module.scipy.optimize.minimize = real
+    assert calls == ["CG", "CG", "L-BFGS-B"]
+
+
+def test_minimum_risk_warns_as_the_likelihood_does():
+    from ranker.models.expected_f import ExpectedFRanker
+
+    X, y, groups, _ = noisy_problem(3)
+    start = np.zeros(X.shape[1])
+    with pytest.warns(ConvergenceWarning, match=r"ExpectedFRanker did not converge after 1 iterations "
+                                                r"\(\d+ evaluations\)"):
+        m = ExpectedFRanker(sigma2=100.0, max_iter=1, tol=1e-12).fit(X, y, groups, coef_init=start,
+                                                                     gain=np.asarray(y, dtype=float))
+    assert not m.converged_ and m.n_iter_ == 1
+
+
 def test_training_filters_drop_whole_sentences():
     X = sp.csr_matrix(np.eye(9))
     groups = [0, 0, 1, 1, 1, 2, 2, 3, 3]

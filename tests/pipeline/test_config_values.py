@@ -49,17 +49,39 @@ def test_a_config_that_is_not_utf8_names_file_line_and_column(tmp_path):
 
 
 @pytest.mark.parametrize("kind, objective, message", [
-    ("best_f", "pairwise", "[loglinear] objective 'pairwise' is not known (known: loglik, expected_f)"),
+    ("best_f", "pairwise", "[loglinear] objective 'pairwise' is not known (known: expected_f, loglik)"),
     ("riezler", "expected_f", "[loglinear] objective 'expected_f' needs every candidate's F"),
 ])
 def test_the_training_objective_is_checked_against_the_annotation(kind, objective, message):
     from ranker.pipeline.validate import validate_config
 
-    cfg = config_from_dict({"annotation": {"kind": kind}, "loglinear": {"objective": objective}},
-                           "x.toml")
+    with pytest.raises(ConfigError) as e:
+        validate_config(config_from_dict({"annotation": {"kind": kind}, "loglinear": {"objective": objective}},
+                                         "x.toml"))
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize("section, key, value, message", [
+    ("loglinear", "optimizer", "newton", "[loglinear] optimizer 'newton' is not known (known: cg, lbfgs)"),
+    ("loglinear", "layout", "tree", "[loglinear] layout 'tree' is not known (known: delta, plain)"),
+    ("annotation", "rule", "loose", "[annotation] rule 'loose' is not known (known: strict, fewest,"),
+    ("loglinear", "max_iter", 0, "[loglinear] max_iter: must be >= 1, got 0"),
+])
+def test_a_config_built_in_code_is_held_to_the_same_choices_and_ranges(section, key, value, message):
+    # issue 24: the choices and ranges are the config keys' metadata, checked on a file's load and
+    # by validate_config for a config made in code alike
+    import dataclasses
+
+    from ranker.pipeline.config import SECTIONS
+    from ranker.pipeline.validate import validate_config
+
+    with pytest.raises(ConfigError) as e:
+        config_from_dict({section: {key: value}}, "x.toml")
+    assert message in str(e.value)
+    cfg = dataclasses.replace(ExperimentConfig(source="code"), **{section: SECTIONS[section](**{key: value})})
     with pytest.raises(ConfigError) as e:
         validate_config(cfg)
-    assert message in str(e.value)
+    assert str(e.value).startswith("code: ") and message in str(e.value)
 
 
 def test_issue_11_old_fewest_violations_key_reads_as_the_rule(tmp_path):

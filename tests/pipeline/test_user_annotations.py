@@ -68,7 +68,7 @@ def test_annotate_kind_user_reads_the_decisions_as_the_page_shows_them(store, ca
     assert "user: 3 sentences annotated" in capsys.readouterr().out
     with Store.open(store) as st:
         anns = st.annotations("user")
-        sets = st.consistent_sets("user", corpus=None)
+        sets = st.consistent_sets("user", corpus=None, rule="strict")
         assert sorted(anns) == sorted(sids)
         for sid, (spans, made) in shown.items():
             assert [(b.label, b.start, b.end, b.accept) for b in anns[sid].brackets] == \
@@ -97,7 +97,7 @@ def test_a_rejected_span_is_a_violation_for_training_too(store):
         st.add_decision(sid, Decision(d.label, d.start, d.end, False, "ann", "2026-11-23T16:00:00Z"))
     assert main(["annotate", "--store", str(store), "--kind", "user", "--workers", "1"]) == 0
     with Store.open(store) as st:
-        w = st.consistent_sets("user", corpus=None)[sid].weights
+        w = st.consistent_sets("user", corpus=None, rule="strict")[sid].weights
     has = remaining_mask(spans, [Decision(d.label, d.start, d.end, True, "", "")], LabelEquivalences.load())
     assert list(w) == (~has).astype(float).tolist() and sum(w) == d.remaining - d.count
 
@@ -110,7 +110,7 @@ def _consistent_loglik(ranker, feature_config, store, sids, names):
     from ranker.pipeline.splits import SplitSelection
 
     with Store.open(store) as st:
-        sets = st.consistent_sets("user", corpus=None)
+        sets = st.consistent_sets("user", corpus=None, rule="strict")
         sel = SplitSelection("u", "treebank", None, None, tuple(st.sentence(s) for s in sids))
         m = cached_matrix(st, feature_set_from_dict(feature_config), sel, None)
     scores = ranker.decision_function(m.restrict(names))

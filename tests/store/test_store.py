@@ -106,12 +106,12 @@ def test_consistent_sets_statuses_and_rules(st):
     st.add_candidates([_cand(S1.id, k, t) for k, t in enumerate([A, B, C])])
     st.add_annotations([Annotation(S1.id, "riezler", (Bracket("NP", 0, 1),))])
     with pytest.raises(StoreError, match="ranker annotate"):
-        st.consistent_sets("riezler")
+        st.consistent_sets("riezler", rule="strict")
     st.put_annotation_checks("riezler", [(S1.id, "lg", 0, 0, 0), (S1.id, "lg", 1, 1, 1), (S1.id, "lg", 2, 1, 0)])
-    cs = st.consistent_sets("riezler")[S1.id]
+    cs = st.consistent_sets("riezler", rule="strict")[S1.id]
     assert cs.weights == (1.0, 0.0, 0.0) and cs.status == "proper" and cs.rule == "consistent"
     st.put_annotation_checks("riezler", [(S1.id, "lg", 0, 2, 0)])
-    strict = st.consistent_sets("riezler")[S1.id]
+    strict = st.consistent_sets("riezler", rule="strict")[S1.id]
     assert strict.weights == (0.0, 0.0, 0.0) and strict.status == "empty" and strict.rule == "none"
     fewest = st.consistent_sets("riezler", rule="fewest")[S1.id]
     assert fewest.weights == (0.0, 1.0, 1.0) and fewest.status == "empty" and fewest.rule == "fewest-violations"
@@ -181,7 +181,7 @@ def test_a_word_penn_text_cannot_hold_is_refused_before_anything_is_written(st):
 def test_issue_10_a_missing_annotation_says_to_run_ranker_annotate(st, kind, hint):
     st.add_candidates([_cand(S1.id, 0, A)])
     with pytest.raises(StoreError, match=f"no annotation '{kind}' is stored; run: ranker annotate --store .* {hint}"):
-        st.consistent_sets(kind)
+        st.consistent_sets(kind, rule="strict")
 
 
 def test_readonly_open_of_a_path_with_uri_characters(tmp_path):
