@@ -8,146 +8,20 @@ shape (without ``--store``):
 * the two objectives at ``λ = 0`` and at a random ``λ``, which must agree (the peer's value minus
   the data constant of :func:`cvlm_format.value_offset`, and the gradients): the proof that the
   data and the regulariser are the same (``σ²`` ↔ ``-c 1/(2σ²) -p 2``, see :mod:`peer_cvlm`);
-* with 1 and 2 threads, each side in a fresh process: seconds per evaluation (ours directly, median
-  of repeated calls, and within the fit; the peer's within its fit, between consecutive evaluations),
-  evaluations and seconds until the objective is within ``--rel-gap`` of the best value either side
-  reached, where each stops by itself, and peak memory (the process's ``VmHWM``);
-* the memory-bandwidth floor: the bytes one evaluation must stream (the matrix twice: scores, then
-  expectations) over the streaming bandwidth measured here with numpy (best copy, read + write,
-  with as many threads), for each side's own layout and for the data's smallest one (an int32 id
-  per nonzero, a float32 value only where the value is not 1), and each side's ratio to them.
+* with 1 and 2 threads, each side in a fresh process: seconds per evaluation, evaluations and
+  seconds until the objective is within ``--rel-gap`` of the best value either side reached, and
+  peak memory (the process's ``VmHWM``);
+* the memory-bandwidth floor: the bytes one evaluation must stream over the streaming bandwidth
+  measured here with numpy, for each side's own layout and for the data's smallest one (an int32
+  id per nonzero, a float32 value only where the value is not 1), and each side's ratio to them.
 
 The peer gets the rows our plain objective streams (properties constant over a sentence's
 candidates already dropped, as Charniak and Johnson's extractor drops pseudo-constant features).
-Ours streams them as the trainer does by default (``--layout delta``, :mod:`ranker.models.delta`):
-each candidate as its difference from a near candidate of its sentence, built once in the worker
-before the timed part (its seconds are printed, as is the number of entries streamed), the way the
-peer's reading of its input is not timed either; ``--layout plain`` streams the rows themselves.
-"Smallest layout" stays the plain rows' smallest (an int32 id per nonzero, a float32 value where
-it is not 1): the bytes any objective over the rows themselves must read. Converted inputs go to ``--work`` (default under /tmp), never into the project.
-
-Measured on 2026-11-23, evening (2-core AMD EPYC VM, 1 MiB L2 per core, 32 MiB L3; load average
-5 to 8 from other developers' jobs the whole time, so wall times are up to twice the CPU times and
-two threads gained little; CPU seconds are the fair comparison), ``--store`` a copy of the WSJ
-sample's Link Grammar store: 2,595 sentences, 998,969 candidates, 133,497 properties, 192.8
-million nonzeros (152.0 million ones, 38.9 million float32 values, 2.0 million float64), σ² =
-0.01 (``-c 50``), columns most frequent first. Reached = within 1e-5 of the peer's optimum
-3080.6207. The machine-wide big-job slots were held by cross-validation runs all evening, so the
-figures come from the same code run piece by piece in small processes (one side at a time, one
-thread), not from one ``peer`` run::
-
-                                    ours CG   ours L-BFGS   peer
-    CPU s / evaluation (in fit)      0.296       0.419      0.575
-    evaluations to optimum             176          49         40
-    CPU s to optimum                  52.1        20.5       23.0
-    wall s to optimum                 92.9        45.4       46.6
-    peak memory MB                   ~1217                   973
-
-Per evaluation (direct calls, CPU s, one thread): the fused pass 0.24 to 0.26, the two numba
-products it replaced 0.34 (``X λ`` alone 0.16, ``Xᵀ r`` 0.13; the fused pass without the
-frequency numbering 0.30); wall 0.55 s with one thread and 0.52 with two (0.69 and 0.65 before).
-The floor, the compact matrix (922 MiB) read twice at 14.9 GB/s (13.9 with two threads), is
-0.130 s: the fused pass is 1.8 to 2.0 times it in CPU time (it reads the matrix from memory once,
-the second sweep of each sentence comes from cache, so the floor it could reach is half that), and
-4 to 5 times it in wall time under this load. Per evaluation ours is 2.2 times faster than the
-peer in CPU time; to the optimum our L-BFGS is 11% faster, our CG (the default) 2.3 times slower:
-it needs 4.4 times the peer's evaluations (a diagonal preconditioner from ``E_p[f²]`` at λ = 0
-made it worse, 725 evaluations). Memory: our process holds 1,141 MB after loading (the matrix
-922 MiB = 967 MB, the rest Python, numpy, scipy and numba) and peaks at 1,217 MB with two threads
-(8 block gradients, scratch); the peer's whole process peaks at 973 MB, its matrix at 5 bytes a
-nonzero against our 5.0, so the difference is the interpreter and libraries (it was 4.6 GB
-against 0.97 before the compact matrix).
-
-One idle ``peer`` run (2026-11-23, 23:28-23:43, load average 0.0-1.2, nothing else running; the
-same store, main as of 488c884; ``--threads 1 2``, once with ``--solver lbfgs`` and once with
-``--solver cg``; wall seconds; "reached" = within 1e-5 of the best value 3080.6207)::
-
-                                    ours L-BFGS /1  peer /1  ours L-BFGS /2  peer /2  ours CG /1  ours CG /2
-    s / evaluation (in fit)               0.215      0.502        0.116        0.260      0.209       0.108
-    evaluations to optimum                   49         40           49           40        176         176
-    s to optimum                           11.9       20.0          6.9         10.4       38.8        20.7
-    CPU s to optimum                       11.9       20.0         11.7         20.6       38.8        38.8
-    peak memory MB                         1253        967         1256          967       1242        1256
-    floor s (own layout) / ratio     0.071 / 2.94  0.072 / 6.99  0.043 / 2.44  0.044 / 5.93
-
-The peer threads too (OpenMP over its sentences, ``OMP_NUM_THREADS``; :mod:`peer_cvlm`), and both
-sides gain 1.9x from the second thread. Per evaluation ours is 2.3x faster than the peer on one thread and
-2.2x on two; to the optimum our L-BFGS is 1.7x faster on one thread and 1.5x on two, our CG (the
-default optimiser) 1.9-2.0x slower (176 evaluations against 40). The floor: idle, numpy copies at
-27 GB/s (45 GB/s with two threads), twice the bandwidth measured under load above, so the floor
-falls to 0.071 s and the fused pass, unchanged at 0.21 s, is 2.9x it (2.4x on two threads): the
-pass costs about 1.1 ns a nonzero in arithmetic and the per-candidate exponentials, not in reading
-memory. Memory: 1,143 MB after loading against the peer's whole 967 MB; the matrix is the same
-size on both sides, the difference the interpreter and its libraries (numpy, scipy, numba).
-
-The figures above are of the ``fewest`` rule's training rows (``--rule fewest``). Since
-2026-11-24 ``--store`` reads the rows of ``--config`` (default ``configs/wsj-sample.toml``, strict
-rule), the ones a ``ranker run`` of it stores: 1,196 sentences, 505,287 candidates, 60,955
-properties, 85.0 million nonzeros (17.8 million not 1). One run on a machine busy with other jobs
-(2026-11-24, 16:10-16:22, load about 3; ``--sigma2 0.1 --solver lbfgs``; the objectives agree to
-5e-9 relative), wall seconds unless said::
-
-                                       ours /1   peer /1   ours /2   peer /2
-    s / evaluation (in fit)             0.263     0.642     0.196     0.444
-    evaluations to optimum                115       120       115       118
-    s to optimum                         33.5      82.4      26.9      51.2
-    CPU s to optimum                     22.3      51.2      20.9      44.9
-    peak memory MB                        567       430       568       431
-
-Per evaluation and to the optimum ours is faster on one and two threads; in memory it is not on
-this smaller matrix (0.27 GB narrow against the peer's 0.43 GB of data, but the interpreter and
-its libraries take the difference back).
-
-With difference rows (``--layout delta``, the trainer's default since 2026-11-25) the same data,
-the same store and σ² (2026-11-25, 03:53, idle machine, load 0.6-1.4, main at 5ca2ec7; default CG;
-wall seconds unless said; the objectives agree to 4.7e-9 and 2.2e-9 relative)::
-
-                                       ours /1   peer /1   ours /2   peer /2
-    entries streamed (millions)           11.6      85.0      11.6      85.0
-    s / evaluation (in fit)              0.037     0.237     0.021     0.125
-    evaluations to optimum                 281       119       281       119
-    s to optimum                          10.6      28.4       6.1      15.6
-    CPU s to optimum                      10.6      28.4      11.1      30.2
-    peak memory MB                         388       430       395       431
-    floor (smallest layout) s / ratio  0.022 / 1.65         0.013 / 2.03
-    floor (own layout) s / ratio       0.003 / 11.6         0.002 / 14.3
-
-Ours is 6.4x faster per evaluation than the peer on one thread and 6.0x on two, 2.7x and 2.6x
-faster to the optimum with the default CG (which needs 2.4x the peer's evaluations), in 36-42 MB
-less memory. The difference rows are built once before the fit, 13.5 s here (one thread: their
-trees cost Σ over each sentence's columns of its minority rows squared, 4.8 billion pair counts);
-the peer's reading of its 74 MB gzipped input is not timed either. The floor: against the rows
-themselves (the smallest plain layout read twice) the pass is 1.65x on one thread and 2.03x on
-two; against the bytes of the difference rows 11.6x and 14.3x: with 23 entries a candidate
-instead of 168, each candidate's own work (a log-sum-exp term, the row pointers of its parts, the
-parent's score and subtree sum) is now a large share of the pass. The two-thread copy bandwidth
-is not steady here: 62.9 GB/s in this run, 37.6 GB/s at 03:20 on the code before two bit-level
-kernel changes, where the same pass measured 1.57x (one thread) and 1.12x (two), with 0.036 /
-0.020 s an evaluation, 9.4 / 5.5 s to the optimum and 376 / 379 MB.
-With ``--solver lbfgs`` (03:58, the same code): 0.040 / 0.024 s an evaluation in the fit against
-the peer's 0.240 / 0.121, 115 evaluations and 4.9 / 2.8 s to the optimum against 119 and 29.5 /
-14.7 s, 399 / 410 MB against 431; floor ratios 1.63 / 1.13 (smallest layout, copy bandwidth 35.6
-and 40.2 GB/s).
-
-With every value of a difference row kept (a +1 and a -1 as float32, one loop a row instead of
-three; main at 4df5f02), the same data, store and σ² (2026-11-25, 06:00, idle machine, load
-0.6-1.1; default CG; the objectives agree to 4.7e-9 and 2.2e-9 relative)::
-
-                                       ours /1   peer /1   ours /2   peer /2
-    s / evaluation (in fit)              0.025     0.222     0.015     0.119
-    evaluations to optimum                 268       119       268       119
-    s to optimum                           6.8      26.6       4.2      14.9
-    CPU s to optimum                       6.8      26.6       7.5      28.8
-    peak memory MB                         411       430       422       431
-    floor (smallest layout) s / ratio  0.020 / 1.13         0.021 / 0.74
-    floor (own layout) s / ratio       0.004 / 5.18         0.005 / 3.37
-
-Ours is 8.9x faster per evaluation than the peer on one thread and 7.9x on two, 3.9x and 3.5x
-faster to the optimum, in 8-19 MB less memory (the rows take 86 MiB instead of about 57: 6 bytes
-an entry). The floor: 1.13x the rows' smallest layout read twice on one thread, 0.74x on two
-(the copy bandwidth measured 41.5 GB/s on one thread and 40.0 on two, so the two-thread floor is
-no lower than the one-thread one here). Direct calls: 0.023 s an evaluation on one thread
-(0.035 s with the three loops a row), 0.015 s on two. The difference rows took 12.5 s to build.
+Ours streams them as the trainer does by default (``--layout delta``, :mod:`ranker.models.delta`),
+built once before the timed part, as the peer's reading of its input is not timed either;
+``--layout plain`` streams the rows themselves. Converted inputs go to ``--work`` (default
+``runs/bench-peer``), never into the project's tracked files. The measurements, dated, are in
+``benchmarks/README.md``.
 """
 from __future__ import annotations
 
@@ -179,7 +53,7 @@ def store_training_data(path: str, config: str = "configs/wsj-sample.toml", rule
     """``(X, y, offsets)``: the training rows ``ranker run CONFIG`` fits, from the store at ``path``.
 
     The config's features, annotation and filters; ``rule`` overrides its consistency rule
-    (``fewest`` gives the larger matrix of the figures below, 2,595 sentences; the config's strict
+    (``fewest`` gives the larger matrix of the older figures in ``benchmarks/README.md``, 2,595 sentences; the config's strict
     rule 1,196). Only the training sentences the rule leaves a consistent candidate are read, as
     ``ranker run`` extracts only those (:func:`ranker.pipeline.stages.trainable`). The store is
     opened read-only; their matrix must be there already (``ranker run``, or ``ranker train

@@ -17,17 +17,17 @@ properties two rows disagree on, which is exactly the number of entries a differ
 no candidate takes more entries than its own row. Properties constant over a sentence leave no
 difference at all. On the WSJ sample's training rows (1,196 sentences, 505,287 candidates, 85.0
 million entries without the sentence constants) the differences take 11.6 million entries: each
-evaluation streams and multiplies 7 times fewer, and takes a third of the time (0.023 s against
-0.072 s on one thread; each candidate's own work, its log-sum-exp terms and row bookkeeping, is
-now a large share of it).
+evaluation streams and multiplies 7 times fewer, and takes about a third of the time (not a
+seventh: each candidate's own work, its log-sum-exp terms and row bookkeeping, is now a large
+share of it; the measurements are in ``benchmarks/README.md``).
 
 A difference is +1 or -1 for a binary property, a count's difference a small integer. Every
 value is stored (float32 where exact, else float64, :mod:`.compact` without its ids-only ones
 part), so that the kernel walks one float32 loop per row: with 23 entries a row, split into
 loops for the +1s, the -1s and the counts, each loop's start and unpredictable exit cost more
-than its entries (0.035 s an evaluation on one thread against 0.023 s for the one loop, on the
-WSJ sample's training rows; 6 bytes an entry instead of 2 to 6; 16-bit ids, :mod:`.narrow`,
-below column 65,536). Rows are kept in the tree's order within each sentence (a parent before
+than its entries (with one loop a row an evaluation takes about a third less time on the WSJ sample's
+training rows, ``benchmarks/README.md``, for 6 bytes an entry instead of 2 to 6; 16-bit ids,
+:mod:`.narrow`, below column 65,536). Rows are kept in the tree's order within each sentence (a parent before
 its children; ``perm`` maps them to the caller's rows) and ``back`` gives each row's distance to
 its parent's row (0: none), so whole sentences can be cut into blocks and sent to other
 processes as they are.
