@@ -106,8 +106,8 @@ def main() -> None:
     with Store.open(args.store, readonly=not args.model) as st:   # a model may need features stored
         source = stages.stored_source(st)
         sel = select_split(st, "treebank", args.split, args.limit)
-        stages.require_counts(st, ev, sel, source)
-        fc = stages.load_counts(st, ev, sel, [args.metric], source)[args.metric]
+        stages.require_counts(stages.StageContext(st, source), ev, sel)
+        fc = stages.load_counts(stages.StageContext(st, source), ev, sel, [args.metric])[args.metric]
         quality = metric(args.metric, "--metric").score(fc.counts)
         probs = model_probabilities(st, args.model, sel, source) if args.model else {}
         rows = []

@@ -81,7 +81,7 @@ def main() -> None:
     with Store.open(args.store) as st:
         source = stages.stored_source(st)
         sel = select_split(st, "treebank", "heldout", 0)
-        fc = stages.load_counts(st, ev, sel, ["evalb_labeled"], source)["evalb_labeled"]
+        fc = stages.load_counts(stages.StageContext(st, source), ev, sel, ["evalb_labeled"])["evalb_labeled"]
         quality = metric("evalb_labeled").score(fc.counts)
         decided, n_dec = set(), 0
         for i, s in enumerate(sel.sentences):

@@ -42,9 +42,9 @@ def build_store(work: Path) -> tuple[Path, Path, str]:
     with Store.open(store) as st:
         stages.load_corpus(st, "treebank")
         sents = [st.sentence(sid) for sid in SENTENCES]
-        stages.parse_or_import(st, ParseSection(), sents, "treebank", workers=2)
-        stages.annotate(st, AnnotationSection(), sents)
-        stages.compute_counts(st, EvaluationSection(), sents, workers=2, progress=False, source="link-grammar")
+        stages.parse_or_import(stages.StageContext(st, None, 2), ParseSection(), sents, "treebank")
+        stages.annotate(stages.StageContext(st, "link-grammar", 2), AnnotationSection(), sents)
+        stages.compute_counts(stages.StageContext(st, "link-grammar", 2), EvaluationSection(), sents)
         sizes = {sid: len(st.candidate_texts(sid)) for sid in SENTENCES}
     model = work / "model.json"
     assert main(["train", "--store", str(store), "--split", "wsj_0171", "--heldout", "", "--sigma2", "1",

@@ -51,7 +51,7 @@ def score_stage(st, n: int, workers: int, source: str) -> dict:
     with st.batch():   # forget what the counts were computed from: everything is scored again
         st._conn.execute("DELETE FROM artifacts WHERE kind=?", (DIGEST_KIND,))
     start = _cpu()
-    stages.compute_counts(st, EvaluationSection(), sents, source, workers)
+    stages.compute_counts(stages.StageContext(st, source, workers), EvaluationSection(), sents)
     out = _since(start)
     h = hashlib.sha256()
     ids = [s.id for s in sents]

@@ -77,15 +77,16 @@ def store_training_data(path: str, config: str = "configs/wsj-sample.toml", rule
     template = stages.loglinear_template(cfg.loglinear)
     with Store.open(path, readonly=True) as st:
         source = stages.stored_source(st)
-        sel = stages.trainable(st, select_split(st, cfg.data.corpus, cfg.data.train, cfg.data.limit), annotation.kind,
-                               rule, source, template).selection
+        ctx = stages.StageContext(st, source)
+        sel = stages.trainable(ctx, select_split(st, cfg.data.corpus, cfg.data.train, cfg.data.limit), annotation.kind,
+                               rule, template).selection
         try:
             m = cached_matrix(st, load_feature_set(cfg.features.set), sel, source)
         except RankerError as e:
             raise RankerError(f"{path}: no stored training matrix of {config}'s features under the "
                               f"{rule} rule (run ranker run, or ranker train --rule, on it first): {e}") from None
-        w = stages.consistency(st, m, annotation.kind, sel, source, rule)
-        data = stages.training_rows(st, cfg.features, template, [m], [w], source)
+        w = stages.consistency(ctx, m, annotation.kind, sel, rule)
+        data = stages.training_rows(ctx, cfg.features, template, [m], [w])
     return data.X.tocsr(), data.y, group_offsets(data.groups, len(data.y))
 
 

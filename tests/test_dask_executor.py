@@ -84,7 +84,7 @@ def loaded_store(tmp_path_factory):
     cfg = load_config(TINY)
     path = tmp_path_factory.mktemp("base") / "s.sqlite"
     with Store.open(path) as st:
-        stages.select_splits(st, cfg.data)
+        stages.select_splits(stages.StageContext(st), cfg.data)
     return path
 
 

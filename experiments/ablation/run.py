@@ -46,7 +46,7 @@ from ranker.pipeline.best_f import KIND as BEST_F, ensure_best_f_counts
 from ranker.pipeline.counts import load_forest_counts
 from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
-from ranker.pipeline.stages import consistency
+from ranker.pipeline.stages import StageContext, consistency
 from ranker.pipeline.training import select_model, training_data
 from ranker.store import Store
 from ranker.store.store import RULES
@@ -170,7 +170,7 @@ def main(argv=None) -> int:
         if kind == BEST_F:
             bf = (best_f_metric or cfg.annotation.best_f_metric, settings)
             ensure_best_f_counts(st, train.sentences, SOURCE, bf[0], settings, args.workers)
-            y = consistency(st, base_train, kind, train, SOURCE, rule, bf)
+            y = consistency(StageContext(st, SOURCE), base_train, kind, train, rule, bf)
         else:
             y = consistency_weights(st, base_train, kind, d.corpus, train.split, SOURCE, rule)
         results.setdefault("setup", {"train": args.train or d.train, "heldout": d.heldout,

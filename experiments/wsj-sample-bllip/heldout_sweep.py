@@ -94,13 +94,14 @@ def main() -> None:
         ll = ll.__class__(**{**ll.__dict__, "max_iter": args.max_iter})
     metric = "evalb_labeled"
     with Store.open(cfg.experiment.store) as st:
-        splits = stages.select_splits(st, cfg.data)
-        source = stages.stored_source(st)
-        held = stages.load_counts(st, ev, splits.heldout, [metric], source)[metric]
-        mats = {n: stages.extract_features(st, cfg.features, s, source, 1)
+        ctx = stages.StageContext(st, stages.stored_source(st), 1)
+        source = ctx.source
+        splits = stages.select_splits(ctx, cfg.data)
+        held = stages.load_counts(ctx, ev, splits.heldout, [metric])[metric]
+        mats = {n: stages.extract_features(ctx, cfg.features, s)
                 for n, s in (("train", splits.train), ("heldout", splits.heldout))}
         best_f = (cfg.annotation.best_f_metric, stages.scoring_settings(ev))
-        y = stages.consistency(st, mats["train"], "best_f", splits.train, source, "", best_f)
+        y = stages.consistency(ctx, mats["train"], "best_f", splits.train, "", best_f)
         gain_all = best_f_gains(st, mats["train"], *best_f, source)
         qh = stages.candidate_quality(held, metric)
         gh = mats["heldout"].groups()
@@ -108,7 +109,7 @@ def main() -> None:
         for cutoff in args.cutoff:
             feats = cfg.features.__class__(**{**cfg.features.__dict__, "cutoff": cutoff})
             template = stages.loglinear_template(ll, 1)
-            data = stages.training_rows(st, feats, template, [mats["train"]], [y], source)
+            data = stages.training_rows(ctx, feats, template, [mats["train"]], [y])
             gain = gain_all[data.survivors.row_mask]
             for label, variant in variants(args, cutoff, data):   # one matrix in memory at a time
                 fit_variant(args, label, cutoff, variant, gain, mats["heldout"], held, qh, offs_h,

@@ -54,8 +54,9 @@ def run(args) -> int:
         corpus = _CORPUS.get(args.kind)
         if corpus is not None:
             stages.load_corpus(st, corpus)
-        out = stages.annotate(st, annotation, st.sentences(corpus) if corpus else [], workers=args.workers,
-                              where="ranker annotate", equivalences=args.equivalences,
+        ctx = stages.StageContext(st, None, args.workers, False, "ranker annotate")
+        out = stages.annotate(ctx, annotation, st.sentences(corpus) if corpus else [],
+                              equivalences=args.equivalences,
                               labelled=not args.unlabelled, recheck=args.recheck,
                               brackets=args.file if args.kind == "file" else None)
         n = len(st.annotations(kind))
@@ -82,8 +83,8 @@ def _best_f(args, annotation) -> int:
         settings["evaluation"] = dataclasses.asdict(ev)
         stages.load_corpus(st, "treebank")
         sentences = st.sentences("treebank")
-        out = stages.annotate(st, annotation, sentences, workers=args.workers, where="ranker annotate",
-                              source=source, evaluation=ev)
+        ctx = stages.StageContext(st, source, args.workers, False, "ranker annotate")
+        out = stages.annotate(ctx, annotation, sentences, evaluation=ev)
     print(f"best_f: counts under {args.best_f_metric} of the candidates from {source}: "
           f"{out.annotated} sentences scored now (the others have none or were scored before)")
     return 0

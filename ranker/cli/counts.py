@@ -46,7 +46,8 @@ def run(args) -> int:
     with recorded_store(args, "counts") as (st, _):
         source = stages.stored_source(st, args.source)
         sel = selection(st, args)
-        done = stages.compute_counts(st, ev, sel.sentences, source, args.workers, not args.no_progress)
+        ctx = stages.StageContext(st, source, args.workers, not args.no_progress, "ranker counts")
+        done = stages.compute_counts(ctx, ev, sel.sentences)
     print(f"counts of {source} candidates: {done.scored} sentences of {sel.corpus}/{sel.name} scored now, "
           f"{len(sel.sentences) - done.scored} already stored or without candidates "
           f"(settings {done.settings.key()})")

@@ -44,8 +44,8 @@ def run(args) -> int:
     with recorded_store(args, "parse", create=True) as (st, _):
         stages.load_corpus(st, args.corpus)
         sel = selection(st, args)
-        out = stages.parse_or_import(st, parse, sel.sentences, args.corpus, args.workers,
-                                     not args.no_progress, "ranker parse", args.batch_size)
+        ctx = stages.StageContext(st, None, args.workers, not args.no_progress, "ranker parse")
+        out = stages.parse_or_import(ctx, parse, sel.sentences, args.corpus, args.batch_size)
     s = out.summary
     print(f"parsed {s.parsed} sentences ({s.skipped} already stored) in {s.seconds:.1f}s "
           f"({s.sentences_per_second:.1f} sentences/s): {s.candidates} candidates; "

@@ -100,8 +100,9 @@ def run(args) -> int:
 
         def quality():
             chosen_metric = metric(args.metric, "--metric")
-            stages.require_counts(st, ev, sel, source)
-            fc = stages.load_counts(st, ev, sel, [chosen_metric.name], source)[chosen_metric.name]
+            ctx = stages.StageContext(st, source, args.workers, False, "ranker select")
+            stages.require_counts(ctx, ev, sel)
+            fc = stages.load_counts(ctx, ev, sel, [chosen_metric.name])[chosen_metric.name]
             # a candidate the scorer left out is chosen only when every candidate was (bounds.oracle_choice)
             q = np.asarray(chosen_metric.score(fc.counts), dtype=np.float64) if len(fc.counts) else np.zeros(0)
             q = np.where(unscored_rows(fc.counts, np.repeat(fc.gold, np.diff(fc.offsets))), -1.0, q)

@@ -84,7 +84,6 @@ def run(args) -> int:
     import dataclasses
 
     from ..pipeline.config import AnnotationSection, FeaturesSection, LogLinearSection
-    from ..pipeline.feature_cache import cached_matrix
     from ..pipeline.splits import select_split
     from ..pipeline.training import fit_sigma2
     from ..pipeline.validate import check_cutoff
@@ -110,47 +109,38 @@ def run(args) -> int:
         source = stages.stored_source(st, args.source)
         ev = stored_evaluation(st, source, args)   # the settings the store's counts were computed with
         settings["evaluation"] = dataclasses.asdict(ev)
+        ctx = stages.StageContext(st, source, args.workers, not args.no_progress, "ranker train")
         sel = selection(st, args)
-        progress = not args.no_progress
-        rule = args.rule
+        with_forest = st.forest_qualities(source)
+        if not any(s.id in with_forest for s in sel.sentences):
+            raise RankerError(f"{args.store}: no candidates from {source} in {sel.corpus}/{sel.name}")
         best_f = None
         if args.kind == BEST_F:   # full annotation: its counts are computed here when missing
-            best_f = stages.annotate(st, AnnotationSection(kind=BEST_F, best_f_metric=args.best_f_metric),
-                                     sel.sentences, workers=args.workers, where="ranker train",
-                                     source=source, evaluation=ev).best_f
+            best_f = stages.annotate(ctx, AnnotationSection(kind=BEST_F, best_f_metric=args.best_f_metric),
+                                     sel.sentences, evaluation=ev).best_f
+        annotation = stages.AnnotationOutcome(args.kind, AnnotationSection().extra_kind, args.rule,
+                                              best_f=best_f)
         template = stages.loglinear_template(ll, args.workers)
-        # the sentences no fit can learn from (an empty consistent set) are not extracted
-        trainable = stages.trainable(st, sel, args.kind, rule, source, template)
-        m = cached_matrix(st, fs, trainable.selection, source, stages.resolve_workers(args.workers),
-                          "features train" if progress else None)
-        if m.X.shape[0] == 0:
-            if trainable.dropped:
-                raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
-                                  f"({trainable.dropped}); is the split annotated (ranker annotate)?")
-            raise RankerError(f"{args.store}: no candidates from {source} in {sel.corpus}/{sel.name}")
-        w = stages.consistency(st, m, args.kind, trainable.selection, source, rule, best_f)
-        data = stages.training_rows(st, features, template, [m], [w], source, dropped_before=trainable.dropped)
+        train_set = stages.training_set(ctx, annotation, features, template, [sel])
+        data = train_set.data
+        if not data.survivors.group_mask.any():
+            raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
+                              f"({data.survivors.dropped}); is the split annotated (ranker annotate)?")
         if heldout:
             hsel = select_split(st, args.corpus, heldout, args.limit)
-            stages.require_counts(st, ev, hsel, source)
-            h = cached_matrix(st, fs, hsel, source, stages.resolve_workers(args.workers),
-                              "features heldout" if progress else None)
+            stages.require_counts(ctx, ev, hsel)
+            h = stages.extract_features(ctx, features, hsel)
             Xh, gh = h.restrict(data.names), h.groups()
-            qh = stages.candidate_quality(stages.load_counts(st, ev, hsel, [ll.select_metric], source)
+            qh = stages.candidate_quality(stages.load_counts(ctx, ev, hsel, [ll.select_metric])
                                           [ll.select_metric], ll.select_metric)
-            fit = stages.fit_loglinear(st, ll, template, data, Xh, gh, qh, progress,
-                                       feature_config=fs.to_dict())
+            fit = stages.fit_loglinear(ctx, ll, template, data, Xh, gh, qh, feature_config=fs.to_dict())
             for s2, q in fit.chosen.trials if fit.chosen else ():
                 print(f"sigma2 {s2:g}: held-out {ll.select_metric} {q:.2f}")
             ranker = fit.model
         else:
-            ranker = None if not data.survivors.group_mask.any() else \
-                fit_sigma2(st, template, data, grid[0], fs.to_dict())
-        if ranker is None:
-            raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
-                              f"({data.survivors.dropped}); is the split annotated (ranker annotate)?")
+            ranker = fit_sigma2(st, template, data, grid[0], fs.to_dict())
     save_model(args.out, ranker, data.names, fs.to_dict())
     print(f"trained on {ranker.n_training_sentences_} sentences, {len(data.names)} features "
-          f"(of {len(m.names)}), sigma2 {ranker.sigma2:g}: {ranker.n_iter_} iterations, "
+          f"(of {train_set.features_before_cutoff}), sigma2 {ranker.sigma2:g}: {ranker.n_iter_} iterations, "
           f"{ranker.n_evaluations_} evaluations, converged {ranker.converged_}; wrote {args.out}")
     return 0

@@ -114,65 +114,43 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     with stages.make_executor(cfg.experiment) as executor, use_executor(executor), \
             Store.open(cfg.experiment.store) as st, \
             st.recording("run", {"config": cfg.to_dict(), "out": str(out.resolve())}):
+        ctx = stages.StageContext(st, None, workers, progress, cfg.source, executor)
         with clock("corpus"):
-            splits = stages.select_splits(st, d)
+            splits = stages.select_splits(ctx, d)
         for name, s in splits.main().items():
             counts[f"{name} sentences"] = len(s.sentences)
         for s in splits.extra:
             counts[f"{s.corpus} sentences (partial annotation only)"] = len(s.sentences)
 
         with clock("parse"):
-            parsed = stages.parse_or_import(st, cfg.parse, splits.sentences(), d.corpus, workers,
-                                            progress, cfg.source)
+            parsed = stages.parse_or_import(ctx, cfg.parse, splits.sentences(), d.corpus)
             source = parsed.source
+            ctx = ctx.with_source(source)
             counts.update(parsed.counts)
             notes.extend(parsed.notes)
 
         with clock("annotate"):
-            ann = stages.annotate(st, cfg.annotation, splits.train.sentences, bool(splits.extra),
-                                  workers, progress, cfg.source, source=source, evaluation=ev)
+            ann = stages.annotate(ctx, cfg.annotation, splits.train.sentences, bool(splits.extra),
+                                  evaluation=ev)
 
         with clock("score"):
-            stages.compute_counts(st, ev, [*splits.heldout.sentences, *splits.test.sentences], source,
-                                  workers, progress)
+            stages.compute_counts(ctx, ev, [*splits.heldout.sentences, *splits.test.sentences])
             counts["deps_untyped ceiling: gold trees converted by head rules (test)"] = \
-                stages.test_ceiling(st, ev, splits.test.sentences)
-            fcs = stages.load_counts(st, ev, splits.test, metric_names, source)
-            held = stages.load_counts(st, ev, splits.heldout,
-                                      sorted({ll.select_metric, cfg.heidorn.tune_metric}), source)
+                stages.test_ceiling(ctx, ev, splits.test.sentences)
+            fcs = stages.load_counts(ctx, ev, splits.test, metric_names)
+            held = stages.load_counts(ctx, ev, splits.heldout,
+                                      sorted({ll.select_metric, cfg.heidorn.tune_metric}))
 
         with clock("features"):
             template = stages.loglinear_template(ll, workers)
-            # training sentences with an empty consistent set are dropped whatever their features
-            trainable = [stages.trainable(st, s, kind, ann.rule, source, template)
-                         for s, kind in [(splits.train, ann.kind), *((e, ann.extra_kind) for e in splits.extra)]]
-            parts = {**splits.main(), "train": trainable[0].selection}
-            mats = {name: stages.extract_features(st, cfg.features, s, source, workers, progress)
-                    for name, s in parts.items()}
-            extra_mats = [stages.extract_features(st, cfg.features, t.selection, source, workers, progress,
-                                                  label=t.selection.corpus) for t in trainable[1:]]
-            dropped_before: dict[str, int] = {}
-            for t in trainable:
-                for why, k in t.dropped.items():
-                    dropped_before[why] = dropped_before.get(why, 0) + k
-            y_train = stages.consistency(st, mats["train"], ann.kind, trainable[0].selection, source,
-                                         ann.rule, ann.best_f)
-            y_extra = [stages.consistency(st, m, ann.extra_kind, t.selection, source, ann.rule)
-                       for m, t in zip(extra_mats, trainable[1:])]
-        counts["features before cut-off"] = len(mats["train"].names)
+            train_set = stages.training_set(ctx, ann, cfg.features, template, [splits.train, *splits.extra])
+            mats = {name: stages.extract_features(ctx, cfg.features, sel)
+                    for name, sel in (("heldout", splits.heldout), ("test", splits.test))}
+        counts["features before cut-off"] = train_set.features_before_cutoff
 
         with clock("train"):
-            gains = None
-            if template.needs_gain:   # minimum risk: every candidate's own F
-                from .best_f import best_f_gains
-
-                gains = [best_f_gains(st, mats["train"], *ann.best_f, source)]
-            # the training matrices go to training_rows alone, which releases each one as soon
-            # as its kept rows are taken (GBs with extra corpora)
-            blocks = [mats.pop("train"), *extra_mats]
-            del extra_mats
-            data = stages.training_rows(st, cfg.features, template, blocks, [y_train, *y_extra],
-                                        source, gains, consume=True, dropped_before=dropped_before)
+            data = train_set.data
+            del train_set
             counts["features after cut-off"] = len(data.names)
             Xh = mats["heldout"].restrict(data.names)
             gh = mats["heldout"].groups()
@@ -180,7 +158,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             if len(qh) != Xh.shape[0]:
                 raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
             feature_config = load_feature_set(cfg.features.set).to_dict()
-            fit = stages.fit_loglinear(st, ll, template, data, Xh, gh, qh, progress, feature_config)
+            fit = stages.fit_loglinear(ctx, ll, template, data, Xh, gh, qh, feature_config)
             notes.extend(fit.notes)
         counts.update(fit.counts)
         model, chosen = fit.model, fit.chosen
@@ -188,7 +166,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         with clock("heidorn"):
             hq = stages.candidate_quality(held[cfg.heidorn.tune_metric], cfg.heidorn.tune_metric)
-            heid = stages.fit_heidorn(st, cfg.heidorn, ev.head_rules, splits.heldout, source, hq)
+            heid = stages.fit_heidorn(ctx, cfg.heidorn, ev.head_rules, splits.heldout, hq)
             with atomic_write(out / "k-table.tuned.toml") as f:
                 f.write(heid.tuned.k_table_.to_toml(f"Heidorn K table tuned on {d.heldout} for "
                                                     f"{cfg.heidorn.tune_metric} by ranker run"))
@@ -196,12 +174,12 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         test = splits.test
         with clock("select"):
-            picked = stages.select_test(st, test, source, mats["test"], data.names, heid, model,
+            picked = stages.select_test(ctx, test, mats["test"], data.names, heid, model,
                                         cfg.experiment.seed)
             choices = picked.rankers
 
         with clock("evaluate"):
-            scored = stages.evaluate(st, ev, cfg.experiment.seed, test, source, fcs, choices, primary)
+            scored = stages.evaluate(ctx, ev, cfg.experiment.seed, test, fcs, choices, primary)
             tables, by_quality, by_length = scored.tables, scored.by_quality, scored.by_length
             plots = [scored.forest_size]
             plots.append(Plot("k_sensitivity", "Heidorn: held-out score against a uniform K",

@@ -93,7 +93,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     from .config import AnnotationSection
     from .feature_cache import cached_matrix
     from .splits import SplitSelection
-    from .stages import annotate, stored_source
+    from .stages import StageContext, annotate, stored_source
     from .training import fit_params
 
     base_key, saved = stored_model(store, model) if isinstance(model, str) else (None, model)
@@ -107,7 +107,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     source = stored_source(store, source)
     rule = rule or AnnotationSection().rule
     if kind in ANNOTATIONS.names(bare=True) and ANNOTATIONS.get(kind) == "decisions":
-        annotate(store, AnnotationSection(kind=kind), [], workers=1, where="retrain")
+        annotate(StageContext(store, source, 1, False, "retrain"), AnnotationSection(kind=kind, rule=rule), [])
     sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)
     sentences = tuple(store.sentence(sid) for sid in sets)
     if not sentences:

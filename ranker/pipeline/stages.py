@@ -1,9 +1,12 @@
-"""The stages of an experiment as public functions: each takes its config section and returns a record.
+"""The stages of an experiment as public functions: ``stage(ctx, section, ...) -> record``.
 
+Every stage takes a :class:`StageContext` (the open store, the candidate source, the workers, progress
+and where its settings come from) and its config section, and returns a documented record.
 ``ranker run`` (:func:`ranker.pipeline.experiment.run_experiment`) is their composition, and every
 subcommand (``ranker parse``, ``import``, ``annotate``, ``counts``, ``train``, ``select``,
-``gold``) is a thin call of the same stage with the same defaults (the config dataclasses), so a
-store prepared by hand is the store ``ranker run --store`` would have made.
+``gold``), ``models retrain`` and ``ranker serve`` call the same stages with the same defaults
+(the config dataclasses), so a store prepared by hand is the store ``ranker run --store`` would
+have made.
 
 =================  ==================================  ==========================================
 stage              reads                               returns
@@ -12,10 +15,10 @@ select_splits      ``[data]``, the corpora             :class:`Splits`
 parse_or_import    ``[parse]``, the sentences          :class:`ParseOutcome` (forests stored)
 annotate           ``[annotation]``, train sentences   :class:`AnnotationOutcome` (checks stored)
 compute_counts     ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
-extract_features   ``[features]``, forests             :class:`~ranker.features.CandidateMatrix` per split
+extract_features   ``[features]``, forests             :class:`~ranker.features.CandidateMatrix`
 training_rows      ``[features]``, ``[loglinear]``     :class:`~.training.TrainingData`
-fit_loglinear      ``[loglinear]``, training rows      :class:`LogLinearFit`
-fit_heidorn        ``[heidorn]``, held-out counts      :class:`HeidornFit`
+fit_loglinear      ``[loglinear]``, training rows      :class:`LogLinearFit` (models stored)
+fit_heidorn        ``[heidorn]``, held-out counts      :class:`HeidornFit` (model stored)
 select_test        the fitted rankers                  :class:`Choices`
 evaluate           ``[evaluation]``, counts, choices   :class:`Evaluation`
 write_gold, ...    the test split, the choices         files (``gold.mrg``, ``selected/*.mrg``)
@@ -44,6 +47,37 @@ from ..evaluation.scoring import Scorer, ScoringSettings
 from .splits import SplitSelection, select_split
 
 LINK_GRAMMAR = "link-grammar"
+
+
+class StageContext(NamedTuple):
+    """What every stage runs with, besides its config section: the one contract of the stages.
+
+    ``ranker run``, every subcommand, ``models retrain`` and ``ranker serve`` build one and call
+    the same stages with it, so a stage never learns its store, source, parallelism or messages
+    from a caller-specific argument list.
+    """
+
+    store: Store
+    source: str | None = None    # the candidates the stages read (set once parsed, imported or found)
+    workers: int = 0             # processes and threads, 0 = every core ([experiment] workers)
+    progress: bool = False       # progress bars
+    where: str = "<config>"      # the config file or command, for messages
+    executor: object = None      # the executor the data-parallel work runs on (None: the local pool)
+
+    def with_source(self, source: str) -> "StageContext":
+        """The same context reading ``source``'s candidates."""
+        return self._replace(source=source)
+
+    @property
+    def n_workers(self) -> int:
+        """``workers`` resolved (0 = every core)."""
+        return resolve_workers(self.workers)
+
+    def need_source(self) -> str:
+        """The candidate source, which a stage that reads candidates needs."""
+        if self.source is None:
+            raise RankerError(f"{self.where}: no candidate source yet (parse or import first)")
+        return self.source
 
 
 def resolve_workers(workers: int) -> int:
@@ -151,8 +185,9 @@ def load_corpus(store: Store, corpus: str) -> None:
         ensure_dependency_gold(store)
 
 
-def select_splits(store: Store, data: DataSection) -> Splits:
+def select_splits(ctx: StageContext, data: DataSection) -> Splits:
     """Load the corpora into the store (once) and select the experiment's sentences."""
+    store = ctx.store
     load_corpus(store, data.corpus)
     for extra in data.extra_training:
         load_corpus(store, extra)
@@ -239,8 +274,7 @@ def check_parse_options(store: Store, options) -> None:
                           "use another [experiment] store or the same [parse] settings")
 
 
-def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sentence], corpus: str,
-                    workers: int = 0, progress: bool = False, where: str = "<config>",
+def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[Sentence], corpus: str,
                     batch_size: int = 20, name: str | None = None,
                     reimport: bool = False) -> ParseOutcome:
     """Parse ``sentences`` with Link Grammar (those not parsed yet), or import ``[parse] forests``.
@@ -255,9 +289,8 @@ def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sente
         The corpus imported forests belong to.
     name : str, optional
         The source name of imported forests (default ``<format>:<file name>``).
-    workers : int
-        Parser processes, 0 = every core.
     """
+    store, where = ctx.store, ctx.where
     source = candidate_source(parse, where, name)
     counts: dict[str, float] = {}
     notes: list[str] = []
@@ -266,8 +299,8 @@ def parse_or_import(store: Store, parse: ParseSection, sentences: Sequence[Sente
 
         options = link_grammar_options(parse)
         check_parse_options(store, options)
-        summary = parse_into_store(store, list(sentences), options, workers=resolve_workers(workers),
-                                   batch_size=batch_size, progress=progress)
+        summary = parse_into_store(store, list(sentences), options, workers=ctx.n_workers,
+                                   batch_size=batch_size, progress=ctx.progress)
         counts["sentences parsed now"] = summary.parsed
         counts["unmapped tokens (this run)"] = summary.unmapped
         return ParseOutcome(source, counts, (), summary)
@@ -298,10 +331,9 @@ class AnnotationOutcome(NamedTuple):
     best_f: tuple | None = None    # kind best_f: (metric, ScoringSettings) its weights are read by
 
 
-def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Sentence],
-             with_extra: bool = False, workers: int = 0, progress: bool = False,
-             where: str = "<config>", equivalences: str | None = None, labelled: bool = True,
-             recheck: bool = False, brackets: str | Path | None = None, source: str | None = None,
+def annotate(ctx: StageContext, annotation: AnnotationSection, sentences: Sequence[Sentence],
+             with_extra: bool = False, equivalences: str | None = None, labelled: bool = True,
+             recheck: bool = False, brackets: str | Path | None = None,
              evaluation: EvaluationSection | None = None) -> AnnotationOutcome:
     """Store the partial bracketing of kind ``annotation.kind`` and check every candidate against it.
 
@@ -313,8 +345,8 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
     brackets there replace those stored for it before, so the kind's candidates are all checked
     again).
 
-    Kind ``best_f`` (full annotation, :mod:`.best_f`) instead stores the counts of ``source``'s
-    candidates under ``[annotation] best_f_metric`` with the ``evaluation`` settings.
+    Kind ``best_f`` (full annotation, :mod:`.best_f`) instead stores the counts of the context's
+    source's candidates under ``[annotation] best_f_metric`` with the ``evaluation`` settings.
 
     Parameters
     ----------
@@ -332,13 +364,13 @@ def annotate(store: Store, annotation: AnnotationSection, sentences: Sequence[Se
     from ..sources.discriminants import user_annotations
     from .best_f import KIND as BEST_F
 
+    store, source, where, progress, workers = ctx.store, ctx.source, ctx.where, ctx.progress, ctx.n_workers
     kind = annotation.kind
     if brackets is None and kind not in ANNOTATIONS.names(bare=True):
         raise RankerError(f"{where}: annotation kind {kind!r} is neither derivable from gold trees "
                           f"(riezler, {BEST_F}), stored with a corpus (chunks) nor made of decisions "
                           f"(user): it needs a bracket file")
     eq = LabelEquivalences.load(equivalences or DEFAULT_EQUIVALENCES, labelled=labelled)
-    workers = resolve_workers(workers)
     if kind == BEST_F and brackets is None:
         from .best_f import ensure_best_f_counts
 
@@ -381,21 +413,24 @@ class CountsOutcome(NamedTuple):
     scored: int                 # sentences scored now (the others were stored already)
 
 
-def compute_counts(store: Store, evaluation: EvaluationSection, sentences: Sequence[Sentence],
-                   source: str, workers: int = 0, progress: bool = False) -> CountsOutcome:
-    """Store every candidate's counts against gold under every metric (the oracle's and tuners' data)."""
+def compute_counts(ctx: StageContext, evaluation: EvaluationSection,
+                   sentences: Sequence[Sentence]) -> CountsOutcome:
+    """Store every candidate's counts against gold under every metric (the oracle's and tuners' data),
+    and record in the store the settings they were computed with (:func:`stored_evaluation`)."""
+    store, source = ctx.store, ctx.need_source()
     settings = scoring_settings(evaluation)
     gold_deps = {s.id: store.gold_dependencies(s.id) for s in sentences}
-    done = score_candidates(store, list(sentences), settings, gold_deps, resolve_workers(workers),
-                            progress, source)
+    done = score_candidates(store, list(sentences), settings, gold_deps, ctx.n_workers,
+                            ctx.progress, source)
     record_scoring(store, evaluation, source)
     return CountsOutcome(settings, done)
 
 
-def require_counts(store: Store, evaluation: EvaluationSection, sel: SplitSelection, source: str) -> None:
+def require_counts(ctx: StageContext, evaluation: EvaluationSection, sel: SplitSelection) -> None:
     """Raise unless every sentence of ``sel`` has counts computed from its current forest."""
     from .counts import missing_counts
 
+    store, source = ctx.store, ctx.need_source()
     missing = missing_counts(store, scoring_settings(evaluation), sel.sentences, source)
     if missing:
         raise RankerError(f"{store.path}: {len(missing)} sentences of {sel.corpus}/{sel.name} (e.g. "
@@ -421,11 +456,12 @@ def counts_command(store: Store, evaluation: EvaluationSection, sel: SplitSelect
     return shlex.join(argv)
 
 
-def load_counts(store: Store, evaluation: EvaluationSection, sel: SplitSelection, metrics: Sequence[str],
-                source: str) -> dict[str, ForestCounts]:
+def load_counts(ctx: StageContext, evaluation: EvaluationSection, sel: SplitSelection,
+                metrics: Sequence[str]) -> dict[str, ForestCounts]:
     """The stored counts of a split under each of ``metrics`` (see :func:`compute_counts`)."""
     settings = scoring_settings(evaluation)
-    return {m: load_forest_counts(store, sel, METRICS[m].counts_from, settings, source) for m in metrics}
+    return {m: load_forest_counts(ctx.store, sel, METRICS[m].counts_from, settings, ctx.need_source())
+            for m in metrics}
 
 
 def candidate_quality(fc: ForestCounts, metric: str) -> np.ndarray:
@@ -442,8 +478,9 @@ def candidate_quality(fc: ForestCounts, metric: str) -> np.ndarray:
     return np.where(unscored_rows(fc.counts, np.repeat(fc.gold, np.diff(fc.offsets))), 0.0, q)
 
 
-def test_ceiling(store: Store, evaluation: EvaluationSection, sentences: Sequence[Sentence]) -> float:
+def test_ceiling(ctx: StageContext, evaluation: EvaluationSection, sentences: Sequence[Sentence]) -> float:
     """Untyped dependency F of the gold trees converted by the head rules (the report's ceiling)."""
+    store = ctx.store
     gold_deps = {s.id: store.gold_dependencies(s.id) for s in sentences}
     return conversion_ceiling(store, sentences, scoring_settings(evaluation), gold_deps)
 
@@ -452,16 +489,16 @@ test_ceiling.__test__ = False   # a stage, not a pytest test
 
 
 # ------------------------------------------------------------------------------------ features
-def extract_features(store: Store, features: FeaturesSection, sel: SplitSelection, source: str,
-                     workers: int = 0, progress: bool = False, label: str | None = None):
+def extract_features(ctx: StageContext, features: FeaturesSection, sel: SplitSelection,
+                     label: str | None = None):
     """The split's feature matrix (stored and reused while the split's forests stay the same)."""
     from ..features import load_feature_set
 
     from .feature_cache import cached_matrix
 
     fs = load_feature_set(features.set)
-    return cached_matrix(store, fs, sel, source, workers=resolve_workers(workers),
-                         progress=f"features {label or sel.name}" if progress else None)
+    return cached_matrix(ctx.store, fs, sel, ctx.need_source(), workers=ctx.n_workers,
+                         progress=f"features {label or sel.name}" if ctx.progress else None)
 
 
 class TrainableSplit(NamedTuple):
@@ -471,7 +508,7 @@ class TrainableSplit(NamedTuple):
     dropped: dict[str, int]      # training filter -> left-out sentences it drops (first filter that fires)
 
 
-def trainable(store: Store, sel: SplitSelection, kind: str, rule: str, source: str, template) -> TrainableSplit:
+def trainable(ctx: StageContext, sel: SplitSelection, kind: str, rule: str, template) -> TrainableSplit:
     """Leave out the training sentences whose consistent set is empty, before their features are extracted.
 
     Their likelihood is zero whatever the weights, so the trainer drops them
@@ -485,6 +522,7 @@ def trainable(store: Store, sel: SplitSelection, kind: str, rule: str, source: s
     from ..models.training_set import select_training_rows
     from .best_f import KIND as BEST_F
 
+    store, source = ctx.store, ctx.need_source()
     if kind == BEST_F:
         return TrainableSplit(sel, {})
     sets = store.consistent_sets(kind, sel.corpus, sel.split, source=source, rule=rule)
@@ -504,7 +542,7 @@ def trainable(store: Store, sel: SplitSelection, kind: str, rule: str, source: s
     return TrainableSplit(sel._replace(sentences=tuple(keep)), rows.dropped)
 
 
-def consistency(store: Store, matrix, kind: str, sel: SplitSelection, source: str,
+def consistency(ctx: StageContext, matrix, kind: str, sel: SplitSelection,
                 rule: str, best_f: tuple | None = None) -> np.ndarray:
     """Consistency weights of the matrix's rows under annotation ``kind`` (0 for unannotated).
 
@@ -515,6 +553,7 @@ def consistency(store: Store, matrix, kind: str, sel: SplitSelection, source: st
 
     from .best_f import KIND as BEST_F, best_f_weights
 
+    store, source = ctx.store, ctx.need_source()
     if kind == BEST_F:
         if best_f is None:
             raise RankerError(f"annotation {BEST_F!r} needs its metric and scoring settings")
@@ -538,8 +577,8 @@ def loglinear_template(loglinear: LogLinearSection, workers: int = 0):
     return RANKERS.build(OBJECTIVES.get(loglinear.objective, "[loglinear] objective"), config)
 
 
-def training_rows(store: Store, features: FeaturesSection, template, blocks: Sequence,
-                  weights: Sequence[np.ndarray], source: str,
+def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks: Sequence,
+                  weights: Sequence[np.ndarray],
                   gains: Sequence[np.ndarray] | None = None, consume: bool = False,
                   dropped_before: dict[str, int] | None = None):
     """The rows every fit learns from: cut-off applied, the template's filters applied.
@@ -557,12 +596,55 @@ def training_rows(store: Store, features: FeaturesSection, template, blocks: Seq
     from .training import training_data
 
     data = training_data(blocks if consume else list(blocks), list(weights), features.cutoff,
-                         store.forest_qualities(source), template, gains, consume=consume)
+                         ctx.store.forest_qualities(ctx.need_source()), template, gains, consume=consume)
     if not dropped_before:
         return data
     seen = data.survivors.dropped
     merged = {k: seen.get(k, 0) + dropped_before.get(k, 0) for k in dict.fromkeys([*seen, *dropped_before])}
     return data._replace(survivors=data.survivors._replace(dropped=merged))
+
+
+class TrainingSet(NamedTuple):
+    """The training rows of an experiment, and the size of its feature space before the cut-off."""
+
+    data: object                   # TrainingData: the rows every fit learns from
+    features_before_cutoff: int    # properties of the main training split's candidates
+
+
+def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: FeaturesSection, template,
+                 selections: Sequence[SplitSelection]) -> TrainingSet:
+    """The training rows of ``selections`` (the main split, then any extra corpora): the one composition.
+
+    Sentences no fit can learn from are left out before extraction (:func:`trainable`), each
+    selection's features are extracted (:func:`extract_features`) and weighted by its annotation
+    (the main split by ``annotation.kind``, extra corpora by ``annotation.extra_kind``), minimum
+    risk gets every candidate's own F, and the cut-off and the template's filters are applied
+    (:func:`training_rows`), each matrix released as soon as its rows are taken. ``ranker run``
+    and ``ranker train`` both train from what this returns.
+    """
+    kinds = [annotation.kind, *([annotation.extra_kind] * (len(selections) - 1))]
+    # training sentences with an empty consistent set are dropped whatever their features
+    kept = [trainable(ctx, sel, kind, annotation.rule, template) for sel, kind in zip(selections, kinds)]
+    mats = [extract_features(ctx, features, t.selection, label=None if i == 0 else t.selection.corpus)
+            for i, t in enumerate(kept)]
+    before = len(mats[0].names)
+    dropped: dict[str, int] = {}
+    for t in kept:
+        for why, k in t.dropped.items():
+            dropped[why] = dropped.get(why, 0) + k
+    weights = [consistency(ctx, m, kind, t.selection, annotation.rule, annotation.best_f if i == 0 else None)
+               for i, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
+    gains = None
+    if template.needs_gain:   # minimum risk: every candidate's own F
+        from .best_f import best_f_gains
+
+        if annotation.best_f is None:
+            raise RankerError(f"{ctx.where}: minimum-risk training needs [annotation] kind 'best_f'")
+        gains = [best_f_gains(ctx.store, mats[0], *annotation.best_f, ctx.need_source())]
+    # the matrices go to training_rows alone, which releases each one as soon as its kept rows
+    # are taken (GBs with extra corpora)
+    data = training_rows(ctx, features, template, mats, weights, gains, consume=True, dropped_before=dropped)
+    return TrainingSet(data, before)
 
 
 class LogLinearFit(NamedTuple):
@@ -576,9 +658,8 @@ class LogLinearFit(NamedTuple):
     summary: dict | None = None     # typed fit record (report.json "fits"): FitSummary + choice
 
 
-def fit_loglinear(store: Store, loglinear: LogLinearSection, template, data, X_heldout,
-                  groups_heldout, quality_heldout, progress: bool = False,
-                  feature_config: dict | None = None) -> LogLinearFit:
+def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data, X_heldout,
+                  groups_heldout, quality_heldout, feature_config: dict | None = None) -> LogLinearFit:
     """Fit one model per σ² of ``[loglinear] sigma2_grid`` and keep the best on held-out (cached).
 
     Every fit is kept in the store as a model (``ranker models list``), the chosen one marked as
@@ -598,8 +679,8 @@ def fit_loglinear(store: Store, loglinear: LogLinearSection, template, data, X_h
     if survivors.group_mask.any():
         with warnings.catch_warnings():   # reported once, below, not once per fit
             warnings.simplefilter("ignore", ConvergenceWarning)
-            chosen = select_model(store, template, data, X_heldout, groups_heldout, quality_heldout,
-                                  loglinear.sigma2_grid, progress, feature_config,
+            chosen = select_model(ctx.store, template, data, X_heldout, groups_heldout, quality_heldout,
+                                  loglinear.sigma2_grid, ctx.progress, feature_config,
                                   chosen_on=f"heldout {loglinear.select_metric}")
         model = chosen.ranker
         if not model.converged_:
@@ -627,8 +708,8 @@ class HeidornFit(NamedTuple):
     summary: dict | None = None          # typed fit record of the tuning (report.json "fits")
 
 
-def fit_heidorn(store: Store, heidorn: HeidornSection, head_rules: str, heldout: SplitSelection,
-                source: str, quality: np.ndarray) -> HeidornFit:
+def fit_heidorn(ctx: StageContext, heidorn: HeidornSection, head_rules: str, heldout: SplitSelection,
+                quality: np.ndarray) -> HeidornFit:
     """Heidorn's ranker as configured, and tuned on held-out for ``[heidorn] tune_metric`` (cached).
 
     The tuned ranker is kept in the store as a model chosen on held-out (``ranker models list``),
@@ -639,7 +720,7 @@ def fit_heidorn(store: Store, heidorn: HeidornSection, head_rules: str, heldout:
 
     plain = HeidornRanker(k_table=heidorn.k_table, heads=head_rules, pp_as_np=heidorn.pp_as_np).fit()
     chosen_on = f"heldout {heidorn.tune_metric}"
-    tuned, curve, key = tune_heidorn(store, heldout, source, quality, heidorn.k_table, head_rules,
+    tuned, curve, key = tune_heidorn(ctx.store, heldout, ctx.need_source(), quality, heidorn.k_table, head_rules,
                                      heidorn.tune_rounds, chosen_on, pp_as_np=heidorn.pp_as_np)
     return HeidornFit(plain, tuned, curve, {**FitSummary.of(tuned).to_dict(), "chosen_on": chosen_on,
                                             "model": key})
@@ -737,12 +818,12 @@ def source_ranks(groups: np.ndarray) -> np.ndarray:
     return np.arange(len(groups)) - np.repeat(offsets[:-1], np.diff(offsets))
 
 
-def select_test(store: Store, test: SplitSelection, source: str, matrix, names: Sequence[str],
+def select_test(ctx: StageContext, test: SplitSelection, matrix, names: Sequence[str],
                 heidorn: HeidornFit, model, seed: int) -> Choices:
     """Every ranker's choice on the test split (the log-linear model's absent: the source's first)."""
     from ..models import NativeRanker, RandomRanker
 
-    tt, tg, tids = candidate_trees(store, test, source)
+    tt, tg, tids = candidate_trees(ctx.store, test, ctx.need_source())
     if list(matrix.sentence_ids) != tids:
         raise RankerError("test features and forests disagree; rerun with a fresh store")
     Xt = matrix.restrict(names)
@@ -789,14 +870,14 @@ class Evaluation(NamedTuple):
     forest_size: object              # Plot of the primary metric against forest size
 
 
-def evaluate(store: Store, evaluation: EvaluationSection, seed: int, test: SplitSelection, source: str,
+def evaluate(ctx: StageContext, evaluation: EvaluationSection, seed: int, test: SplitSelection,
              counts: dict[str, ForestCounts], choices: dict[str, np.ndarray], primary: str) -> Evaluation:
     """Bounds, every ranker's score with its interval and p-values, and the breakdowns."""
     from .tables import breakdown, forest_size_plot, metric_table
 
     ev = evaluation
     tables = {m: metric_table(m, counts[m], choices, ev, seed, True) for m in counts}
-    quality = sentence_quality(store, test.sentences, source)
+    quality = sentence_quality(ctx.store, test.sentences, ctx.need_source())
     by_quality = breakdown(quality, ("all", "full", "fragment", "timeout", "no parse"), counts, choices,
                            ev, seed)
     lengths = [f"< {ev.length_cutoff} words" if len(s.tokens) < ev.length_cutoff else

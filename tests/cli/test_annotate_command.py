@@ -41,7 +41,7 @@ def test_chunks_through_the_cli_is_the_stage(parsed, tmp_path, capsys):
     assert main(["annotate", "--store", str(by_cli), "--kind", "chunks", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     with Store.open(by_stage) as st:
-        got = stages.annotate(st, AnnotationSection(kind="chunks"), st.sentences("conll2000"), workers=1)
+        got = stages.annotate(stages.StageContext(st, None, 1), AnnotationSection(kind="chunks"), st.sentences("conll2000"))
     anns, sets = _stored(by_cli, "chunks")
     assert (anns, sets) == _stored(by_stage, "chunks")
     assert len(anns) == 8936 and len(sets) == 20          # every chunked sentence; those with forests
@@ -62,7 +62,7 @@ def test_file_through_the_cli_is_the_stage(parsed, tmp_path, capsys):
                  "--name", "mine", "--workers", "1"]) == 0
     assert capsys.readouterr().out.startswith("mine: 2 sentences annotated; checked ")
     with Store.open(by_stage) as st:
-        got = stages.annotate(st, AnnotationSection(kind="mine"), [], workers=1, brackets=brackets)
+        got = stages.annotate(stages.StageContext(st, None, 1), AnnotationSection(kind="mine"), [], brackets=brackets)
     assert got.annotated == 2
     anns, sets = _stored(by_cli, "mine")
     assert (anns, sets) == _stored(by_stage, "mine")
@@ -81,4 +81,4 @@ def test_a_kind_with_no_source_of_brackets_is_an_error(parsed, tmp_path):
     from ranker.errors import RankerError
 
     with Store.open(parsed) as st, pytest.raises(RankerError, match="'mine' is neither derivable"):
-        stages.annotate(st, AnnotationSection(kind="mine"), [], workers=1, where="here")
+        stages.annotate(stages.StageContext(st, None, 1, where="here"), AnnotationSection(kind="mine"), [])

@@ -54,8 +54,8 @@ def test_annotate_best_f_stores_what_the_stage_stores(imported, tmp_path, capsys
                  "--workers", "1"]) == 0
     assert "best_f: counts under parseval" in capsys.readouterr().out
     with Store.open(by_stage) as st:
-        stages.annotate(st, AnnotationSection(kind="best_f", best_f_metric="parseval"),
-                        st.sentences("treebank"), workers=1, source="bllip", evaluation=EvaluationSection())
+        stages.annotate(stages.StageContext(st, "bllip", 1), AnnotationSection(kind="best_f", best_f_metric="parseval"),
+                        st.sentences("treebank"), evaluation=EvaluationSection())
     got = _counts(by_cli, "parseval")
     assert got and got == _counts(by_stage, "parseval")
     assert not _counts(by_cli, "evalb_labeled")          # only the metric asked for is scored
@@ -76,7 +76,7 @@ def test_train_best_f_fits_on_the_sentences_whose_best_set_is_proper(imported, t
         sel = select_split(st, "treebank", SPLIT, 0)
         settings = stages.scoring_settings(EvaluationSection())
         m = cached_matrix(st, load_feature_set("default"), sel, "bllip", 1, None)
-        w = stages.consistency(st, m, "best_f", sel, "bllip", "strict", ("evalb_labeled", settings))
+        w = stages.consistency(stages.StageContext(st, "bllip", 1), m, "best_f", sel, "strict", ("evalb_labeled", settings))
     proper = sum(0 < (w[a:b] > 0).sum() < b - a for a, b in zip(m.offsets[:-1], m.offsets[1:]))
     assert proper > 0 and model.ranker.n_training_sentences_ == proper
 

@@ -82,7 +82,7 @@ def test_train_select_and_retrain_read_the_stored_settings(scored, capsys):
     with Store.open(store, readonly=True) as st:
         ev = stages.stored_evaluation(st, "bllip")
         sel = select_split(st, "treebank", RANGES["test"], 0)
-        fc = stages.load_counts(st, ev, sel, ["evalb_labeled"], "bllip")["evalb_labeled"]
+        fc = stages.load_counts(stages.StageContext(st, "bllip"), ev, sel, ["evalb_labeled"])["evalb_labeled"]
         choice = oracle_choice(fc, METRICS["evalb_labeled"].score)
         texts = {s.id: st.candidate_texts(s.id, "bllip") for s in sel.sentences}
     expected = [texts[s.id][c] for s, c in zip(sel.sentences, choice.tolist())]

@@ -253,7 +253,7 @@ def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
     shutil.copy(cfg.experiment.store, store)
     decided = []
     with Store.open(store) as st:
-        for s in stages.select_splits(st, cfg.data).train.sentences:
+        for s in stages.select_splits(stages.StageContext(st), cfg.data).train.sentences:
             spans = [candidate_spans(t) for _, _, t in st.candidate_trees(s.id)]
             ds = discriminants(spans)
             if ds and len(decided) < 3:       # one answer from gold on three sentences

@@ -135,20 +135,21 @@ def test_a_selection_is_assembled_from_stored_rows_only_while_their_forests_stay
 def test_counts_follow_a_reimported_forest(store):
     ev = EvaluationSection()
     with Store.open(store) as st:
+        ctx = stages.StageContext(st, "test", 1)
         sel = select_split(st, "treebank", "test")
         with pytest.raises(RankerError, match=r"ranker counts --store \S+ --corpus treebank --split test$"):
-            stages.require_counts(st, ev, sel, "test")
-        assert stages.compute_counts(st, ev, sel.sentences, "test", workers=1).scored == 3
-        assert stages.compute_counts(st, ev, sel.sentences, "test", workers=1).scored == 0
-        stages.require_counts(st, ev, sel, "test")
-        before = stages.load_counts(st, ev, sel, ["evalb_labeled"], "test")["evalb_labeled"]
+            stages.require_counts(ctx, ev, sel)
+        assert stages.compute_counts(ctx, ev, sel.sentences).scored == 3
+        assert stages.compute_counts(ctx, ev, sel.sentences).scored == 0
+        stages.require_counts(ctx, ev, sel)
+        before = stages.load_counts(ctx, ev, sel, ["evalb_labeled"])["evalb_labeled"]
         assert before.counts.shape[0] == 6
         # sentence 1 imported again: one candidate now, the flat one (an old rank 1 must not survive)
         add_sentence(st, "wsj_0170.mrg", 1, forest=(FLAT,))
         with pytest.raises(RankerError, match="1 sentences"):
-            stages.require_counts(st, ev, sel, "test")
-        assert stages.compute_counts(st, ev, sel.sentences, "test", workers=1).scored == 1
-        after = stages.load_counts(st, ev, sel, ["evalb_labeled"], "test")["evalb_labeled"]
+            stages.require_counts(ctx, ev, sel)
+        assert stages.compute_counts(ctx, ev, sel.sentences).scored == 1
+        after = stages.load_counts(ctx, ev, sel, ["evalb_labeled"])["evalb_labeled"]
         assert list(after.offsets) == [0, 2, 3, 5]
         flat = after.counts[2]
         assert flat[2] < flat[0]   # the flat tree matches fewer brackets than gold has

@@ -36,11 +36,11 @@ def _training(st, sel, rule, trainable):
     template = stages.loglinear_template(LogLinearSection(max_iter=15), 1)
     dropped = {}
     if trainable:
-        t = stages.trainable(st, sel, "riezler", rule, source, template)
+        t = stages.trainable(stages.StageContext(st, source, 1), sel, "riezler", rule, template)
         sel, dropped = t.selection, t.dropped
     m = cached_matrix(st, load_feature_set("default"), sel, source, 1, None)
-    w = stages.consistency(st, m, "riezler", sel, source, rule)
-    data = stages.training_rows(st, FeaturesSection(), template, [m], [w], source,
+    w = stages.consistency(stages.StageContext(st, source, 1), m, "riezler", sel, rule)
+    data = stages.training_rows(stages.StageContext(st, source, 1), FeaturesSection(), template, [m], [w],
                                 dropped_before=dropped)
     return data, template, len(sel.sentences)
 

@@ -148,7 +148,9 @@ def test_retrain_adapts_the_stored_model_to_the_decisions(base, store, capsys):
     capsys.readouterr()
     assert main(["models", "list", "--store", str(store)]) == 0
     listed = {l.split()[0]: l for l in capsys.readouterr().out.splitlines()}
-    assert listed[out.key].endswith("retrained from base0123") and "retrained" not in listed["base0123"]
+    assert "  retrained from base0123  " in listed[out.key] and "retrained" not in listed["base0123"]
+    with Store.open(store, readonly=True) as st:   # the record names its parent
+        assert st.model_record(out.key).parent == "base0123"
 
 
 def test_retrain_refuses_what_it_cannot_learn_from(base, store, capsys):
@@ -202,4 +204,4 @@ def test_a_versioned_kind_name_is_refused_not_silently_empty(store):
     with Store.open(store) as st:
         for kind in ("user/1", "riezler/1", "users"):
             with pytest.raises(RankerError, match=f"annotation kind '{kind}' is neither"):
-                stages.annotate(st, AnnotationSection(kind=kind), [], workers=1, where="t")
+                stages.annotate(stages.StageContext(st, None, 1, where="t"), AnnotationSection(kind=kind), [])
