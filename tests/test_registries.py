@@ -1,6 +1,7 @@
 """Registries by versioned name: a bare name is the newest version, an unknown one lists the known."""
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +158,12 @@ def test_no_if_chain_over_ranker_names_anywhere_in_ranker():
                 'if args.model and name not in ("loglinear", "heidorn"):'):
         assert any(p.search(bad) for p in patterns), bad
     assert not any(p.search('for r in ("native", "heidorn"):') for p in patterns)
+
+
+def test_no_default_evaluation_section_is_built_outside_the_config_module():
+    """Commands read the [evaluation] settings of the store's counts, never assumed defaults (issue 24)."""
+    root = Path(__file__).resolve().parents[1]
+    found = [f"{p.relative_to(root)}:{i}" for base in ("ranker", "features") for p in (root / base).rglob("*.py")
+             if p.name != "config.py" for i, line in enumerate(p.read_text().splitlines(), 1)
+             if "EvaluationSection()" in line]
+    assert not found, found

@@ -449,9 +449,10 @@ def counts_command(store: Store, evaluation: EvaluationSection, sel: SplitSelect
         argv += ["--split", sel.name]
     if len(stored_sources(store)) > 1:
         argv += ["--source", source]
-    default = EvaluationSection()
+    from .config import default
+
     for key, flag in SETTING_OPTIONS.items():
-        if getattr(evaluation, key) != getattr(default, key):
+        if getattr(evaluation, key) != default(EvaluationSection, key):
             argv += [flag, str(getattr(evaluation, key))]
     return shlex.join(argv)
 
