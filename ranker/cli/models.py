@@ -110,9 +110,11 @@ def run_export(args) -> int:
             found = [m for m in models if m["key"].startswith(args.key)]
             wanted = f"match {args.key!r}"
         if len(found) != 1:
-            listed = "".join(f"\n  {_describe(m)}" for m in found[:20])
+            listed = "; ".join(f"{m['key']} ({m['ranker']}, sigma2 {m['sigma2']}, "
+                               f"{'run ' + str(m['run']) + ' ' + str(m['command']) if m['run'] else 'no run'}, "
+                               f"{m['created'] or 'undated'})" for m in found[:20])
             raise RankerError(f"{args.store}: {'no' if not found else len(found)} stored models {wanted}; "
-                              f"name one by its key (ranker models list){':' if found else ''}{listed}")
+                              f"name one by its key (ranker models list){': ' + listed if found else ''}")
         key = found[0]["key"]
         payload = st.model_file(key)
     with atomic_write(args.out, binary=True) as f:   # a failure leaves an old file as it was

@@ -133,3 +133,22 @@ def test_store_stats_lists_the_runs(scored, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert [r["command"] for r in doc["runs"]][:3] == ["import", "annotate", "counts"]
     assert all(r["version"].startswith("0.") for r in doc["runs"])
+
+
+def test_every_fit_is_kept_and_export_names_the_candidates(scored, capsys):
+    """A second ranker train kept only its chosen fit and export failed without naming the choices."""
+    work, store, _ = scored
+    for grid in (("0.1", "1"), ("0.01",)):
+        assert ranker("train", "--store", store, "--split", RANGES["train"], "--heldout", RANGES["heldout"],
+                      "--sigma2-grid", *grid, "--workers", 1, "--no-progress", "--out", work / "m2.json") == 0
+    with Store.open(store, readonly=True) as st:
+        chosen = [r.key for r in st.model_records() if "heldout" in r.chosen]
+        assert len({r.settings["sigma2"] for r in st.model_records()}) >= 3   # every sigma^2 fitted is kept
+    assert len(chosen) >= 2
+    capsys.readouterr()
+    assert ranker("models", "export", "--store", store, "--out", work / "x.json") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ranker: error:") and err.count("\n") == 1   # one line
+    assert "were chosen on held-out; name one by its key" in err
+    assert all(k in err for k in chosen)
+    assert ranker("models", "export", "--store", store, chosen[0][:12], "--out", work / "x.json") == 0
