@@ -3,7 +3,7 @@
 The public surface, in one place: import what you need from ``ranker`` directly. Names load on
 first use, so ``import ranker`` stays cheap for the command line.
 """
-from importlib import import_module
+from .lazy import lazy_getattr
 
 __version__ = "0.1.0"
 
@@ -37,13 +37,7 @@ _PUBLIC = {
 __all__ = sorted(_PUBLIC) + ["__version__"]
 
 
-def __getattr__(name: str):
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ranker' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _PUBLIC, globals())
 
 
 def __dir__():

@@ -18,7 +18,7 @@ and significance (:mod:`.significance`). ``ranker evaluate`` reads its files wit
 Names load on first use (as in :mod:`ranker`): ``ranker evalb`` imports only the modules it needs,
 neither numpy nor the tree package, so that its start-up stays close to the C evalb's.
 """
-from importlib import import_module
+from ..lazy import lazy_getattr
 
 #: Public name -> the submodule that defines it.
 _PUBLIC = {
@@ -82,13 +82,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _PUBLIC, globals(), prefix=f"{__name__}.")
 
 
 def __dir__() -> list[str]:

@@ -85,6 +85,22 @@ def _file_names() -> list[str]:
     return [n for n in RANKERS.names() if _state_holder(RANKERS.get(n)) is RANKERS.get(n)]
 
 
+def file_entry(ranker) -> str:
+    """The versioned registry name a model file of ``ranker`` carries (the model whose state it holds).
+
+    Raises
+    ------
+    RankerError
+        For a ranker that learns nothing (no state to save).
+    """
+    from ..registries import RANKERS
+
+    holder = _state_holder(type(ranker))
+    if holder is None:
+        raise RankerError(f"cannot save a {type(ranker).__name__}: it learns nothing")
+    return RANKERS.name_of(holder)      # versioned: a later version of the ranker reads its own files
+
+
 def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: dict | None = None) -> None:
     """Write a fitted ranker to ``path`` as JSON.
 
@@ -98,12 +114,7 @@ def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: 
     feature_config : dict, optional
         The resolved feature-set configuration, kept so the features can be extracted again.
     """
-    from ..registries import RANKERS
-
-    holder = _state_holder(type(ranker))
-    if holder is None:
-        raise RankerError(f"cannot save a {type(ranker).__name__}: it learns nothing")
-    kind = RANKERS.name_of(holder)      # versioned: a later version of the ranker reads its own files
+    kind = file_entry(ranker)
     names = [str(n) for n in feature_names]
     state = ranker._get_state()
     if "coef_" in state and len(names) not in (0, len(state["coef_"])):

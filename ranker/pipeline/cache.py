@@ -69,21 +69,19 @@ def load_payload(payload: bytes, names: Sequence[str] | None = None, where: str 
         return load_model(path, names)
 
 
-def model_record(key: str, ranker, payload: bytes, data: str = "", parent: str | None = None,
-                 chosen: str = ""):
+def model_record(key: str, ranker, data: str = "", parent: str | None = None, chosen: str = ""):
     """The :class:`~ranker.store.ModelRecord` of a fitted ranker about to be stored under ``key``.
 
-    Its registry entry is the one the model file names (``ranker`` field, versioned), its
-    settings the estimator's hyperparameters and the objective's arithmetic version, its summary
-    the typed :class:`~ranker.models.summary.FitSummary`.
+    Its registry entry is the one its model file names (:func:`ranker.models.persistence.file_entry`),
+    its settings the estimator's hyperparameters and the objective's arithmetic version, its
+    summary the typed :class:`~ranker.models.summary.FitSummary`.
     """
+    from ..models.persistence import file_entry
     from ..models.summary import FitSummary
     from ..store import ModelRecord
     from .training import fit_params
 
-    entry = str(json.loads(payload).get("ranker", ""))
-    entry = entry if "/" in entry or not entry else f"{entry}/1"
-    return ModelRecord(key, entry, fit_params(ranker), data or key, parent, chosen, None, "",
+    return ModelRecord(key, file_entry(ranker), fit_params(ranker), data or key, parent, chosen, None, "",
                        FitSummary.of(ranker).to_dict())
 
 
@@ -107,13 +105,13 @@ def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
             payload = model_payload(saved.ranker, names, feature_config)
             store.put_artifact(MODEL_KIND, key, payload, meta)
         if store.model_record(key) is None:                 # kept before models had records
-            store.put_model(model_record(key, saved.ranker, payload, data, parent, chosen), payload, meta)
+            store.put_model(model_record(key, saved.ranker, data, parent, chosen), payload, meta)
         elif chosen:
             store.choose_model(key, chosen)
         return saved.ranker, meta
     ranker, meta = fit()
     payload = model_payload(ranker, names, feature_config)
-    store.put_model(model_record(key, ranker, payload, data, parent, chosen), payload, meta)
+    store.put_model(model_record(key, ranker, data, parent, chosen), payload, meta)
     return ranker, meta
 
 

@@ -797,6 +797,8 @@ class Store:
         if old is None:
             raise StoreError(f"{self.path}: no model record {key}")
         value = ", ".join(dict.fromkeys(c for c in (old.chosen, chosen) if c))
+        if value == old.chosen:
+            return   # chosen on that before (a warm rerun): nothing to write
         with self.batch():
             self._conn.execute("UPDATE models SET chosen=? WHERE key=?", (value, key))
 

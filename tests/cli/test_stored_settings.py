@@ -109,8 +109,7 @@ def test_an_option_contradicting_the_stored_settings_is_a_one_line_error(scored,
 
 
 def test_the_web_page_shows_the_metrics_of_the_stored_settings(scored):
-    pytest.importorskip("flask")
-    from ranker.serve.app import create_app
+    from ranker.serve.app import create_app   # Flask comes with the test extra
 
     _, store, prm = scored
     app = create_app(str(store), read_only=True)
