@@ -107,6 +107,9 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     source = stored_source(store, source)
     rule = rule or AnnotationSection().rule
     if kind in ANNOTATIONS.names(bare=True) and ANNOTATIONS.get(kind) == "decisions":
+        if not store.decisions():
+            raise RankerError(f"{store.path}: no discriminant decisions are stored, so annotation "
+                              f"{kind!r} is empty: make some in ranker serve first")
         annotate(StageContext(store, source, 1, False, "retrain"), AnnotationSection(kind=kind, rule=rule), [])
     sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)
     sentences = tuple(store.sentence(sid) for sid in sets)
