@@ -159,7 +159,7 @@ def test_retrain_refuses_what_it_cannot_learn_from(base, store, capsys):
         with pytest.raises(RankerError, match="no stored models match 'nope'"):
             retrain(st, "nope")
         # no decisions yet: say so, not "run ranker annotate --kind user" (which would store nothing)
-        with pytest.raises(RankerError, match="no discriminant decisions are stored .* ranker serve"):
+        with pytest.raises(RankerError, match="no discriminant decisions are stored.*ranker serve"):
             retrain(st, "base0123")
         sid = _sentences_with_choices(st, 1)[0]
         spans = [candidate_spans(t) for _, _, t in st.candidate_trees(sid)]
