@@ -8,7 +8,6 @@ imported again: a warm rerun reads nothing but the files' digests.
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -50,14 +49,6 @@ def forest_files(parse, where: str, fmt: str | None = None) -> ForestFiles:
     return ForestFiles(fmt, tuple(files), f"{fmt}:{'+'.join(p.name for p in files)}")
 
 
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 class ImportOutcome(NamedTuple):
     """What importing the files did: report counts, notes, and one summary per file read now."""
 
@@ -70,18 +61,21 @@ def import_forest_files(store, ff: ForestFiles, corpus: str, reimport: bool = Fa
     """Import every file of ``ff`` into ``store`` unless it holds exactly these files already.
 
     ``reimport`` reads them even then (``ranker import``: the user asked for it). All files and
-    the source's provenance row (format, files, digests, notes) are one transaction: a file
-    refused whole (:func:`ranker.sources.nbest.import_files`) leaves the store as it was.
+    the source's provenance row (format, files, digests, notes: :func:`ranker.sources.nbest.provenance`) are one
+    transaction: a file refused whole (:func:`ranker.sources.nbest.import_files`) leaves the store
+    as it was.
     """
-    from ..sources.nbest import import_files
+    from ..sources.nbest import file_digest, import_files, provenance
 
-    done = {"format": ff.fmt, "files": [str(p) for p in ff.files],
-            "sha256": [_digest(p) for p in ff.files]}
+    digests = [file_digest(p) for p in ff.files]
     counts: dict[str, float] = {"import: forests": 0, "import: candidates": 0}
     notes: list[str] = []
     stored = store.source_options().get(ff.source) or {}
-    if not reimport and all(stored.get(k) == v for k, v in done.items()):
-        return ImportOutcome(counts, list(stored.get("notes", ())), ())
+    held = dict(zip(stored.get("files", ()), stored.get("sha256", ())))
+    if not reimport and stored.get("format") == ff.fmt \
+            and all(held.get(str(p)) == d for p, d in zip(ff.files, digests)):
+        mine = [n for n in stored.get("notes", ()) if any(f" of {p} " in n for p in ff.files)]
+        return ImportOutcome(counts, mine, ())
     with store.batch():
         summaries = import_files(store, ff.files, ff.fmt, ff.source, corpus)
         for path, got in zip(ff.files, summaries):
@@ -89,5 +83,5 @@ def import_forest_files(store, ff: ForestFiles, corpus: str, reimport: bool = Fa
             counts["import: candidates"] += got.candidates
             if got.errors:
                 notes.append(f"{len(got.errors)} forests of {path} were rejected, e.g. {got.errors[0]}")
-        store.add_source(ff.source, {**done, "notes": notes})
+        store.add_source(ff.source, provenance(stored, ff.fmt, ff.files, digests, notes))
     return ImportOutcome(counts, notes, summaries)

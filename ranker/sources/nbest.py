@@ -24,6 +24,7 @@ both sides have the same root convention and no user renames labels.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import math
 import re
 from collections import defaultdict, deque
@@ -203,8 +204,42 @@ def import_file(store, path: str | Path, fmt: str, source: str | None = None, co
     source = source or f"{fmt}:{path.name}"
     with store.batch():
         summary, = import_files(store, [path], fmt, source, corpus, batch_size)
-        store.add_source(source, {"format": fmt, "file": str(path)})
+        notes = [f"{len(summary.errors)} forests of {path} were rejected, e.g. {summary.errors[0]}"] \
+            if summary.errors else []
+        store.add_source(source, provenance(store.source_options().get(source) or {}, fmt, [path],
+                                            [file_digest(path)], notes))
     return summary
+
+
+def file_digest(path) -> str:
+    """The sha256 of a file's bytes, read in blocks: the provenance of an imported file."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def provenance(stored: dict, fmt: str, files, digests, notes) -> dict:
+    """The source's provenance row after importing ``files``: the stored files kept, these added.
+
+    A source can be filled by several imports (``ranker import`` of one split's file, later of
+    another's): candidates of the earlier files stay stored, so their names and digests must stay
+    in the record too. A file imported again replaces its own entry and its own notes.
+
+    Raises
+    ------
+    RankerError
+        When the source holds candidates read from files of another format.
+    """
+    files = [str(p) for p in files]
+    if stored and stored.get("format", fmt) != fmt:
+        raise RankerError(f"{files[0]}: source holds candidates read from {stored['format']} files, not {fmt}; "
+                          f"import into another source (--source NAME)")
+    kept = [(f, d) for f, d in zip(stored.get("files", ()), stored.get("sha256", ())) if f not in files]
+    old_notes = [n for n in stored.get("notes", ()) if not any(f" of {f} " in n for f in files)]
+    return {"format": fmt, "files": [f for f, _ in kept] + files,
+            "sha256": [d for _, d in kept] + list(digests), "notes": old_notes + list(notes)}
 
 
 def import_files(store, paths, fmt: str, source: str, corpus: str | None = None,

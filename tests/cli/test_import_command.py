@@ -164,3 +164,36 @@ def test_issue_24_a_missing_file_is_refused_before_the_store_is_made(tmp_path, c
                      str(tmp_path / name)]) == 2
         _one_error(capsys.readouterr().err, str(tmp_path / name), "no such file" if name != "." else "not a file")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_two_imports_into_one_source_keep_both_files_provenance(store, tmp_path, capsys):
+    """Regression: a second ``ranker import`` into a source replaced the first file's name and digest,
+    though the first file's candidates stay stored."""
+    import hashlib
+
+    (tmp_path / "one.mrg").write_text(f"{DOGS}\n")
+    (tmp_path / "two.mrg").write_text(f"{CATS}\n")
+    assert _import(store, tmp_path / "one.mrg", source="mine") == 0
+    assert _import(store, tmp_path / "two.mrg", source="mine") == 0
+    digest = {p: hashlib.sha256((tmp_path / p).read_bytes()).hexdigest() for p in ("one.mrg", "two.mrg")}
+    with Store.open(store, readonly=True) as st:
+        row = st.source_options()["mine"]
+        assert row["files"] == [str(tmp_path / "one.mrg"), str(tmp_path / "two.mrg")]
+        assert row["sha256"] == [digest["one.mrg"], digest["two.mrg"]]
+    # the first file changed and imported again: its own entry is replaced, the other kept
+    (tmp_path / "one.mrg").write_text(f"{DOGS}\n\n{CATS}\n")
+    assert _import(store, tmp_path / "one.mrg", source="mine") == 0
+    with Store.open(store, readonly=True) as st:
+        row = st.source_options()["mine"]
+        assert row["files"] == [str(tmp_path / "two.mrg"), str(tmp_path / "one.mrg")]
+        assert row["sha256"] == [digest["two.mrg"], hashlib.sha256((tmp_path / "one.mrg").read_bytes()).hexdigest()]
+
+
+def test_importing_another_format_into_a_source_is_refused_and_changes_nothing(store, tmp_path, capsys):
+    nbest = tmp_path / "one.nbest"
+    nbest.write_text("1\tmine/a/0\n-1.0\n(S1 (S (NP (NNS dogs)) (VP (VBP bark))))\n\n")
+    before = _folder(store)
+    capsys.readouterr()
+    assert _import(store, nbest, fmt="bllip", source="penn:good.mrg") == 2
+    _one_error(capsys.readouterr().err, str(nbest), "penn files", "--source")
+    assert _folder(store) == before
