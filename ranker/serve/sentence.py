@@ -77,16 +77,10 @@ class ForestData(NamedTuple):
 
 def forest_data(store, sentence_id: str, source: str, evaluation) -> ForestData:
     """Read a forest, its candidates' labelled spans and their metric scores (under ``evaluation``)."""
-    from ..sources.discriminants import candidate_spans
+    from ..sources.discriminants import forest_spans
 
     forest = store.forest(sentence_id, source)
-    by_tree: dict[int, frozenset] = {}   # equal candidate texts share one tree object
-    spans = []
-    for c in forest.candidates:
-        got = by_tree.get(id(c.tree))
-        if got is None:
-            got = by_tree[id(c.tree)] = candidate_spans(c.tree)
-        spans.append(got)
+    spans = forest_spans(forest.candidates)   # equal candidate texts share one tree object
     metrics = metric_scores(store, sentence_id, source, evaluation) if forest.candidates else {}
     n = len(forest.candidates)
     return ForestData(forest, spans, {k: v for k, v in metrics.items() if len(v) == n})
@@ -155,9 +149,14 @@ def sentence_view(data: ForestData, decisions, scores: np.ndarray | None, previo
 
 
 def disambiguated(spans, decisions) -> bool:
-    """True when the decisions leave no discriminant: the remaining candidates agree on every span."""
+    """True when the decisions leave candidates that agree on every span (no discriminant left).
+
+    Decisions that leave no candidate at all (stored before answers were checked) are no
+    disambiguation: the sentence is not done.
+    """
     from ..sources.discriminants import discriminants, remaining_mask
 
     if not spans:
         return False
-    return not discriminants(spans, np.asarray(remaining_mask(spans, decisions), dtype=bool))
+    mask = np.asarray(remaining_mask(spans, decisions), dtype=bool)
+    return bool(mask.any()) and not discriminants(spans, mask)

@@ -98,12 +98,16 @@ def sentences():
 @bp.get("/sentence")
 def sentence():
     """One sentence: ranked candidates, rankers' choices, trees, discriminants, decisions."""
+    return _sentence_page(forms.sentence_id(served().store(), request.args.get("id")))
+
+
+def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
+    """The sentence page, with ``conflict`` (an answer refused) shown above it when given."""
     from .sentence import sentence_view
     from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
 
     s = served()
     st = s.store()
-    sid = forms.sentence_id(st, request.args.get("id"))
     with s.lock:
         model, previous = s.model, s.previous
     view = sentence_view(s.forest_data(sid), st.decisions(sid), s.model_scores(model, sid),
@@ -136,7 +140,7 @@ def sentence():
                            neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
-                           retrain=s.retrain)
+                           retrain=s.retrain, conflict=conflict), status
 
 
 def _back(sid: str):
@@ -145,15 +149,25 @@ def _back(sid: str):
 
 @bp.post("/decide")
 def decide():
-    """Store an answer (accept or reject) to one discriminant of a sentence."""
-    from ..sources.discriminants import decision, span_key
+    """Store an answer (accept or reject) to one discriminant of a sentence, if it still is one.
+
+    The answer is checked against the decisions stored when it is written
+    (:func:`ranker.sources.discriminants.decide`): an answer from a page loaded before someone
+    else's answer that would leave no candidate, or a span no candidate holds, is refused with
+    409 and the sentence page as it is now, the conflict named above it.
+    """
+    from ..sources.discriminants import DecisionRefused, decide, decision, span_key
 
     s = served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
     label, start, end = forms.discriminant(request.form.get("key"), len(st.sentence(sid).tokens))
     accept = forms.boolean(request.form.get("accept"), "accept")
-    st.add_decision(sid, decision(span_key(label, start, end), accept, session.get("who") or "anonymous"))
+    answer = decision(span_key(label, start, end), accept, session.get("who") or "anonymous")
+    try:
+        decide(st, sid, s.forest_data(sid).spans, answer)
+    except DecisionRefused as e:
+        return _sentence_page(sid, conflict=str(e), status=409)
     return _back(sid)
 
 

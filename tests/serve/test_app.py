@@ -162,36 +162,84 @@ def test_read_only_serves_pages_refuses_posts_and_leaves_the_file_alone(store_pa
     assert hashlib.sha256(store_path.read_bytes()).hexdigest() == digest
 
 
-def test_two_annotators_at_once_lose_no_decision(app, store_path):
+def _stored_left(store_path, sid) -> int:
+    """How many candidates the stored decisions on ``sid`` leave (read from the store itself)."""
+    from ranker.sources.discriminants import forest_spans, remaining_mask
+
     with Store.open(store_path, readonly=True) as st:
-        sids = [s.id for s in st.sentences("treebank", "test") if len(s.tokens) >= 6][:2]
-    per_client = 15
-    errors = []
+        return int(remaining_mask(forest_spans(st.forest(sid).candidates), st.decisions(sid)).sum())
 
-    def annotate(name: str):
+
+def _clear(store_path, sid) -> None:
+    with Store.open(store_path) as st:
+        while st.undo_decision(sid) is not None:
+            pass
+
+
+def test_two_annotators_answering_one_sentence_from_stale_pages_never_leave_no_candidate(app, store_path,
+                                                                                       test_sentence):
+    """Both load the page, then answer every discriminant on it at once, one accepting, one rejecting."""
+    keys = re.findall(r'data-key="([^"]+)"', app.test_client().get(
+        "/sentence", query_string={"id": test_sentence}).get_data(as_text=True))
+    assert len(keys) >= 4
+    codes = {"ann": [], "bob": []}
+
+    def annotate(name: str, accept: str):
         client = app.test_client()
-        token = _token(client)
+        token = _token(client, f"/sentence?id={test_sentence}")
         client.post("/who", data={"who": name, "token": token})
-        for k in range(per_client):
-            for sid in sids:   # both write the same sentences, interleaved
-                r = client.post("/decide", data={"id": sid, "key": f"X{name}{k}:0-{1 + k % 5}", "accept": "0",
-                                                 "token": token})
-                if r.status_code != 302:
-                    errors.append(r.get_data(as_text=True)[:200])
+        for key in keys:   # all from the page as first loaded
+            r = client.post("/decide", data={"id": test_sentence, "key": key, "accept": accept, "token": token})
+            codes[name].append(r.status_code)
 
-    threads = [threading.Thread(target=annotate, args=(n,)) for n in ("ann", "bob")]
+    threads = [threading.Thread(target=annotate, args=a) for a in (("ann", "1"), ("bob", "0"))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert errors == []
-    with Store.open(store_path) as st:
-        for sid in sids:
-            got = st.decisions(sid)
-            assert len(got) == 2 * per_client
-            assert sorted(d.label for d in got) == sorted(f"X{n}{k}" for n in ("ann", "bob") for k in range(per_client))
-            for _ in got:
-                st.undo_decision(sid)
+    assert set(codes["ann"] + codes["bob"]) <= {302, 409} and 409 in codes["ann"] + codes["bob"]
+    with Store.open(store_path, readonly=True) as st:
+        stored = st.decisions(test_sentence)
+    # every answer the server took is stored, and together they leave at least one candidate
+    assert len(stored) == (codes["ann"] + codes["bob"]).count(302)
+    assert _stored_left(store_path, test_sentence) >= 1
+    _clear(store_path, test_sentence)
+
+
+def test_an_answer_from_a_stale_page_that_would_leave_nothing_is_refused_with_the_page(app, store_path,
+                                                                                     test_sentence):
+    ann, bob = app.test_client(), app.test_client()
+    html = bob.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)   # bob's page
+    key = re.search(r'data-key="([^"]+)"', html).group(1)
+    ann_token, bob_token = _token(ann, f"/sentence?id={test_sentence}"), _token(bob, f"/sentence?id={test_sentence}")
+    assert ann.post("/decide", data={"id": test_sentence, "key": key, "accept": "1",
+                                     "token": ann_token}).status_code == 302
+    r = bob.post("/decide", data={"id": test_sentence, "key": key, "accept": "0", "token": bob_token})
+    page = r.get_data(as_text=True)
+    assert r.status_code == 409
+    # the page as it is now, the conflict named: ann's answer stands, bob's is not stored
+    assert 'id="conflict"' in page and key in page and "answer refused" in page
+    assert _remaining(page) == _stored_left(store_path, test_sentence) >= 1
+    with Store.open(store_path, readonly=True) as st:
+        assert [(d.accept, d.who) for d in st.decisions(test_sentence)] == [(True, "anonymous")]
+    # the same answer again is no discriminant either: refused, nothing stored twice
+    assert ann.post("/decide", data={"id": test_sentence, "key": key, "accept": "1",
+                                     "token": ann_token}).status_code == 409
+    with Store.open(store_path, readonly=True) as st:
+        assert len(st.decisions(test_sentence)) == 1
+    _clear(store_path, test_sentence)
+
+
+@pytest.mark.parametrize("accept", ["1", "0"])
+def test_a_hand_made_answer_on_a_span_no_candidate_holds_is_refused(app, store_path, test_sentence, accept):
+    client = app.test_client()
+    token = _token(client)
+    total = _stored_left(store_path, test_sentence)
+    r = client.post("/decide", data={"id": test_sentence, "key": "ZZZ:0-1", "accept": accept, "token": token})
+    assert r.status_code == 409 and "no remaining candidate holds ZZZ:0-1" in r.get_data(as_text=True)
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions(test_sentence) == []
+    assert _stored_left(store_path, test_sentence) == total
 
 
 def test_retraining_from_decisions_changes_the_model_and_shows_the_old_places(store_path, test_sentence):
@@ -294,37 +342,40 @@ def test_answering_until_no_discriminant_is_left_counts_the_sentence_done(store_
     assert "<strong>0</strong> of" in listing
 
 
-def test_two_sessions_over_http_at_once_lose_no_decision(live_server, store_path):
+def test_two_sessions_over_http_answering_one_sentence_at_once_leave_a_candidate(live_server, store_path,
+                                                                                  test_sentence):
     import http.cookiejar
+    import urllib.error
     import urllib.parse
     import urllib.request
 
-    with Store.open(store_path, readonly=True) as st:
-        sid = next(s.id for s in st.sentences("treebank", "test") if len(s.tokens) >= 6)
-    per_session, failures = 12, []
+    url = f"{live_server.url}/sentence?{urllib.parse.urlencode({'id': test_sentence})}"
+    codes: list[int] = []
 
-    def annotate(name: str):
+    def annotate(accept: str, keys_from: list):
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-        page = opener.open(f"{live_server.url}/sentence?{urllib.parse.urlencode({'id': sid})}", timeout=30).read()
-        token = re.search(rb'name="token" value="([^"]+)"', page).group(1).decode()
-        for k in range(per_session):
-            data = urllib.parse.urlencode({"id": sid, "key": f"H{name}{k}:0-{1 + k % 5}", "accept": "0",
+        page = opener.open(url, timeout=30).read().decode()
+        token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+        keys_from.extend(re.findall(r'data-key="([^"]+)"', page))
+        for key in list(keys_from):
+            data = urllib.parse.urlencode({"id": test_sentence, "key": key, "accept": accept,
                                            "token": token}).encode()
-            with opener.open(f"{live_server.url}/decide", data=data, timeout=30) as r:
-                if r.status != 200:   # redirected back to the page
-                    failures.append(r.status)
+            try:
+                with opener.open(f"{live_server.url}/decide", data=data, timeout=30) as r:
+                    codes.append(r.status)   # 200: redirected back to the page
+            except urllib.error.HTTPError as e:
+                codes.append(e.code)
 
-    threads = [threading.Thread(target=annotate, args=(n,)) for n in ("ann", "bob")]
+    threads = [threading.Thread(target=annotate, args=(a, [])) for a in ("1", "0")]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert failures == []
-    with Store.open(store_path) as st:
-        got = st.decisions(sid)
-        assert sorted(d.label for d in got) == sorted(f"H{n}{k}" for n in ("ann", "bob") for k in range(per_session))
-        for _ in got:
-            st.undo_decision(sid)
+    assert set(codes) <= {200, 409} and codes.count(200) >= 1
+    with Store.open(store_path, readonly=True) as st:
+        assert len(st.decisions(test_sentence)) == codes.count(200)
+    assert _stored_left(store_path, test_sentence) >= 1
+    _clear(store_path, test_sentence)
 
 
 def test_a_sentence_without_candidates_has_a_page_and_nothing_to_decide(app, store_path):

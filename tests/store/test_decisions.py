@@ -67,6 +67,81 @@ def _answer(path, who, n, start):
                 st.undo_decision(S.id, who)   # interleaved undos remove one's own latest answer each
 
 
+TREES = (   # five readings of "I saw the man with a telescope" (PP attachment, flat NP, SINV)
+    "(S (NP (PRP I)) (VP (VBD saw) (NP (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope))))))",
+    "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope)))))",
+    "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man))) (PP (IN with) (NP (DT a) (NN telescope))))",
+    "(SINV (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope)))))",
+    "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man) (PP (IN with) (NP (DT a) (NN telescope))))))",
+)
+
+
+def _spans():
+    from ranker.sources.discriminants import candidate_spans
+    from ranker.trees.penn import parse_tree
+
+    return [candidate_spans(parse_tree(t)) for t in TREES]
+
+
+def _decide_racing(path, who, accept, rounds, barrier, left):
+    """Each round: answer every discriminant of the undecided forest (a page loaded before the other's answers)."""
+    from ranker.sources.discriminants import DecisionRefused, decide, discriminants, remaining_mask
+
+    spans = _spans()
+    with Store.open(path) as st:
+        for _ in range(rounds):
+            keys = discriminants(spans)
+            barrier.wait()
+            for d in keys:
+                try:
+                    decide(st, S.id, spans, _d(d.label, d.start, d.end, accept, who))
+                except DecisionRefused:
+                    pass
+            barrier.wait()
+            if accept:   # one of the two records what the round left, then clears it
+                left.append(int(remaining_mask(spans, st.decisions(S.id)).sum()))
+                while st.undo_decision(S.id) is not None:
+                    pass
+            barrier.wait()
+
+
+@pytest.mark.slow
+def test_two_processes_deciding_one_sentence_at_once_never_leave_no_candidate(path):
+    """Regression: two answers checked against pages loaded before each other's left 0 candidates."""
+    ctx = multiprocessing.get_context("spawn")
+    barrier, manager = ctx.Barrier(2), ctx.Manager()
+    left = manager.list()
+    procs = [ctx.Process(target=_decide_racing, args=(path, who, accept, 15, barrier, left))
+             for who, accept in (("ann", True), ("bob", False))]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    assert len(left) == 15 and min(left) >= 1, list(left)
+    manager.shutdown()
+
+
+def test_decide_refuses_an_answer_that_is_no_discriminant_and_writes_nothing(path):
+    from ranker.sources.discriminants import DecisionRefused, decide
+
+    spans = _spans()
+    with Store.open(path) as st:
+        with pytest.raises(DecisionRefused, match="no remaining candidate holds ZZZ:0-1"):
+            decide(st, S.id, spans, _d("ZZZ", 0, 1, True))
+        with pytest.raises(DecisionRefused, match="every remaining candidate holds NP:0-1"):
+            decide(st, S.id, spans, _d("NP", 0, 1, False))
+        with pytest.raises(DecisionRefused, match="every remaining candidate holds PP:4-7"):
+            decide(st, S.id, spans, _d("PP", 4, 7, True))
+        assert st.decisions(S.id) == []
+        assert decide(st, S.id, spans, _d("NP", 2, 7, True)) == 1      # two of five hold it
+        with pytest.raises(DecisionRefused, match="no remaining candidate holds VP:1-4"):
+            decide(st, S.id, spans, _d("VP", 1, 4, True))             # only a reading NP:2-7 ruled out
+        with pytest.raises(DecisionRefused, match="every remaining candidate holds NP:2-7"):
+            decide(st, S.id, spans, _d("NP", 2, 7, False))            # the stale page's contradiction
+        assert [(d.label, d.accept) for d in st.decisions(S.id)] == [("NP", True)]
+
+
 def test_an_undo_takes_back_the_annotators_own_latest_answer(path):
     """Regression: an undo took back the sentence's latest answer, even another person's."""
     with Store.open(path) as st:
