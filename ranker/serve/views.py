@@ -183,11 +183,17 @@ def undo():
 
 @bp.post("/who")
 def set_who():
-    """Remember the annotator's name for this session's decisions."""
-    session["who"] = forms.who(request.form.get("who"))
-    back = request.form.get("id")
-    if back:
-        return _back(forms.sentence_id(served().store(), back))
+    """Remember the annotator's name for this session's decisions (every parameter checked first)."""
+    name = forms.who(request.form.get("who"))
+    back = _back_to(request.form.get("id"))
+    session["who"] = name
+    return back
+
+
+def _back_to(value: str | None):
+    """The redirect after a POST: to the sentence ``value`` names, or to the list (checked before any effect)."""
+    if value:
+        return _back(forms.sentence_id(served().store(), value))
     return redirect(url_for("serve.index"))
 
 
@@ -197,12 +203,9 @@ def retrain():
     """Start retraining from the decisions in the background."""
     from .retrain import start_retrain
 
-    s = served()
-    start_retrain(s)
-    back = request.form.get("id")
-    if back:
-        return _back(forms.sentence_id(s.store(), back))
-    return redirect(url_for("serve.index"))
+    back = _back_to(request.form.get("id"))   # a bad id is refused before anything starts
+    start_retrain(served())
+    return back
 
 
 @bp.get("/retrain/status")

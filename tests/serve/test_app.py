@@ -385,3 +385,28 @@ def test_a_sentence_without_candidates_has_a_page_and_nothing_to_decide(app, sto
     html = r.get_data(as_text=True)
     assert r.status_code == 200 and _remaining(html) == 0 and "<svg" not in html
     assert "no discriminant left" in html and 'data-ranker="' not in html
+
+
+def test_a_refused_retrain_or_name_change_has_no_effect(store_path, test_sentence):
+    """Regression: POST /retrain with a bad id answered 404 yet retrained; POST /who with one set the name."""
+    import time
+
+    from ranker.serve.app import create_app
+
+    app = create_app(store_path)
+    served = app.extensions["ranker"]
+    client = app.test_client()
+    token = _token(client)
+    before = served.model
+    r = client.post("/retrain", data={"id": "1 OR 1=1", "token": token})
+    assert r.status_code == 404 and "no sentence &#39;1 OR 1=1&#39;" in r.get_data(as_text=True)
+    time.sleep(1.0)   # a retrain started by mistake would be running or done by now
+    assert served.retrain is None and served.model is before
+    assert client.get("/retrain/status").get_json()["state"] == "idle"
+    for bad in ("x' OR 1=1 --", "a" * 301):
+        r = client.post("/who", data={"who": "mallory", "id": bad, "token": token})
+        assert r.status_code in (400, 404) and "parameter id" in r.get_data(as_text=True)
+    page = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert "mallory" not in page and 'name="who" value=""' in page
+    r = client.post("/who", data={"who": "<b>", "id": test_sentence, "token": token})
+    assert r.status_code == 400 and "parameter who" in r.get_data(as_text=True)
