@@ -137,6 +137,20 @@ class Served:
             st = self._local.store = Store.open(self.store_path, create=False, readonly=self.read_only)
         return st
 
+    def close(self) -> None:
+        """Stop the background reader and checkpoint the store (the server is shutting down).
+
+        Werkzeug's request threads keep their connections open to the end, so SQLite's own
+        checkpoint on the last close may never run: the decisions would be left in the ``-wal``
+        file alone. A read-only server wrote nothing.
+        """
+        from ..store import Store
+
+        self._prefetcher.shutdown(wait=False, cancel_futures=True)
+        if not self.read_only:
+            with Store.open(self.store_path, create=False) as st:
+                st.checkpoint()
+
     def set_model(self, model) -> None:
         """Rank with ``model`` from now on; the old one is kept to show how the ranking changed."""
         with self.lock:

@@ -194,3 +194,28 @@ def test_rejected_brackets_round_trip_and_accepted_ones_keep_their_old_encoding(
         assert st.annotations("user")[S.id].brackets == (Bracket("NP", 2, 7, True), Bracket("VP", 1, 4, False))
     stored = sqlite3.connect(path).execute("SELECT brackets FROM annotations").fetchone()[0]
     assert stored == '[["NP",2,7],["VP",1,4,false]]'
+
+
+def test_a_checkpoint_puts_the_decisions_in_the_store_file_and_a_backup_is_one_file(path, tmp_path):
+    import shutil
+
+    with Store.open(path) as st, Store.open(path, readonly=True) as reader:
+        st.add_decision(S.id, _d("NP", 2, 7))
+        assert (tmp_path / "s.sqlite-wal").stat().st_size > 0
+        alone = tmp_path / "alone.sqlite"
+        shutil.copy(path, alone)                      # before the checkpoint: the answer is in -wal only
+        with Store.open(alone, readonly=True) as copy:
+            assert copy.decisions(S.id) == []
+        assert st.checkpoint() and reader.checkpoint()   # a reader has nothing to checkpoint
+        assert (tmp_path / "s.sqlite-wal").stat().st_size == 0
+        alone.unlink()
+        shutil.copy(path, alone)
+        with Store.open(alone, readonly=True) as copy:
+            assert copy.decisions(S.id) == [_d("NP", 2, 7)]
+        st.add_decision(S.id, _d("PP", 4, 7, False))
+        reader.backup(tmp_path / "b.sqlite")          # from a read-only connection, the log included
+        with pytest.raises(StoreError, match="already exists"):
+            st.backup(tmp_path / "b.sqlite")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("b.")) == ["b.sqlite"]
+    with Store.open(tmp_path / "b.sqlite", readonly=True) as b:
+        assert b.decisions(S.id) == [_d("NP", 2, 7), _d("PP", 4, 7, False)]
