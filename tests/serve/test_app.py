@@ -410,3 +410,59 @@ def test_a_refused_retrain_or_name_change_has_no_effect(store_path, test_sentenc
     assert "mallory" not in page and 'name="who" value=""' in page
     r = client.post("/who", data={"who": "<b>", "id": test_sentence, "token": token})
     assert r.status_code == 400 and "parameter who" in r.get_data(as_text=True)
+
+
+def _retrain_and_wait(client, token, sid) -> dict:
+    import time
+
+    assert client.post("/retrain", data={"id": sid, "token": token}).status_code == 302
+    for _ in range(240):
+        status = client.get("/retrain/status").get_json()
+        if status["state"] != "running":
+            return status
+        time.sleep(0.25)
+    raise AssertionError(f"retrain still running: {status}")
+
+
+def test_a_retrain_is_a_function_of_the_base_model_and_all_decisions(store_path, test_sentence):
+    """Regression: each click retrained the last retrained model on the same decisions again (chained)."""
+    from ranker.pipeline.cache import MODEL_KIND
+    from ranker.serve.app import create_app
+
+    app = create_app(store_path)
+    served = app.extensions["ranker"]
+    base = served.model.key
+    client = app.test_client()
+    token = _token(client, f"/sentence?id={test_sentence}")
+    keys = re.findall(r'data-key="([^"]+)"', client.get("/sentence", query_string={"id": test_sentence})
+                      .get_data(as_text=True))
+    assert client.post("/decide", data={"id": test_sentence, "key": keys[0], "accept": "0",
+                                        "token": token}).status_code == 302
+    status = _retrain_and_wait(client, token, test_sentence)
+    first = served.model.key
+    assert status["state"] == "done" and first != base, status
+    with Store.open(store_path, readonly=True) as st:
+        n_models = len(st.artifact_keys(MODEL_KIND))
+    for _ in range(2):   # no new decision: nothing to do, and the page says so
+        status = _retrain_and_wait(client, token, test_sentence)
+        assert status["state"] == "done" and "nothing to do" in status["message"], status
+        assert served.model.key == first
+    with Store.open(store_path, readonly=True) as st:
+        assert len(st.artifact_keys(MODEL_KIND)) == n_models
+    # a second decision: the new model is adapted from the base with both, not from the first model
+    keys = re.findall(r'data-key="([^"]+)"', client.get("/sentence", query_string={"id": test_sentence})
+                      .get_data(as_text=True))
+    r = client.post("/decide", data={"id": test_sentence, "key": keys[0], "accept": "0", "token": token})
+    assert r.status_code == 302
+    status = _retrain_and_wait(client, token, test_sentence)
+    second = served.model.key
+    assert status["state"] == "done" and second not in (base, first), status
+    with Store.open(store_path, readonly=True) as st:
+        assert st.model_record(second).parent == st.model_record(first).parent == base
+    # back to the first decisions: the first model again, looked up rather than fitted anew
+    client.post("/undo", data={"id": test_sentence, "token": token})
+    status = _retrain_and_wait(client, token, test_sentence)
+    assert served.model.key == first and "retrained" in status["message"]
+    with Store.open(store_path, readonly=True) as st:
+        assert len(st.artifact_keys(MODEL_KIND)) == n_models + 1
+    _clear(store_path, test_sentence)
