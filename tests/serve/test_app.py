@@ -466,3 +466,30 @@ def test_a_retrain_is_a_function_of_the_base_model_and_all_decisions(store_path,
     with Store.open(store_path, readonly=True) as st:
         assert len(st.artifact_keys(MODEL_KIND)) == n_models + 1
     _clear(store_path, test_sentence)
+
+
+def test_a_label_with_characters_forms_and_urls_trip_on_round_trips_in_a_decision(odd_label_store, test_sentence):
+    """Regression: labels with & < / : got buttons that always failed ("bad discriminant key 'NP&amp;X:7-10'")."""
+    from conftest import ODD_LABEL
+
+    from ranker.serve.app import create_app
+
+    client = create_app(odd_label_store).test_client()
+    html = client.get("/sentence", query_string={"id": test_sentence, "all": "1"}).get_data(as_text=True)
+    token = re.search(r'name="token" value="([^"]+)"', html).group(1)
+    rows = re.findall(r'<tr data-key="([^"]+)"[^>]*><td><code>([^<]+)</code>', html)
+    odd = [(key, shown) for key, shown in rows if key.startswith("NP%26")]
+    assert len(odd) == 1, rows
+    key, shown = odd[0]
+    assert shown.startswith("NP&amp;&lt;X/:Y%26&#39;&#34;:")   # shown as it is, escaped
+    r = client.post("/decide", data={"id": test_sentence, "key": key, "accept": "1", "token": token})
+    assert r.status_code == 302, r.get_data(as_text=True)[:500]
+    page = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert _remaining(page) == 1   # only the candidate that holds the odd label is left
+    with Store.open(odd_label_store, readonly=True) as st:
+        (d,) = st.decisions(test_sentence)
+    assert d.label == ODD_LABEL and d.accept
+    # and in a URL: the key survives a query string too
+    from ranker.sources.discriminants import parse_key, span_key
+
+    assert parse_key(span_key(ODD_LABEL, 1, 2)) == (ODD_LABEL, 1, 2)
