@@ -54,7 +54,8 @@ class Served:
                  source: str | None = None):
         from ..pipeline.stages import stored_evaluation, stored_source
         from ..store import Store
-        from .model import load_served_model, tuned_heidorn
+        from .choices import StoredChoices
+        from .model import load_served_model, tuned_heidorn, tuned_heidorn_key
 
         self.store_path = Path(store_path)
         self.read_only = read_only
@@ -67,6 +68,7 @@ class Served:
             self.evaluation = stored_evaluation(st, self.source)
             self.model = load_served_model(st, model_spec)
             self.heidorn = tuned_heidorn(st)
+            self.heidorn_key = tuned_heidorn_key(st)
             self.sizes, self.qualities = forest_summary(st, self.source)
             self.corpora: dict[str, list] = {}
             for s in st.sentences(None):
@@ -77,6 +79,7 @@ class Served:
         self.forests = LRU(settings.cached_forests)
         self.scores = LRU(4 * settings.cached_forests)
         self.statuses = LRU(100_000)   # (sentence id, its decisions) -> no discriminant left
+        self.choices = StoredChoices(self)   # the rankers' choices per model, kept in the store
         self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranker-prefetch")
 
     def prefetch(self, sentence_id: str | None):

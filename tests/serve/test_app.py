@@ -35,7 +35,10 @@ def test_the_list_shows_the_split_with_sizes_and_progress(app, store_path):
     with Store.open(store_path, readonly=True) as st:
         test = st.sentences("treebank", "test")
         sizes = {s.id: len(st.candidate_texts(s.id)) for s in test}
-    assert f"<strong>0</strong> of {len(test)} sentences disambiguated" in html
+    # the progress counts the sentences with a forest (one without has nothing to disambiguate)
+    n_with_forest = sum(1 for n in sizes.values() if n)
+    assert 0 < n_with_forest < len(test)
+    assert f"<strong>0</strong> of {n_with_forest} sentences disambiguated" in html
     with_forest = [sid for sid, n in sizes.items() if n]
     assert with_forest and all(sid in html for sid in with_forest[:5])
     # a size filter keeps exactly the sentences whose forest is that large
@@ -493,3 +496,27 @@ def test_a_label_with_characters_forms_and_urls_trip_on_round_trips_in_a_decisio
     from ranker.sources.discriminants import parse_key, span_key
 
     assert parse_key(span_key(ODD_LABEL, 1, 2)) == (ODD_LABEL, 1, 2)
+
+
+def test_the_rankers_choices_are_computed_once_per_model_and_kept_in_the_store(store_path):
+    """Regression: every list page filtered by disagreement read and scored every forest again (16-22 s)."""
+    from ranker.serve.app import create_app
+    from ranker.serve.choices import CHOICES_KIND
+
+    query = "/sentences?corpus=treebank&split=test&disagree=1"
+    first = create_app(store_path)
+    listed = first.test_client().get(query).get_data(as_text=True)
+    with Store.open(store_path, readonly=True) as st:
+        keys = st.artifact_keys(CHOICES_KIND)
+        n_forests = sum(1 for s in st.sentences("treebank", "test") if st.candidate_texts(s.id))
+    assert len(keys) == 1 and first.extensions["ranker"].model.key in keys[0]
+    # a new server on the same store: the filtered list reads no forest at all
+    again = create_app(store_path)
+    served = again.extensions["ranker"]
+    for flag in ("1", "0", "1"):
+        html = again.test_client().get(query.replace("disagree=1", f"disagree={flag}")).get_data(as_text=True)
+        assert not served.forests._items and not served.scores._items
+    assert again.test_client().get(query).get_data(as_text=True).split("<table")[1] == listed.split("<table")[1]
+    with Store.open(store_path, readonly=True) as st:
+        got = st.get_artifact(CHOICES_KIND, keys[0])
+    assert got[1]["sentences"] == n_forests
