@@ -77,6 +77,34 @@ def ranker_choices(served, sentence_id: str, model=None) -> dict[str, int]:
 
 def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
     """The filtered page of rows, how many match, how many of the selection are done, and its size."""
+    rows, done, with_forest = matching_rows(store, served, f)
+    return rows[f.page * PAGE:(f.page + 1) * PAGE], len(rows), done, with_forest
+
+
+def filtered_neighbours(store, served, f: Filters, sentence) -> tuple[str | None, str | None] | None:
+    """The previous and next sentence of the list ``f`` around ``sentence`` (corpus order), or None
+    when ``sentence`` is not of the list's corpus and split.
+
+    The sentence itself need not match any more (answering an "untouched" one makes it "started"):
+    its neighbours are the matching sentences before and after its place.
+    """
+    from ..store.splits import document_filter
+
+    if sentence.corpus != f.corpus or (f.split and not document_filter(f.corpus, f.split)(sentence.document)):
+        return None
+    order = {s.id: k for k, s in enumerate(served.corpora.get(f.corpus, ()))}
+    here = order.get(sentence.id)
+    if here is None:
+        return None
+    ids = [r.id for r in matching_rows(store, served, f)[0] if r.size]
+    before = [sid for sid in ids if order[sid] < here]
+    after = [sid for sid in ids if order[sid] > here]
+    return (before[-1] if before else None), (after[0] if after else None)
+
+
+def matching_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int]:
+    """Every row matching the filters (corpus order), how many of the selection are done, and how
+    many of it have a forest (the progress counts those)."""
     from ..store.splits import document_filter
 
     keep = document_filter(f.corpus, f.split) if f.split else None
@@ -104,4 +132,4 @@ def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
                 continue
         rows.append(ListRow(s.id, " ".join(s.tokens), len(s.tokens), size, quality, n_dec, status, disagree))
     with_forest = sum(1 for s in sentences if served.sizes.get(s.id))
-    return rows[f.page * PAGE:(f.page + 1) * PAGE], len(rows), done, with_forest
+    return rows, done, with_forest

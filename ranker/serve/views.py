@@ -89,6 +89,7 @@ def sentences():
                 status=forms.choice(a.get("status"), "status", STATUSES),
                 page=forms.integer(a.get("page"), "page", 0, 10**6, 0))
     rows, matching, done, total = list_rows(s.store(), s, f)
+    session[LIST_FILTER] = f._replace(page=0)._asdict()   # "next" on a sentence page walks this list
     return render_template("list.html", rows=rows, f=f, corpora=sorted(s.corpora), splits=splits,
                            qualities=QUALITIES, statuses=STATUSES, matching=matching, done=done, total=total,
                            pages=(matching + PAGE - 1) // PAGE, args=a)
@@ -103,7 +104,7 @@ def sentence():
 
 def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
     """The sentence page, with ``conflict`` (an answer refused) shown above it when given."""
-    from .sentence import sentence_view
+    from .sentence import default_pair, sentence_view
     from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
 
     s = served()
@@ -115,11 +116,14 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
                          None if model is None else model.key)
     n = len(view.trees)
     show_all = bool(request.args.get("all")) and forms.boolean(request.args.get("all"), "all")
-    remaining = [r for r in view.rows if r.remaining]
-    first = remaining[0].index if remaining else (view.rows[0].index if view.rows else None)
+    first, second = default_pair(view)   # never two identical trees by default
     a = forms.integer(request.args.get("a"), "a", 0, max(n - 1, 0), first)
-    second = next((r.index for r in (remaining or view.rows) if r.index != a), a)
-    b = forms.integer(request.args.get("b"), "b", 0, max(n - 1, 0), second)
+    if request.args.get("a") and request.args.get("b") is None and second is not None:
+        # a chosen, b not: the best candidate of another bracketing than a's
+        a_spans = s.forest_data(sid).spans[a]
+        second = next((p.row.index for p in view.packs if s.forest_data(sid).spans[p.row.index] != a_spans),
+                      second)
+    b = forms.integer(request.args.get("b"), "b", 0, max(n - 1, 0), a if second is None else second)
     drawings = {}
     if n:
         ta, tb = view.trees[a], view.trees[b]
@@ -132,15 +136,40 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
             drawings["gold_counts"] = class_counts(cg, (MATCHED, CROSSING, MISSING))
         drawings["a"] = tree_svg(ta, compare_brackets(ta, tb, DIFFERENT), f"candidate {a}")
         drawings["b"] = tree_svg(tb, compare_brackets(tb, ta, DIFFERENT), f"candidate {b}")
-    shown = view.rows if show_all else remaining
-    neighbours = s.neighbours(view.sentence)
+    shown = view.packs if show_all else [p for p in view.packs if p.row.remaining]
+    listed = _list_filter()
+    neighbours = None
+    if listed is not None:
+        from .listing import filtered_neighbours
+
+        neighbours = filtered_neighbours(st, s, listed, view.sentence)
+    if neighbours is None:
+        listed, neighbours = None, s.neighbours(view.sentence)
     s.prefetch(neighbours[1])   # the annotator's likely next page
     return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
                            show_all=show_all, n=n, here=url_for("serve.sentence", id=sid),
+                           one_bracketing=len(view.packs) == 1,
+                           listed={k: (int(v) if isinstance(v, bool) else v) for k, v in listed._asdict().items()
+                                   if v is not None and k != "page"} if listed else None,
                            neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
                            retrain=s.retrain, conflict=conflict), status
+
+
+#: Session key of the sentence list's filters last shown, so "previous" and "next" walk that list.
+LIST_FILTER = "list_filter"
+
+
+def _list_filter():
+    """The :class:`~.listing.Filters` of the list this session last showed, or None."""
+    from .listing import Filters
+
+    got = session.get(LIST_FILTER)
+    try:
+        return Filters(**got) if isinstance(got, dict) else None
+    except TypeError:   # a cookie of an older server
+        return None
 
 
 def _back(sid: str):

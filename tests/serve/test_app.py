@@ -3,6 +3,7 @@
 Every check reads the real store back; nothing is stubbed.
 """
 import hashlib
+import shutil
 import re
 import threading
 
@@ -51,16 +52,26 @@ def test_the_sentence_page_ranks_by_the_model_and_shows_each_metric(app, store_p
     from ranker.serve.model import load_served_model, probabilities
 
     html = app.test_client().get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    from ranker.sources.discriminants import forest_spans
+
     with Store.open(store_path, readonly=True) as st:
         n = len(st.candidate_texts(test_sentence))
         model = load_served_model(st, None)
-        p = probabilities(model.scores(st.forest(test_sentence)))
+        forest = st.forest(test_sentence)
+        p = probabilities(model.scores(forest))
+    spans = forest_spans(forest.candidates)
     assert _remaining(html) == n and f'id="total">{n}<' in html
     assert abs(p.sum() - 1) < 1e-9
-    # the first row is the model's best candidate, with its probability
+    # the first row is the model's best candidate, with the probability of its bracketing's pack
     first = re.search(r'<tr class="remaining[^"]*" data-index="(\d+)">\s*<td class="num">1</td>', html)
-    assert int(first.group(1)) == int(np.argmax(p))
-    assert f"{p.max():.4f}" in html
+    best = int(np.argmax(p))
+    assert int(first.group(1)) == best
+    pack = [i for i in range(n) if spans[i] == spans[best]]
+    assert f'data-members="{len(pack)}">' in html.split(f'data-index="{best}"')[1].split("</tr>")[0]
+    assert f"{p[pack].sum():.4f}" in html
+    # one row per distinct bracketing
+    assert len(re.findall(r'<tr class="remaining[^"]*" data-index=', html)) == len(set(spans)) == \
+        int(re.search(r'id="packs">(\d+)<', html).group(1))
     for ranker in ("native", "loglinear", "oracle"):
         assert f'data-ranker="{ranker}"' in html
     for metric in ("evalb_labeled", "parseval", "mph", "flat_recall", "deps_typed"):
@@ -258,8 +269,7 @@ def test_retraining_from_decisions_changes_the_model_and_shows_the_old_places(st
     old_key = re.search(r'id="model-key">([^<]+)<', html).group(1)
     assert client.get("/retrain/status").get_json()["state"] == "idle"
     # reject the span most of the model's probability stands behind: the ranking must move
-    masses = re.findall(r'data-key="([^"]+)">.*?<td class="num">\d+</td><td class="num">\d+</td>'
-                        r'<td class="num">([\d.]+)</td>', html, re.S)
+    masses = re.findall(r'data-key="([^"]+)"[^>]*>.*?<td class="num mass">([\d.]+)</td>', html, re.S)
     key = max(masses, key=lambda km: float(km[1]))[0]
     client.post("/decide", data={"id": test_sentence, "key": key, "accept": "0", "token": token})
     assert client.post("/retrain", data={"id": test_sentence, "token": token}).status_code == 302
@@ -520,3 +530,78 @@ def test_the_rankers_choices_are_computed_once_per_model_and_kept_in_the_store(s
     with Store.open(store_path, readonly=True) as st:
         got = st.get_artifact(CHOICES_KIND, keys[0])
     assert got[1]["sentences"] == n_forests
+
+
+def _pair(html):
+    return (int(re.search(r'<figure id="tree-a"><figcaption>#(\d+)<', html).group(1)),
+            int(re.search(r'<figure id="tree-b"><figcaption>#(\d+)<', html).group(1)))
+
+
+def test_the_default_pair_is_never_two_identical_bracketings(app, store_path):
+    """Regression: the side-by-side view showed two identical trees (candidates differing in tags only)."""
+    from ranker.sources.discriminants import forest_spans
+
+    client = app.test_client()
+    with Store.open(store_path, readonly=True) as st:
+        forests = {s.id: forest_spans(st.forest(s.id).candidates) for s in st.sentences("treebank", "test")
+                   if st.candidate_texts(s.id)}
+    assert any(len(set(sp)) < len(sp) for sp in forests.values())   # the store has packs to tell apart
+    for sid, spans in forests.items():
+        html = client.get("/sentence", query_string={"id": sid}).get_data(as_text=True)
+        if len(set(spans)) == 1:
+            assert 'id="one-bracketing"' in html and 'id="tree-b"' not in html
+            continue
+        a, b = _pair(html)
+        assert spans[a] != spans[b], sid
+        assert "bracket in both" in html.split('id="pair-legend"')[1].split("</p>")[0]   # the green's legend
+        # a chosen by hand, b left to the page: b is still of another bracketing
+        same = [i for i in range(len(spans)) if spans[i] == spans[a] and i != a]
+        if same:
+            a2, b2 = _pair(client.get("/sentence", query_string={"id": sid, "a": same[0]}).get_data(as_text=True))
+            assert a2 == same[0] and spans[b2] != spans[a2]
+
+
+def test_next_and_previous_walk_the_filtered_list(app, store_path):
+    """Regression: "next" ignored the list's filter."""
+    client = app.test_client()
+    with Store.open(store_path, readonly=True) as st:
+        with_forest = [s.id for s in st.sentences("treebank", "test") if st.candidate_texts(s.id)]
+    token = _token(client, f"/sentence?id={with_forest[2]}")
+    key = re.search(r'data-key="([^"]+)"', client.get("/sentence", query_string={"id": with_forest[2]})
+                    .get_data(as_text=True)).group(1)
+    assert client.post("/decide", data={"id": with_forest[2], "key": key, "accept": "1",
+                                        "token": token}).status_code == 302
+    html = client.get("/sentences?corpus=treebank&split=test&status=untouched&min_size=1").get_data(as_text=True)
+    listed = re.findall(r'<a href="/sentence\?id=([^"]+)">', html)
+    assert listed == [sid for sid in with_forest if sid != with_forest[2]]
+    page = client.get("/sentence", query_string={"id": with_forest[1]}).get_data(as_text=True)
+    prev = re.search(r'id="previous" href="/sentence\?id=([^"]+)"', page).group(1)
+    nxt = re.search(r'id="next" href="/sentence\?id=([^"]+)"', page).group(1)
+    assert (prev, nxt) == (with_forest[0], with_forest[3])   # the started sentence is skipped
+    assert "status=untouched" in re.search(r'id="list" href="([^"]+)"', page).group(1)
+    # the sentence shown need not match any more: its neighbours in the list are still found
+    page = client.get("/sentence", query_string={"id": with_forest[2]}).get_data(as_text=True)
+    assert re.search(r'id="next" href="/sentence\?id=([^"]+)"', page).group(1) == with_forest[3]
+    assert re.search(r'id="previous" href="/sentence\?id=([^"]+)"', page).group(1) == with_forest[1]
+    # the unfiltered list again: next is the next sentence with a forest
+    client.get("/sentences?corpus=treebank&split=test")
+    page = client.get("/sentence", query_string={"id": with_forest[1]}).get_data(as_text=True)
+    assert re.search(r'id="next" href="/sentence\?id=([^"]+)"', page).group(1) == with_forest[2]
+    _clear(store_path, with_forest[2])
+
+
+def test_the_source_rank_column_is_shown_only_when_it_differs_from_the_position(app, store_path, built_store,
+                                                                              tmp_path, test_sentence):
+    """Regression: "#" and "source rank" always matched, yet both were shown."""
+    from ranker.serve.app import create_app
+
+    html = app.test_client().get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert ">source rank</th>" not in html and ">#</th>" in html
+    gaps = tmp_path / "gaps.sqlite"
+    shutil.copy(built_store, gaps)
+    with Store.open(gaps) as st:   # every other candidate: ranks 0, 2, 4, ... at positions 0, 1, 2, ...
+        forest = st.forest(test_sentence)
+        st.replace_forest(test_sentence, forest.candidates[0].source, forest.candidates[::2])
+    html = create_app(gaps).test_client().get("/sentence", query_string={"id": test_sentence,
+                                                                          "all": "1"}).get_data(as_text=True)
+    assert ">source rank</th>" in html
