@@ -28,6 +28,7 @@ class StoredChoices:
         self.served = served
         self._known: dict[str, dict[str, list]] = {}   # choices key -> sentence id -> choices
         self._lock = threading.Lock()
+        self._computing = threading.Lock()   # one list at a time grows (and stores) a table
 
 
     def _table(self, store, key: str) -> dict[str, list]:
@@ -52,14 +53,14 @@ class StoredChoices:
             model = s.model   # one model throughout, though a retrain may swap it meanwhile
         key = choices_key(s.source, None if model is None else model.key, s.heidorn_key)
         table = self._table(store, key)
-        missing = [sid for sid in sentence_ids if sid not in table and s.sizes.get(sid)]
-        if missing:
-            for sid in missing:
-                got = ranker_choices(s, sid, model)
-                table[sid] = [got.get("native"), got.get("heidorn"), got.get("loglinear")]
-            if not s.read_only:
-                with self._lock:
+        if any(sid not in table and s.sizes.get(sid) for sid in sentence_ids):
+            with self._computing:   # another list page may have computed them meanwhile
+                missing = [sid for sid in sentence_ids if sid not in table and s.sizes.get(sid)]
+                for sid in missing:
+                    got = ranker_choices(s, sid, model)
+                    table[sid] = [got.get("native"), got.get("heidorn"), got.get("loglinear")]
+                if missing and not s.read_only:
                     payload = json.dumps(table, sort_keys=True).encode()
-                store.put_artifact(CHOICES_KIND, key, payload, {"sentences": len(table)})
+                    store.put_artifact(CHOICES_KIND, key, payload, {"sentences": len(table)})
         return {sid: len({c for c in table[sid] if c is not None}) > 1
                 for sid in sentence_ids if sid in table}

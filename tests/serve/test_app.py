@@ -605,3 +605,23 @@ def test_the_source_rank_column_is_shown_only_when_it_differs_from_the_position(
     html = create_app(gaps).test_client().get("/sentence", query_string={"id": test_sentence,
                                                                           "all": "1"}).get_data(as_text=True)
     assert ">source rank</th>" in html
+
+
+def test_decisions_that_leave_no_candidate_never_count_the_sentence_done(store_path, test_sentence):
+    """Regression: a sentence left at "0 of 100 candidates remain ... no discriminant left" counted as done.
+
+    Such decisions can no longer be made through the page; a store written before may hold them.
+    """
+    from ranker.serve.app import create_app
+    from ranker.sources.discriminants import Decision
+
+    with Store.open(store_path) as st:   # written behind the page's back, as an older server did
+        st.add_decision(test_sentence, Decision("ZZZ", 0, 1, True, "old", "2026-11-20T10:00:00Z"))
+    client = create_app(store_path).test_client()
+    page = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert _remaining(page) == 0 and "no discriminant left" in page
+    listing = client.get("/sentences?corpus=treebank&split=test").get_data(as_text=True)
+    assert "<strong>0</strong> of" in listing
+    started = client.get("/sentences?corpus=treebank&split=test&status=started").get_data(as_text=True)
+    assert re.findall(r'<a href="/sentence\?id=([^"]+)">', started) == [test_sentence]
+    _clear(store_path, test_sentence)
