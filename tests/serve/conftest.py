@@ -95,6 +95,21 @@ ODD_LABEL = "NP&<X/:Y%26'\""
 
 
 @pytest.fixture
+def odd_label() -> str:
+    return ODD_LABEL
+
+
+@pytest.fixture
+def odd_label_server(odd_label_store):
+    """The real application on :func:`odd_label_store`, served on 127.0.0.1."""
+    from ranker.serve.app import create_app
+
+    srv = LiveServer(create_app(odd_label_store))
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
 def odd_label_store(built_store, tmp_path, test_sentence):
     """A copy of the built store where the first candidate of ``test_sentence`` calls its first NP
     :data:`ODD_LABEL`: a real stored forest whose discriminants include that label."""

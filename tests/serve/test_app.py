@@ -481,10 +481,9 @@ def test_a_retrain_is_a_function_of_the_base_model_and_all_decisions(store_path,
     _clear(store_path, test_sentence)
 
 
-def test_a_label_with_characters_forms_and_urls_trip_on_round_trips_in_a_decision(odd_label_store, test_sentence):
+def test_a_label_with_characters_forms_and_urls_trip_on_round_trips_in_a_decision(odd_label_store, odd_label,
+                                                                                  test_sentence):
     """Regression: labels with & < / : got buttons that always failed ("bad discriminant key 'NP&amp;X:7-10'")."""
-    from conftest import ODD_LABEL
-
     from ranker.serve.app import create_app
 
     client = create_app(odd_label_store).test_client()
@@ -501,11 +500,11 @@ def test_a_label_with_characters_forms_and_urls_trip_on_round_trips_in_a_decisio
     assert _remaining(page) == 1   # only the candidate that holds the odd label is left
     with Store.open(odd_label_store, readonly=True) as st:
         (d,) = st.decisions(test_sentence)
-    assert d.label == ODD_LABEL and d.accept
+    assert d.label == odd_label and d.accept
     # and in a URL: the key survives a query string too
     from ranker.sources.discriminants import parse_key, span_key
 
-    assert parse_key(span_key(ODD_LABEL, 1, 2)) == (ODD_LABEL, 1, 2)
+    assert parse_key(span_key(odd_label, 1, 2)) == (odd_label, 1, 2)
 
 
 def test_the_rankers_choices_are_computed_once_per_model_and_kept_in_the_store(store_path):

@@ -194,22 +194,15 @@ def test_a_long_sentences_trees_sit_side_by_side_in_one_scroll_box(browser, live
     assert box.rect["x"] + box.rect["width"] <= size[3]
 
 
-def test_a_button_of_a_label_with_odd_characters_works(browser, odd_label_store, test_sentence):
+def test_a_button_of_a_label_with_odd_characters_works(browser, odd_label_server, odd_label_store, odd_label,
+                                                        test_sentence):
     """Regression: labels with & < / : had buttons that always failed."""
-    from conftest import LiveServer, ODD_LABEL
-
-    from ranker.serve.app import create_app
-
-    server = LiveServer(create_app(odd_label_store))
-    try:
-        browser.get(f"{server.url}/sentence?id={test_sentence}")
-        total = _remaining(browser)
-        row = browser.find_element(By.CSS_SELECTOR, '#discriminants tr[data-key^="NP%26"]')
-        assert row.find_element(By.CSS_SELECTOR, "code").text.startswith(ODD_LABEL + ":")
-        row.find_element(By.CSS_SELECTOR, "button.accept").click()
-        assert _wait_for_count(browser, total, lambda now, old: now < old) == 1
-        assert not browser.find_elements(By.ID, "error")
-    finally:
-        server.close()
+    browser.get(f"{odd_label_server.url}/sentence?id={test_sentence}")
+    total = _remaining(browser)
+    row = browser.find_element(By.CSS_SELECTOR, '#discriminants tr[data-key^="NP%26"]')
+    assert row.find_element(By.CSS_SELECTOR, "code").text.startswith(odd_label + ":")
+    row.find_element(By.CSS_SELECTOR, "button.accept").click()
+    assert _wait_for_count(browser, total, lambda now, old: now < old) == 1
+    assert not browser.find_elements(By.ID, "error")
     with Store.open(odd_label_store, readonly=True) as st:
-        assert [d.label for d in st.decisions(test_sentence)] == [ODD_LABEL]
+        assert [d.label for d in st.decisions(test_sentence)] == [odd_label]
