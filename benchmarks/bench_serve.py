@@ -14,7 +14,18 @@ memory) is reported apart; then the median and the slowest of ``--repeat`` reque
 spans and scores kept in memory, as when the page reloads after a decision), and with one decision
 stored. Prints one JSON line.
 
+With ``--lists``, the sentence list instead (issue 26: the "rankers disagree" filter took 16-22 s
+for every list page; target: every list page under 300 ms once the choices are computed). Setup:
+a store of the real BLLIP 50-best lists of the WSJ sample's held-out and test splits
+(``../shared/nbest/bllip-wsj-sample``, 846 forests), a model trained on held-out (sigma^2 fixed).
+Timed: the test split's list filtered by disagreement the first time (every forest read and
+scored: the choices are computed and stored), then ``--repeat`` times each of: filtered
+(disagree, agree), unfiltered; then the same on a server started afresh on the store (the choices
+read from it). With ``--store S`` an existing store is used (``--split``, default test), opened
+for writing: the choices are stored in it as ``ranker serve`` itself would.
+
 Run: ``NLTK_DATA=... python benchmarks/bench_serve.py [--store S --model M --sentence ID] [--repeat 10]``
+or ``python benchmarks/bench_serve.py --lists [--store S --split NAME] [--repeat 10]``
 """
 from __future__ import annotations
 
@@ -52,13 +63,61 @@ def build_store(work: Path) -> tuple[Path, Path, str]:
     return store, model, max(sizes, key=sizes.get)
 
 
+def build_list_store(work: Path) -> Path:
+    """A store of the BLLIP lists of held-out and test with a model trained on held-out."""
+    from ranker.cli.main import main
+
+    lists = Path(__file__).resolve().parents[1].parent / "shared" / "nbest" / "bllip-wsj-sample"
+    store = work / "bllip.sqlite"
+    assert main(["import", "--store", str(store), "--format", "bllip", "--source", "bllip",
+                 str(lists / "nbest-heldout.txt.gz"), str(lists / "nbest-test.txt.gz")]) == 0
+    assert main(["annotate", "--store", str(store), "--kind", "riezler"]) == 0
+    assert main(["train", "--store", str(store), "--split", "wsj_0140-0169", "--heldout", "", "--sigma2", "1",
+                 "--no-progress", "--workers", "2", "--out", str(work / "model.json")]) == 0
+    return store
+
+
+def bench_lists(args) -> dict:
+    """List pages with and without the disagreement filter, before and after the choices are stored."""
+    from ranker.serve.app import create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(args.store) if args.store else build_list_store(Path(tmp))
+        base = f"/sentences?corpus=treebank&split={args.split}"
+
+        def timed(client, query) -> float:
+            t = time.perf_counter()
+            r = client.get(query)
+            assert r.status_code == 200, r.get_data(as_text=True)[:300]
+            return (time.perf_counter() - t) * 1000
+
+        out: dict = {"store": store.name, "split": args.split}
+        for run in ("started", "restarted"):
+            app = create_app(store, model=args.model)
+            client = app.test_client()
+            out[f"{run}_first_filtered_ms"] = round(timed(client, base + "&disagree=1"), 1)
+            pages = {"disagree": base + "&disagree=1", "agree": base + "&disagree=0", "unfiltered": base}
+            for name, query in pages.items():
+                times = [timed(client, query) for _ in range(args.repeat)]
+                out[f"{run}_{name}_median_ms"] = round(statistics.median(times), 1)
+                out[f"{run}_{name}_max_ms"] = round(max(times), 1)
+        worst = max(v for k, v in out.items() if k.endswith("_max_ms"))
+        out["every_page_after_the_first_under_target"] = worst < TARGET_MS
+        out["load_average"] = round(os.getloadavg()[0], 2)
+    return out
+
+
 def main() -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--store")
     ap.add_argument("--model")
     ap.add_argument("--sentence")
     ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--lists", action="store_true", help="time the sentence list pages instead")
+    ap.add_argument("--split", default="test", help="the list's split (with --lists)")
     args = ap.parse_args()
+    if args.lists:
+        return bench_lists(args)
     from ranker.serve.app import create_app
     from ranker.store import Store
 

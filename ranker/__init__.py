@@ -18,6 +18,8 @@ _PUBLIC = {
     # discriminants (ranker serve's disambiguation) and retraining from them
     "Discriminant": "ranker.sources.discriminants", "discriminants": "ranker.sources.discriminants",
     "remaining_mask": "ranker.sources.discriminants", "candidate_spans": "ranker.sources.discriminants",
+    "decide": "ranker.sources.discriminants", "DecisionRefused": "ranker.sources.discriminants",
+    "forest_spans": "ranker.sources.discriminants",
     "retrain": "ranker.pipeline.retrain",
     # rankers
     "HeidornRanker": "ranker.models", "LogLinearRanker": "ranker.models",

@@ -141,7 +141,7 @@ def run_retrain(args) -> int:
         # recorded with the run: the settings of the counts beside the decisions it learns from
         settings["evaluation"] = dataclasses.asdict(stored_evaluation(st, stored_source(st, args.source)))
         out = retrain(st, args.key, kind=args.kind, source=args.source, rule=args.rule)
-    how = f"{out.n_iter} iterations" if out.n_iter else "stored before"
+    how = f"{out.n_iter} iterations" if out.n_iter else "nothing to fit: stored before from the same annotations"
     print(f"{out.key}: {out.base} adapted to {args.kind!r} ({out.trained} of {out.sentences} annotated "
           f"sentences narrowed; {how})")
     return 0

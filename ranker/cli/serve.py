@@ -1,6 +1,8 @@
 """``ranker serve``: browse a store's forests in a web browser and disambiguate them by discriminants."""
 from __future__ import annotations
 
+import contextlib
+
 
 def add_parser(subparsers) -> None:
     """Register ``ranker serve``."""
@@ -58,14 +60,46 @@ def run(args) -> int:
     model = served.model
     print(f"ranker serve: {args.store} on http://{args.host}:{server.port}/"
           f"{' (read-only)' if args.read_only else ''}, candidates of {served.source}, ranking with "
-          f"{'model ' + model.key if model else 'no model (source order)'}; Ctrl-C stops", flush=True)
+          f"{'model ' + model.key if model else 'no model (source order)'}; Ctrl-C (or SIGTERM) stops", flush=True)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
+        with _stopped_by_signals():
+            server.serve_forever()
+    except _Stop:
         pass
     finally:
         server.server_close()
+        served.close()   # checkpoint: every decision in the .sqlite file itself, none only in -wal
+    print(f"ranker serve: stopped; {args.store} holds every decision", flush=True)
     return 0
+
+
+class _Stop(Exception):
+    """SIGTERM or SIGINT arrived: leave the serving loop and shut down cleanly."""
+
+
+@contextlib.contextmanager
+def _stopped_by_signals():
+    """SIGTERM and SIGINT (Ctrl-C) end the serving loop as an exception, so shutdown code runs.
+
+    Killed by SIGTERM's default action, the process would leave recent decisions only in the
+    store's ``-wal`` log. Handlers can only be set in the main thread; elsewhere nothing changes.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise _Stop(signum)
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 def _listen(host: str, port: int):

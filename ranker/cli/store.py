@@ -1,4 +1,4 @@
-"""``ranker store``: look into a store (``stats``) and write its candidates out (``export``)."""
+"""``ranker store``: look into a store (``stats``), write its candidates out (``export``), copy it safely (``backup``)."""
 from __future__ import annotations
 
 import json
@@ -23,12 +23,27 @@ def add_parser(subparsers) -> None:
     e.add_argument("-o", "--output", default=None,
                    help="output file (default stdout), replaced only once the export is complete")
     e.set_defaults(func=run_export)
+    b = sub.add_parser("backup", help="copy the store to a new file safely, even while it is being written "
+                       "(SQLite's online backup: one consistent snapshot, the -wal log included)",
+                       description="Copy a store to a new single file. Copying the .sqlite file alone "
+                       "may lose what is still only in its -wal log (a server's recent decisions); "
+                       "this copies a consistent snapshot of both.")
+    b.add_argument("store", metavar="STORE", help="store file")
+    b.add_argument("dest", metavar="DEST", help="the new file to write (must not exist)")
+    b.set_defaults(func=run_backup)
 
 
 def _open(path):
     from ..store import Store
 
     return Store.open(path, readonly=True)   # reading commands never write, not even WAL mode
+
+
+def run_backup(args) -> int:
+    with _open(args.store) as st:
+        dest = st.backup(args.dest)
+    print(f"ranker store backup: {args.store} copied to {dest}")
+    return 0
 
 
 def run_stats(args) -> int:

@@ -12,6 +12,12 @@ with the model's own σ². A few decisions then move the weights only as far as 
 the fit is quick (it starts at the old optimum's neighbourhood). The new model is kept in the store
 beside the others (``ranker models list``), keyed by its data and its base model, so retraining
 twice on the same decisions loads the first result.
+
+A retrained model is a function of (base model, all the annotations): a model retrained from an
+annotation kind is never the base of another retrain on that kind (its base is used instead, with
+all the annotations at once), so retraining again without a new decision gives the same model, and
+a model is never adapted twice to the same answers. For people's decisions the store keeps an index
+from a digest of (base key, decisions) to the model, so that case is a lookup, not a fit.
 """
 from __future__ import annotations
 
@@ -33,6 +39,39 @@ class RetrainOutcome(NamedTuple):
     sentences: int                # annotated sentences with candidates
     trained: int                  # of those, sentences the training filters kept (the set narrowed)
     n_iter: int                   # solver iterations (0: loaded from the store)
+
+
+#: Artifact kind: a digest of (base model, annotation kind, rule, source, decisions) -> the retrained model's key.
+RETRAIN_INDEX = "retrain-index"
+
+
+def root_model(store: Store, key: str, kind: str) -> str:
+    """The key of the model ``key`` was retrained from on annotation ``kind``, followed back to the first.
+
+    A model adapted to some decisions already holds them; adapting it again would count them twice.
+    """
+    from .cache import MODEL_KIND
+
+    seen = {key}
+    while True:
+        got = store.get_artifact(MODEL_KIND, key)
+        meta = got[1] if got else {}
+        parent = meta.get("retrained_from")
+        if not parent or meta.get("kind") != kind or parent in seen or store.model_file(parent) is None:
+            return key
+        seen.add(parent)
+        key = parent
+
+
+def decisions_digest(base_key: str, kind: str, rule: str, source: str, decisions) -> str:
+    """The digest of a retrain's inputs: its base model and every stored decision (who and when aside)."""
+    import hashlib
+    import json
+
+    rows = sorted((sid, d.label, d.start, d.end, bool(d.accept)) for sid, d in decisions)
+    text = json.dumps({"base": base_key, "kind": kind, "rule": rule, "source": source, "decisions": rows,
+                       "retrain": "map-adaptation/1"})
+    return hashlib.sha1(text.encode()).hexdigest()
 
 
 def stored_model(store: Store, key: str):
@@ -62,7 +101,8 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
         An open, writable store.
     model : str or SavedModel
         The key (or a unique prefix) of a stored log-linear model, or a loaded
-        :class:`~ranker.models.persistence.SavedModel` (with its feature configuration).
+        :class:`~ranker.models.persistence.SavedModel` (with its feature configuration). A stored
+        model itself retrained on ``kind`` stands for its base (:func:`root_model`).
     kind
         The annotation to learn from; ``user`` (the stored decisions) is brought up to date and
         checked first; any other kind must have been stored and checked (``ranker annotate``).
@@ -96,7 +136,11 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     from .stages import StageContext, annotate, stored_source
     from .training import fit_params
 
+    from .cache import MODEL_KIND, load_payload
+
     base_key, saved = stored_model(store, model) if isinstance(model, str) else (None, model)
+    if base_key is not None and root_model(store, base_key, kind) != base_key:
+        base_key, saved = stored_model(store, root_model(store, base_key, kind))
     base = saved.ranker
     if not isinstance(base, LogLinearRanker):
         raise RankerError(f"{base_key or 'the model'}: a {type(base).__name__} cannot be retrained; "
@@ -106,10 +150,22 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
                           "rerun ranker run to store one with it")
     source = stored_source(store, source)
     rule = rule or AnnotationSection().rule
+    index_key = None
     if kind in ANNOTATIONS.names(bare=True) and ANNOTATIONS.get(kind) == "decisions":
-        if not store.decisions():
+        decisions = store.decisions()
+        if not decisions:
             raise RankerError(f"{store.path}: no discriminant decisions are stored, so annotation "
                               f"{kind!r} is empty: make some in ranker serve first")
+        if base_key is not None:
+            index_key = decisions_digest(base_key, kind, rule, source, decisions)
+            known = store.get_artifact(RETRAIN_INDEX, index_key)
+            payload = store.model_file(known[1]["model"]) if known else None
+            if payload is not None:   # these decisions were learnt from this base before
+                key = known[1]["model"]
+                meta = store.get_artifact(MODEL_KIND, key)[1]
+                got = load_payload(payload, saved.feature_names, where=key)
+                return RetrainOutcome(key, base_key, got.ranker, tuple(saved.feature_names),
+                                      int(meta.get("sentences", 0)), int(meta.get("trained", 0)), 0)
         annotate(StageContext(store, source, 1, False, "retrain"), AnnotationSection(kind=kind, rule=rule), [])
     sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)
     sentences = tuple(store.sentence(sid) for sid in sets)
@@ -146,5 +202,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
                       {"template": fit_params(base), "names": list(names), "kind": kind,
                        "retrain": "map-adaptation/1"})
     fitted, meta = cached_fit(store, key, names, fit, saved.feature_config, parent=base_key)
+    if index_key is not None:
+        store.put_artifact(RETRAIN_INDEX, index_key, b"", {"model": key})
     return RetrainOutcome(key, base_key, fitted, tuple(names), len(sentences), int(meta["trained"]),
                           ran["n_iter"])

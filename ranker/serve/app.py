@@ -54,7 +54,8 @@ class Served:
                  source: str | None = None):
         from ..pipeline.stages import stored_evaluation, stored_source
         from ..store import Store
-        from .model import load_served_model, tuned_heidorn
+        from .choices import StoredChoices
+        from .model import load_served_model, tuned_heidorn, tuned_heidorn_key
 
         self.store_path = Path(store_path)
         self.read_only = read_only
@@ -67,6 +68,7 @@ class Served:
             self.evaluation = stored_evaluation(st, self.source)
             self.model = load_served_model(st, model_spec)
             self.heidorn = tuned_heidorn(st)
+            self.heidorn_key = tuned_heidorn_key(st)
             self.sizes, self.qualities = forest_summary(st, self.source)
             self.corpora: dict[str, list] = {}
             for s in st.sentences(None):
@@ -77,6 +79,7 @@ class Served:
         self.forests = LRU(settings.cached_forests)
         self.scores = LRU(4 * settings.cached_forests)
         self.statuses = LRU(100_000)   # (sentence id, its decisions) -> no discriminant left
+        self.choices = StoredChoices(self)   # the rankers' choices per model, kept in the store
         self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranker-prefetch")
 
     def prefetch(self, sentence_id: str | None):
@@ -136,6 +139,20 @@ class Served:
         if st is None:
             st = self._local.store = Store.open(self.store_path, create=False, readonly=self.read_only)
         return st
+
+    def close(self) -> None:
+        """Stop the background reader and checkpoint the store (the server is shutting down).
+
+        Werkzeug's request threads keep their connections open to the end, so SQLite's own
+        checkpoint on the last close may never run: the decisions would be left in the ``-wal``
+        file alone. A read-only server wrote nothing.
+        """
+        from ..store import Store
+
+        self._prefetcher.shutdown(wait=False, cancel_futures=True)
+        if not self.read_only:
+            with Store.open(self.store_path, create=False) as st:
+                st.checkpoint()
 
     def set_model(self, model) -> None:
         """Rank with ``model`` from now on; the old one is kept to show how the ranking changed."""

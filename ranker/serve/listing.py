@@ -2,8 +2,9 @@
 
 Sizes and qualities come from one store query at start (no tree is read); a sentence's
 annotation status from its stored decisions; whether the rankers disagree from their choices,
-computed per sentence and model (the disagreement filter over a large split reads and scores every
-forest of it: slow the first time on Link Grammar forests).
+computed once per model and kept in the store (:mod:`.choices`: the first disagreement filter over
+a large split under a new model reads and scores every forest of it; later ones read a table).
+The progress counts the sentences with a forest: one without has nothing to disambiguate.
 """
 from __future__ import annotations
 
@@ -58,8 +59,8 @@ def sentence_status(store, served, sentence_id: str, decisions) -> tuple[int, st
     return len(decisions), "done" if done else "started"
 
 
-def ranker_choices(served, sentence_id: str) -> dict[str, int]:
-    """Each ranker's choice (native, heidorn, loglinear) for one sentence."""
+def ranker_choices(served, sentence_id: str, model=None) -> dict[str, int]:
+    """Each ranker's choice (native, heidorn, loglinear) for one sentence (``model``: default the served one)."""
     import numpy as np
 
     if not served.sizes.get(sentence_id):
@@ -68,7 +69,7 @@ def ranker_choices(served, sentence_id: str) -> dict[str, int]:
     heidorn = served.heidorn_choice(sentence_id)
     if heidorn is not None:
         got["heidorn"] = heidorn
-    scores = served.model_scores(served.model, sentence_id)
+    scores = served.model_scores(served.model if model is None else model, sentence_id)
     if scores is not None:
         got["loglinear"] = int(np.argmax(scores))
     return got
@@ -76,6 +77,34 @@ def ranker_choices(served, sentence_id: str) -> dict[str, int]:
 
 def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
     """The filtered page of rows, how many match, how many of the selection are done, and its size."""
+    rows, done, with_forest = matching_rows(store, served, f)
+    return rows[f.page * PAGE:(f.page + 1) * PAGE], len(rows), done, with_forest
+
+
+def filtered_neighbours(store, served, f: Filters, sentence) -> tuple[str | None, str | None] | None:
+    """The previous and next sentence of the list ``f`` around ``sentence`` (corpus order), or None
+    when ``sentence`` is not of the list's corpus and split.
+
+    The sentence itself need not match any more (answering an "untouched" one makes it "started"):
+    its neighbours are the matching sentences before and after its place.
+    """
+    from ..store.splits import document_filter
+
+    if sentence.corpus != f.corpus or (f.split and not document_filter(f.corpus, f.split)(sentence.document)):
+        return None
+    order = {s.id: k for k, s in enumerate(served.corpora.get(f.corpus, ()))}
+    here = order.get(sentence.id)
+    if here is None:
+        return None
+    ids = [r.id for r in matching_rows(store, served, f)[0] if r.size]
+    before = [sid for sid in ids if order[sid] < here]
+    after = [sid for sid in ids if order[sid] > here]
+    return (before[-1] if before else None), (after[0] if after else None)
+
+
+def matching_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int]:
+    """Every row matching the filters (corpus order), how many of the selection are done, and how
+    many of it have a forest (the progress counts those)."""
     from ..store.splits import document_filter
 
     keep = document_filter(f.corpus, f.split) if f.split else None
@@ -84,6 +113,7 @@ def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
     decided: dict[str, list] = {}
     for sid, d in store.decisions():   # one query for the whole store
         decided.setdefault(sid, []).append(d)
+    disagree_of = served.choices.disagree(store, [s.id for s in sentences]) if f.disagree is not None else {}
     for s in sentences:
         n_dec, status = sentence_status(store, served, s.id, decided.get(s.id, ()))
         done += status == "done"   # the progress count is the whole selection's
@@ -97,8 +127,9 @@ def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
             continue
         disagree = None
         if f.disagree is not None:
-            disagree = len(set(ranker_choices(served, s.id).values())) > 1
+            disagree = disagree_of.get(s.id, False)
             if disagree != f.disagree:
                 continue
         rows.append(ListRow(s.id, " ".join(s.tokens), len(s.tokens), size, quality, n_dec, status, disagree))
-    return rows[f.page * PAGE:(f.page + 1) * PAGE], len(rows), done, len(sentences)
+    with_forest = sum(1 for s in sentences if served.sizes.get(s.id))
+    return rows, done, with_forest

@@ -100,13 +100,20 @@ def tuned_heidorn(store):
     The model file carries the ranker's K table and its settings (head rules, PP as NP) as the
     run tuned it (:func:`ranker.pipeline.stages.fit_heidorn`), so nothing is assumed here.
     """
-    from ..models import HeidornRanker
     from ..pipeline.cache import load_payload
+
+    key = tuned_heidorn_key(store)
+    return None if key is None else load_payload(store.model_file(key), where=key).ranker
+
+
+def tuned_heidorn_key(store) -> str | None:
+    """The store key of the model :func:`tuned_heidorn` loads (None: there is none)."""
+    from ..models import HeidornRanker
     from ..registries import RANKERS
 
     for r in sorted(store.model_records(), key=lambda r: r.created, reverse=True):
         if r.ranker in RANKERS and RANKERS.get(r.ranker) is HeidornRanker and "heldout" in r.chosen:
-            return load_payload(store.model_file(r.key), where=r.key).ranker
+            return r.key
     return None
 
 

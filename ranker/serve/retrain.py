@@ -2,7 +2,10 @@
 
 One job at a time per server. The job opens its own store connection (SQLite connections stay in
 their thread), reports progress through the stage's callback, and on success swaps the served
-model, keeping the old one so the page can show how each candidate's place changed.
+model, keeping the old one so the page can show how each candidate's place changed. The model is
+always adapted from the served model's base with all the decisions
+(:func:`ranker.pipeline.retrain.retrain`), so a click without a new decision changes nothing, and
+says so. The store's log is checkpointed after each retrain.
 """
 from __future__ import annotations
 
@@ -59,8 +62,15 @@ def _run(served, job: RetrainJob) -> None:
     from .model import retrained_model
 
     try:
+        with served.lock:
+            current = served.model
         with Store.open(served.store_path, create=False) as st:
-            model = retrained_model(st, served.model, job.update, source=served.source)
+            model = retrained_model(st, current, job.update, source=served.source)
+            st.checkpoint()   # the new model and the decisions it learnt from: in the .sqlite file itself
+        if current is not None and model.key == current.key:
+            # a retrain is a function of (base model, decisions): the same inputs, the same model
+            job.finish("done", f"nothing to do: no new decision since model {model.key[:12]} was trained")
+            return
         served.set_model(model)
         job.finish("done", f"retrained on the decisions: now ranking with model {model.key[:12]}")
     except RankerError as e:

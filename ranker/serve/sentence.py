@@ -30,6 +30,15 @@ class CandidateRow(NamedTuple):
     chosen_by: tuple[str, ...]    # rankers whose choice it is
 
 
+class PackRow(NamedTuple):
+    """Candidates with one bracketing (a pack), as the candidate table lists them: no answer splits them."""
+
+    row: CandidateRow             # the pack's best candidate under the model (its representative)
+    members: tuple[int, ...]      # forest indices of every candidate of the pack, the model's order
+    prob: float                   # the pack's probability (its members' sum)
+    chosen_by: tuple[str, ...]    # rankers whose choice is one of its members
+
+
 class SentenceView(NamedTuple):
     """One sentence's page."""
 
@@ -44,6 +53,9 @@ class SentenceView(NamedTuple):
     discriminants: list           # Discriminant records, best first
     n_remaining: int
     model_key: str | None
+    packs: list = []              # PackRow, the model's order (of their best member)
+    n_remaining_packs: int = 0
+    rank_differs: bool = False    # some candidate's source rank is not its forest position
 
 
 def metric_scores(store, sentence_id: str, source: str, evaluation) -> dict[str, np.ndarray]:
@@ -77,16 +89,10 @@ class ForestData(NamedTuple):
 
 def forest_data(store, sentence_id: str, source: str, evaluation) -> ForestData:
     """Read a forest, its candidates' labelled spans and their metric scores (under ``evaluation``)."""
-    from ..sources.discriminants import candidate_spans
+    from ..sources.discriminants import forest_spans
 
     forest = store.forest(sentence_id, source)
-    by_tree: dict[int, frozenset] = {}   # equal candidate texts share one tree object
-    spans = []
-    for c in forest.candidates:
-        got = by_tree.get(id(c.tree))
-        if got is None:
-            got = by_tree[id(c.tree)] = candidate_spans(c.tree)
-        spans.append(got)
+    spans = forest_spans(forest.candidates)   # equal candidate texts share one tree object
     metrics = metric_scores(store, sentence_id, source, evaluation) if forest.candidates else {}
     n = len(forest.candidates)
     return ForestData(forest, spans, {k: v for k, v in metrics.items() if len(v) == n})
@@ -149,15 +155,44 @@ def sentence_view(data: ForestData, decisions, scores: np.ndarray | None, previo
                          None if before_list is None else before_list[i],
                          {k: v[i] for k, v in columns.items()}, bool(mask[i]), tuple(by_index.get(i, ())))
             for i in order.tolist()]
+    pack_rows = pack_candidates(rows, spans)
     return SentenceView(forest.sentence, forest.gold, tuple(c.tree for c in cands), rows, choices,
                         {k: METRICS[k].title for k in metrics}, primary, list(decisions), discs,
-                        int(mask.sum()), model_key)
+                        int(mask.sum()), model_key, pack_rows, sum(p.row.remaining for p in pack_rows),
+                        any(c.rank != i for i, c in enumerate(cands)))
+
+
+def pack_candidates(rows: list[CandidateRow], spans) -> list[PackRow]:
+    """The rows (model order) grouped by identical bracketing, each pack led by its best member."""
+    by_spans: dict[frozenset, list[CandidateRow]] = {}
+    for r in rows:
+        by_spans.setdefault(spans[r.index], []).append(r)
+    return [PackRow(members[0], tuple(m.index for m in members), float(sum(m.prob for m in members)),
+                    tuple(c for m in members for c in m.chosen_by))
+            for members in by_spans.values()]
+
+
+def default_pair(view: SentenceView) -> tuple[int | None, int | None]:
+    """The two candidates shown side by side by default: the best remaining one, and the best of
+    another bracketing (remaining first); never two identical trees. ``b`` is None when every
+    candidate has one bracketing.
+    """
+    if not view.packs:
+        return None, None
+    ordered = [p for p in view.packs if p.row.remaining] + [p for p in view.packs if not p.row.remaining]
+    a = ordered[0].row.index
+    return a, (ordered[1].row.index if len(ordered) > 1 else None)
 
 
 def disambiguated(spans, decisions) -> bool:
-    """True when the decisions leave no discriminant: the remaining candidates agree on every span."""
+    """True when the decisions leave candidates that agree on every span (no discriminant left).
+
+    Decisions that leave no candidate at all (stored before answers were checked) are no
+    disambiguation: the sentence is not done.
+    """
     from ..sources.discriminants import discriminants, remaining_mask
 
     if not spans:
         return False
-    return not discriminants(spans, np.asarray(remaining_mask(spans, decisions), dtype=bool))
+    mask = np.asarray(remaining_mask(spans, decisions), dtype=bool)
+    return bool(mask.any()) and not discriminants(spans, mask)

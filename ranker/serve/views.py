@@ -89,6 +89,7 @@ def sentences():
                 status=forms.choice(a.get("status"), "status", STATUSES),
                 page=forms.integer(a.get("page"), "page", 0, 10**6, 0))
     rows, matching, done, total = list_rows(s.store(), s, f)
+    session[LIST_FILTER] = f._replace(page=0)._asdict()   # "next" on a sentence page walks this list
     return render_template("list.html", rows=rows, f=f, corpora=sorted(s.corpora), splits=splits,
                            qualities=QUALITIES, statuses=STATUSES, matching=matching, done=done, total=total,
                            pages=(matching + PAGE - 1) // PAGE, args=a)
@@ -98,12 +99,16 @@ def sentences():
 @bp.get("/sentence")
 def sentence():
     """One sentence: ranked candidates, rankers' choices, trees, discriminants, decisions."""
-    from .sentence import sentence_view
+    return _sentence_page(forms.sentence_id(served().store(), request.args.get("id")))
+
+
+def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
+    """The sentence page, with ``conflict`` (an answer refused) shown above it when given."""
+    from .sentence import default_pair, sentence_view
     from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
 
     s = served()
     st = s.store()
-    sid = forms.sentence_id(st, request.args.get("id"))
     with s.lock:
         model, previous = s.model, s.previous
     view = sentence_view(s.forest_data(sid), st.decisions(sid), s.model_scores(model, sid),
@@ -111,11 +116,14 @@ def sentence():
                          None if model is None else model.key)
     n = len(view.trees)
     show_all = bool(request.args.get("all")) and forms.boolean(request.args.get("all"), "all")
-    remaining = [r for r in view.rows if r.remaining]
-    first = remaining[0].index if remaining else (view.rows[0].index if view.rows else None)
+    first, second = default_pair(view)   # never two identical trees by default
     a = forms.integer(request.args.get("a"), "a", 0, max(n - 1, 0), first)
-    second = next((r.index for r in (remaining or view.rows) if r.index != a), a)
-    b = forms.integer(request.args.get("b"), "b", 0, max(n - 1, 0), second)
+    if request.args.get("a") and request.args.get("b") is None and second is not None:
+        # a chosen, b not: the best candidate of another bracketing than a's
+        a_spans = s.forest_data(sid).spans[a]
+        second = next((p.row.index for p in view.packs if s.forest_data(sid).spans[p.row.index] != a_spans),
+                      second)
+    b = forms.integer(request.args.get("b"), "b", 0, max(n - 1, 0), a if second is None else second)
     drawings = {}
     if n:
         ta, tb = view.trees[a], view.trees[b]
@@ -128,15 +136,40 @@ def sentence():
             drawings["gold_counts"] = class_counts(cg, (MATCHED, CROSSING, MISSING))
         drawings["a"] = tree_svg(ta, compare_brackets(ta, tb, DIFFERENT), f"candidate {a}")
         drawings["b"] = tree_svg(tb, compare_brackets(tb, ta, DIFFERENT), f"candidate {b}")
-    shown = view.rows if show_all else remaining
-    neighbours = s.neighbours(view.sentence)
+    shown = view.packs if show_all else [p for p in view.packs if p.row.remaining]
+    listed = _list_filter()
+    neighbours = None
+    if listed is not None:
+        from .listing import filtered_neighbours
+
+        neighbours = filtered_neighbours(st, s, listed, view.sentence)
+    if neighbours is None:
+        listed, neighbours = None, s.neighbours(view.sentence)
     s.prefetch(neighbours[1])   # the annotator's likely next page
     return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
                            show_all=show_all, n=n, here=url_for("serve.sentence", id=sid),
+                           one_bracketing=len(view.packs) == 1,
+                           listed={k: (int(v) if isinstance(v, bool) else v) for k, v in listed._asdict().items()
+                                   if v is not None and k != "page"} if listed else None,
                            neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
-                           retrain=s.retrain)
+                           retrain=s.retrain, conflict=conflict), status
+
+
+#: Session key of the sentence list's filters last shown, so "previous" and "next" walk that list.
+LIST_FILTER = "list_filter"
+
+
+def _list_filter():
+    """The :class:`~.listing.Filters` of the list this session last showed, or None."""
+    from .listing import Filters
+
+    got = session.get(LIST_FILTER)
+    try:
+        return Filters(**got) if isinstance(got, dict) else None
+    except TypeError:   # a cookie of an older server
+        return None
 
 
 def _back(sid: str):
@@ -145,15 +178,25 @@ def _back(sid: str):
 
 @bp.post("/decide")
 def decide():
-    """Store an answer (accept or reject) to one discriminant of a sentence."""
-    from ..sources.discriminants import decision, span_key
+    """Store an answer (accept or reject) to one discriminant of a sentence, if it still is one.
+
+    The answer is checked against the decisions stored when it is written
+    (:func:`ranker.sources.discriminants.decide`): an answer from a page loaded before someone
+    else's answer that would leave no candidate, or a span no candidate holds, is refused with
+    409 and the sentence page as it is now, the conflict named above it.
+    """
+    from ..sources.discriminants import DecisionRefused, decide, decision, span_key
 
     s = served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
     label, start, end = forms.discriminant(request.form.get("key"), len(st.sentence(sid).tokens))
     accept = forms.boolean(request.form.get("accept"), "accept")
-    st.add_decision(sid, decision(span_key(label, start, end), accept, session.get("who") or "anonymous"))
+    answer = decision(span_key(label, start, end), accept, session.get("who") or "anonymous")
+    try:
+        decide(st, sid, s.forest_data(sid).spans, answer)
+    except DecisionRefused as e:
+        return _sentence_page(sid, conflict=str(e), status=409)
     return _back(sid)
 
 
@@ -169,11 +212,17 @@ def undo():
 
 @bp.post("/who")
 def set_who():
-    """Remember the annotator's name for this session's decisions."""
-    session["who"] = forms.who(request.form.get("who"))
-    back = request.form.get("id")
-    if back:
-        return _back(forms.sentence_id(served().store(), back))
+    """Remember the annotator's name for this session's decisions (every parameter checked first)."""
+    name = forms.who(request.form.get("who"))
+    back = _back_to(request.form.get("id"))
+    session["who"] = name
+    return back
+
+
+def _back_to(value: str | None):
+    """The redirect after a POST: to the sentence ``value`` names, or to the list (checked before any effect)."""
+    if value:
+        return _back(forms.sentence_id(served().store(), value))
     return redirect(url_for("serve.index"))
 
 
@@ -183,12 +232,9 @@ def retrain():
     """Start retraining from the decisions in the background."""
     from .retrain import start_retrain
 
-    s = served()
-    start_retrain(s)
-    back = request.form.get("id")
-    if back:
-        return _back(forms.sentence_id(s.store(), back))
-    return redirect(url_for("serve.index"))
+    back = _back_to(request.form.get("id"))   # a bad id is refused before anything starts
+    start_retrain(served())
+    return back
 
 
 @bp.get("/retrain/status")

@@ -15,6 +15,7 @@ Pure logic: no store, no web.
 from __future__ import annotations
 
 import re
+import urllib.parse
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
@@ -25,45 +26,62 @@ from ..errors import RankerError
 from ..store.records import Annotation, Bracket, Decision
 from .annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, candidate_spans
 
-__all__ = ["Decision", "Discriminant", "candidate_spans", "decision", "discriminants", "parse_key",
-           "remaining_mask", "span_key", "user_annotations"]
+__all__ = ["Decision", "DecisionRefused", "Discriminant", "candidate_spans", "decide", "decision",
+           "discriminants", "forest_spans", "packs", "parse_key", "refusal", "remaining_mask", "span_key",
+           "user_annotations"]
 
 #: The annotation kind people's decisions form (``ranker annotate --kind user``).
 KIND = "user"
 
-_KEY = re.compile(r"([^\s:/?#&%\\\"'<>]{1,40}):(\d{1,9})-(\d{1,9})")
+# a key's label is percent-encoded (RFC 3986 unreserved characters and ``$`` stay as they are), so
+# any label a forest can hold (``NP&X``, ``<S>``, ``A/B``, ``C:D``) travels through HTML
+# attributes, form fields and URLs unchanged, and nothing but these characters is ever parsed
+_KEY = re.compile(r"((?:[A-Za-z0-9_.~$-]|%[0-9A-Fa-f]{2}){1,120}):(\d{1,9})-(\d{1,9})")
+_SAFE = "$"
 
 
 def span_key(label: str, start: int, end: int) -> str:
-    """The short id of a labelled span, ``"NP:3-7"`` (safe in URLs and form fields)."""
-    return f"{label}:{start}-{end}"
+    """The short id of a labelled span, ``"NP:3-7"``: safe in URLs, form fields and HTML attributes.
+
+    The label is percent-encoded (``NP&X`` -> ``NP%26X``), so every label round-trips through
+    :func:`parse_key`; the Penn labels of a treebank are left as they are.
+    """
+    return f"{urllib.parse.quote(label, safe=_SAFE)}:{start}-{end}"
 
 
 def parse_key(key: str) -> tuple[str, int, int]:
-    """``(label, start, end)`` of a key made by :func:`span_key`.
+    """``(label, start, end)`` of a key made by :func:`span_key` (the label decoded).
 
     Raises
     ------
     RankerError
-        If ``key`` is not ``LABEL:START-END`` with a plain label and ``0 <= START < END``.
+        If ``key`` is not ``LABEL:START-END`` with an encoded label and ``0 <= START < END``.
     """
     m = _KEY.fullmatch(key) if isinstance(key, str) else None
-    if m is None:
-        raise RankerError(f"bad discriminant key {str(key)[:60]!r}: expected LABEL:START-END, as 'NP:3-7'")
+    try:
+        label = urllib.parse.unquote(m.group(1), errors="strict") if m else ""
+    except UnicodeDecodeError:   # %FF: not the UTF-8 of any label
+        label = ""
+    if m is None or not label or any(c.isspace() for c in label) or len(label) > 100:
+        raise RankerError(f"bad discriminant key {str(key)[:60]!r}: expected LABEL:START-END, as 'NP:3-7' "
+                          "(the label percent-encoded)")
     start, end = int(m.group(2)), int(m.group(3))
     if start >= end:
         raise RankerError(f"bad discriminant key {key!r}: the span [{start}, {end}) is empty")
-    return m.group(1), start, end
+    return label, start, end
 
 
 class Discriminant(NamedTuple):
     """A labelled span some but not all remaining candidates contain, with what an answer leaves.
 
     ``count`` remaining candidates contain it (so accepting it leaves ``count``, rejecting it
-    ``remaining - count``); ``mass`` is the model's probability of those candidates, renormalised
-    over the remaining ones (their share when there is no model); ``expected`` is the number of
-    candidates expected to remain after the answer, ``mass * count + (1 - mass) * (remaining -
-    count)``, the order of :func:`discriminants`.
+    ``remaining - count``). Candidates with the same bracketing are one *pack* (:func:`packs`): no
+    answer can tell them apart, so the questions are counted over packs, as Redwoods and FFTB
+    count them: ``packs`` of the ``remaining_packs`` remaining packs hold the span. ``mass`` is the
+    model's probability of the candidates holding it, renormalised over the remaining ones (their
+    share when there is no model); ``expected`` is the number of packs (distinct bracketings)
+    expected to remain after the answer, ``mass * packs + (1 - mass) * (remaining_packs - packs)``,
+    the order of :func:`discriminants`.
     """
 
     label: str
@@ -73,10 +91,20 @@ class Discriminant(NamedTuple):
     remaining: int
     mass: float
     expected: float = 0.0
+    packs: int = 0
+    remaining_packs: int = 0
 
     @property
     def key(self) -> str:
         return span_key(self.label, self.start, self.end)
+
+
+class DecisionRefused(RankerError):
+    """An answer that is no discriminant of the candidates the stored decisions leave.
+
+    A page loaded before someone else's answer, two answers that contradict, a span no candidate
+    holds: storing it would leave no candidate (or teach nothing), so :func:`decide` refuses it.
+    """
 
 
 def decision(key: str, accept: bool, who: str, at: str | None = None) -> Decision:
@@ -177,26 +205,117 @@ def discriminants(spans: Sequence[frozenset], mask: np.ndarray | None = None, pr
         if p[idx].sum() > 0:
             w = p[idx]
     w = w / w.sum()
-    # which remaining candidates carry each base label on each span
+    # the remaining candidates packed by bracketing: each pack's size and probability
+    pack_of: dict[frozenset, int] = {}
+    members = np.array([pack_of.setdefault(spans[i], len(pack_of)) for i in idx], dtype=np.int64)
+    n_packs = len(pack_of)
+    if n_packs < 2:
+        return []
+    size = np.bincount(members, minlength=n_packs)
+    pack_w = np.bincount(members, weights=w, minlength=n_packs)
+    # which remaining packs carry each base label on each span
     by_span: dict[tuple[int, int], dict[str, np.ndarray]] = {}
-    for j, i in enumerate(idx):
-        for lab, s, e in spans[i]:
-            by_span.setdefault((s, e), {}).setdefault(lab, np.zeros(remaining, dtype=bool))[j] = True
+    for sp, k in pack_of.items():
+        for lab, s, e in sp:
+            by_span.setdefault((s, e), {}).setdefault(lab, np.zeros(n_packs, dtype=bool))[k] = True
     out = []
     for (s, e), labels in by_span.items():
         for lab in labels:
             want = eq.accepts(lab)
-            has = np.zeros(remaining, dtype=bool)
+            has = np.zeros(n_packs, dtype=bool)
             for other, rows in labels.items():
                 if want is None or other in want:
                     has |= rows
-            count = int(has.sum())
-            if 0 < count < remaining:
-                mass = float(w[has].sum())
-                expected = mass * count + (1.0 - mass) * (remaining - count)
-                out.append(Discriminant(lab, s, e, count, remaining, mass, expected))
+            held = int(has.sum())
+            if 0 < held < n_packs:
+                mass = float(pack_w[has].sum())
+                expected = mass * held + (1.0 - mass) * (n_packs - held)
+                out.append(Discriminant(lab, s, e, int(size[has].sum()), remaining, mass, expected,
+                                        held, n_packs))
     out.sort(key=lambda d: (round(d.expected, 9), d.start - d.end, d.start, d.label))
     return out
+
+
+def packs(spans: Sequence[frozenset], mask: np.ndarray | None = None) -> list[list[int]]:
+    """The candidates (forest indices) grouped by identical bracketing, in order of first member.
+
+    Two candidates that offer the same labelled spans (:func:`candidate_spans`; they may differ
+    in part-of-speech tags) answer every discriminant alike: a person can only choose between
+    packs. With ``mask``, only the candidates it keeps.
+    """
+    out: dict[frozenset, list[int]] = {}
+    for i, sp in enumerate(spans):
+        if mask is None or mask[i]:
+            out.setdefault(sp, []).append(i)
+    return list(out.values())
+
+
+def forest_spans(candidates) -> list[frozenset]:
+    """Each candidate's :func:`candidate_spans` in forest order (equal tree objects computed once)."""
+    by_tree: dict[int, frozenset] = {}
+    out = []
+    for c in candidates:
+        got = by_tree.get(id(c.tree))
+        if got is None:
+            got = by_tree[id(c.tree)] = candidate_spans(c.tree)
+        out.append(got)
+    return out
+
+
+def refusal(spans: Sequence[frozenset], decisions: Sequence[Decision], answer: Decision,
+            eq: LabelEquivalences | None = None) -> str | None:
+    """Why ``answer`` may not be added to ``decisions``, or None when it is a discriminant of what they leave.
+
+    An answer is accepted only when some but not all remaining candidates hold its span (with an
+    equivalent label): then either answer leaves at least one candidate, and it narrows the set.
+    """
+    eq = eq or _default_equivalences()
+    key = span_key(answer.label, answer.start, answer.end)
+    mask = remaining_mask(spans, decisions, eq)
+    left = int(mask.sum())
+    if not len(spans):
+        return "the sentence has no candidates to decide between"
+    if left == 0:
+        return "the stored decisions already leave no candidate"
+    held = int(_contains(spans, answer.label, answer.start, answer.end, eq)[mask].sum())
+    if held == 0:
+        return f"no remaining candidate holds {key} (of {left})"
+    if held == left:
+        return f"every remaining candidate holds {key} (all {left}): it was answered already or decides nothing"
+    return None
+
+
+def decide(store, sentence_id: str, spans: Sequence[frozenset], answer: Decision,
+           eq: LabelEquivalences | None = None) -> int:
+    """Store ``answer`` on ``sentence_id`` if it is a discriminant of the candidates left; its sequence number.
+
+    The one way an answer is stored, for the web page and for a simulated annotator alike. The
+    check reads the decisions inside the write transaction that stores the answer (``BEGIN
+    IMMEDIATE``: other writers wait), so two people answering from pages loaded before each
+    other's answers can never leave the sentence with no candidate: the later answer is checked
+    against the earlier one and refused.
+
+    Parameters
+    ----------
+    store
+        An open, writable :class:`~ranker.store.Store`.
+    spans
+        The sentence's candidates' :func:`candidate_spans` (:func:`forest_spans` of its forest).
+    answer
+        The :class:`Decision` (:func:`decision`).
+
+    Raises
+    ------
+    DecisionRefused
+        When the answer is no discriminant of the remaining set (nothing is written).
+    StoreError
+        As :meth:`~ranker.store.Store.add_decision`.
+    """
+    with store.batch():
+        why = refusal(spans, store.decisions(sentence_id), answer, eq)
+        if why is not None:
+            raise DecisionRefused(f"{sentence_id}: answer refused: {why}")
+        return store.add_decision(sentence_id, answer)
 
 
 def user_annotations(decisions: Iterable[tuple[str, Decision]], kind: str = KIND) -> list[Annotation]:

@@ -51,6 +51,7 @@ class Store:
         self.path = path
         self._depth = 0
         self._run: dict | None = None      # the run being recorded (:meth:`recording`)
+        self.readonly = False               # opened with readonly=True
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -152,6 +153,7 @@ class Store:
         except sqlite3.Error as e:
             raise _store_error(path, e, writing=False) from None
         store = cls(conn, path)
+        store.readonly = True
         try:
             store._check_schema(empty_ok=False)
         except BaseException:
@@ -184,6 +186,55 @@ class Store:
 
     def close(self) -> None:
         self._conn.close()
+
+    def checkpoint(self) -> bool:
+        """Copy everything the write-ahead log holds into the store file itself and empty the log.
+
+        Until a checkpoint, committed writes may live only in the ``-wal`` file beside the store
+        (SQLite checkpoints by itself every 1000 pages, and when the last connection closes
+        cleanly): a server stopped by a signal, or a copy of the ``.sqlite`` file alone, would
+        lose them. Returns False when another connection's open read kept part of the log (it is
+        copied at the next checkpoint); a read-only store has nothing to checkpoint (True).
+        """
+        if self.readonly:
+            return True
+        try:
+            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.OperationalError as e:
+            raise _store_error(self.path, e) from None
+        return not busy
+
+    def backup(self, dest: str | Path) -> Path:
+        """Copy the store, as it is at one instant, to a new file ``dest`` (SQLite's online backup).
+
+        Safe while a server or a run writes the store (the copy is one consistent snapshot,
+        the write-ahead log included); the copy is a single file with no ``-wal`` beside it.
+
+        Raises
+        ------
+        StoreError
+            If ``dest`` exists, is the store itself, or cannot be written.
+        """
+        dest = Path(dest)
+        if dest.exists() or Path(f"{dest}-wal").exists():
+            raise StoreError(f"{dest}: already exists; a backup is written to a new file only")
+        if not dest.parent.is_dir():
+            raise StoreError(f"{dest}: no such folder {dest.parent}")
+        part = dest.with_name(dest.name + ".part")
+        try:
+            target = sqlite3.connect(str(part), isolation_level=None)
+            try:
+                self._conn.backup(target)
+                target.execute("PRAGMA journal_mode=DELETE")   # one self-contained file
+            finally:
+                target.close()
+            part.replace(dest)
+        except (sqlite3.Error, OSError) as e:
+            part.unlink(missing_ok=True)
+            if isinstance(e, sqlite3.Error):
+                raise _store_error(dest, e) from None
+            raise StoreError(f"{dest}: cannot write the backup: {e.strerror or e}") from None
+        return dest
 
     def __enter__(self) -> "Store":
         return self

@@ -137,6 +137,9 @@ def test_retrain_adapts_the_stored_model_to_the_decisions(base, store, capsys):
         assert out.key in st.artifact_keys(MODEL_KIND)
         again = retrain(st, "base0123")                 # the same decisions: the stored result
         assert again.key == out.key and again.n_iter == 0
+        # a retrained model stands for its base: the same decisions are never learnt twice
+        chained = retrain(st, out.key)
+        assert (chained.key, chained.base, chained.n_iter) == (out.key, "base0123", 0)
         np.testing.assert_array_equal(again.model.coef_, out.model.coef_)
     # MAP adaptation starts at the old weights and only lowers P: the decisions gain likelihood
     before = _consistent_loglik(saved.ranker, saved.feature_config, store, sids, saved.feature_names)

@@ -88,3 +88,42 @@ def live_server(store_path):
     srv = LiveServer(create_app(store_path))
     yield srv
     srv.close()
+
+
+#: A label no treebank has, with every character an HTML form, a URL or a key could trip on.
+ODD_LABEL = "NP&<X/:Y%26'\""
+
+
+@pytest.fixture
+def odd_label() -> str:
+    return ODD_LABEL
+
+
+@pytest.fixture
+def odd_label_server(odd_label_store):
+    """The real application on :func:`odd_label_store`, served on 127.0.0.1."""
+    from ranker.serve.app import create_app
+
+    srv = LiveServer(create_app(odd_label_store))
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def odd_label_store(built_store, tmp_path, test_sentence):
+    """A copy of the built store where the first candidate of ``test_sentence`` calls its first NP
+    :data:`ODD_LABEL`: a real stored forest whose discriminants include that label."""
+    from ranker.store import Store
+    from ranker.store.store import penn_text
+    from ranker.trees.penn import parse_tree
+
+    path = tmp_path / "odd.sqlite"
+    shutil.copy(built_store, path)
+    with Store.open(path) as st:
+        forest = st.forest(test_sentence)
+        first = forest.candidates[0]
+        text = penn_text(first.tree)
+        assert "(NP " in text
+        odd = first._replace(tree=parse_tree(text.replace("(NP ", f"(NP{ODD_LABEL[2:]} ", 1)))
+        st.replace_forest(test_sentence, first.source, [odd, *forest.candidates[1:]])
+    return path

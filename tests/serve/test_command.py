@@ -100,3 +100,85 @@ def test_issue_24_a_port_in_use_is_a_one_line_error(store_path):
         port = taken.getsockname()[1]
         _one_line_error(_ranker("serve", "--store", str(store_path), "--port", str(port)),
                         f"cannot listen on 127.0.0.1:{port}", "in use")
+
+
+def _serving(store, *argv):
+    """``ranker serve --store STORE --port 0 ARGV`` in a subprocess, and its base URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "ranker.cli.main", "serve", "--store", str(store), "--port", "0",
+                             *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    line = proc.stdout.readline()
+    assert "http://127.0.0.1:" in line, line + proc.stderr.read()
+    return proc, "http://" + line.split("http://", 1)[1].split("/", 1)[0]
+
+
+def _decide_over_http(url, sid, n):
+    """Answer the first discriminant of ``sid``'s page ``n`` times, as a browser would; the keys answered."""
+    import http.cookiejar
+    import re
+    import urllib.parse
+
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    answered = []
+    for _ in range(n):
+        page = opener.open(f"{url}/sentence?{urllib.parse.urlencode({'id': sid})}", timeout=30).read().decode()
+        token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+        key = re.search(r'data-key="([^"]+)"', page).group(1)
+        data = urllib.parse.urlencode({"id": sid, "key": key, "accept": "0", "token": token}).encode()
+        with opener.open(f"{url}/decide", data=data, timeout=30) as r:
+            assert r.status == 200
+        answered.append(key)
+    return answered
+
+
+@pytest.mark.slow
+def test_a_server_stopped_by_sigterm_leaves_every_decision_in_the_sqlite_file_alone(built_store, tmp_path,
+                                                                                    test_sentence):
+    """Regression: stopped by a signal, the server left its decisions only in the -wal file."""
+    import signal
+
+    store = tmp_path / "live" / "store.sqlite"
+    store.parent.mkdir()
+    shutil.copy(built_store, store)
+    proc, url = _serving(store)
+    try:
+        answered = _decide_over_http(url, test_sentence, 3)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert "stopped" in out
+    alone = tmp_path / "copied" / "store.sqlite"   # the .sqlite file alone, as a careless copy takes it
+    alone.parent.mkdir()
+    shutil.copy(store, alone)
+    from ranker.sources.discriminants import span_key
+    from ranker.store import Store
+
+    with Store.open(alone, readonly=True) as st:
+        got = [span_key(d.label, d.start, d.end) for d in st.decisions(test_sentence)]
+    assert got == answered
+
+
+@pytest.mark.slow
+def test_store_backup_copies_a_store_being_served_with_its_latest_decisions(built_store, tmp_path, test_sentence):
+    store = tmp_path / "store.sqlite"
+    shutil.copy(built_store, store)
+    proc, url = _serving(store)
+    try:
+        answered = _decide_over_http(url, test_sentence, 2)
+        got = _ranker("store", "backup", str(store), str(tmp_path / "copy.sqlite"))   # while serving
+        assert got.returncode == 0 and "copied to" in got.stdout, got.stderr
+        again = _ranker("store", "backup", str(store), str(tmp_path / "copy.sqlite"))
+        _one_line_error(again, "copy.sqlite: already exists")
+        _one_line_error(_ranker("store", "backup", str(store), str(tmp_path / "nodir" / "x.sqlite")), "no such folder")
+        _one_line_error(_ranker("store", "backup", str(tmp_path / "none.sqlite"), str(tmp_path / "y.sqlite")),
+                        "no such store")
+    finally:
+        proc.kill()   # not even a clean stop: the backup must not depend on it
+        proc.wait(timeout=30)
+    assert not (tmp_path / "copy.sqlite-wal").exists()
+    from ranker.sources.discriminants import span_key
+    from ranker.store import Store
+
+    with Store.open(tmp_path / "copy.sqlite", readonly=True) as st:
+        assert [span_key(d.label, d.start, d.end) for d in st.decisions(test_sentence)] == answered
+        assert st.stats() == Store.open(store, readonly=True).stats()

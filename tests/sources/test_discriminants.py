@@ -161,3 +161,18 @@ def test_a_real_link_grammar_forest_is_decided_by_answering_the_first_discrimina
     rest = [spans[i] for i in np.flatnonzero(mask)]
     assert all(remaining_mask(rest, [_who(l, s, e, True)]).all() for l, s, e in spans[target])
     assert len(decided) <= np.log2(len(r.candidates)) + 1
+
+
+@pytest.mark.parametrize("label", ["NP&X", "<S>", "A/B", "C:D", "E%F", "G?H#I", "J\"K'L", "NP%26X", "ÄÖ", "$"])
+def test_any_label_round_trips_through_its_key_and_the_key_is_safe_in_html_and_urls(label):
+    """Regression: keys of labels with & < / : could not be parsed back, so their buttons always failed."""
+    key = span_key(label, 2, 5)
+    assert re.fullmatch(r"[A-Za-z0-9_.~$%-]+:2-5", key), key
+    assert parse_key(key) == (label, 2, 5)
+    assert Discriminant(label, 2, 5, 1, 2, 0.5).key == key
+
+
+def test_decoded_labels_must_be_labels():
+    for bad in ["%20NP:1-2", "N%0AP:1-2", "%FF:1-2", "%:1-2", "%2:1-2"]:
+        with pytest.raises(RankerError, match="bad discriminant key"):
+            parse_key(bad)

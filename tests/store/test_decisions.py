@@ -67,6 +67,81 @@ def _answer(path, who, n, start):
                 st.undo_decision(S.id, who)   # interleaved undos remove one's own latest answer each
 
 
+TREES = (   # five readings of "I saw the man with a telescope" (PP attachment, flat NP, SINV)
+    "(S (NP (PRP I)) (VP (VBD saw) (NP (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope))))))",
+    "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope)))))",
+    "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man))) (PP (IN with) (NP (DT a) (NN telescope))))",
+    "(SINV (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope)))))",
+    "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man) (PP (IN with) (NP (DT a) (NN telescope))))))",
+)
+
+
+def _spans():
+    from ranker.sources.discriminants import candidate_spans
+    from ranker.trees.penn import parse_tree
+
+    return [candidate_spans(parse_tree(t)) for t in TREES]
+
+
+def _decide_racing(path, who, accept, rounds, barrier, left):
+    """Each round: answer every discriminant of the undecided forest (a page loaded before the other's answers)."""
+    from ranker.sources.discriminants import DecisionRefused, decide, discriminants, remaining_mask
+
+    spans = _spans()
+    with Store.open(path) as st:
+        for _ in range(rounds):
+            keys = discriminants(spans)
+            barrier.wait()
+            for d in keys:
+                try:
+                    decide(st, S.id, spans, _d(d.label, d.start, d.end, accept, who))
+                except DecisionRefused:
+                    pass
+            barrier.wait()
+            if accept:   # one of the two records what the round left, then clears it
+                left.append(int(remaining_mask(spans, st.decisions(S.id)).sum()))
+                while st.undo_decision(S.id) is not None:
+                    pass
+            barrier.wait()
+
+
+@pytest.mark.slow
+def test_two_processes_deciding_one_sentence_at_once_never_leave_no_candidate(path):
+    """Regression: two answers checked against pages loaded before each other's left 0 candidates."""
+    ctx = multiprocessing.get_context("spawn")
+    barrier, manager = ctx.Barrier(2), ctx.Manager()
+    left = manager.list()
+    procs = [ctx.Process(target=_decide_racing, args=(path, who, accept, 15, barrier, left))
+             for who, accept in (("ann", True), ("bob", False))]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    assert len(left) == 15 and min(left) >= 1, list(left)
+    manager.shutdown()
+
+
+def test_decide_refuses_an_answer_that_is_no_discriminant_and_writes_nothing(path):
+    from ranker.sources.discriminants import DecisionRefused, decide
+
+    spans = _spans()
+    with Store.open(path) as st:
+        with pytest.raises(DecisionRefused, match="no remaining candidate holds ZZZ:0-1"):
+            decide(st, S.id, spans, _d("ZZZ", 0, 1, True))
+        with pytest.raises(DecisionRefused, match="every remaining candidate holds NP:0-1"):
+            decide(st, S.id, spans, _d("NP", 0, 1, False))
+        with pytest.raises(DecisionRefused, match="every remaining candidate holds PP:4-7"):
+            decide(st, S.id, spans, _d("PP", 4, 7, True))
+        assert st.decisions(S.id) == []
+        assert decide(st, S.id, spans, _d("NP", 2, 7, True)) == 1      # two of five hold it
+        with pytest.raises(DecisionRefused, match="no remaining candidate holds VP:1-4"):
+            decide(st, S.id, spans, _d("VP", 1, 4, True))             # only a reading NP:2-7 ruled out
+        with pytest.raises(DecisionRefused, match="every remaining candidate holds NP:2-7"):
+            decide(st, S.id, spans, _d("NP", 2, 7, False))            # the stale page's contradiction
+        assert [(d.label, d.accept) for d in st.decisions(S.id)] == [("NP", True)]
+
+
 def test_an_undo_takes_back_the_annotators_own_latest_answer(path):
     """Regression: an undo took back the sentence's latest answer, even another person's."""
     with Store.open(path) as st:
@@ -119,3 +194,28 @@ def test_rejected_brackets_round_trip_and_accepted_ones_keep_their_old_encoding(
         assert st.annotations("user")[S.id].brackets == (Bracket("NP", 2, 7, True), Bracket("VP", 1, 4, False))
     stored = sqlite3.connect(path).execute("SELECT brackets FROM annotations").fetchone()[0]
     assert stored == '[["NP",2,7],["VP",1,4,false]]'
+
+
+def test_a_checkpoint_puts_the_decisions_in_the_store_file_and_a_backup_is_one_file(path, tmp_path):
+    import shutil
+
+    with Store.open(path) as st, Store.open(path, readonly=True) as reader:
+        st.add_decision(S.id, _d("NP", 2, 7))
+        assert (tmp_path / "s.sqlite-wal").stat().st_size > 0
+        alone = tmp_path / "alone.sqlite"
+        shutil.copy(path, alone)                      # before the checkpoint: the answer is in -wal only
+        with Store.open(alone, readonly=True) as copy:
+            assert copy.decisions(S.id) == []
+        assert st.checkpoint() and reader.checkpoint()   # a reader has nothing to checkpoint
+        assert (tmp_path / "s.sqlite-wal").stat().st_size == 0
+        alone.unlink()
+        shutil.copy(path, alone)
+        with Store.open(alone, readonly=True) as copy:
+            assert copy.decisions(S.id) == [_d("NP", 2, 7)]
+        st.add_decision(S.id, _d("PP", 4, 7, False))
+        reader.backup(tmp_path / "b.sqlite")          # from a read-only connection, the log included
+        with pytest.raises(StoreError, match="already exists"):
+            st.backup(tmp_path / "b.sqlite")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("b.")) == ["b.sqlite"]
+    with Store.open(tmp_path / "b.sqlite", readonly=True) as b:
+        assert b.decisions(S.id) == [_d("NP", 2, 7), _d("PP", 4, 7, False)]

@@ -1,4 +1,5 @@
-// ranker serve: poll the retraining status while a job runs; reload the page when it ends.
+// ranker serve: poll the retraining status while a job runs; reload the page when it ends;
+// pointing at a discriminant highlights its span in the sentence and in the trees.
 "use strict";
 (function () {
   function poll(box) {
@@ -18,7 +19,20 @@
       })
       .catch(function () { msg.textContent = "lost contact with the server"; });
   }
+  function highlight(row, on) {
+    var start = Number(row.dataset.start), end = Number(row.dataset.end);
+    document.querySelectorAll("h1.sentence .w").forEach(function (w, k) {
+      w.classList.toggle("hl", on && k >= start && k < end);
+    });
+    document.querySelectorAll('svg.tree text[data-span="' + start + "-" + end + '"]:not(.tag)').forEach(function (t) {
+      t.classList.toggle("hl", on);
+    });
+  }
   document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("#discriminants tr[data-start]").forEach(function (row) {
+      row.addEventListener("mouseenter", function () { highlight(row, true); });
+      row.addEventListener("mouseleave", function () { highlight(row, false); });
+    });
     var box = document.getElementById("retrain");
     if (box && box.dataset.state === "running") {
       box.dataset.wasRunning = "1";
