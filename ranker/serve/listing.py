@@ -74,8 +74,12 @@ def ranker_choices(served, sentence_id: str) -> dict[str, int]:
     return got
 
 
-def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
-    """The filtered page of rows, how many match, how many of the selection are done, and its size."""
+def list_rows(store, served, f: Filters, who: str | None = None) -> tuple[list[ListRow], int, int, int]:
+    """The filtered page of rows, how many match, how many of the selection are done, and its size.
+
+    With ``who``, decisions and statuses are that annotator's own (each annotator's work is kept
+    apart); a sentence they said has no correct candidate is done.
+    """
     from ..store.splits import document_filter
 
     keep = document_filter(f.corpus, f.split) if f.split else None
@@ -83,9 +87,13 @@ def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
     rows, done = [], 0
     decided: dict[str, list] = {}
     for sid, d in store.decisions():   # one query for the whole store
-        decided.setdefault(sid, []).append(d)
+        if who is None or d.who == who:
+            decided.setdefault(sid, []).append(d)
+    no_correct = {sid for sid, v in store.verdicts() if v.no_correct and (who is None or v.who == who)}
     for s in sentences:
         n_dec, status = sentence_status(store, served, s.id, decided.get(s.id, ()))
+        if s.id in no_correct:
+            status = "done"   # the annotator's answer is that no candidate is right
         done += status == "done"   # the progress count is the whole selection's
         size = served.sizes.get(s.id, 0)
         quality = served.qualities.get(s.id, "no parse")

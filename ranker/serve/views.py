@@ -11,6 +11,7 @@ from flask import Blueprint, abort, current_app, jsonify, redirect, render_templ
 from ..errors import RankerError
 from ..store.errors import StoreError
 from . import forms
+from .accounts import annotator, current_annotator, set_name
 from .forms import FormError
 
 bp = Blueprint("serve", __name__)
@@ -88,7 +89,7 @@ def sentences():
                 disagree=None if not a.get("disagree") else forms.boolean(a.get("disagree"), "disagree"),
                 status=forms.choice(a.get("status"), "status", STATUSES),
                 page=forms.integer(a.get("page"), "page", 0, 10**6, 0))
-    rows, matching, done, total = list_rows(s.store(), s, f)
+    rows, matching, done, total = list_rows(s.store(), s, f, who=current_annotator())
     return render_template("list.html", rows=rows, f=f, corpora=sorted(s.corpora), splits=splits,
                            qualities=QUALITIES, statuses=STATUSES, matching=matching, done=done, total=total,
                            pages=(matching + PAGE - 1) // PAGE, args=a)
@@ -97,8 +98,9 @@ def sentences():
 # ---------------------------------------------------------------------------------- sentence
 @bp.get("/sentence")
 def sentence():
-    """One sentence: ranked candidates, rankers' choices, trees, discriminants, decisions."""
+    """One sentence: ranked candidates, rankers' choices, trees, discriminants, this annotator's decisions."""
     from .sentence import sentence_view
+    from .team import own_decisions, sentence_team
     from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
 
     s = served()
@@ -106,7 +108,7 @@ def sentence():
     sid = forms.sentence_id(st, request.args.get("id"))
     with s.lock:
         model, previous = s.model, s.previous
-    view = sentence_view(s.forest_data(sid), st.decisions(sid), s.model_scores(model, sid),
+    view = sentence_view(s.forest_data(sid), own_decisions(st.decisions(sid)), s.model_scores(model, sid),
                          s.model_scores(previous, sid), s.heidorn_choice(sid),
                          None if model is None else model.key)
     n = len(view.trees)
@@ -136,7 +138,7 @@ def sentence():
                            neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
-                           retrain=s.retrain)
+                           retrain=s.retrain, team=sentence_team(st, sid))
 
 
 def _back(sid: str):
@@ -153,7 +155,7 @@ def decide():
     sid = forms.sentence_id(st, request.form.get("id"))
     label, start, end = forms.discriminant(request.form.get("key"), len(st.sentence(sid).tokens))
     accept = forms.boolean(request.form.get("accept"), "accept")
-    st.add_decision(sid, decision(span_key(label, start, end), accept, session.get("who") or "anonymous"))
+    st.add_decision(sid, decision(span_key(label, start, end), accept, annotator()))
     return _back(sid)
 
 
@@ -163,14 +165,14 @@ def undo():
     s = served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
-    st.undo_decision(sid, session.get("who") or "anonymous")
+    st.undo_decision(sid, annotator())
     return _back(sid)
 
 
 @bp.post("/who")
 def set_who():
     """Remember the annotator's name for this session's decisions."""
-    session["who"] = forms.who(request.form.get("who"))
+    set_name(served().store(), forms.who(request.form.get("who")))
     back = request.form.get("id")
     if back:
         return _back(forms.sentence_id(served().store(), back))

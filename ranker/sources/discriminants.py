@@ -202,9 +202,10 @@ def discriminants(spans: Sequence[frozenset], mask: np.ndarray | None = None, pr
 def user_annotations(decisions: Iterable[tuple[str, Decision]], kind: str = KIND) -> list[Annotation]:
     """The partial annotation the decisions form: per sentence, its accepted and rejected spans.
 
-    ``decisions`` are ``(sentence_id, Decision)`` pairs in answer order (``store.decisions()``);
-    everyone's answers count alike, and a span answered twice the same way is one bracket (two
-    contradicting answers leave no consistent candidate, as they should).
+    ``decisions`` are ``(sentence_id, Decision)`` pairs in answer order: the adjudicated set of a
+    team's answers (:meth:`ranker.sources.adjudication.TeamWork.adjudicated`), or simply
+    ``store.decisions()``. A span answered twice the same way is one bracket (two contradicting
+    answers leave no consistent candidate, as they should).
     """
     by_sentence: dict[str, dict[Bracket, None]] = {}
     for sid, d in decisions:
