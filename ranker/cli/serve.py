@@ -1,4 +1,5 @@
-"""``ranker serve``: browse a store's forests in a web browser and disambiguate them by discriminants."""
+"""``ranker serve``: browse a store's forests in a web browser and disambiguate them by discriminants;
+``ranker serve users``: the accounts annotators sign in with."""
 from __future__ import annotations
 
 
@@ -27,12 +28,101 @@ def add_parser(subparsers) -> None:
                    help=f"address to listen on; anything but loopback lets other machines in (default {host})")
     p.add_argument("--port", type=int, default=port, help=f"port, 0 for any free one (default {port})")
     p.add_argument("--read-only", action="store_true", default=config_default(ServeSection, "read_only"),
-                   help="browse only: the store is opened read-only and every POST is refused")
+                   help="browse only: the store is opened read-only and every POST is refused (the one "
+                        "way to serve beyond loopback without accounts)")
+    p.add_argument("--users", default=None, metavar="FILE",
+                   help="accounts file (ranker serve users): every annotator signs in and decisions are "
+                        "the account's; required when --host is not loopback (default STORE.users when it exists)")
+    p.add_argument("--public-read", action="store_true",
+                   help="with accounts: pages may be read without signing in (deciding still needs it)")
     p.set_defaults(func=run)
+    _add_users_commands(p)
+
+
+def _add_users_commands(p) -> None:
+    """``ranker serve users add|list|remove``: the accounts file the server signs annotators in with."""
+    import argparse
+
+    sub = p.add_subparsers(dest="serve_command", metavar="ACTION")
+    u = sub.add_parser("users", help="manage the accounts annotators sign in with",
+                       description="Manage the accounts file (name, role, salted password hash; "
+                       "readable by its owner only). Without --users it is STORE.users beside the store.")
+    actions = u.add_subparsers(dest="users_command", metavar="ACTION")
+    actions.required = True
+    common = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS: not given here, the value given before ``users`` (or its default) stands
+    common.add_argument("--store", default=argparse.SUPPRESS, help="store file (the users file is STORE.users)")
+    common.add_argument("--users", default=argparse.SUPPRESS, metavar="FILE", help="accounts file")
+    a = actions.add_parser("add", parents=[common], help="add an account, or set its password and role",
+                           description="The password is asked twice at a terminal, or read from the first "
+                           "line of standard input (echo ... | ranker serve users add NAME).")
+    a.add_argument("name", help="account name (1-40 letters, digits, spaces or .@-)")
+    a.add_argument("--role", choices=["annotator", "adjudicator"], default="annotator",
+                   help="adjudicators may also resolve conflicts between annotators (default annotator)")
+    a.set_defaults(func=run_users_add)
+    ls = actions.add_parser("list", parents=[common], help="the accounts and their roles")
+    ls.set_defaults(func=run_users_list)
+    rm = actions.add_parser("remove", parents=[common], help="remove an account (its decisions stay)")
+    rm.add_argument("name")
+    rm.set_defaults(func=run_users_remove)
+
+
+def _users_file(args):
+    from ..serve.accounts import default_users_file
+
+    return args.users if args.users else default_users_file(args.store)
+
+
+def _read_password() -> str:
+    import getpass
+    import sys
+
+    from ..errors import RankerError
+
+    if sys.stdin.isatty():
+        first = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != first:
+            raise RankerError("the two passwords differ; nothing changed")
+        return first
+    line = sys.stdin.readline()
+    return line[:-1] if line.endswith("\n") else line
+
+
+def run_users_add(args) -> int:
+    from ..serve.accounts import account_name, add_user
+
+    account_name(args.name)   # before asking for a password
+    path = _users_file(args)
+    user = add_user(path, args.name, _read_password(), args.role)
+    print(f"{path}: account {user.name} ({user.role})")
+    return 0
+
+
+def run_users_list(args) -> int:
+    from ..serve.accounts import read_users
+
+    path = _users_file(args)
+    users = read_users(path)
+    for u in users.values():
+        print(f"{u.name}\t{u.role}")
+    if not users:
+        print(f"{path}: no accounts")
+    return 0
+
+
+def run_users_remove(args) -> int:
+    from ..serve.accounts import remove_user
+
+    path = _users_file(args)
+    remove_user(path, args.name)
+    print(f"{path}: account {args.name} removed")
+    return 0
 
 
 def run(args) -> int:
     """Serve the store until interrupted (a missing Flask is a one-line error naming the extra)."""
+    from pathlib import Path
+
     from ..errors import RankerError
 
     try:
@@ -45,10 +135,22 @@ def run(args) -> int:
     from werkzeug.serving import make_server
 
     from ..pipeline.config import ServeSection
+    from ..serve.accounts import default_users_file, needs_accounts
     from ..serve.app import create_app
 
+    users = args.users
+    if users is None and default_users_file(args.store).exists():
+        users = default_users_file(args.store)
+    if users is not None and not Path(users).is_file():
+        raise RankerError(f"--users {users}: no such file (make it with ranker serve users add NAME --users {users})")
+    if needs_accounts(args.host) and users is None and not args.read_only:
+        raise RankerError(f"--host {args.host} lets other machines in, so everyone must sign in: add accounts "
+                          f"(ranker serve users add NAME --store {args.store}) or serve --read-only")
+    if args.public_read and users is None:
+        raise RankerError("--public-read opens pages that would need signing in: it needs accounts (--users)")
     app = create_app(args.store, model=args.model, read_only=args.read_only, source=args.source,
-                     settings=ServeSection(host=args.host, port=args.port, read_only=args.read_only))
+                     settings=ServeSection(host=args.host, port=args.port, read_only=args.read_only),
+                     users=users, public_read=args.public_read)
     listening = _listen(args.host, args.port)
     try:
         server = make_server(args.host, args.port, app, threaded=True, fd=listening.fileno())
@@ -57,7 +159,8 @@ def run(args) -> int:
     served = app.extensions["ranker"]
     model = served.model
     print(f"ranker serve: {args.store} on http://{args.host}:{server.port}/"
-          f"{' (read-only)' if args.read_only else ''}, candidates of {served.source}, ranking with "
+          f"{' (read-only)' if args.read_only else ''}"
+          f"{f', accounts of {users}' if users is not None else ''}, candidates of {served.source}, ranking with "
           f"{'model ' + model.key if model else 'no model (source order)'}; Ctrl-C stops", flush=True)
     try:
         server.serve_forever()
