@@ -49,10 +49,11 @@ def _add_users_commands(p) -> None:
                        "readable by its owner only). Without --users it is STORE.users beside the store.")
     actions = u.add_subparsers(dest="users_command", metavar="ACTION")
     actions.required = True
+    from .options import add_store
+
     common = argparse.ArgumentParser(add_help=False)
-    # SUPPRESS: not given here, the value given before ``users`` (or its default) stands
-    common.add_argument("--store", default=argparse.SUPPRESS, help="store file (the users file is STORE.users)")
-    common.add_argument("--users", default=argparse.SUPPRESS, metavar="FILE", help="accounts file")
+    add_store(common)   # the users file is STORE.users unless --users
+    common.add_argument("--users", default=None, metavar="FILE", help="accounts file (default STORE.users)")
     a = actions.add_parser("add", parents=[common], help="add an account, or set its password and role",
                            description="The password is asked twice at a terminal, or read from the first "
                            "line of standard input (echo ... | ranker serve users add NAME).")
