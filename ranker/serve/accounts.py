@@ -102,12 +102,19 @@ def write_users(path: str | Path, users: dict[str, User]) -> None:
     from ..atomicfile import atomic_write
 
     path = Path(path)
+    if not path.exists():
+        try:   # made private before anything is in it (atomic_write keeps an existing file's mode)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise RankerError(f"{path}: cannot write the users file ({e.strerror or e})") from None
+    os.chmod(path, 0o600)
     with atomic_write(path) as out:
         out.write("# ranker serve accounts: name<TAB>role<TAB>salted password hash "
                   "(manage with ranker serve users)\n")
         for u in sorted(users.values()):
             out.write(f"{u.name}\t{u.role}\t{u.hash}\n")
-    os.chmod(path, 0o600)
 
 
 def account_name(name: str) -> str:
@@ -294,11 +301,8 @@ def login():
         name, password = request.form.get("name", ""), request.form.get("password", "")
         user = acc.check(name, password) if len(name) <= 40 and len(password) <= 1000 else None
         if user is not None:
-            token = session.get(forms.TOKEN_FIELD)
-            session.clear()              # nothing of the signed-out session carries over
+            session.clear()              # nothing of the signed-out session carries over, not its token
             session["user"] = user.name
-            if token:
-                session[forms.TOKEN_FIELD] = token
             return redirect(_safe_next(request.form.get("next")))
         message, status = "wrong name or password", 401
     return render_template("login.html", message=message, next=_safe_next(request.values.get("next"))), status
