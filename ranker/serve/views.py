@@ -171,12 +171,12 @@ def undo():
 
 @bp.post("/who")
 def set_who():
-    """Remember the annotator's name for this session's decisions."""
-    set_name(served().store(), forms.who(request.form.get("who")))
+    """Remember the annotator's name for this session's decisions (every parameter checked first)."""
+    name = forms.who(request.form.get("who"))
     back = request.form.get("id")
-    if back:
-        return _back(forms.sentence_id(served().store(), back))
-    return redirect(url_for("serve.index"))
+    sid = forms.sentence_id(served().store(), back) if back else None
+    set_name(served().store(), name)
+    return _back(sid) if sid else redirect(url_for("serve.index"))
 
 
 # ---------------------------------------------------------------------------------- retrain

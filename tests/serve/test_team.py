@@ -242,3 +242,14 @@ def test_the_exported_decisions_read_back_as_the_same_annotation(app, store_path
         for sid in user:
             assert list(mine[sid].weights) == list(theirs[sid].weights)
             assert 0 < sum(mine[sid].weights) < len(mine[sid].weights)
+
+
+def test_a_name_with_a_bad_page_id_is_refused_before_it_takes_any_decision(app, store_path, test_sentence):
+    client = app.test_client()
+    page = _page(client, test_sentence)
+    _decide(client, test_sentence, _keys(page)[0], True, _token(page))
+    r = client.post("/who", data={"who": "ann", "id": "x' OR 1=1", "token": _token(page)})
+    assert r.status_code == 404
+    with Store.open(store_path, readonly=True) as st:
+        assert [d.who.startswith("anon-") for d in st.decisions(test_sentence)] == [True]
+    assert 'name="who" value=""' in _page(client, test_sentence)
