@@ -24,7 +24,6 @@ Pure logic over records and candidate spans, plus :func:`store_team_work` to rea
 from __future__ import annotations
 
 import itertools
-import warnings
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -148,20 +147,22 @@ def sentence_agreement(sentence_id: str, work: Mapping[str, AnnotatorWork],
 
 
 def cohen_kappa(pairs: Sequence[tuple[bool, bool]]) -> float | None:
-    """Cohen's kappa of paired accept/reject answers (scikit-learn's), None when it is undefined
-    (no pair, or every answer the same, where chance agreement is already 1)."""
+    """Cohen's kappa of paired accept/reject answers, ``(p_o - p_e) / (1 - p_e)``; None when it is
+    undefined (no pair, or both annotators always giving one same answer, so chance agreement is 1).
+
+    Two lines of arithmetic rather than scikit-learn's ``cohen_kappa_score`` (which the tests
+    check it against): importing scikit-learn costs ``ranker store stats`` seconds.
+    """
     if not pairs:
         return None
-    from sklearn.metrics import cohen_kappa_score
-
-    a = [int(x) for x, _ in pairs]
-    b = [int(y) for _, y in pairs]
-    if len(set(a) | set(b)) < 2:
+    a = np.fromiter((bool(x) for x, _ in pairs), dtype=bool, count=len(pairs))
+    b = np.fromiter((bool(y) for _, y in pairs), dtype=bool, count=len(pairs))
+    observed = float(np.mean(a == b))
+    pa, pb = float(a.mean()), float(b.mean())
+    chance = pa * pb + (1 - pa) * (1 - pb)
+    if chance >= 1.0:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        k = float(cohen_kappa_score(a, b, labels=[0, 1]))
-    return None if np.isnan(k) else k
+    return (observed - chance) / (1.0 - chance)
 
 
 def agreement(team: Mapping[str, Mapping[str, AnnotatorWork]], spans_of, adjudications: Mapping[str, Adjudication],

@@ -84,12 +84,16 @@ def _kappa_by_hand(pairs):
     [(True, False), (False, True), (True, True), (False, False)],
     list(itertools.product([True, False], repeat=2)) * 3 + [(True, True)],
 ])
-def test_cohens_kappa_is_the_textbook_formula(pairs):
+def test_cohens_kappa_is_the_textbook_formula_and_scikit_learns(pairs):
+    from sklearn.metrics import cohen_kappa_score
+
     assert cohen_kappa(pairs) == pytest.approx(_kappa_by_hand(pairs))
+    assert cohen_kappa(pairs) == pytest.approx(cohen_kappa_score([a for a, _ in pairs], [b for _, b in pairs]))
 
 
 def test_kappa_is_undefined_without_pairs_or_with_one_answer_only():
     assert cohen_kappa([]) is None and cohen_kappa([(True, True)] * 4) is None
+    assert cohen_kappa([(False, False)] * 3) is None
 
 
 def test_overall_agreement_pools_the_shared_answers_of_every_sentence():
