@@ -69,7 +69,7 @@ def _add_users_commands(p) -> None:
 
 
 def _users_file(args):
-    from ..serve.accounts import default_users_file
+    from ..serve.users import default_users_file
 
     return args.users if args.users else default_users_file(args.store)
 
@@ -90,8 +90,9 @@ def _read_password() -> str:
 
 
 def run_users_add(args) -> int:
-    from ..serve.accounts import account_name, add_user
+    from ..serve.users import account_name, add_user
 
+    _need_flask()   # Werkzeug hashes the password
     account_name(args.name)   # before asking for a password
     path = _users_file(args)
     user = add_user(path, args.name, _read_password(), args.role)
@@ -100,7 +101,7 @@ def run_users_add(args) -> int:
 
 
 def run_users_list(args) -> int:
-    from ..serve.accounts import read_users
+    from ..serve.users import read_users
 
     path = _users_file(args)
     users = read_users(path)
@@ -112,7 +113,7 @@ def run_users_list(args) -> int:
 
 
 def run_users_remove(args) -> int:
-    from ..serve.accounts import remove_user
+    from ..serve.users import remove_user
 
     path = _users_file(args)
     remove_user(path, args.name)
@@ -126,17 +127,13 @@ def run(args) -> int:
 
     from ..errors import RankerError
 
-    try:
-        import flask  # noqa: F401
-    except ImportError:
-        raise RankerError("ranker serve needs Flask, which is not installed: "
-                          "pip install 'ranker[serve]' (the serve extra)") from None
+    _need_flask()
     if not 0 <= args.port <= 65535:
         raise RankerError(f"--port {args.port}: not a port number (0-65535)")
     from werkzeug.serving import make_server
 
     from ..pipeline.config import ServeSection
-    from ..serve.accounts import default_users_file, needs_accounts
+    from ..serve.users import default_users_file, needs_accounts
     from ..serve.app import create_app
 
     users = args.users
@@ -170,6 +167,18 @@ def run(args) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _need_flask() -> None:
+    """A one-line error naming the extra when Flask (and the Werkzeug it brings) is not installed."""
+    from ..errors import RankerError
+
+    try:
+        import flask  # noqa: F401
+        import werkzeug.security  # noqa: F401
+    except ImportError:
+        raise RankerError("ranker serve needs Flask, which is not installed: "
+                          "pip install 'ranker[serve]' (the serve extra)") from None
 
 
 def _listen(host: str, port: int):

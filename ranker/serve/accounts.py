@@ -9,19 +9,17 @@ so two people on one sentence never undo each other's work.
   and is remembered in a long-lived cookie, so it survives a browser restart and a server restart
   (the session cookie's key is new at every server start). Names are not checked: on loopback
   everyone at the machine is trusted anyway.
-* With accounts (required beyond loopback: :func:`needs_accounts`): a users file of salted password
+* With accounts (required beyond loopback: :func:`.users.needs_accounts`): a users file of salted password
   hashes (Werkzeug's ``generate_password_hash``, scrypt) managed by ``ranker serve users``; every
   page asks to sign in (reading may stay open with ``--public-read``), every decision is the
   signed-in account's, and the role ``adjudicator`` may resolve conflicts between annotators.
 
-The users file is a tab-separated text file, one account per line: ``name``, ``role``, ``hash``.
+The users file itself is :mod:`.users` (no Flask needed to manage it).
 """
 from __future__ import annotations
 
-import os
 import secrets
 from pathlib import Path
-from typing import NamedTuple
 
 from flask import (Blueprint, after_this_request, current_app, redirect, render_template, request, session,
                    url_for)
@@ -29,126 +27,13 @@ from flask import (Blueprint, after_this_request, current_app, redirect, render_
 from ..errors import RankerError
 from . import forms
 from .forms import FormError
+from .users import ANON_PREFIX, User, read_users
 
-ROLES = ("annotator", "adjudicator")
-ANON_PREFIX = "anon-"
 #: The long-lived cookie remembering an annotator's chosen name (a preference, not a credential).
 NAME_COOKIE = "ranker_who"
 NAME_COOKIE_DAYS = 400          # browsers cap cookie lifetimes at about this
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-MIN_PASSWORD = 8
 
 bp = Blueprint("accounts", __name__)
-
-
-class User(NamedTuple):
-    """One account of the users file."""
-
-    name: str
-    role: str          # one of ROLES
-    hash: str          # werkzeug.security password hash (method$salt$hash)
-
-    @property
-    def adjudicator(self) -> bool:
-        return self.role == "adjudicator"
-
-
-# ---------------------------------------------------------------------------------- users file
-def default_users_file(store: str | Path) -> Path:
-    """Where a store's users file lives unless ``--users`` says: beside it, ``STORE.users``."""
-    return Path(f"{store}.users")
-
-
-def read_users(path: str | Path) -> dict[str, User]:
-    """The accounts of a users file (a missing file has none).
-
-    Raises
-    ------
-    RankerError
-        Naming the file and line of a malformed row, an unknown role or a repeated name.
-    """
-    path = Path(path)
-    if not path.exists():
-        return {}
-    if path.is_dir():
-        raise RankerError(f"{path}: is a folder, not a users file")
-    users: dict[str, User] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise RankerError(f"{path}: cannot read the users file: {e}") from None
-    for no, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        cols = line.split("\t")
-        if len(cols) != 3:
-            raise RankerError(f"{path}:{no}: expected 3 tab-separated columns (name, role, hash), "
-                              f"found {len(cols)}")
-        name, role, hashed = cols
-        if not forms.WHO.fullmatch(name) or name.startswith(ANON_PREFIX):
-            raise RankerError(f"{path}:{no}: bad account name {name[:40]!r}")
-        if role not in ROLES:
-            raise RankerError(f"{path}:{no}: role {role[:20]!r} is not one of {', '.join(ROLES)}")
-        if "$" not in hashed:
-            raise RankerError(f"{path}:{no}: the third column is not a password hash")
-        if name in users:
-            raise RankerError(f"{path}:{no}: account {name!r} is listed twice")
-        users[name] = User(name, role, hashed)
-    return users
-
-
-def write_users(path: str | Path, users: dict[str, User]) -> None:
-    """Write the users file (readable by its owner only), replacing it once complete."""
-    from ..atomicfile import atomic_write
-
-    path = Path(path)
-    if not path.exists():
-        try:   # made private before anything is in it (atomic_write keeps an existing file's mode)
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        except FileExistsError:
-            pass
-        except OSError as e:
-            raise RankerError(f"{path}: cannot write the users file ({e.strerror or e})") from None
-    os.chmod(path, 0o600)
-    with atomic_write(path) as out:
-        out.write("# ranker serve accounts: name<TAB>role<TAB>salted password hash "
-                  "(manage with ranker serve users)\n")
-        for u in sorted(users.values()):
-            out.write(f"{u.name}\t{u.role}\t{u.hash}\n")
-
-
-def account_name(name: str) -> str:
-    """A valid account name (the rule for annotator names; ``anon-`` is the anonymous sessions')."""
-    if not isinstance(name, str) or not forms.WHO.fullmatch(name) or name != name.strip():
-        raise RankerError(f"account name {str(name)[:40]!r}: 1-40 letters, digits, spaces or .@- "
-                          "(no leading or trailing space)")
-    if name.startswith(ANON_PREFIX):
-        raise RankerError(f"account name {name!r}: names starting {ANON_PREFIX!r} are the anonymous sessions'")
-    return name
-
-
-def add_user(path: str | Path, name: str, password: str, role: str = "annotator") -> User:
-    """Add an account (or set a new password and role for an existing one)."""
-    from werkzeug.security import generate_password_hash
-
-    account_name(name)
-    if role not in ROLES:
-        raise RankerError(f"role {role!r} is not one of {', '.join(ROLES)}")
-    if len(password) < MIN_PASSWORD:
-        raise RankerError(f"the password must have at least {MIN_PASSWORD} characters")
-    users = read_users(path)
-    users[name] = User(name, role, generate_password_hash(password))
-    write_users(path, users)
-    return users[name]
-
-
-def remove_user(path: str | Path, name: str) -> None:
-    """Remove an account (its decisions stay in the store, attributed to the name)."""
-    users = read_users(path)
-    if name not in users:
-        raise RankerError(f"{path}: no account {name!r}")
-    del users[name]
-    write_users(path, users)
 
 
 class Accounts:
@@ -185,11 +70,6 @@ class Accounts:
             check_password_hash(self._dummy, password)
             return None
         return user if check_password_hash(user.hash, password) else None
-
-
-def needs_accounts(host: str) -> bool:
-    """Whether a server bound to ``host`` reaches beyond this machine (so everyone must sign in)."""
-    return host not in LOOPBACK
 
 
 # ---------------------------------------------------------------------------------- identity

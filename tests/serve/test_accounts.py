@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from ranker.errors import RankerError
-from ranker.serve.accounts import add_user, read_users, remove_user
+from ranker.serve.users import add_user, read_users, remove_user
 from ranker.store import Store
 
 pytestmark = pytest.mark.slow

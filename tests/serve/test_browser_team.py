@@ -96,7 +96,7 @@ def test_a_name_set_in_the_browser_survives_its_restart(live_server, store_path,
 
 @pytest.fixture(scope="module")
 def team_server(store_path, tmp_path_factory):
-    from ranker.serve.accounts import add_user
+    from ranker.serve.users import add_user
     from ranker.serve.app import create_app
 
     users = tmp_path_factory.mktemp("team") / "team.users"

@@ -9,7 +9,7 @@ import urllib.request
 import pytest
 from test_command import ENV, ROOT, _one_line_error, _ranker
 
-from ranker.serve.accounts import read_users
+from ranker.serve.users import read_users
 
 pytestmark = pytest.mark.slow
 
@@ -81,3 +81,11 @@ def test_with_accounts_the_command_serves_and_attributes_to_the_account(store_pa
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_without_flask_users_add_names_the_extra(tmp_path):
+    code = ("import sys; sys.modules['flask'] = None; sys.modules['werkzeug.security'] = None\n"
+            "from ranker.cli.main import main; sys.exit(main(sys.argv[1:]))")
+    _one_line_error(_ranker("serve", "users", "add", "ann", "--users", str(tmp_path / "u"), code=code),
+                    "pip install 'ranker[serve]'")
+    assert not (tmp_path / "u").exists()
