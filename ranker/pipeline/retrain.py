@@ -111,6 +111,10 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
             raise RankerError(f"{store.path}: no discriminant decisions are stored, so annotation "
                               f"{kind!r} is empty: make some in ranker serve first")
         annotate(StageContext(store, source, 1, False, "retrain"), AnnotationSection(kind=kind, rule=rule), [])
+        if not store.annotations(kind, corpus=None):   # the adjudicated set is empty
+            raise RankerError(f"{store.path}: nothing to learn from annotation {kind!r}: every sentence's "
+                              "decisions conflict between annotators (awaiting adjudication on ranker serve's "
+                              "agreement page) or say that no candidate is correct")
     sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)
     sentences = tuple(store.sentence(sid) for sid in sets)
     if not sentences:
