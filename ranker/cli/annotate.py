@@ -18,6 +18,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--file", default=None, help="bracket file for --kind file "
                    "(sentence_id<TAB>label<TAB>start<TAB>end; label * = unlabelled)")
     p.add_argument("--name", default=None, help="annotation kind name for --kind file (default: file)")
+    p.add_argument("--export", default=None, metavar="FILE",
+                   help="with --kind user: also write the stored annotation (the adjudicated decisions of "
+                        "ranker serve) as a bracket file, rejected spans marked reject, which --kind file reads back")
     p.add_argument("--equivalences", default=None, help="label equivalence TSV "
                    "(default configs/labels/annotation-equivalences.tsv)")
     p.add_argument("--unlabelled", action="store_true", help="match spans only, ignoring labels")
@@ -45,6 +48,8 @@ def run(args) -> int:
 
     if args.kind == "file" and not args.file:
         raise RankerError("--kind file needs --file BRACKETS.tsv")
+    if args.export and args.kind != "user":
+        raise RankerError(f"--export writes the user decisions: it needs --kind user, not --kind {args.kind}")
     kind = (args.name or "file") if args.kind == "file" else args.kind
     # the run's [annotation] defaults, with this command's kind
     annotation = dataclasses.replace(AnnotationSection(), kind=kind)
@@ -59,11 +64,21 @@ def run(args) -> int:
                               equivalences=args.equivalences,
                               labelled=not args.unlabelled, recheck=args.recheck,
                               brackets=args.file if args.kind == "file" else None)
-        n = len(st.annotations(kind))
+        stored = st.annotations(kind)
+        n = len(stored)
         counts = st.stats().consistent_sets.get(kind, {})
+        if args.export:
+            from ..sources.annotations import write_bracket_file
+
+            written = write_bracket_file(args.export, stored.values(),
+                                         f"{kind} annotation of {st.path.name}: the adjudicated decisions of "
+                                         "ranker serve\nsentence_id<TAB>label<TAB>start<TAB>end[<TAB>reject]")
     done = out.checked
     print(f"{kind}: {n} sentences annotated; checked {done.candidates} candidates of {done.sentences} sentences")
     print(f"consistent sets: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    if args.export:
+        print(f"{args.export}: {written} brackets of {n} sentences (ranker annotate --kind file --file "
+              f"{args.export} reads them back)")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""``ranker serve``: browse a store's forests in a web browser and disambiguate them by discriminants."""
+"""``ranker serve``: browse a store's forests in a web browser and disambiguate them by discriminants;
+``ranker serve users``: the accounts annotators sign in with."""
 from __future__ import annotations
 
 import contextlib
@@ -29,28 +30,127 @@ def add_parser(subparsers) -> None:
                    help=f"address to listen on; anything but loopback lets other machines in (default {host})")
     p.add_argument("--port", type=int, default=port, help=f"port, 0 for any free one (default {port})")
     p.add_argument("--read-only", action="store_true", default=config_default(ServeSection, "read_only"),
-                   help="browse only: the store is opened read-only and every POST is refused")
+                   help="browse only: the store is opened read-only and every POST is refused (the one "
+                        "way to serve beyond loopback without accounts)")
+    p.add_argument("--users", default=None, metavar="FILE",
+                   help="accounts file (ranker serve users): every annotator signs in and decisions are "
+                        "the account's; required when --host is not loopback (default STORE.users when it exists)")
+    p.add_argument("--public-read", action="store_true",
+                   help="with accounts: pages may be read without signing in (deciding still needs it)")
     p.set_defaults(func=run)
+    _add_users_commands(p)
+
+
+def _add_users_commands(p) -> None:
+    """``ranker serve users add|list|remove``: the accounts file the server signs annotators in with."""
+    import argparse
+
+    sub = p.add_subparsers(dest="serve_command", metavar="ACTION")
+    u = sub.add_parser("users", help="manage the accounts annotators sign in with",
+                       description="Manage the accounts file (name, role, salted password hash; "
+                       "readable by its owner only). Without --users it is STORE.users beside the store.")
+    actions = u.add_subparsers(dest="users_command", metavar="ACTION")
+    actions.required = True
+    from .options import add_store
+
+    common = argparse.ArgumentParser(add_help=False)
+    add_store(common)   # the users file is STORE.users unless --users
+    common.add_argument("--users", default=None, metavar="FILE", help="accounts file (default STORE.users)")
+    a = actions.add_parser("add", parents=[common], help="add an account, or set its password and role",
+                           description="The password is asked twice at a terminal, or read from the first "
+                           "line of standard input (echo ... | ranker serve users add NAME).")
+    a.add_argument("name", help="account name (1-40 letters, digits, spaces or .@-)")
+    a.add_argument("--role", choices=["annotator", "adjudicator"], default="annotator",
+                   help="adjudicators may also resolve conflicts between annotators (default annotator)")
+    a.set_defaults(func=run_users_add)
+    ls = actions.add_parser("list", parents=[common], help="the accounts and their roles")
+    ls.set_defaults(func=run_users_list)
+    rm = actions.add_parser("remove", parents=[common], help="remove an account (its decisions stay)")
+    rm.add_argument("name")
+    rm.set_defaults(func=run_users_remove)
+
+
+def _users_file(args):
+    from ..serve.users import default_users_file
+
+    return args.users if args.users else default_users_file(args.store)
+
+
+def _read_password() -> str:
+    import getpass
+    import sys
+
+    from ..errors import RankerError
+
+    if sys.stdin.isatty():
+        first = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != first:
+            raise RankerError("the two passwords differ; nothing changed")
+        return first
+    line = sys.stdin.readline()
+    return line[:-1] if line.endswith("\n") else line
+
+
+def run_users_add(args) -> int:
+    from ..serve.users import account_name, add_user
+
+    _need_flask()   # Werkzeug hashes the password
+    account_name(args.name)   # before asking for a password
+    path = _users_file(args)
+    user = add_user(path, args.name, _read_password(), args.role)
+    print(f"{path}: account {user.name} ({user.role})")
+    return 0
+
+
+def run_users_list(args) -> int:
+    from ..serve.users import read_users
+
+    path = _users_file(args)
+    users = read_users(path)
+    for u in users.values():
+        print(f"{u.name}\t{u.role}")
+    if not users:
+        print(f"{path}: no accounts")
+    return 0
+
+
+def run_users_remove(args) -> int:
+    from ..serve.users import remove_user
+
+    path = _users_file(args)
+    remove_user(path, args.name)
+    print(f"{path}: account {args.name} removed")
+    return 0
 
 
 def run(args) -> int:
     """Serve the store until interrupted (a missing Flask is a one-line error naming the extra)."""
+    from pathlib import Path
+
     from ..errors import RankerError
 
-    try:
-        import flask  # noqa: F401
-    except ImportError:
-        raise RankerError("ranker serve needs Flask, which is not installed: "
-                          "pip install 'ranker[serve]' (the serve extra)") from None
+    _need_flask()
     if not 0 <= args.port <= 65535:
         raise RankerError(f"--port {args.port}: not a port number (0-65535)")
     from werkzeug.serving import make_server
 
     from ..pipeline.config import ServeSection
+    from ..serve.users import default_users_file, needs_accounts
     from ..serve.app import create_app
 
+    users = args.users
+    if users is None and default_users_file(args.store).exists():
+        users = default_users_file(args.store)
+    if users is not None and not Path(users).is_file():
+        raise RankerError(f"--users {users}: no such file (make it with ranker serve users add NAME --users {users})")
+    if needs_accounts(args.host) and users is None and not args.read_only:
+        raise RankerError(f"--host {args.host} lets other machines in, so everyone must sign in: add accounts "
+                          f"(ranker serve users add NAME --store {args.store}) or serve --read-only")
+    if args.public_read and users is None:
+        raise RankerError("--public-read opens pages that would need signing in: it needs accounts (--users)")
     app = create_app(args.store, model=args.model, read_only=args.read_only, source=args.source,
-                     settings=ServeSection(host=args.host, port=args.port, read_only=args.read_only))
+                     settings=ServeSection(host=args.host, port=args.port, read_only=args.read_only),
+                     users=users, public_read=args.public_read)
     listening = _listen(args.host, args.port)
     try:
         server = make_server(args.host, args.port, app, threaded=True, fd=listening.fileno())
@@ -59,7 +159,8 @@ def run(args) -> int:
     served = app.extensions["ranker"]
     model = served.model
     print(f"ranker serve: {args.store} on http://{args.host}:{server.port}/"
-          f"{' (read-only)' if args.read_only else ''}, candidates of {served.source}, ranking with "
+          f"{' (read-only)' if args.read_only else ''}"
+          f"{f', accounts of {users}' if users is not None else ''}, candidates of {served.source}, ranking with "
           f"{'model ' + model.key if model else 'no model (source order)'}; Ctrl-C (or SIGTERM) stops", flush=True)
     try:
         with _stopped_by_signals():
@@ -100,6 +201,18 @@ def _stopped_by_signals():
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
+
+
+def _need_flask() -> None:
+    """A one-line error naming the extra when Flask (and the Werkzeug it brings) is not installed."""
+    from ..errors import RankerError
+
+    try:
+        import flask  # noqa: F401
+        import werkzeug.security  # noqa: F401
+    except ImportError:
+        raise RankerError("ranker serve needs Flask, which is not installed: "
+                          "pip install 'ranker[serve]' (the serve extra)") from None
 
 
 def _listen(host: str, port: int):

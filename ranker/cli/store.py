@@ -47,13 +47,16 @@ def run_backup(args) -> int:
 
 
 def run_stats(args) -> int:
+    from ..sources.adjudication import store_spans, store_team_work
+
     with _open(args.store) as st:
         stats = st.stats()
         runs = st.runs()
         scorings = st.scorings()
         models = len(st.model_records())
+        agreement = store_team_work(st).agreement(store_spans(st))
     if args.format == "json":
-        doc = {**stats._asdict(), "models": models,
+        doc = {**stats._asdict(), "models": models, "agreement": _agreement_doc(agreement),
                "scorings": [sc._asdict() for sc in scorings], "runs": [r._asdict() for r in runs]}
         print(json.dumps(doc, indent=2, sort_keys=True))
         return 0
@@ -66,11 +69,39 @@ def run_stats(args) -> int:
     print(f"{'models':26} {models} (ranker models list)")
     for sc in scorings:
         print(f"{'counts of ' + sc.source:26} " + ", ".join(f"{k} {v}" for k, v in sc.settings.items()))
+    _print_agreement(agreement)
     print(f"runs ({len(runs)}, oldest first):" if runs else f"{'runs':26} none recorded")
     for r in runs:
         print(f"  {r.id:>4}  {r.started} .. {r.ended or '?':20}  {r.command:15} {r.outcome}  "
               f"(ranker {r.version})")
     return 0
+
+
+def _agreement_doc(a) -> dict:
+    """The annotators' agreement (:class:`ranker.sources.adjudication.Agreement`) as plain JSON."""
+    doc = {k: v for k, v in a._asdict().items() if k != "sentences"}
+    doc["sentences"] = [{**r._asdict(), "annotators": list(r.annotators), "contradicted": list(r.contradicted)}
+                        for r in a.sentences]
+    return doc
+
+
+def _print_agreement(a) -> None:
+    """Overall agreement on one line, then one line per sentence two or more annotators worked on."""
+    def pct(x):
+        return "-" if x is None else f"{100 * x:.1f}%"
+
+    if not a.sentences:
+        print(f"{'agreement':26} no sentence has two annotators")
+        return
+    kappa = "-" if a.kappa is None else f"{a.kappa:.3f}"
+    print(f"{'agreement':26} {len(a.sentences)} sentences with 2+ annotators: Cohen's kappa {kappa} over "
+          f"{a.answers} shared answers (observed {pct(a.observed)}), final selections match on "
+          f"{pct(a.exact_match)}; {a.conflicts} conflicts, {a.adjudicated} adjudicated")
+    for r in a.sentences:
+        left = ", ".join(f"{w} {'none correct' if n is None else n}" for w, n in r.remaining.items())
+        print(f"  {r.sentence_id}: {r.agreed} of {r.shared} shared answers agree; remaining {left}; "
+              f"selections {'match' if r.same_selection else 'differ'}"
+              f"{'; conflict: ' + r.why if r.conflict else ''}")
 
 
 def run_export(args) -> int:

@@ -167,6 +167,10 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
                 return RetrainOutcome(key, base_key, got.ranker, tuple(saved.feature_names),
                                       int(meta.get("sentences", 0)), int(meta.get("trained", 0)), 0)
         annotate(StageContext(store, source, 1, False, "retrain"), AnnotationSection(kind=kind, rule=rule), [])
+        if not store.annotations(kind, corpus=None):   # the adjudicated set is empty
+            raise RankerError(f"{store.path}: nothing to learn from annotation {kind!r}: every sentence's "
+                              "decisions conflict between annotators (awaiting adjudication on ranker serve's "
+                              "agreement page) or say that no candidate is correct")
     sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)
     sentences = tuple(store.sentence(sid) for sid in sets)
     if not sentences:

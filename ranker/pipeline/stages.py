@@ -339,9 +339,9 @@ def annotate(ctx: StageContext, annotation: AnnotationSection, sentences: Sequen
 
     The kind says where the brackets come from: ``riezler`` derives them from the gold trees of
     ``sentences`` (Crouch et al. 2.1), ``chunks`` are stored with the conll2000 corpus when it is
-    loaded, ``user`` is made of every discriminant decision stored (``ranker serve``; accepted
-    spans must be contained, rejected ones must not; sentences whose decisions changed are
-    checked again), and any kind may be read from a user bracket file ``brackets`` (a sentence's
+    loaded, ``user`` is made of the discriminant decisions stored (``ranker serve``; accepted
+    spans must be contained, rejected ones must not; several annotators' work is their adjudicated
+    set, :mod:`ranker.sources.adjudication`; sentences whose decisions changed are checked again), and any kind may be read from a user bracket file ``brackets`` (a sentence's
     brackets there replace those stored for it before, so the kind's candidates are all checked
     again).
 
@@ -361,6 +361,7 @@ def annotate(ctx: StageContext, annotation: AnnotationSection, sentences: Sequen
     from ..registries import ANNOTATIONS
     from ..sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_store,
                                        read_bracket_file, riezler_annotations)
+    from ..sources.adjudication import store_spans, store_team_work
     from ..sources.discriminants import user_annotations
     from .best_f import KIND as BEST_F
 
@@ -391,8 +392,9 @@ def annotate(ctx: StageContext, annotation: AnnotationSection, sentences: Sequen
         known = {s.id: len(s.tokens) for s in store.sentences()}
         added = store.add_annotations(read_bracket_file(brackets, kind, known))
         recheck = True   # a user file may have changed since the last check
-    elif ANNOTATIONS.get(kind) == "decisions":   # user: the discriminant answers stored so far
-        added = store.replace_annotations(kind, user_annotations(store.decisions(), kind))
+    elif ANNOTATIONS.get(kind) == "decisions":   # user: the adjudicated set of the answers stored so far
+        team = store_team_work(store)
+        added = store.replace_annotations(kind, user_annotations(team.adjudicated(store_spans(store, source)), kind))
     elif kind == "riezler":
         have = store.annotations(kind)
         new = [s for s in sentences if s.id not in have]

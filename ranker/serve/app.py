@@ -182,7 +182,8 @@ def forest_summary(store, source: str) -> tuple[dict[str, int], dict[str, str]]:
 
 
 def create_app(store_path, model: str | None = None, read_only: bool = False,
-               settings: ServeSection | None = None, source: str | None = None):
+               settings: ServeSection | None = None, source: str | None = None,
+               users: str | Path | None = None, public_read: bool = False):
     """The WSGI application serving ``store_path``.
 
     Parameters
@@ -199,16 +200,27 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
     source
         ``--source``: the store's candidate source to show (default the store's only one; a
         store holding two needs it).
+    users
+        A users file (:mod:`.accounts`): every annotator signs in, decisions are the account's.
+        None: no accounts (each browser session is its own anonymous annotator).
+    public_read
+        With accounts: pages may be read without signing in (every POST still needs it).
     """
     from flask import Flask
 
-    from . import views
+    from datetime import timedelta
+
+    from . import accounts, team, views
 
     here = Path(__file__).parent
     app = Flask("ranker.serve", template_folder=str(here / "templates"), static_folder=str(here / "static"))
     app.secret_key = secrets.token_bytes(32)
     app.config.update(SESSION_COOKIE_SAMESITE="Strict", SESSION_COOKIE_HTTPONLY=True,
-                      MAX_CONTENT_LENGTH=64 * 1024)
+                      MAX_CONTENT_LENGTH=64 * 1024, PERMANENT_SESSION_LIFETIME=timedelta(days=30))
     app.extensions["ranker"] = Served(Path(store_path), model, read_only, settings or ServeSection(), source)
+    if users is not None:
+        app.extensions["ranker-accounts"] = accounts.Accounts(Path(users), public_read)
+    app.register_blueprint(accounts.bp)   # first: its identity check runs before every page
     app.register_blueprint(views.bp)
+    app.register_blueprint(team.bp)
     return app

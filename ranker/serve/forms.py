@@ -17,6 +17,8 @@ from ..errors import RankerError
 TOKEN_FIELD = "token"
 TOKEN_HEADER = "X-Ranker-Token"
 _WHO = re.compile(r"[\w .@-]{1,40}")
+#: An annotator's name or account name (letters, digits, space, ``.@-``; at most 40).
+WHO = _WHO
 
 
 class FormError(RankerError):

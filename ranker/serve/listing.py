@@ -75,18 +75,23 @@ def ranker_choices(served, sentence_id: str, model=None) -> dict[str, int]:
     return got
 
 
-def list_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int, int]:
-    """The filtered page of rows, how many match, how many of the selection are done, and its size."""
-    rows, done, with_forest = matching_rows(store, served, f)
+def list_rows(store, served, f: Filters, who: str | None = None) -> tuple[list[ListRow], int, int, int]:
+    """The filtered page of rows, how many match, how many of the selection are done, and its size.
+
+    With ``who``, decisions and statuses are that annotator's own (each annotator's work is kept
+    apart); a sentence they said has no correct candidate is done.
+    """
+    rows, done, with_forest = matching_rows(store, served, f, who)
     return rows[f.page * PAGE:(f.page + 1) * PAGE], len(rows), done, with_forest
 
 
-def filtered_neighbours(store, served, f: Filters, sentence) -> tuple[str | None, str | None] | None:
+def filtered_neighbours(store, served, f: Filters, sentence, who: str | None = None) -> tuple[str | None, str | None] | None:
     """The previous and next sentence of the list ``f`` around ``sentence`` (corpus order), or None
     when ``sentence`` is not of the list's corpus and split.
 
     The sentence itself need not match any more (answering an "untouched" one makes it "started"):
-    its neighbours are the matching sentences before and after its place.
+    its neighbours are the matching sentences before and after its place. ``who`` as in
+    :func:`list_rows`.
     """
     from ..store.splits import document_filter
 
@@ -96,15 +101,15 @@ def filtered_neighbours(store, served, f: Filters, sentence) -> tuple[str | None
     here = order.get(sentence.id)
     if here is None:
         return None
-    ids = [r.id for r in matching_rows(store, served, f)[0] if r.size]
+    ids = [r.id for r in matching_rows(store, served, f, who)[0] if r.size]
     before = [sid for sid in ids if order[sid] < here]
     after = [sid for sid in ids if order[sid] > here]
     return (before[-1] if before else None), (after[0] if after else None)
 
 
-def matching_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int]:
+def matching_rows(store, served, f: Filters, who: str | None = None) -> tuple[list[ListRow], int, int]:
     """Every row matching the filters (corpus order), how many of the selection are done, and how
-    many of it have a forest (the progress counts those)."""
+    many of it have a forest (the progress counts those). ``who`` as in :func:`list_rows`."""
     from ..store.splits import document_filter
 
     keep = document_filter(f.corpus, f.split) if f.split else None
@@ -112,10 +117,14 @@ def matching_rows(store, served, f: Filters) -> tuple[list[ListRow], int, int]:
     rows, done = [], 0
     decided: dict[str, list] = {}
     for sid, d in store.decisions():   # one query for the whole store
-        decided.setdefault(sid, []).append(d)
+        if who is None or d.who == who:
+            decided.setdefault(sid, []).append(d)
+    no_correct = {sid for sid, v in store.verdicts() if v.no_correct and (who is None or v.who == who)}
     disagree_of = served.choices.disagree(store, [s.id for s in sentences]) if f.disagree is not None else {}
     for s in sentences:
         n_dec, status = sentence_status(store, served, s.id, decided.get(s.id, ()))
+        if s.id in no_correct:
+            status = "done"   # the annotator's answer is that no candidate is right
         done += status == "done"   # the progress count is the whole selection's
         size = served.sizes.get(s.id, 0)
         quality = served.qualities.get(s.id, "no parse")

@@ -11,6 +11,7 @@ from flask import Blueprint, abort, current_app, jsonify, redirect, render_templ
 from ..errors import RankerError
 from ..store.errors import StoreError
 from . import forms
+from .accounts import annotator, current_annotator, set_name
 from .forms import FormError
 
 bp = Blueprint("serve", __name__)
@@ -88,7 +89,7 @@ def sentences():
                 disagree=None if not a.get("disagree") else forms.boolean(a.get("disagree"), "disagree"),
                 status=forms.choice(a.get("status"), "status", STATUSES),
                 page=forms.integer(a.get("page"), "page", 0, 10**6, 0))
-    rows, matching, done, total = list_rows(s.store(), s, f)
+    rows, matching, done, total = list_rows(s.store(), s, f, who=current_annotator())
     session[LIST_FILTER] = f._replace(page=0)._asdict()   # "next" on a sentence page walks this list
     return render_template("list.html", rows=rows, f=f, corpora=sorted(s.corpora), splits=splits,
                            qualities=QUALITIES, statuses=STATUSES, matching=matching, done=done, total=total,
@@ -98,20 +99,21 @@ def sentences():
 # ---------------------------------------------------------------------------------- sentence
 @bp.get("/sentence")
 def sentence():
-    """One sentence: ranked candidates, rankers' choices, trees, discriminants, decisions."""
+    """One sentence: ranked candidates, rankers' choices, trees, discriminants, this annotator's decisions."""
     return _sentence_page(forms.sentence_id(served().store(), request.args.get("id")))
 
 
 def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
     """The sentence page, with ``conflict`` (an answer refused) shown above it when given."""
     from .sentence import default_pair, sentence_view
+    from .team import own_decisions, sentence_team
     from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
 
     s = served()
     st = s.store()
     with s.lock:
         model, previous = s.model, s.previous
-    view = sentence_view(s.forest_data(sid), st.decisions(sid), s.model_scores(model, sid),
+    view = sentence_view(s.forest_data(sid), own_decisions(st.decisions(sid)), s.model_scores(model, sid),
                          s.model_scores(previous, sid), s.heidorn_choice(sid),
                          None if model is None else model.key)
     n = len(view.trees)
@@ -142,7 +144,7 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
     if listed is not None:
         from .listing import filtered_neighbours
 
-        neighbours = filtered_neighbours(st, s, listed, view.sentence)
+        neighbours = filtered_neighbours(st, s, listed, view.sentence, current_annotator())
     if neighbours is None:
         listed, neighbours = None, s.neighbours(view.sentence)
     s.prefetch(neighbours[1])   # the annotator's likely next page
@@ -154,7 +156,7 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
                            neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
-                           retrain=s.retrain, conflict=conflict), status
+                           retrain=s.retrain, conflict=conflict, team=sentence_team(st, sid)), status
 
 
 #: Session key of the sentence list's filters last shown, so "previous" and "next" walk that list.
@@ -192,9 +194,9 @@ def decide():
     sid = forms.sentence_id(st, request.form.get("id"))
     label, start, end = forms.discriminant(request.form.get("key"), len(st.sentence(sid).tokens))
     accept = forms.boolean(request.form.get("accept"), "accept")
-    answer = decision(span_key(label, start, end), accept, session.get("who") or "anonymous")
+    answer = decision(span_key(label, start, end), accept, annotator())
     try:
-        decide(st, sid, s.forest_data(sid).spans, answer)
+        decide(st, sid, s.forest_data(sid).spans, answer)   # checked against this annotator's own answers
     except DecisionRefused as e:
         return _sentence_page(sid, conflict=str(e), status=409)
     return _back(sid)
@@ -206,7 +208,7 @@ def undo():
     s = served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
-    st.undo_decision(sid, session.get("who") or "anonymous")
+    st.undo_decision(sid, annotator())
     return _back(sid)
 
 
@@ -215,7 +217,7 @@ def set_who():
     """Remember the annotator's name for this session's decisions (every parameter checked first)."""
     name = forms.who(request.form.get("who"))
     back = _back_to(request.form.get("id"))
-    session["who"] = name
+    set_name(served().store(), name)
     return back
 
 

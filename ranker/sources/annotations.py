@@ -152,9 +152,11 @@ def riezler_annotations(gold_items) -> list[Annotation]:
 
 
 def read_bracket_file(path: str | Path, kind: str, known_ids=None) -> list[Annotation]:
-    """A user bracket file: ``sentence_id <TAB> label <TAB> start <TAB> end`` per line.
+    """A user bracket file: ``sentence_id <TAB> label <TAB> start <TAB> end [<TAB> accept|reject]`` per line.
 
     ``label`` ``*`` means unlabelled; ``start``/``end`` are 0-based token offsets, end exclusive;
+    the optional fifth column ``reject`` makes a rejected span (a candidate must not contain it, as
+    a discriminant a person said no to; :func:`write_bracket_file` writes decisions so);
     ``#`` starts a comment. Brackets of one sentence form one annotation, in file order.
 
     Raises
@@ -169,10 +171,13 @@ def read_bracket_file(path: str | Path, kind: str, known_ids=None) -> list[Annot
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         cols = line.split("\t")
-        if len(cols) != 4:
+        if len(cols) not in (4, 5):
             raise RankerError(f"{path}:{no}: expected 4 tab-separated columns "
-                              f"(sentence_id, label, start, end), found {len(cols)}")
-        sid, label, s, e = (c.strip() for c in cols)
+                              f"(sentence_id, label, start, end) and optionally accept or reject, found {len(cols)}")
+        sid, label, s, e = (c.strip() for c in cols[:4])
+        answer = cols[4].strip() if len(cols) == 5 else "accept"
+        if answer not in ("accept", "reject"):
+            raise RankerError(f"{path}:{no}: the fifth column must be accept or reject, found {answer[:20]!r}")
         try:
             start, end = int(s), int(e)
         except ValueError:
@@ -185,8 +190,29 @@ def read_bracket_file(path: str | Path, kind: str, known_ids=None) -> list[Annot
                 raise RankerError(f"{path}:{no}: span [{start}, {end}) is not inside the {n} tokens of {sid}")
         elif not 0 <= start < end:
             raise RankerError(f"{path}:{no}: span [{start}, {end}) is empty or negative")
-        by_sentence.setdefault(sid, []).append(Bracket(None if label == "*" else label, start, end))
+        by_sentence.setdefault(sid, []).append(Bracket(None if label == "*" else label, start, end,
+                                                       answer == "accept"))
     return [Annotation(sid, kind, tuple(bs)) for sid, bs in by_sentence.items()]
+
+
+def write_bracket_file(path: str | Path, annotations: Iterable[Annotation], header: str = "") -> int:
+    """Write annotations as a bracket file :func:`read_bracket_file` reads back to the same brackets.
+
+    Rejected brackets get the fifth column ``reject``; the file is replaced only once complete.
+    Returns the number of brackets written.
+    """
+    from ..atomicfile import atomic_write
+
+    n = 0
+    with atomic_write(path) as out:
+        if header:
+            out.write("".join(f"# {line}\n" for line in header.splitlines()))
+        for a in annotations:
+            for b in a.brackets:
+                out.write(f"{a.sentence_id}\t{'*' if b.label is None else b.label}\t{b.start}\t{b.end}"
+                          f"{'' if b.accept else chr(9) + 'reject'}\n")
+                n += 1
+    return n
 
 
 class CheckSummary(NamedTuple):

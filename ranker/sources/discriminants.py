@@ -293,7 +293,9 @@ def decide(store, sentence_id: str, spans: Sequence[frozenset], answer: Decision
     check reads the decisions inside the write transaction that stores the answer (``BEGIN
     IMMEDIATE``: other writers wait), so two people answering from pages loaded before each
     other's answers can never leave the sentence with no candidate: the later answer is checked
-    against the earlier one and refused.
+    against the earlier one and refused. The check reads the answering annotator's own decisions
+    (``answer.who``): each annotator disambiguates the sentence for themselves, and conflicts
+    between annotators are adjudicated (:mod:`ranker.sources.adjudication`), not refused.
 
     Parameters
     ----------
@@ -312,7 +314,8 @@ def decide(store, sentence_id: str, spans: Sequence[frozenset], answer: Decision
         As :meth:`~ranker.store.Store.add_decision`.
     """
     with store.batch():
-        why = refusal(spans, store.decisions(sentence_id), answer, eq)
+        own = [d for d in store.decisions(sentence_id) if d.who == answer.who]   # each annotator's work is their own
+        why = refusal(spans, own, answer, eq)
         if why is not None:
             raise DecisionRefused(f"{sentence_id}: answer refused: {why}")
         return store.add_decision(sentence_id, answer)
@@ -321,9 +324,10 @@ def decide(store, sentence_id: str, spans: Sequence[frozenset], answer: Decision
 def user_annotations(decisions: Iterable[tuple[str, Decision]], kind: str = KIND) -> list[Annotation]:
     """The partial annotation the decisions form: per sentence, its accepted and rejected spans.
 
-    ``decisions`` are ``(sentence_id, Decision)`` pairs in answer order (``store.decisions()``);
-    everyone's answers count alike, and a span answered twice the same way is one bracket (two
-    contradicting answers leave no consistent candidate, as they should).
+    ``decisions`` are ``(sentence_id, Decision)`` pairs in answer order: the adjudicated set of a
+    team's answers (:meth:`ranker.sources.adjudication.TeamWork.adjudicated`), or simply
+    ``store.decisions()``. A span answered twice the same way is one bracket (two contradicting
+    answers leave no consistent candidate, as they should).
     """
     by_sentence: dict[str, dict[Bracket, None]] = {}
     for sid, d in decisions:

@@ -1,12 +1,12 @@
 """The candidate-parse store: the SQLite file every ranker, feature extractor and report reads."""
 from . import errors, records
 from .errors import SchemaVersionError, StoreError
-from .records import (Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Decision, Forest, Link,
-                      ModelRecord, RunRecord, Scoring, Sentence, StoreStats)
+from .records import (Adjudication, Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Decision, Forest, Link,
+                      ModelRecord, RunRecord, Scoring, Sentence, StoreStats, Verdict)
 from .schema import SCHEMA_VERSION
 from .store import Store, choose_consistent
 
-__all__ = ["Annotation", "Bracket", "BracketCounts", "Candidate", "ConsistentSet", "Decision", "Forest", "Link",
+__all__ = ["Adjudication", "Annotation", "Bracket", "BracketCounts", "Candidate", "ConsistentSet", "Decision", "Forest", "Link",
            "ModelRecord", "RunRecord", "Scoring",
            "SCHEMA_VERSION", "SchemaVersionError", "Sentence", "Store", "StoreError", "StoreStats",
-           "choose_consistent", "errors", "records"]
+           "Verdict", "choose_consistent", "errors", "records"]

@@ -89,6 +89,28 @@ class Decision(NamedTuple):
     at: str          # ISO-8601 UTC, e.g. "2026-11-23T16:30:00Z"
 
 
+class Verdict(NamedTuple):
+    """An annotator's word on a whole sentence: ``no_correct`` (no candidate is right) and a free comment.
+
+    A sentence with ``no_correct`` counts as done in that annotator's progress and teaches the
+    model nothing (its decisions are left out of training).
+    """
+
+    no_correct: bool
+    comment: str
+    who: str
+    at: str               # ISO-8601 UTC
+
+
+class Adjudication(NamedTuple):
+    """An adjudicator's pick where annotators conflict on a sentence: ``chosen``'s work is the sentence's."""
+
+    sentence_id: str
+    chosen: str           # the annotator whose decisions (or no-correct verdict) stand
+    who: str              # the adjudicator
+    at: str               # ISO-8601 UTC
+
+
 class Annotation(NamedTuple):
     """A (possibly partial) bracketing of one sentence, of a named kind ("riezler", "chunks", ...)."""
 

@@ -48,6 +48,11 @@ CREATE TABLE IF NOT EXISTS decisions (
     sentence_id TEXT NOT NULL, seq INTEGER NOT NULL, label TEXT NOT NULL, span_start INTEGER NOT NULL,
     span_end INTEGER NOT NULL, accept INTEGER NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (sentence_id, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS verdicts (
+    sentence_id TEXT NOT NULL, who TEXT NOT NULL, no_correct INTEGER NOT NULL, comment TEXT NOT NULL,
+    at TEXT NOT NULL, PRIMARY KEY (sentence_id, who)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS adjudications (
+    sentence_id TEXT PRIMARY KEY, chosen TEXT NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, command TEXT NOT NULL, settings TEXT NOT NULL, version TEXT NOT NULL,
     started TEXT NOT NULL, ended TEXT NOT NULL, outcome TEXT NOT NULL);

@@ -28,6 +28,7 @@ from .errors import SchemaVersionError, StoreError
 from .records import (STATUSES, Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Decision,
                       Forest, Link, ModelRecord, RunRecord, Scoring, Sentence, StoreStats)
 from .schema import DDL, SCHEMA_VERSION
+from .team import TeamRecords
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _loads = json.loads
@@ -43,7 +44,7 @@ _STORED_METRICS = "SELECT DISTINCT metric FROM bracket_counts"
 _DELETE_COUNTS = "DELETE FROM bracket_counts WHERE metric=? AND sentence_id=? AND source=?"
 
 
-class Store:
+class Store(TeamRecords):
     """An open store file; use as a context manager (``with Store.open(path) as st:``)."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path):

@@ -169,7 +169,12 @@ def test_retrain_refuses_what_it_cannot_learn_from(base, store, capsys):
         d = discriminants(spans)[0]
         st.add_decision(sid, Decision(d.label, d.start, d.end, True, "a", "2026-11-23T16:00:00Z"))
         st.add_decision(sid, Decision(d.label, d.start, d.end, False, "b", "2026-11-23T16:00:01Z"))
-        with pytest.raises(RankerError, match="nothing to learn"):   # contradicting answers: empty set
+        # two annotators contradicting each other: a conflict, which teaches nothing until adjudicated
+        with pytest.raises(RankerError, match="nothing to learn.*conflict between annotators"):
+            retrain(st, "base0123")
+        st.undo_decision(sid, "b")
+        st.add_decision(sid, Decision(d.label, d.start, d.end, False, "a", "2026-11-23T16:00:01Z"))
+        with pytest.raises(RankerError, match="nothing to learn"):   # one's contradicting answers: empty set
             retrain(st, "base0123")
     capsys.readouterr()
     assert main(["models", "retrain", "--store", str(store), "base0"]) == 2

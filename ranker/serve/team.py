@@ -1,0 +1,167 @@
+"""A team on one store: each annotator's own work, verdicts, and the adjudication of conflicts.
+
+The sentence page shows the current annotator's decisions only, and the remaining candidates
+follow from those (:func:`own_decisions`), so two people disambiguate the same sentence
+independently and their agreement means something. Where their work conflicts
+(:mod:`ranker.sources.adjudication`), ``/adjudicate`` lists the sentences with the agreement per
+sentence and overall, and an adjudicator (an account with the ``adjudicator`` role; anyone when
+the server runs without accounts) picks whose work stands. Training reads that adjudicated set.
+
+A verdict (``/verdict``) is an annotator's word on the whole sentence: "no correct candidate"
+(counted done, left out of training) and a free comment (shown escaped, as everything is).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from flask import Blueprint, redirect, render_template, request, url_for
+
+from ..sources.adjudication import AnnotatorWork, sentence_agreement, store_team_work
+from ..store.team import MAX_COMMENT
+from . import forms, views
+from .accounts import annotator, current_annotator, may_adjudicate
+from .forms import FormError
+
+bp = Blueprint("team", __name__)
+# the same checks as every other POST: token first, nothing on a read-only server
+bp.before_request(views._guard_posts)
+
+
+class SentenceTeam(NamedTuple):
+    """What the sentence page shows of the team's work besides the annotator's own decisions."""
+
+    who: str | None                  # the current annotator (None: a reader not signed in)
+    verdict: object                  # their Verdict or None
+    others: dict                     # other annotator -> number of decisions (or 'no correct candidate')
+    conflict: bool                   # whether the sentence's annotators conflict (computed when others exist)
+    adjudicated: object              # the Adjudication or None
+
+
+def own_decisions(decisions) -> list:
+    """The decisions of the current annotator among a sentence's (none for a reader not signed in)."""
+    who = current_annotator()
+    return [d for d in decisions if d.who == who]
+
+
+def _spans_of(served):
+    def spans_of(sentence_id: str):
+        return served.forest_data(sentence_id).spans or None
+    return spans_of
+
+
+def _agreement_cache(served):
+    """Per-sentence agreement kept per (sentence, everyone's work): a list page reads no forest twice."""
+    from flask import current_app
+
+    from .app import LRU
+
+    return current_app.extensions.setdefault("ranker-agreement", LRU(100_000))
+
+
+def _sentence_agreement(served, sentence_id: str, work: dict[str, AnnotatorWork]):
+    key = (sentence_id, tuple(sorted(work.items())))
+    return _agreement_cache(served).get(
+        key, lambda: sentence_agreement(sentence_id, work, _spans_of(served)(sentence_id)))
+
+
+def sentence_team(store, sentence_id: str) -> SentenceTeam:
+    """The team's work on a sentence as the current annotator's page shows it."""
+    from ..sources.adjudication import work_by_annotator
+
+    served = views.served()
+    who = current_annotator()
+    work = work_by_annotator(store.decisions(sentence_id), store.verdicts(sentence_id))
+    mine = work.get(who)
+    others = {w.who: ("no correct candidate" if w.no_correct else f"{len(w.decisions)} decisions")
+              for w in work.values() if w.who != who and w.present}
+    row = _sentence_agreement(served, sentence_id, work) if others else None
+    return SentenceTeam(who, mine.verdict if mine else None, others, bool(row and row.conflict),
+                        store.adjudications().get(sentence_id) if others else None)
+
+
+# ---------------------------------------------------------------------------------- verdicts
+@bp.post("/verdict")
+def verdict():
+    """Record this annotator's verdict on a sentence: no correct candidate, and a comment."""
+    s = views.served()
+    st = s.store()
+    sid = forms.sentence_id(st, request.form.get("id"))
+    no_correct = forms.boolean(request.form.get("no_correct") or "0", "no_correct")
+    comment = request.form.get("comment", "")
+    if len(comment) > MAX_COMMENT:
+        raise FormError(f"parameter comment: at most {MAX_COMMENT} characters, found {len(comment)}")
+    st.set_verdict(sid, annotator(), no_correct, comment)
+    return redirect(url_for("serve.sentence", id=sid))
+
+
+# ---------------------------------------------------------------------------------- adjudication
+@bp.get("/adjudicate")
+def adjudicate_list():
+    """Sentences two or more annotators worked on, conflicts first, with the agreement per sentence and overall."""
+    from ..sources.adjudication import agreement
+
+    s = views.served()
+    st = s.store()
+    team = store_team_work(st)
+    overall = agreement(team.by_sentence, _spans_of(s), team.adjudications,
+                        row_of=lambda sid, work: _sentence_agreement(s, sid, work))
+    only = forms.choice(request.args.get("show"), "show", ("conflicts", "all"), "conflicts")
+    rows = [r for r in overall.sentences if only == "all" or r.conflict]
+    rows.sort(key=lambda r: (not r.conflict, r.sentence_id in team.adjudications, r.sentence_id))
+    return render_template("adjudicate.html", rows=rows, overall=overall, adjudications=team.adjudications,
+                           show=only, texts={r.sentence_id: " ".join(st.sentence(r.sentence_id).tokens)
+                                             for r in rows})
+
+
+@bp.get("/adjudicate/sentence")
+def adjudicate_sentence():
+    """One sentence's annotators side by side: their decisions, verdicts and selected trees."""
+    from ..sources.adjudication import work_by_annotator
+    from ..sources.discriminants import remaining_mask
+    from .svg import DIFFERENT, compare_brackets, tree_svg
+
+    s = views.served()
+    st = s.store()
+    sid = forms.sentence_id(st, request.args.get("id"))
+    work = {w: aw for w, aw in work_by_annotator(st.decisions(sid), st.verdicts(sid)).items() if aw.present}
+    data = s.forest_data(sid)
+    row = _sentence_agreement(s, sid, work) if len(work) >= 2 else None
+    picks = {}
+    for who, w in work.items():
+        mask = remaining_mask(data.spans, w.decisions) if data.spans and not w.no_correct else []
+        picks[who] = [i for i, keep in enumerate(mask) if keep]
+    names = list(work)
+    drawings = {}
+    for k, who in enumerate(names):
+        other = names[(k + 1) % len(names)] if len(names) > 1 else who
+        if picks[who]:
+            tree = data.forest.candidates[picks[who][0]].tree
+            against = data.forest.candidates[picks[other][0]].tree if picks[other] else None
+            drawings[who] = tree_svg(tree, compare_brackets(tree, against, DIFFERENT),
+                                     f"{who}: candidate {picks[who][0]}")
+    return render_template("adjudicate_sentence.html", sentence=st.sentence(sid), work=work, row=row,
+                           picks=picks, drawings=drawings, adjudication=st.adjudications().get(sid))
+
+
+@bp.post("/adjudicate")
+def adjudicate():
+    """An adjudicator picks whose work stands on a sentence (or clears the pick)."""
+    if not may_adjudicate():
+        raise FormError("only an account with the adjudicator role may adjudicate", 403)
+    s = views.served()
+    st = s.store()
+    sid = forms.sentence_id(st, request.form.get("id"))
+    clear = forms.boolean(request.form.get("clear") or "0", "clear")
+    chosen = None
+    if not clear:
+        from ..sources.adjudication import work_by_annotator
+
+        present = [w for w, aw in work_by_annotator(st.decisions(sid), st.verdicts(sid)).items() if aw.present]
+        chosen = forms.choice(request.form.get("chosen"), "chosen", present)
+        if chosen is None:
+            raise FormError("parameter chosen: name the annotator whose work stands")
+    if clear:
+        st.clear_adjudication(sid)
+    else:
+        st.adjudicate(sid, chosen, annotator())
+    return redirect(url_for("team.adjudicate_sentence", id=sid))

@@ -1,0 +1,264 @@
+"""Several annotators on one sentence: where they conflict, how well they agree, and what training reads.
+
+Each annotator disambiguates on their own (their remaining candidates follow from their own
+decisions only). Their work on a sentence then either agrees or conflicts:
+
+* a **conflict** is work that cannot all be right: a span one accepted and another rejected, or
+  decisions that together leave no candidate (each set alone may be fine; their intersection is
+  empty, which is what two different finished selections come to), or one saying "no correct
+  candidate" while another picked candidates. An annotator who has only started but is
+  compatible with the others is no conflict: the others' answers narrow further what they left.
+* **agreement** is measured on the answers two annotators share (the same span answered by both):
+  Cohen's kappa pooled over every pair of annotators and every shared answer (for a team of two,
+  exactly Cohen's kappa), and the exact match of final selections (the same remaining candidates,
+  or both "no correct candidate"), per sentence and over all sentences two or more annotated.
+
+Training reads the **adjudicated set** (:func:`resolve`): a sentence one annotator did is theirs;
+one several did without conflict is all their decisions together; one with a conflict is the
+chosen annotator's work where an adjudicator picked (:class:`~ranker.store.records.Adjudication`)
+and left out until then. A "no correct candidate" verdict leaves the sentence out: no candidate
+is the answer, so there is nothing to prefer.
+
+Pure logic over records and candidate spans, plus :func:`store_team_work` to read them from a store.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+import numpy as np
+
+from ..store.records import Adjudication, Decision, Verdict
+
+
+class AnnotatorWork(NamedTuple):
+    """One annotator's work on one sentence: their decisions in answer order and their verdict."""
+
+    who: str
+    decisions: tuple[Decision, ...]
+    verdict: Verdict | None
+
+    @property
+    def no_correct(self) -> bool:
+        return self.verdict is not None and self.verdict.no_correct
+
+    @property
+    def present(self) -> bool:
+        """Whether the annotator said anything that selects: a decision or "no correct candidate"."""
+        return bool(self.decisions) or self.no_correct
+
+
+class SentenceAgreement(NamedTuple):
+    """How the annotators of one sentence (two or more) agree."""
+
+    sentence_id: str
+    annotators: tuple[str, ...]
+    shared: int                    # answers on a span two annotators both answered (pairs of answers)
+    agreed: int                    # of those, the same answer
+    contradicted: tuple[str, ...]  # span keys accepted by one and rejected by another
+    remaining: dict                # annotator -> candidates their decisions leave (None: no forest)
+    same_selection: bool           # every annotator ends with the same selection
+    conflict: bool
+    why: str                       # the conflict in words ('' when none)
+
+
+class Agreement(NamedTuple):
+    """Agreement over a store: per sentence, and overall."""
+
+    sentences: list[SentenceAgreement]   # sentences two or more annotators worked on
+    answers: int                         # shared answer pairs kappa is computed over
+    observed: float | None               # their share that agree
+    kappa: float | None                  # Cohen's kappa over them (None: too few, or one class only)
+    exact_match: float | None            # share of sentences whose final selections all match
+    conflicts: int
+    adjudicated: int                     # conflicts an adjudicator resolved
+
+
+def work_by_annotator(decisions: Iterable[Decision], verdicts: Iterable[Verdict]) -> dict[str, AnnotatorWork]:
+    """One sentence's decisions and verdicts grouped by annotator (those with a verdict but no
+    decision too), in the order annotators first appear."""
+    got: dict[str, list] = {}
+    said: dict[str, Verdict] = {}
+    for d in decisions:
+        got.setdefault(d.who, []).append(d)
+    for v in verdicts:
+        said[v.who] = v
+        got.setdefault(v.who, [])
+    return {w: AnnotatorWork(w, tuple(ds), said.get(w)) for w, ds in got.items()}
+
+
+def _last_answers(work: AnnotatorWork) -> dict[tuple, bool]:
+    """Each span the annotator answered, with their latest answer on it."""
+    return {(d.label, d.start, d.end): bool(d.accept) for d in work.decisions}
+
+
+def _answer_pairs(present: Sequence[AnnotatorWork]) -> list[tuple[bool, bool]]:
+    """Every pair of answers two annotators gave on the same span (each pair of annotators once)."""
+    pairs = []
+    for a, b in itertools.combinations(present, 2):
+        ans_a, ans_b = _last_answers(a), _last_answers(b)
+        pairs.extend((ans_a[k], ans_b[k]) for k in ans_a.keys() & ans_b.keys())
+    return pairs
+
+
+def sentence_agreement(sentence_id: str, work: Mapping[str, AnnotatorWork],
+                       spans: Sequence[frozenset] | None) -> SentenceAgreement | None:
+    """How the annotators of a sentence agree, or None when fewer than two worked on it.
+
+    ``spans`` are the candidates' :func:`~ranker.sources.annotations.candidate_spans` (forest
+    order); without them (no forest) only contradicted spans and verdicts can conflict.
+    """
+    from .discriminants import remaining_mask
+
+    present = [w for w in work.values() if w.present]
+    if len(present) < 2:
+        return None
+    pairs = _answer_pairs(present)
+    answers: dict[tuple, set] = {}
+    for w in present:
+        for k, acc in _last_answers(w).items():
+            answers.setdefault(k, set()).add(acc)
+    contradicted = tuple(f"{lab}:{s}-{e}" for (lab, s, e), accs in sorted(answers.items()) if len(accs) > 1)
+    masks = {}
+    if spans is not None:
+        masks = {w.who: np.asarray(remaining_mask(spans, w.decisions), dtype=bool) for w in present}
+    remaining = {w.who: (None if w.no_correct or spans is None else int(masks[w.who].sum())) for w in present}
+    nones = {w.no_correct for w in present}
+    why = ""
+    if len(nones) > 1:
+        why = "some say no candidate is correct, others chose candidates"
+    elif nones == {True}:
+        pass   # all agree that no candidate is correct
+    elif contradicted:
+        why = "answered differently: " + ", ".join(contradicted)
+    elif spans is not None and len(spans) and not np.logical_and.reduce(list(masks.values())).any():
+        why = "their decisions together leave no candidate"
+    if nones == {True}:
+        same = True
+    elif len(nones) > 1:
+        same = False
+    elif spans is not None:
+        first = next(iter(masks.values()))
+        same = all(np.array_equal(first, m) for m in masks.values())
+    else:
+        same = len({frozenset(_last_answers(w).items()) for w in present}) == 1
+    return SentenceAgreement(sentence_id, tuple(w.who for w in present), len(pairs),
+                             sum(a == b for a, b in pairs), contradicted, remaining, same, bool(why), why)
+
+
+def cohen_kappa(pairs: Sequence[tuple[bool, bool]]) -> float | None:
+    """Cohen's kappa of paired accept/reject answers, ``(p_o - p_e) / (1 - p_e)``; None when it is
+    undefined (no pair, or both annotators always giving one same answer, so chance agreement is 1).
+
+    Two lines of arithmetic rather than scikit-learn's ``cohen_kappa_score`` (which the tests
+    check it against): importing scikit-learn costs ``ranker store stats`` seconds.
+    """
+    if not pairs:
+        return None
+    a = np.fromiter((bool(x) for x, _ in pairs), dtype=bool, count=len(pairs))
+    b = np.fromiter((bool(y) for _, y in pairs), dtype=bool, count=len(pairs))
+    observed = float(np.mean(a == b))
+    pa, pb = float(a.mean()), float(b.mean())
+    chance = pa * pb + (1 - pa) * (1 - pb)
+    if chance >= 1.0:
+        return None
+    return (observed - chance) / (1.0 - chance)
+
+
+def agreement(team: Mapping[str, Mapping[str, AnnotatorWork]], spans_of, adjudications: Mapping[str, Adjudication],
+              row_of=None) -> Agreement:
+    """Agreement over every sentence of ``team`` (sentence id -> :func:`work_by_annotator`).
+
+    ``spans_of(sentence_id)`` gives a sentence's candidate spans (None without a forest); it is
+    called only for sentences two or more annotators worked on. ``row_of(sentence_id, work)``,
+    when given, stands for :func:`sentence_agreement` (a caller's cache of it).
+    """
+    rows, pairs = [], []
+    for sid in sorted(team):
+        work = team[sid]
+        if sum(w.present for w in work.values()) < 2:
+            continue
+        row = row_of(sid, work) if row_of else sentence_agreement(sid, work, spans_of(sid))
+        rows.append(row)
+        pairs.extend(_answer_pairs([w for w in work.values() if w.present]))
+    conflicts = [r for r in rows if r.conflict]
+    return Agreement(rows, len(pairs), (sum(a == b for a, b in pairs) / len(pairs)) if pairs else None,
+                     cohen_kappa(pairs), (sum(r.same_selection for r in rows) / len(rows)) if rows else None,
+                     len(conflicts), sum(r.sentence_id in adjudications for r in conflicts))
+
+
+def resolve(work: Mapping[str, AnnotatorWork], conflict: bool, adjudication: Adjudication | None
+            ) -> tuple[Decision, ...] | None:
+    """The decisions a sentence teaches (its adjudicated set), or None when it teaches nothing.
+
+    ``conflict`` is :func:`sentence_agreement`'s verdict on the sentence (False with one annotator).
+    An adjudication naming an annotator with no work left on the sentence is stale and ignored.
+    """
+    present = {w.who: w for w in work.values() if w.present}
+    if not present:
+        return None
+    if adjudication is not None and adjudication.chosen in present:
+        chosen = present[adjudication.chosen]
+        return None if chosen.no_correct else chosen.decisions
+    if conflict or any(w.no_correct for w in present.values()):
+        return None
+    union: dict[tuple, Decision] = {}
+    for w in present.values():
+        for d in w.decisions:
+            union.setdefault((d.label, d.start, d.end, bool(d.accept)), d)
+    return tuple(union.values())
+
+
+class TeamWork(NamedTuple):
+    """Everything the team did in a store, per sentence (:func:`store_team_work`)."""
+
+    by_sentence: dict[str, dict[str, AnnotatorWork]]
+    adjudications: dict[str, Adjudication]
+
+    def agreement(self, spans_of) -> Agreement:
+        return agreement(self.by_sentence, spans_of, self.adjudications)
+
+    def adjudicated(self, spans_of) -> list[tuple[str, Decision]]:
+        """The training decisions, ``(sentence_id, Decision)`` pairs in sentence order (:func:`resolve`)."""
+        out = []
+        for sid in sorted(self.by_sentence):
+            work = self.by_sentence[sid]
+            row = None
+            if sum(w.present for w in work.values()) >= 2:
+                row = sentence_agreement(sid, work, spans_of(sid))
+            kept = resolve(work, bool(row and row.conflict), self.adjudications.get(sid))
+            out.extend((sid, d) for d in kept or ())
+        return out
+
+
+def store_team_work(store) -> TeamWork:
+    """Read every decision, verdict and adjudication of a store, grouped by sentence and annotator."""
+    decisions: dict[str, list] = {}
+    verdicts: dict[str, list] = {}
+    for sid, d in store.decisions():
+        decisions.setdefault(sid, []).append(d)
+    for sid, v in store.verdicts():
+        verdicts.setdefault(sid, []).append(v)
+    by_sentence = {sid: work_by_annotator(decisions.get(sid, ()), verdicts.get(sid, ()))
+                   for sid in sorted(decisions.keys() | verdicts.keys())}
+    return TeamWork(by_sentence, store.adjudications())
+
+
+def store_spans(store, source: str | None = None):
+    """``spans_of(sentence_id)`` reading a sentence's forest from ``store`` (None without candidates)."""
+    from .annotations import candidate_spans
+
+    def spans_of(sentence_id: str):
+        forest = store.forest(sentence_id, source)
+        if not forest.candidates:
+            return None
+        by_tree: dict[int, frozenset] = {}   # equal candidate texts share one tree object
+        spans = []
+        for c in forest.candidates:
+            got = by_tree.get(id(c.tree))
+            if got is None:
+                got = by_tree[id(c.tree)] = candidate_spans(c.tree)
+            spans.append(got)
+        return spans
+
+    return spans_of

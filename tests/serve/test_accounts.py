@@ -1,0 +1,162 @@
+"""Accounts: the users file, signing in, attribution to the account, roles, and the server's refusal to go
+beyond loopback without them (the command in a subprocess, the pages through Flask's test client)."""
+import re
+import sqlite3
+
+import pytest
+
+from ranker.errors import RankerError
+from ranker.serve.users import add_user, read_users, remove_user
+from ranker.store import Store
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def users(tmp_path_factory):
+    path = tmp_path_factory.mktemp("accounts") / "team.users"
+    add_user(path, "ann", "ann-secret-1")
+    add_user(path, "boss", "boss-secret-1", role="adjudicator")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def clean_store(store_path):
+    yield
+    con = sqlite3.connect(store_path)
+    for table in ("decisions", "verdicts", "adjudications"):
+        con.execute(f"DELETE FROM {table}")
+    con.commit()
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def app(store_path, users):
+    from ranker.serve.app import create_app
+
+    return create_app(store_path, users=users)
+
+
+def _token(html) -> str:
+    return re.search(r'name="token" value="([^"]+)"', html).group(1)
+
+
+def _sign_in(client, name, password, next_path="/"):
+    page = client.get("/login").get_data(as_text=True)
+    return client.post("/login", data={"name": name, "password": password, "next": next_path,
+                                       "token": _token(page)})
+
+
+def test_the_users_file_keeps_salted_hashes_for_its_owner_only(users, tmp_path):
+    text = users.read_text()
+    assert "ann-secret-1" not in text and "boss-secret-1" not in text
+    assert oct(users.stat().st_mode & 0o777) == "0o600"
+    got = read_users(users)
+    assert [(u.name, u.role) for u in got.values()] == [("ann", "annotator"), ("boss", "adjudicator")]
+    # the same password twice gives two hashes (salted)
+    other = tmp_path / "u"
+    add_user(other, "ann", "ann-secret-1")
+    assert read_users(other)["ann"].hash != got["ann"].hash
+    remove_user(other, "ann")
+    assert read_users(other) == {}
+
+
+@pytest.mark.parametrize("content, says", [
+    ("ann\tannotator\n", "u:1: expected 3 tab-separated columns"),
+    ("# x\nann\tboss\tscrypt:1$a$b\n", "u:2: role 'boss' is not one of"),
+    ("ann\tannotator\tnohash\n", "u:1: the third column is not a password hash"),
+    ("ann\tannotator\ts$a$b\nann\tannotator\ts$a$b\n", "u:2: account 'ann' is listed twice"),
+    ("anon-1\tannotator\ts$a$b\n", "u:1: bad account name"),
+])
+def test_a_bad_users_file_is_named_with_its_line(tmp_path, content, says):
+    path = tmp_path / "u"
+    path.write_text(content)
+    with pytest.raises(RankerError, match=re.escape(says)):
+        read_users(path)
+
+
+def test_pages_ask_to_sign_in_and_posts_are_refused_before_it(app, store_path, test_sentence):
+    client = app.test_client()
+    r = client.get("/sentence", query_string={"id": test_sentence})
+    assert r.status_code == 302 and "/login?next=" in r.headers["Location"]
+    token = _token(client.get("/login").get_data(as_text=True))
+    for path in ("/decide", "/undo", "/verdict", "/who", "/retrain", "/adjudicate"):
+        r = client.post(path, data={"id": test_sentence, "key": "NP:0-1", "accept": "1", "token": token})
+        assert r.status_code == 401 and "sign in first" in r.get_data(as_text=True), path
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions() == [] and st.verdicts() == []
+
+
+@pytest.mark.parametrize("name, password", [("ann", "wrong-password"), ("nobody", "ann-secret-1"), ("ann", "")])
+def test_a_wrong_name_or_password_signs_nobody_in(app, name, password):
+    client = app.test_client()
+    r = _sign_in(client, name, password)
+    assert r.status_code == 401 and "wrong name or password" in r.get_data(as_text=True)
+    assert client.get("/").status_code == 302
+
+
+def test_a_sign_in_needs_the_pages_token(app):
+    client = app.test_client()
+    client.get("/login")
+    r = client.post("/login", data={"name": "ann", "password": "ann-secret-1", "token": "forged"})
+    assert r.status_code == 403
+
+
+def test_decisions_are_the_signed_in_accounts_and_only_adjudicators_adjudicate(app, store_path, test_sentence):
+    ann, boss = app.test_client(), app.test_client()
+    r = _sign_in(ann, "ann", "ann-secret-1", f"/sentence?id={test_sentence}")
+    assert r.status_code == 302 and r.headers["Location"].endswith(f"/sentence?id={test_sentence}")
+    page = ann.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert 'id="signed-in">ann<' in page and 'name="who"' not in page
+    key = re.search(r'<tr data-key="([^"]+)">', page).group(1)
+    token = _token(page)
+    assert ann.post("/decide", data={"id": test_sentence, "key": key, "accept": "1", "token": token}).status_code == 302
+    r = ann.post("/who", data={"who": "boss", "token": token})   # no taking another's name
+    assert r.status_code == 403
+    _sign_in(boss, "boss", "boss-secret-1")
+    boss_page = boss.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    boss.post("/decide", data={"id": test_sentence, "key": key, "accept": "0", "token": _token(boss_page)})
+    with Store.open(store_path, readonly=True) as st:
+        assert [(d.who, d.accept) for d in st.decisions(test_sentence)] == [("ann", True), ("boss", False)]
+    r = ann.post("/adjudicate", data={"id": test_sentence, "chosen": "ann", "token": token})
+    assert r.status_code == 403 and "adjudicator" in r.get_data(as_text=True)
+    r = boss.post("/adjudicate", data={"id": test_sentence, "chosen": "ann", "token": _token(boss_page)})
+    assert r.status_code == 302
+    with Store.open(store_path, readonly=True) as st:
+        adj = st.adjudications()[test_sentence]
+    assert (adj.chosen, adj.who) == ("ann", "boss")
+    # signing out ends it
+    ann.post("/logout", data={"token": token})
+    assert ann.get("/").status_code == 302
+
+
+def test_public_read_opens_the_pages_but_not_the_actions(store_path, users, test_sentence):
+    from ranker.serve.app import create_app
+
+    client = create_app(store_path, users=users, public_read=True).test_client()
+    page = client.get("/sentence", query_string={"id": test_sentence})
+    assert page.status_code == 200 and "sign in" in page.get_data(as_text=True)
+    r = client.post("/decide", data={"id": test_sentence, "key": "NP:0-1", "accept": "1",
+                                     "token": _token(page.get_data(as_text=True))})
+    assert r.status_code == 401
+
+
+def test_the_sign_in_goes_back_only_to_a_page_of_this_server(app):
+    client = app.test_client()
+    for evil in ("https://evil.example/", "//evil.example/x", "/\\evil.example"):
+        r = _sign_in(client, "ann", "ann-secret-1", evil)
+        assert r.status_code == 302 and "evil" not in r.headers["Location"]
+        client.post("/logout", data={"token": _token(client.get("/sentences?corpus=treebank").get_data(as_text=True))})
+
+
+def test_an_account_removed_while_the_server_runs_is_signed_out(store_path, tmp_path, test_sentence):
+    from ranker.serve.app import create_app
+
+    path = tmp_path / "u"
+    add_user(path, "ann", "ann-secret-1")
+    add_user(path, "carl", "carl-secret-1")
+    client = create_app(store_path, users=path).test_client()
+    _sign_in(client, "carl", "carl-secret-1")
+    assert client.get("/sentences?corpus=treebank").status_code == 200
+    remove_user(path, "carl")
+    assert client.get("/sentences?corpus=treebank").status_code == 302

@@ -1,0 +1,255 @@
+"""A team on one store through Flask's test client: identities, accounts, own work, verdicts, adjudication, export.
+
+Every check reads the real store back (and ``ranker annotate`` / ``ranker store stats`` run for real).
+"""
+import re
+import sqlite3
+
+import pytest
+
+from ranker.store import Store
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def clean_store(store_path):
+    """Each test starts with no decision, verdict or adjudication in the module's store."""
+    yield
+    con = sqlite3.connect(store_path)
+    for table in ("decisions", "verdicts", "adjudications"):
+        con.execute(f"DELETE FROM {table}")
+    con.commit()
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def app(store_path):
+    from ranker.serve.app import create_app
+
+    return create_app(store_path)
+
+
+def _page(client, sid):
+    return client.get("/sentence", query_string={"id": sid}).get_data(as_text=True)
+
+
+def _token(html) -> str:
+    return re.search(r'name="token" value="([^"]+)"', html).group(1)
+
+
+def _remaining(html) -> int:
+    return int(re.search(r'id="remaining">(\d+)<', html).group(1))
+
+
+def _keys(html):
+    return re.findall(r'<tr data-key="([^"]+)">', html)
+
+
+def _decide(client, sid, key, accept, token):
+    r = client.post("/decide", data={"id": sid, "key": key, "accept": "1" if accept else "0", "token": token})
+    assert r.status_code == 302, r.get_data(as_text=True)[:300]
+
+
+def _annotate_user(store_path):
+    from ranker.cli.main import main
+
+    assert main(["annotate", "--store", str(store_path), "--kind", "user"]) == 0
+    with Store.open(store_path, readonly=True) as st:
+        return {sid: [tuple(b) for b in a.brackets] for sid, a in st.annotations("user").items()}
+
+
+# ---------------------------------------------------------------------------------- identities (defect 2)
+def test_each_browser_session_is_its_own_annotator_and_undo_takes_back_only_its_own(app, store_path, test_sentence):
+    ann, bob = app.test_client(), app.test_client()
+    page = _page(ann, test_sentence)
+    k1, k2 = _keys(page)[:2]
+    _decide(ann, test_sentence, k1, True, _token(page))
+    bob_page = _page(bob, test_sentence)
+    _decide(bob, test_sentence, k2, False, _token(bob_page))
+    with Store.open(store_path, readonly=True) as st:
+        first, second = st.decisions(test_sentence)
+    assert first.who.startswith("anon-") and second.who.startswith("anon-") and first.who != second.who
+    # ann's undo comes after bob's answer, yet takes back ann's own
+    ann.post("/undo", data={"id": test_sentence, "token": _token(page)})
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions(test_sentence) == [second]
+    ann.post("/undo", data={"id": test_sentence, "token": _token(page)})   # nothing of ann's left: no effect
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions(test_sentence) == [second]
+
+
+def test_a_name_set_later_takes_the_sessions_decisions_and_outlives_browser_and_server(app, store_path,
+                                                                                       test_sentence):
+    from ranker.serve.app import create_app
+
+    client = app.test_client()
+    page = _page(client, test_sentence)
+    _decide(client, test_sentence, _keys(page)[0], True, _token(page))
+    r = client.post("/who", data={"who": "ann", "token": _token(page)})
+    assert r.status_code == 302
+    cookies = r.headers.getlist("Set-Cookie")
+    assert any(c.startswith("ranker_who=ann;") and "Max-Age=" in c for c in cookies), cookies
+    session_cookie = next(c for c in cookies if c.startswith("session="))
+    assert "Expires=" in session_cookie   # persistent: a browser restart keeps it
+    with Store.open(store_path, readonly=True) as st:
+        assert [d.who for d in st.decisions(test_sentence)] == ["ann"]
+    # a restarted server cannot read the old session, but the name cookie brings the name back
+    restarted = create_app(store_path).test_client()
+    restarted.set_cookie("ranker_who", "ann")
+    page = _page(restarted, test_sentence)
+    assert 'name="who" value="ann"' in page and _remaining(page) < int(re.search(r'id="total">(\d+)<', page).group(1))
+    restarted.post("/undo", data={"id": test_sentence, "token": _token(page)})
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions(test_sentence) == []
+
+
+def test_each_annotator_sees_the_remaining_set_of_their_own_decisions(app, test_sentence):
+    ann, bob = app.test_client(), app.test_client()
+    page = _page(ann, test_sentence)
+    total = _remaining(page)
+    _decide(ann, test_sentence, _keys(page)[0], True, _token(page))
+    assert _remaining(_page(ann, test_sentence)) < total
+    bob_page = _page(bob, test_sentence)
+    assert _remaining(bob_page) == total and 'id="n-decisions">0<' in bob_page
+    assert 'id="others"' in bob_page and "1 decisions" in bob_page
+
+
+# ---------------------------------------------------------------------------------- verdicts
+def test_no_correct_candidate_counts_done_leaves_training_and_the_comment_is_escaped(app, store_path, test_sentence):
+    client = app.test_client()
+    page = _page(client, test_sentence)
+    token = _token(page)
+    _decide(client, test_sentence, _keys(page)[0], False, token)
+    assert test_sentence in _annotate_user(store_path)
+    evil = "<script>alert('x')</script> & <b>bold</b>"
+    r = client.post("/verdict", data={"id": test_sentence, "no_correct": "1", "comment": evil, "token": token})
+    assert r.status_code == 302
+    page = _page(client, test_sentence)
+    assert 'id="verdict-none"' in page and "<script>alert" not in page
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
+    listing = client.get("/sentences?corpus=treebank&split=test&status=done").get_data(as_text=True)
+    assert re.findall(r'<a href="/sentence\?id=([^"]+)">', listing) == [test_sentence]
+    assert "<strong>1</strong> of" in listing
+    # another annotator's progress is their own
+    other = app.test_client().get("/sentences?corpus=treebank&split=test").get_data(as_text=True)
+    assert "<strong>0</strong> of" in other
+    assert test_sentence not in _annotate_user(store_path)
+    with Store.open(store_path, readonly=True) as st:
+        (v,) = st.verdicts(test_sentence)
+    assert v.no_correct and v.comment == evil
+
+
+@pytest.mark.parametrize("data, says", [
+    ({"no_correct": "maybe"}, "parameter no_correct"),
+    ({"comment": "x" * 2001}, "parameter comment"),
+    ({"id": "nosuch"}, "no sentence"),
+])
+def test_bad_verdicts_are_refused_and_nothing_is_stored(app, store_path, test_sentence, data, says):
+    client = app.test_client()
+    token = _token(_page(client, test_sentence))
+    r = client.post("/verdict", data={"id": test_sentence, "token": token, **data})
+    assert r.status_code in (400, 404) and says in r.get_data(as_text=True)
+    with Store.open(store_path, readonly=True) as st:
+        assert st.verdicts() == []
+
+
+# ---------------------------------------------------------------------------------- adjudication
+def test_a_conflict_is_listed_with_the_agreement_adjudicated_and_training_reads_the_pick(app, store_path,
+                                                                                        test_sentence):
+    from ranker.cli.main import main
+
+    ann, bob = app.test_client(), app.test_client()
+    page = _page(ann, test_sentence)
+    ann_token, bob_token = _token(page), _token(_page(bob, test_sentence))
+    ann.post("/who", data={"who": "ann", "token": ann_token})
+    bob.post("/who", data={"who": "bob", "token": bob_token})
+    # both accept the first discriminant, then answer the next one of that (same) remaining set apart
+    k1 = _keys(page)[0]
+    _decide(ann, test_sentence, k1, True, ann_token)
+    _decide(bob, test_sentence, k1, True, bob_token)
+    k2 = _keys(_page(ann, test_sentence))[0]
+    _decide(ann, test_sentence, k2, True, ann_token)
+    _decide(bob, test_sentence, k2, False, bob_token)
+    assert 'id="conflict"' in _page(ann, test_sentence)
+    listing = ann.get("/adjudicate").get_data(as_text=True)
+    assert f'data-id="{test_sentence}"' in listing and "answered differently: " + k2 in listing
+    assert 'id="shared-answers">2<' in listing and "1 of 2" in listing and 'id="n-conflicts">1<' in listing
+    # (accept, accept) and (accept, reject): po = 1/2; ann always accepts, so pe = 1 * 1/2 = 1/2
+    po, pe = 1 / 2, 1 * (1 / 2) + 0 * (1 / 2)
+    assert f'id="kappa">{(po - pe) / (1 - pe):.3f}<' in listing and 'id="exact-match">0.0%<' in listing
+    # a conflict teaches nothing until adjudicated
+    assert test_sentence not in _annotate_user(store_path)
+    detail = ann.get("/adjudicate/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert 'data-who="ann"' in detail and 'data-who="bob"' in detail and detail.count("<svg") == 2
+    r = ann.post("/adjudicate", data={"id": test_sentence, "chosen": "carl", "token": ann_token})
+    assert r.status_code == 400 and "parameter chosen" in r.get_data(as_text=True)
+    r = ann.post("/adjudicate", data={"id": test_sentence, "chosen": "bob", "token": ann_token})
+    assert r.status_code == 302
+    with Store.open(store_path, readonly=True) as st:
+        bobs = [(d.label, d.start, d.end, d.accept) for d in st.decisions(test_sentence) if d.who == "bob"]
+        assert st.adjudications()[test_sentence].chosen == "bob"
+    assert sorted(_annotate_user(store_path)[test_sentence]) == sorted(bobs)
+    assert 'id="n-adjudicated">1<' in ann.get("/adjudicate").get_data(as_text=True)
+
+
+def test_store_stats_reports_the_agreement_per_sentence_and_overall(app, store_path, test_sentence, capsys):
+    from ranker.cli.main import main
+
+    ann, bob = app.test_client(), app.test_client()
+    page = _page(ann, test_sentence)
+    ann_token, bob_token = _token(page), _token(_page(bob, test_sentence))
+    # each answer is to a discriminant of both annotators' (so far equal) remaining set
+    for a, b in ((True, True), (False, False), (True, False)):
+        key = _keys(_page(ann, test_sentence))[0]
+        _decide(ann, test_sentence, key, a, ann_token)
+        _decide(bob, test_sentence, key, b, bob_token)
+    capsys.readouterr()
+    assert main(["store", "stats", str(store_path)]) == 0
+    out = capsys.readouterr().out
+    # three shared answers, two agree: po 2/3; ann accepts 2 of 3, bob 1 of 3: pe = 2/3*1/3 + 1/3*2/3 = 4/9
+    kappa = (2 / 3 - 4 / 9) / (1 - 4 / 9)
+    assert f"Cohen's kappa {kappa:.3f} over 3 shared answers (observed 66.7%)" in out
+    assert f"  {test_sentence}: 2 of 3 shared answers agree" in out and "conflict: answered differently" in out
+
+
+# ---------------------------------------------------------------------------------- export
+def test_the_exported_decisions_read_back_as_the_same_annotation(app, store_path, test_sentence, tmp_path):
+    from ranker.cli.main import main
+
+    with Store.open(store_path, readonly=True) as st:
+        other = next(s.id for s in st.sentences("treebank", "test")
+                     if s.id != test_sentence and len(st.candidate_texts(s.id)) >= 5)
+    client = app.test_client()
+    for sid, answers in ((test_sentence, (True, False)), (other, (False,))):
+        for accept in answers:   # each answer to a discriminant of the set left by the ones before
+            page = _page(client, sid)
+            _decide(client, sid, _keys(page)[0], accept, _token(page))
+    exported = tmp_path / "decisions.tsv"
+    assert main(["annotate", "--store", str(store_path), "--kind", "user", "--export", str(exported)]) == 0
+    text = exported.read_text()
+    assert "\treject\n" in text and text.startswith("# ")
+    assert main(["annotate", "--store", str(store_path), "--kind", "file", "--file", str(exported),
+                 "--name", "reread"]) == 0
+    with Store.open(store_path, readonly=True) as st:
+        user, back = st.annotations("user"), st.annotations("reread")
+        assert set(user) == set(back) == {test_sentence, other}
+        for sid in user:
+            assert back[sid].brackets == user[sid].brackets
+        # the same candidates are consistent with both
+        mine = st.consistent_sets("user", corpus=None, rule="strict")
+        theirs = st.consistent_sets("reread", corpus=None, rule="strict")
+        for sid in user:
+            assert list(mine[sid].weights) == list(theirs[sid].weights)
+            assert 0 < sum(mine[sid].weights) < len(mine[sid].weights)
+
+
+def test_a_name_with_a_bad_page_id_is_refused_before_it_takes_any_decision(app, store_path, test_sentence):
+    client = app.test_client()
+    page = _page(client, test_sentence)
+    _decide(client, test_sentence, _keys(page)[0], True, _token(page))
+    r = client.post("/who", data={"who": "ann", "id": "x' OR 1=1", "token": _token(page)})
+    assert r.status_code == 404
+    with Store.open(store_path, readonly=True) as st:
+        assert [d.who.startswith("anon-") for d in st.decisions(test_sentence)] == [True]
+    assert 'name="who" value=""' in _page(client, test_sentence)

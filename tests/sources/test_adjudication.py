@@ -1,0 +1,115 @@
+"""Conflicts, agreement and the adjudicated training set of several annotators' work on one sentence."""
+import itertools
+
+import pytest
+
+from ranker.sources.adjudication import (AnnotatorWork, agreement, cohen_kappa, resolve, sentence_agreement,
+                                         work_by_annotator)
+from ranker.sources.discriminants import decision
+from ranker.store.records import Adjudication, Verdict
+
+# four candidates of a 4-word sentence: NP over 0-2 or not, VP over 2-4 or 1-4
+SPANS = [frozenset({("NP", 0, 2), ("VP", 2, 4), ("S", 0, 4)}),
+         frozenset({("NP", 0, 2), ("VP", 1, 4), ("S", 0, 4)}),
+         frozenset({("NP", 0, 1), ("VP", 2, 4), ("S", 0, 4)}),
+         frozenset({("NP", 0, 1), ("VP", 1, 4), ("S", 0, 4)})]
+
+
+def _work(**by_who):
+    decisions = [decision(key, acc, who) for who, answers in by_who.items() for key, acc in answers]
+    return work_by_annotator(decisions, [])
+
+
+def test_one_annotator_is_no_agreement_and_teaches_their_decisions():
+    work = _work(ann=[("NP:0-2", True)])
+    assert sentence_agreement("s", work, SPANS) is None
+    assert [d.label for d in resolve(work, False, None)] == ["NP"]
+
+
+def test_compatible_work_agrees_and_teaches_the_union():
+    # ann finished (candidate 0), bob only answered NP: compatible, not yet the same selection
+    work = _work(ann=[("NP:0-2", True), ("VP:2-4", True)], bob=[("NP:0-2", True)])
+    row = sentence_agreement("s", work, SPANS)
+    assert not row.conflict and row.shared == 1 and row.agreed == 1 and not row.same_selection
+    assert row.remaining == {"ann": 1, "bob": 2}
+    assert sorted(f"{d.label}:{d.start}-{d.end}" for d in resolve(work, row.conflict, None)) == \
+        ["NP:0-2", "VP:2-4"]
+
+
+def test_a_span_answered_both_ways_is_a_conflict_that_teaches_nothing_until_adjudicated():
+    work = _work(ann=[("NP:0-2", True)], bob=[("NP:0-2", False)])
+    row = sentence_agreement("s", work, SPANS)
+    assert row.conflict and row.contradicted == ("NP:0-2",) and row.agreed == 0 and row.shared == 1
+    assert resolve(work, True, None) is None
+    picked = resolve(work, True, Adjudication("s", "bob", "boss", "2026-01-01T00:00:00Z"))
+    assert [(d.label, d.accept, d.who) for d in picked] == [("NP", False, "bob")]
+
+
+def test_different_spans_that_together_leave_nothing_conflict():
+    # no span answered by both, yet ann keeps only candidate 0 and bob only candidate 3
+    work = _work(ann=[("NP:0-2", True), ("VP:2-4", True)], bob=[("NP:0-1", True), ("VP:1-4", True)])
+    row = sentence_agreement("s", work, SPANS)
+    assert row.shared == 0 and row.conflict and "leave no candidate" in row.why
+
+
+def test_no_correct_candidate_against_a_selection_conflicts_and_alone_teaches_nothing():
+    none = Verdict(True, "", "bob", "2026-01-01T00:00:00Z")
+    work = work_by_annotator([decision("NP:0-2", True, "ann")], [none])
+    row = sentence_agreement("s", work, SPANS)
+    assert row.conflict and row.remaining["bob"] is None
+    both = work_by_annotator([], [none, none._replace(who="ann")])
+    row = sentence_agreement("s", both, SPANS)
+    assert not row.conflict and row.same_selection
+    assert resolve(both, False, None) is None
+    # a comment alone selects nothing: the annotator is not counted
+    remark = work_by_annotator([decision("NP:0-2", True, "ann")], [Verdict(False, "hard one", "bob", "x")])
+    assert sentence_agreement("s", remark, SPANS) is None
+
+
+def test_a_stale_adjudication_is_ignored():
+    work = _work(ann=[("NP:0-2", True)], bob=[("NP:0-2", False)])
+    assert resolve(work, True, Adjudication("s", "carl", "boss", "x")) is None
+
+
+def _kappa_by_hand(pairs):
+    n = len(pairs)
+    po = sum(a == b for a, b in pairs) / n
+    pa, pb = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
+    pe = pa * pb + (1 - pa) * (1 - pb)
+    return (po - pe) / (1 - pe)
+
+
+@pytest.mark.parametrize("pairs", [
+    [(True, True), (True, False), (False, False), (False, False), (True, True)],
+    [(True, False), (False, True), (True, True), (False, False)],
+    list(itertools.product([True, False], repeat=2)) * 3 + [(True, True)],
+])
+def test_cohens_kappa_is_the_textbook_formula_and_scikit_learns(pairs):
+    from sklearn.metrics import cohen_kappa_score
+
+    assert cohen_kappa(pairs) == pytest.approx(_kappa_by_hand(pairs))
+    assert cohen_kappa(pairs) == pytest.approx(cohen_kappa_score([a for a, _ in pairs], [b for _, b in pairs]))
+
+
+def test_kappa_is_undefined_without_pairs_or_with_one_answer_only():
+    assert cohen_kappa([]) is None and cohen_kappa([(True, True)] * 4) is None
+    assert cohen_kappa([(False, False)] * 3) is None
+
+
+def test_overall_agreement_pools_the_shared_answers_of_every_sentence():
+    team = {"s1": _work(ann=[("NP:0-2", True), ("VP:2-4", True)], bob=[("NP:0-2", True), ("VP:2-4", False)]),
+            "s2": _work(ann=[("NP:0-1", False)], bob=[("NP:0-1", False)]),
+            "s3": _work(ann=[("NP:0-1", False)])}
+    a = agreement(team, lambda sid: SPANS, {"s1": Adjudication("s1", "ann", "boss", "x")})
+    assert [r.sentence_id for r in a.sentences] == ["s1", "s2"]
+    pairs = [(True, True), (True, False), (False, False)]
+    assert a.answers == 3 and a.observed == pytest.approx(2 / 3)
+    assert a.kappa == pytest.approx(_kappa_by_hand(pairs))
+    assert a.exact_match == pytest.approx(1 / 2) and (a.conflicts, a.adjudicated) == (1, 1)
+
+
+def test_an_annotator_s_latest_answer_on_a_span_is_the_one_compared():
+    ds = [decision("NP:0-2", True, "ann"), decision("NP:0-2", True, "bob")]
+    row = sentence_agreement("s", work_by_annotator(ds, []), SPANS)
+    assert (row.shared, row.agreed) == (1, 1)
+    assert isinstance(next(iter(work_by_annotator(ds, []).values())), AnnotatorWork)
