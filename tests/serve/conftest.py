@@ -81,6 +81,13 @@ class LiveServer:
         self.server.server_close()
 
 
+@pytest.fixture(scope="session")
+def live_server_class():
+    """:class:`LiveServer` for tests that serve an application of their own (a test module importing
+    ``conftest`` may get another folder's conftest, whichever was imported first)."""
+    return LiveServer
+
+
 @pytest.fixture(scope="module")
 def live_server(store_path):
     from ranker.serve.app import create_app

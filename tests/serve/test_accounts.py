@@ -108,7 +108,7 @@ def test_decisions_are_the_signed_in_accounts_and_only_adjudicators_adjudicate(a
     assert r.status_code == 302 and r.headers["Location"].endswith(f"/sentence?id={test_sentence}")
     page = ann.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
     assert 'id="signed-in">ann<' in page and 'name="who"' not in page
-    key = re.search(r'<tr data-key="([^"]+)">', page).group(1)
+    key = re.search(r'<tr data-key="([^"]+)"', page).group(1)
     token = _token(page)
     assert ann.post("/decide", data={"id": test_sentence, "key": key, "accept": "1", "token": token}).status_code == 302
     r = ann.post("/who", data={"who": "boss", "token": token})   # no taking another's name

@@ -176,12 +176,14 @@ def test_read_only_serves_pages_refuses_posts_and_leaves_the_file_alone(store_pa
     assert hashlib.sha256(store_path.read_bytes()).hexdigest() == digest
 
 
-def _stored_left(store_path, sid) -> int:
-    """How many candidates the stored decisions on ``sid`` leave (read from the store itself)."""
+def _stored_left(store_path, sid, who: str | None = None) -> int:
+    """How many candidates the stored decisions on ``sid`` leave (read from the store itself);
+    with ``who``, that annotator's own (each annotator disambiguates for themselves)."""
     from ranker.sources.discriminants import forest_spans, remaining_mask
 
     with Store.open(store_path, readonly=True) as st:
-        return int(remaining_mask(forest_spans(st.forest(sid).candidates), st.decisions(sid)).sum())
+        own = [d for d in st.decisions(sid) if who is None or d.who == who]
+        return int(remaining_mask(forest_spans(st.forest(sid).candidates), own).sum())
 
 
 def _clear(store_path, sid) -> None:
@@ -190,42 +192,46 @@ def _clear(store_path, sid) -> None:
             pass
 
 
-def test_two_annotators_answering_one_sentence_from_stale_pages_never_leave_no_candidate(app, store_path,
-                                                                                       test_sentence):
-    """Both load the page, then answer every discriminant on it at once, one accepting, one rejecting."""
+def test_one_annotator_answering_one_sentence_from_two_stale_pages_never_leaves_no_candidate(app, store_path,
+                                                                                           test_sentence):
+    """Two sessions of one annotator (the same name: two browsers, two tabs) load the page, then answer
+    every discriminant on it at once, one accepting, one rejecting. (Two annotators' answers are each
+    their own: a conflict between them is adjudicated, tests/serve/test_team.py.)"""
     keys = re.findall(r'data-key="([^"]+)"', app.test_client().get(
         "/sentence", query_string={"id": test_sentence}).get_data(as_text=True))
     assert len(keys) >= 4
-    codes = {"ann": [], "bob": []}
+    codes = {"1": [], "0": []}
 
-    def annotate(name: str, accept: str):
+    def annotate(accept: str):
         client = app.test_client()
         token = _token(client, f"/sentence?id={test_sentence}")
-        client.post("/who", data={"who": name, "token": token})
+        client.post("/who", data={"who": "ann", "token": token})
         for key in keys:   # all from the page as first loaded
             r = client.post("/decide", data={"id": test_sentence, "key": key, "accept": accept, "token": token})
-            codes[name].append(r.status_code)
+            codes[accept].append(r.status_code)
 
-    threads = [threading.Thread(target=annotate, args=a) for a in (("ann", "1"), ("bob", "0"))]
+    threads = [threading.Thread(target=annotate, args=(a,)) for a in ("1", "0")]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert set(codes["ann"] + codes["bob"]) <= {302, 409} and 409 in codes["ann"] + codes["bob"]
+    assert set(codes["1"] + codes["0"]) <= {302, 409} and 409 in codes["1"] + codes["0"]
     with Store.open(store_path, readonly=True) as st:
         stored = st.decisions(test_sentence)
     # every answer the server took is stored, and together they leave at least one candidate
-    assert len(stored) == (codes["ann"] + codes["bob"]).count(302)
-    assert _stored_left(store_path, test_sentence) >= 1
+    assert len(stored) == (codes["1"] + codes["0"]).count(302) and {d.who for d in stored} == {"ann"}
+    assert _stored_left(store_path, test_sentence, "ann") >= 1
     _clear(store_path, test_sentence)
 
 
 def test_an_answer_from_a_stale_page_that_would_leave_nothing_is_refused_with_the_page(app, store_path,
                                                                                      test_sentence):
-    ann, bob = app.test_client(), app.test_client()
-    html = bob.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)   # bob's page
+    ann, bob = app.test_client(), app.test_client()   # two browsers of one annotator, "ann"
+    html = bob.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)   # the second's page
     key = re.search(r'data-key="([^"]+)"', html).group(1)
     ann_token, bob_token = _token(ann, f"/sentence?id={test_sentence}"), _token(bob, f"/sentence?id={test_sentence}")
+    for client, token in ((ann, ann_token), (bob, bob_token)):
+        client.post("/who", data={"who": "ann", "token": token})
     assert ann.post("/decide", data={"id": test_sentence, "key": key, "accept": "1",
                                      "token": ann_token}).status_code == 302
     r = bob.post("/decide", data={"id": test_sentence, "key": key, "accept": "0", "token": bob_token})
@@ -233,9 +239,9 @@ def test_an_answer_from_a_stale_page_that_would_leave_nothing_is_refused_with_th
     assert r.status_code == 409
     # the page as it is now, the conflict named: ann's answer stands, bob's is not stored
     assert 'id="conflict"' in page and key in page and "answer refused" in page
-    assert _remaining(page) == _stored_left(store_path, test_sentence) >= 1
+    assert _remaining(page) == _stored_left(store_path, test_sentence, "ann") >= 1
     with Store.open(store_path, readonly=True) as st:
-        assert [(d.accept, d.who) for d in st.decisions(test_sentence)] == [(True, "anonymous")]
+        assert [(d.accept, d.who) for d in st.decisions(test_sentence)] == [(True, "ann")]
     # the same answer again is no discriminant either: refused, nothing stored twice
     assert ann.post("/decide", data={"id": test_sentence, "key": key, "accept": "1",
                                      "token": ann_token}).status_code == 409
@@ -369,6 +375,9 @@ def test_two_sessions_over_http_answering_one_sentence_at_once_leave_a_candidate
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
         page = opener.open(url, timeout=30).read().decode()
         token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+        # one annotator in two browsers (two annotators' work is each their own)
+        opener.open(f"{live_server.url}/who", data=urllib.parse.urlencode(
+            {"who": "ann", "token": token}).encode(), timeout=30).read()
         keys_from.extend(re.findall(r'data-key="([^"]+)"', page))
         for key in list(keys_from):
             data = urllib.parse.urlencode({"id": test_sentence, "key": key, "accept": accept,
@@ -387,7 +396,7 @@ def test_two_sessions_over_http_answering_one_sentence_at_once_leave_a_candidate
     assert set(codes) <= {200, 409} and codes.count(200) >= 1
     with Store.open(store_path, readonly=True) as st:
         assert len(st.decisions(test_sentence)) == codes.count(200)
-    assert _stored_left(store_path, test_sentence) >= 1
+    assert _stored_left(store_path, test_sentence, "ann") >= 1
     _clear(store_path, test_sentence)
 
 
@@ -617,6 +626,7 @@ def test_decisions_that_leave_no_candidate_never_count_the_sentence_done(store_p
     with Store.open(store_path) as st:   # written behind the page's back, as an older server did
         st.add_decision(test_sentence, Decision("ZZZ", 0, 1, True, "old", "2026-11-20T10:00:00Z"))
     client = create_app(store_path).test_client()
+    client.post("/who", data={"who": "old", "token": _token(client)})   # the page shows one's own decisions
     page = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
     assert _remaining(page) == 0 and "no discriminant left" in page
     listing = client.get("/sentences?corpus=treebank&split=test").get_data(as_text=True)

@@ -9,7 +9,6 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 from test_browser import _remaining, chromium
-from conftest import LiveServer
 
 from ranker.store import Store
 
@@ -95,14 +94,14 @@ def test_a_name_set_in_the_browser_survives_its_restart(live_server, store_path,
 
 
 @pytest.fixture(scope="module")
-def team_server(store_path, tmp_path_factory):
+def team_server(store_path, tmp_path_factory, live_server_class):
     from ranker.serve.users import add_user
     from ranker.serve.app import create_app
 
     users = tmp_path_factory.mktemp("team") / "team.users"
     add_user(users, "ann", "ann-secret-1")
     add_user(users, "boss", "boss-secret-1", role="adjudicator")
-    srv = LiveServer(create_app(store_path, users=users))
+    srv = live_server_class(create_app(store_path, users=users))
     yield srv
     srv.close()
 

@@ -43,7 +43,7 @@ def _remaining(html) -> int:
 
 
 def _keys(html):
-    return re.findall(r'<tr data-key="([^"]+)">', html)
+    return re.findall(r'<tr data-key="([^"]+)"', html)
 
 
 def _decide(client, sid, key, accept, token):

@@ -71,7 +71,7 @@ def test_with_accounts_the_command_serves_and_attributes_to_the_account(store_pa
                 "next": re.search(r'name="next" value="([^"]+)"', page).group(1)}
         page = opener.open(f"{base}/login", data=urllib.parse.urlencode(form).encode(), timeout=30).read().decode()
         assert 'id="signed-in">ann<' in page
-        key = re.search(r'<tr data-key="([^"]+)">', page).group(1)
+        key = re.search(r'<tr data-key="([^"]+)"', page).group(1)
         data = {"id": test_sentence, "key": key, "accept": "1",
                 "token": re.search(r'name="token" value="([^"]+)"', page).group(1)}
         opener.open(f"{base}/decide", data=urllib.parse.urlencode(data).encode(), timeout=30).read()

@@ -107,12 +107,15 @@ def _decide_racing(path, who, accept, rounds, barrier, left):
 
 @pytest.mark.slow
 def test_two_processes_deciding_one_sentence_at_once_never_leave_no_candidate(path):
-    """Regression: two answers checked against pages loaded before each other's left 0 candidates."""
+    """Regression: two answers checked against pages loaded before each other's left 0 candidates.
+
+    Two processes of one annotator (each annotator's answers are checked against their own; two
+    annotators' conflicts are adjudicated, tests/sources/test_adjudication.py)."""
     ctx = multiprocessing.get_context("spawn")
     barrier, manager = ctx.Barrier(2), ctx.Manager()
     left = manager.list()
     procs = [ctx.Process(target=_decide_racing, args=(path, who, accept, 15, barrier, left))
-             for who, accept in (("ann", True), ("bob", False))]
+             for who, accept in (("ann", True), ("ann", False))]
     for p in procs:
         p.start()
     for p in procs:
@@ -219,3 +222,21 @@ def test_a_checkpoint_puts_the_decisions_in_the_store_file_and_a_backup_is_one_f
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("b.")) == ["b.sqlite"]
     with Store.open(tmp_path / "b.sqlite", readonly=True) as b:
         assert b.decisions(S.id) == [_d("NP", 2, 7), _d("PP", 4, 7, False)]
+
+
+def test_decide_checks_an_answer_against_its_own_annotators_decisions_only(path):
+    """Each annotator disambiguates for themselves: bob may reject what ann accepted (a conflict to
+    adjudicate), but ann may not contradict herself."""
+    from ranker.sources.discriminants import DecisionRefused, decide, discriminants, remaining_mask
+
+    spans = _spans()
+    d = discriminants(spans)[0]
+    with Store.open(path) as st:
+        decide(st, S.id, spans, _d(d.label, d.start, d.end, True, "ann"))
+        decide(st, S.id, spans, _d(d.label, d.start, d.end, False, "bob"))
+        with pytest.raises(DecisionRefused):
+            decide(st, S.id, spans, _d(d.label, d.start, d.end, False, "ann"))
+        got = st.decisions(S.id)
+        assert [(x.who, x.accept) for x in got] == [("ann", True), ("bob", False)]
+        for who in ("ann", "bob"):
+            assert remaining_mask(spans, [x for x in got if x.who == who]).sum() >= 1
