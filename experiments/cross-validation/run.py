@@ -30,25 +30,8 @@ from pathlib import Path
 from ranker.errors import RankerError
 from ranker.pipeline.config import load_config
 from ranker.pipeline.experiment import RANKERS, run_experiment
-from ranker.pipeline.folds import TREEBANK_FILES, cross_validation_folds, fold_config, fold_order, ranges
-
-#: Report counts kept per fold in summary.json (what the fold trained on).
-FOLD_COUNTS = ("training sentences kept", "features after cut-off")
-#: Typed fields of the log-linear fit kept per fold (report.json "fits", ranker.models.summary).
-FOLD_FIT = ("sigma2", "optimizer", "iterations", "converged")
-
-
-def fold_record(k: int, report) -> dict:
-    """What summary.json keeps of fold ``k``'s report: counts, the fit, and per metric every
-    ranker's error reduction, score and phi with the bounds (a :class:`~ranker.pipeline.report.Report`)."""
-    fit = report.fits.get("loglinear") or {}
-    return ({"fold": k, "counts": {c: v for c, v in report.counts.items() if c in FOLD_COUNTS},
-             "fit": {f: fit.get(f) for f in FOLD_FIT}}
-            | {m: {r: t.rankers[r].error_reduction for r in RANKERS} | {"upper": t.upper, "lower": t.lower}
-               | {f"{r}_score": t.rankers[r].score for r in RANKERS}
-               | {f"{r}_phi": t.rankers[r].phi for r in RANKERS}
-               for m, t in report.metrics.items()})
-
+from ranker.pipeline.folds import (TREEBANK_FILES, cross_validation_folds, fold_config, fold_order,
+                                   fold_record, ranges)
 
 def metric_names(results: list[dict]) -> list[str]:
     """The metrics of the fold results (every key but the fold's number and counts)."""

@@ -109,3 +109,26 @@ def fold_config(base, fold: Fold):
         base, data=data,
         experiment=dataclasses.replace(base.experiment, name=f"{base.experiment.name}-fold{fold.k}"),
         report=dataclasses.replace(base.report, learning_curve=()))
+
+
+#: Report counts kept per fold (what the fold trained on).
+FOLD_COUNTS = ("training sentences kept", "features after cut-off")
+#: Typed fields of the log-linear fit kept per fold (report.json "fits", ranker.models.summary).
+FOLD_FIT = ("sigma2", "optimizer", "iterations", "converged")
+
+
+def fold_record(k: int, report) -> dict:
+    """What a cross-validation's summary keeps of fold ``k``'s :class:`~ranker.pipeline.report.Report`.
+
+    Its counts (:data:`FOLD_COUNTS`), the log-linear fit (:data:`FOLD_FIT`) and, per metric, every
+    ranker's error reduction, score and phi with the metric's bounds: plain JSON values.
+    """
+    from .experiment import RANKERS
+
+    fit = report.fits.get("loglinear") or {}
+    return ({"fold": k, "counts": {c: v for c, v in report.counts.items() if c in FOLD_COUNTS},
+             "fit": {f: fit.get(f) for f in FOLD_FIT}}
+            | {m: {r: t.rankers[r].error_reduction for r in RANKERS} | {"upper": t.upper, "lower": t.lower}
+               | {f"{r}_score": t.rankers[r].score for r in RANKERS}
+               | {f"{r}_phi": t.rankers[r].phi for r in RANKERS}
+               for m, t in report.metrics.items()})
