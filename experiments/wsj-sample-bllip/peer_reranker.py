@@ -178,7 +178,9 @@ def run_fold(progs: PeerPrograms, work: Path, nbest_files: Sequence[Path], train
     """Train the peer on ``train``'s lists with ``dev`` as its development part, rerank ``test``'s.
 
     Writes ``work/best-parses.mrg`` (the chosen test trees, one per line, root ``S1``) last, so a
-    fold whose file exists is done. Returns seconds per step and the lists per part.
+    fold whose file exists is done, and keeps the peer's model (``features.gz``, ``weights.gz``), its
+    logs and the test lists; the other parts' lists and feature counts are deleted. Returns seconds
+    per step and the lists per part.
     """
     work.mkdir(parents=True, exist_ok=True)
     parts = {"train": train, "dev": dev, "test": test}
@@ -204,5 +206,8 @@ def run_fold(progs: PeerPrograms, work: Path, nbest_files: Sequence[Path], train
          f"> {work}/best-parses.tmp && mv {work}/best-parses.tmp {work}/best-parses.mrg",
          work / "best-parses.log", env)
     seconds["select"] = time.perf_counter() - t
+    # what a rerun of best-parses needs stays (features.gz, weights.gz, test.nbest); the bulk goes
     shutil.rmtree(trees)
+    for name in ("train.nbest", "dev.nbest", "train.gz", "dev.gz", "test.gz"):
+        (work / name).unlink(missing_ok=True)
     return {"seconds": seconds, "lists": counts}
