@@ -129,6 +129,17 @@ def test_a_target_missed_says_by_how_much(tmp_path):
     assert "- phi at least 20%: met (phi = 50.0%)" in md
 
 
+def test_without_the_peer_the_summary_pools_the_rankers_and_sets_no_target(tmp_path):
+    cv = _load("cross_validate")
+    _fold(tmp_path, 2, {"first": [0, 1], "heidorn": [0, 1], "heidorn_tuned": [0, 1], "loglinear": [1, 1],
+                        "oracle": [1, 1]})
+    s = cv.write_summary(tmp_path, 10, load_params("COLLINS"), 100, 0)
+    assert s["pooled"]["folds"] == [2] and "peer" not in s["pooled"]["f"]
+    assert "targets" not in s["pooled"] and "p_vs_peer" not in s["folds"][0]
+    assert s["pooled"]["phi"]["loglinear"] == pytest.approx(100.0)     # first 4 of 6, oracle and log-linear 6
+    assert "Targets" not in (tmp_path / "summary.md").read_text()
+
+
 @pytest.mark.slow
 def test_a_bad_fold_is_a_one_line_error_with_exit_2(tmp_path):
     out = subprocess.run([sys.executable, str(HERE / "cross_validate.py"), "--only", "12", "--out",
