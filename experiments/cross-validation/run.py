@@ -30,56 +30,8 @@ from pathlib import Path
 from ranker.errors import RankerError
 from ranker.pipeline.config import load_config
 from ranker.pipeline.experiment import RANKERS, run_experiment
-
-FILES = [f"wsj_{i:04d}" for i in range(1, 200)]
-#: Report counts kept per fold in summary.json (what the fold trained on).
-FOLD_COUNTS = ("training sentences kept", "features after cut-off")
-#: Typed fields of the log-linear fit kept per fold (report.json "fits", ranker.models.summary).
-FOLD_FIT = ("sigma2", "optimizer", "iterations", "converged")
-
-
-def folds(n: int) -> list[list[str]]:
-    """``n`` folds of consecutive files, sizes differing by at most one."""
-    size, extra = divmod(len(FILES), n)
-    out, start = [], 0
-    for k in range(n):
-        end = start + size + (1 if k < extra else 0)
-        out.append(FILES[start:end])
-        start = end
-    return out
-
-
-def ranges(files: list[str]) -> str:
-    """Consecutive runs of files as document ranges (``wsj_0001-0019 wsj_0040-0199``)."""
-    nums = sorted(int(f[4:]) for f in files)
-    parts, a = [], nums[0]
-    for prev, cur in zip(nums, nums[1:] + [None]):
-        if cur != prev + 1:
-            parts.append(f"wsj_{a:04d}-{prev:04d}")
-            a = cur
-    return " ".join(parts)
-
-
-def fold_order(only: str | None, n: int) -> list[int]:
-    """The folds to run, in order: ``--only 7,8,0`` or every fold from 0.
-
-    Raises
-    ------
-    RankerError
-        If a fold is not a number in 0..n-1 or is named twice.
-    """
-    if only is None:
-        return list(range(n))
-    out = []
-    for part in only.split(","):
-        part = part.strip()
-        if not part.isdigit() or int(part) >= n:
-            raise RankerError(f"--only: fold {part!r} is not a number from 0 to {n - 1}")
-        if int(part) in out:
-            raise RankerError(f"--only: fold {part} is named twice")
-        out.append(int(part))
-    return out
-
+from ranker.pipeline.folds import (TREEBANK_FILES, cross_validation_folds, fold_config, fold_order,
+                                   fold_record, ranges)
 
 def metric_names(results: list[dict]) -> list[str]:
     """The metrics of the fold results (every key but the fold's number and counts)."""
@@ -163,26 +115,13 @@ def main(argv=None) -> int:
     base = load_config(args.config)
     if args.store:
         base = dataclasses.replace(base, experiment=dataclasses.replace(base.experiment, store=args.store))
-    fs = folds(args.folds)
+    fs = cross_validation_folds(TREEBANK_FILES, args.folds)
     results = []
     for k in fold_order(args.only, args.folds):
-        test, held = fs[k], fs[(k + 1) % args.folds]
-        train = [f for j, f in enumerate(fs) if j not in (k, (k + 1) % args.folds) for f in f]
-        data = dataclasses.replace(base.data, train=ranges(train), heldout=ranges(held),
-                                   test=ranges(test))
-        cfg = dataclasses.replace(base, data=data, experiment=dataclasses.replace(
-            base.experiment, name=f"{base.experiment.name}-fold{k}"),
-            report=dataclasses.replace(base.report, learning_curve=()))
-        print(f"fold {k}: test {ranges(test)}, held-out {ranges(held)}", flush=True)
-        report = run_experiment(cfg, Path(args.out) / f"fold{k}", progress=False)
-        fit = report.fits.get("loglinear") or {}
-        results.append({"fold": k, "counts": {c: v for c, v in report.counts.items() if c in FOLD_COUNTS},
-                        "fit": {f: fit.get(f) for f in FOLD_FIT}}
-                       | {m: {r: t.rankers[r].error_reduction for r in RANKERS} | {
-                           "upper": t.upper, "lower": t.lower}
-                          | {f"{r}_score": t.rankers[r].score for r in RANKERS}
-                          | {f"{r}_phi": t.rankers[r].phi for r in RANKERS}
-                          for m, t in report.metrics.items()})
+        fold = fs[k]
+        print(f"fold {k}: test {ranges(fold.test)}, held-out {ranges(fold.heldout)}", flush=True)
+        report = run_experiment(fold_config(base, fold), Path(args.out) / f"fold{k}", progress=False)
+        results.append(fold_record(k, report))
         write_summary(results, Path(args.out), args.folds)
     print((Path(args.out) / "summary.md").read_text())
     return 0

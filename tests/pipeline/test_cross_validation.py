@@ -1,4 +1,5 @@
-"""The cross-validation's folds, fold order and summary (experiments/cross-validation/run.py)."""
+"""The cross-validation's summary and its bad-fold message (experiments/cross-validation/run.py; the
+folds themselves: tests/pipeline/test_folds.py)."""
 import importlib.util
 import json
 import subprocess
@@ -25,23 +26,6 @@ def _fold(k, mph_er, mph_phi, sigma2):
     return {"fold": k, "counts": {"training sentences kept": 1200 + k},
             "fit": {"sigma2": sigma2, "optimizer": "cg", "iterations": 50, "converged": True},
             "mph": row, "deps_untyped": dict(row) | {"loglinear_phi": None}}
-
-
-def test_folds_cut_the_199_files_into_consecutive_runs_that_cover_each_file_once():
-    cv = _cv()
-    fs = cv.folds(10)
-    assert [len(f) for f in fs] == [20] * 9 + [19]
-    assert [f for fold in fs for f in fold] == cv.FILES
-    assert cv.ranges(fs[0] + fs[3]) == "wsj_0001-0020 wsj_0061-0080"
-
-
-def test_only_gives_the_folds_in_the_order_named_and_rejects_bad_ones():
-    cv = _cv()
-    assert cv.fold_order(None, 10) == list(range(10))
-    assert cv.fold_order("7, 8,0", 10) == [7, 8, 0]
-    for bad in ("10", "3,3", "x", "-1"):
-        with pytest.raises(RankerError, match="--only"):
-            cv.fold_order(bad, 10)
 
 
 def test_summary_gives_mean_and_sd_of_error_reduction_and_phi_and_a_row_per_fold(tmp_path):
