@@ -141,6 +141,11 @@ def evaluate(args: argparse.Namespace) -> dict:
     from ..evaluation.inputs import EvaluationInputError
 
     check_options(args)
+    from ..evaluation.schemes_native import evaluate_native
+
+    out = evaluate_native(args)         # the compiled path; None where it does not apply
+    if out is not None:
+        return {"scheme": args.scheme, **out}
     pairs = _pairs(args)
     try:
         out = SCHEMES.get(args.scheme, "--scheme")(args, pairs)

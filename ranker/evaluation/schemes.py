@@ -26,10 +26,14 @@ DEFAULTS = ScoringSettings()
 DEFAULT_HEAD_RULES = {"mph": DEFAULTS.mph_head_rules, "deps": DEFAULTS.head_rules}
 
 
-def evalb(args, pairs) -> dict:
-    """EVALB (``args.param``, a parameter file or shipped name); a failed test tree is an input error."""
+def evalb(args, pairs, acc: BracketAccumulator | None = None) -> dict:
+    """EVALB (``args.param``, a parameter file or shipped name); a failed test tree is an input error.
+
+    ``acc``: counts already summed (by the compiled path, :mod:`.schemes_native`) that ``pairs``
+    add to; every scheme takes one.
+    """
     params = load_params(args.param or DEFAULTS.evalb_param)
-    acc = BracketAccumulator()
+    acc = acc or BracketAccumulator()
     for _, g, tl, t in pairs:
         if t is None:
             acc.add(BracketCounts(score_evalb(g, g, params).gold, 0, 0, 0), parsed=False)
@@ -42,9 +46,9 @@ def evalb(args, pairs) -> dict:
     return acc.result().as_dict()
 
 
-def parseval(args, pairs) -> dict:
+def parseval(args, pairs, acc: BracketAccumulator | None = None) -> dict:
     """PARSEVAL after Black et al.'s erasures, with their sentence-averaged figures."""
-    acc, black = BracketAccumulator(), ParsevalAccumulator()
+    acc, black = acc or BracketAccumulator(), ParsevalAccumulator()
     for _, g, tl, t in pairs:
         c = score_parseval(g, t, erase=True)
         acc.add(c, parsed=t is not None)
@@ -57,23 +61,23 @@ def parseval(args, pairs) -> dict:
     return out
 
 
-def mph(args, pairs) -> dict:
+def mph(args, pairs, acc: BracketAccumulator | None = None) -> dict:
     """Maximal projections of heads (Ringger et al.), heads by ``args.head_rules``."""
     from ..trees.heads import HeadRules
 
     rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["mph"])
-    acc = BracketAccumulator()
+    acc = acc or BracketAccumulator()
     for _, g, tl, t in pairs:
         acc.add(score_mph(g, t, rules), parsed=t is not None)
     return acc.result().as_dict()
 
 
-def flat(args, pairs) -> dict:
+def flat(args, pairs, acc: FlatAccumulator | None = None) -> dict:
     """Gaizauskas et al.'s flattened keys: recall and conformance against the gold's key."""
     from ..trees.flatten import FlattenRules
 
     rules = None if args.keys_as_given else FlattenRules.load(args.flatten_rules or DEFAULTS.flatten_rules)
-    acc = FlatAccumulator()
+    acc = acc or FlatAccumulator()
     for gl, g, tl, t in pairs:
         key = g if rules is None else flat_key(g, rules)
         if key is None:
@@ -82,7 +86,7 @@ def flat(args, pairs) -> dict:
     return acc.result().as_dict()
 
 
-def deps(args, pairs) -> dict:
+def deps(args, pairs, acc: DependencyAccumulator | None = None) -> dict:
     """Typed and untyped head-dependency F; gold pairs may be CoNLL sentences.
 
     The output names both sides' dependencies (``gold_dependencies``, ``test_dependencies``): a
@@ -95,7 +99,7 @@ def deps(args, pairs) -> dict:
     labels_name = args.relation_labels or DEFAULTS.relation_labels
     rules = HeadRules.load(rules_name)
     labels = RelationLabels.load(labels_name)
-    acc = DependencyAccumulator()
+    acc = acc or DependencyAccumulator()
     from_file = False
     for gl, g, tl, t in pairs:
         if hasattr(g, "deps"):  # a ConllSentence

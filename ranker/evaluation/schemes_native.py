@@ -1,0 +1,323 @@
+"""``ranker evaluate`` under the evalb, mph and deps schemes in compiled code (``schemes_kernel.c``).
+
+Why: the reference scorers (:mod:`.schemes`) read every tree into Python objects and rebuild it
+for each transform, 0.3-1 ms a pair, where users score whole development sets in loops. The
+kernel reads both files' lines into flat arrays and counts in one pass; it is built and cached
+like the EVALB kernel (:mod:`.kernels`).
+
+Nothing here is a second definition of a scheme. What depends on label strings is decided by
+the reference's own functions once per distinct label and handed to the kernel as tables
+(:class:`_Tables`): base labels and function tags (:mod:`ranker.trees.transforms`), the head table's
+passes and categories (:class:`~ranker.trees.heads.HeadRules`), each relation-label pattern's
+verdict on each label (:func:`ranker.trees.dependencies._matches`), EVALB's parameter lists and
+label cut (:mod:`.evalb_params`, :func:`.evalb.cut_label`). What depends on structure is the
+kernel's, and tests compare its counts with the reference's on real data. Pairs the kernel does
+not decide alone (anything but one well-formed Penn tree per line, different words, a length
+difference EVALB's quote rule would mend) are scored by the reference, pair by pair; if one of
+them is an error, the whole file pair goes to the reference, which reports the error exactly
+as it always does (the first one in file order).
+
+The fast path applies to one-tree-per-line GOLD and TEST files in Penn notation (not a ``.dp``
+gold, not ``--notation black``, no EVALB ``EQ_WORD``); :func:`evaluate_native` returns ``None``
+otherwise, and the caller runs the reference.
+"""
+from __future__ import annotations
+
+import ctypes
+from array import array
+
+from .kernels import load_kernel
+
+#: The schemes the kernel counts (``schemes_kernel.c``'s SCHEME_* numbers by position).
+NATIVE_SCHEMES = ("evalb", "mph", "deps")
+REC = 8                      # int32 fields of one record, as schemes_kernel.c lays them out
+_DEFER = 2
+CHUNK_BYTES = 1 << 20        # gold bytes scored at a time: memory stays flat whatever the file size
+
+# label flags, as schemes_kernel.c numbers them
+F_NONE, F_PUNCT, F_HEADPUNCT, F_COORD, F_PP, F_SBJ, F_CCONJ, F_EMPTY = 1, 2, 4, 8, 16, 32, 64, 128
+F_EVDEL, F_EVLEN, F_EVQUOTE, F_EVBDEL = 256, 512, 1024, 2048
+
+_DIRECTIONS = {"left": 0, "right": 1, "leftdis": 2, "rightdis": 3, "leftexcept": 4, "rightexcept": 5}
+_PSEUDO = {"@tag": -1, "@phrase": -2, "@node": -3, "@word": -4, "@same": -5}
+
+_lib: ctypes.CDLL | None | bool = False
+
+
+def kernel() -> ctypes.CDLL | None:
+    """The compiled kernel with its functions declared; ``None`` without one."""
+    global _lib
+    if _lib is not False:
+        return _lib
+    lib = _lib = load_kernel("schemes_kernel.c")
+    if lib is None:
+        return None
+    p, i32, lng = ctypes.c_void_p, ctypes.c_int32, ctypes.c_long
+    lib.sk_new.restype = p
+    lib.sk_new.argtypes = []
+    lib.sk_free.argtypes = [p]
+    lib.sk_label.restype = i32
+    lib.sk_label.argtypes = [p, ctypes.c_char_p, i32]
+    lib.sk_labels.restype = i32
+    lib.sk_labels.argtypes = [p, ctypes.POINTER(p), ctypes.POINTER(p), ctypes.POINTER(p)]
+    lib.sk_intern.restype = i32
+    lib.sk_intern.argtypes = [p, ctypes.c_char_p, lng, ctypes.c_char_p, lng, lng]
+    lib.sk_score.restype = lng
+    lib.sk_score.argtypes = [p, ctypes.c_int, ctypes.c_char_p, lng, ctypes.c_char_p, lng, lng,
+                             p, p, p, p, p, p, i32, i32, p, i32, p, p, i32, i32, p]
+    lib.sk_totals.restype = lng
+    lib.sk_totals.argtypes = [p, lng, p]
+    return lib
+
+
+def _ptr(a: array) -> int:
+    return a.buffer_info()[0] if len(a) else 0
+
+
+class _Tables:
+    """The kernel's handle and the label tables of one run, grown as new labels are read."""
+
+    def __init__(self, lib, scheme: str, args):
+        from ..trees.transforms import PUNCT_TAGS
+
+        self.lib, self.scheme = lib, scheme
+        self.handle = lib.sk_new()
+        if not self.handle:
+            raise MemoryError("evaluation kernel: out of memory")
+        self.punct = PUNCT_TAGS
+        self.names: list[str] = []
+        self.params = self.rules = self.relations = None
+        self.eq = array("i")
+        if scheme == "evalb":
+            from .evalb_params import load_params
+            from .schemes import DEFAULTS
+
+            self.params = load_params(args.param or DEFAULTS.evalb_param)
+            self.eq = array("i", [self.intern(x) for pair in self.params.eq_labels for x in pair])
+        else:
+            from ..trees.heads import HeadRules
+            from .schemes import DEFAULT_HEAD_RULES, DEFAULTS
+
+            self.rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES[scheme])
+            self.categories = {c: self.intern(c) for passes in self.rules.rules.values()
+                               for p in passes for c in p.categories if c not in _PSEUDO}
+            if scheme == "deps":
+                from ..trees.dependencies import RelationLabels
+
+                self.relations = RelationLabels.load(args.relation_labels or DEFAULTS.relation_labels)
+        self.size = -1
+        self._arrays()
+
+    def intern(self, s: str) -> int:
+        b = s.encode("utf-8")
+        i = self.lib.sk_label(self.handle, b, len(b))
+        if i < 0:
+            raise MemoryError("evaluation kernel: out of memory")
+        return i
+
+    def close(self) -> None:
+        self.lib.sk_free(self.handle)
+        self.handle = None
+
+    def _read_names(self) -> int:
+        text, off, length = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        n = self.lib.sk_labels(self.handle, ctypes.byref(text), ctypes.byref(off), ctypes.byref(length))
+        if n > len(self.names):
+            offs = (ctypes.c_int32 * n).from_address(off.value)
+            lens = (ctypes.c_int32 * n).from_address(length.value)
+            for i in range(len(self.names), n):
+                self.names.append(ctypes.string_at(text.value + offs[i], lens[i]).decode("utf-8"))
+        return n
+
+    def sync(self) -> None:
+        """Tables for every label interned so far (the derived base and cut labels interned too)."""
+        from ..trees.transforms import base_label
+
+        from .evalb import cut_label
+
+        done = len(self.names)
+        while self._read_names() > done:
+            new = self.names[done:]
+            done = len(self.names)
+            for name in new:                 # derived labels are labels too (ids for the tables)
+                self.intern(base_label(name))
+                if self.params is not None:
+                    self.intern(cut_label(name))
+        if len(self.names) != self.size:
+            self._arrays()
+
+    def _arrays(self) -> None:
+        from ..trees.transforms import base_label, function_tags
+
+        from .evalb import cut_label
+
+        self._read_names()
+        names, ids = self.names, {n: i for i, n in enumerate(self.names)}
+        self.size = len(names)
+        flags = array("i", [0] * len(names))
+        self.base = array("i", [ids[base_label(n)] if base_label(n) in ids else i for i, n in enumerate(names)])
+        self.cut = array("i", [0] * len(names))
+        p = self.params
+        for i, n in enumerate(names):
+            f = (F_NONE * (n == "-NONE-") | F_PUNCT * (n in self.punct) | F_PP * (n == "PP")
+                 | F_EMPTY * (n == "") | F_CCONJ * (base_label(n) in ("CC", "CONJP"))
+                 | F_SBJ * ("SBJ" in function_tags(n)))
+            if self.rules is not None:
+                f |= F_HEADPUNCT * (n in self.rules.punctuation) | F_COORD * (n in self.rules.coordination)
+            if p is not None:
+                c = cut_label(n)
+                self.cut[i] = ids.get(c, i)
+                f |= (F_EVDEL * (n in p.delete_labels) | F_EVLEN * (n in p.delete_labels_for_length)
+                      | F_EVQUOTE * (n in p.quote_labels)
+                      | F_EVBDEL * bool(p.delete_labels and p.deletes_bracket(c)))
+            flags[i] = f
+        self.flags = flags
+        self.hoff, self.hprog = array("i", [0] * len(names)), array("i")
+        if self.rules is not None:
+            self._head_program(names)
+        self.rl, self.pat, self.patword = array("i"), bytearray(), bytearray()
+        self.empty_rel = self.root_rel = 0
+        if self.relations is not None:
+            self._relation_tables(names)
+
+    def _head_program(self, names) -> None:
+        from ..trees.heads import HeadRule
+        from ..trees.transforms import base_label
+
+        rules, at = self.rules.rules, {}
+        default = (HeadRule("left", ()),)
+        for i, n in enumerate(names):
+            passes = rules.get(base_label(n)) or rules.get("*") or default
+            if passes not in at:
+                at[passes] = len(self.hprog)
+                self.hprog.append(len(passes))
+                for p in passes:
+                    self.hprog.extend([_DIRECTIONS[p.direction], len(p.categories)])
+                    self.hprog.extend(_PSEUDO[c] if c in _PSEUDO else self.categories[c] for c in p.categories)
+            self.hoff[i] = at[passes]
+
+    def _relation_tables(self, names) -> None:
+        from ..trees.dependencies import _matches
+        from ..trees.tree import Node
+
+        relation_ids = {"": 0, "root": 1}
+        self.empty_rel, self.root_rel = 0, 1
+        probes = [Node(n, (0,), 0, 1) for n in names]
+        verdicts: dict = {}
+        for k, r in enumerate(self.relations.rules):
+            rel = relation_ids.setdefault(r.relation, len(relation_ids))
+            self.rl.extend([rel, {None: 0, "before": 1, "after": 2}[r.side], r.nth, int(r.coord),
+                            int(r.nosubj), 3 * k, 3 * k + 1, 3 * k + 2])
+            for alts in (r.parent, r.head, r.dependent):
+                row = verdicts.get(alts)
+                if row is None:
+                    row = verdicts[alts] = bytes(_matches(alts, probe) for probe in probes)
+                self.pat += row
+                self.patword.append(_matches(alts, 0))
+
+    def score(self, gold: bytes, test: bytes, lines: int) -> array:
+        """The records of ``lines`` line pairs (REC int32 each)."""
+        lib = self.lib
+        if lib.sk_intern(self.handle, gold, len(gold), test, len(test), lines) < 0:
+            raise MemoryError("evaluation kernel: out of memory")
+        self.sync()
+        rec = array("i", bytes(4 * REC * max(lines, 1)))
+        done = lib.sk_score(self.handle, NATIVE_SCHEMES.index(self.scheme), gold, len(gold), test,
+                            len(test), lines, _ptr(self.flags), _ptr(self.base), _ptr(self.hoff),
+                            _ptr(self.hprog), _ptr(self.cut), _ptr(self.eq), len(self.eq) // 2,
+                            int(self.params.labeled) if self.params is not None else 1,
+                            _ptr(self.rl), len(self.rl) // 8,
+                            ctypes.c_char_p(bytes(self.pat)), ctypes.c_char_p(bytes(self.patword)),
+                            self.empty_rel, self.root_rel, _ptr(rec))
+        if done < 0:
+            raise MemoryError("evaluation kernel: out of memory")
+        return rec
+
+
+def _first_line(path) -> str | None:
+    """The first non-blank line of a file (decoded), or None if it has none."""
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if line.strip():
+                return line
+    return None
+
+
+def evaluate_native(args) -> dict | None:
+    """``ranker evaluate``'s figures for ``args`` from the kernel, or ``None`` where it does not apply.
+
+    ``None`` also when the files cannot be paired or a pair is an error: the reference then
+    raises its error, word for word.
+    """
+    from ..errors import RankerError
+
+    if args.scheme not in NATIVE_SCHEMES or args.notation != "penn":
+        return None
+    lib = kernel()
+    if lib is None:
+        return None
+    from .evalb_files import LineBlocks, check_files
+    from .inputs import is_conll_path, one_tree_per_line
+
+    if args.scheme == "deps" and is_conll_path(args.gold):
+        return None
+    try:
+        if not check_files(args.gold, args.test):
+            return None
+        firsts = [_first_line(p) for p in (args.gold, args.test)]
+    except (RankerError, OSError):
+        return None
+    if firsts[0] is None or not all(f is None or one_tree_per_line(f) for f in firsts):
+        return None
+    try:
+        tables = _Tables(lib, args.scheme, args)
+    except (RankerError, OSError, ValueError):
+        return None                   # a bad rule or parameter file: the reference says so
+    try:
+        if tables.params is not None and tables.params.eq_words:
+            return None
+        sums = array("q", bytes(8 * 18))
+        deferred: list[tuple[int, bytes, bytes]] = []
+        line0 = 0
+        with LineBlocks(args.gold) as gold, LineBlocks(args.test) as test:
+            while g := gold.take_bytes(CHUNK_BYTES):
+                n = g.count(b"\n") + (0 if g.endswith(b"\n") else 1)
+                t = test.take_lines(n)
+                rec = tables.score(g, t, n)
+                block = array("q", bytes(8 * 18))
+                if lib.sk_totals(_ptr(rec), n, _ptr(block)):
+                    gl, tl = g.split(b"\n"), t.split(b"\n")
+                    deferred += [(line0 + i + 1, gl[i], tl[i]) for i in range(n) if rec[i * REC] == _DEFER]
+                for k in range(18):
+                    sums[k] += block[k]
+                line0 += n
+    finally:
+        tables.close()
+    return _figures(args, sums, deferred)
+
+
+def _figures(args, sums, deferred) -> dict | None:
+    """The scheme's figures: the kernel's sums plus the deferred pairs scored by the reference."""
+    from ..errors import RankerError
+    from ..registries import SCHEMES
+    from .inputs import tree_of_line
+
+    pairs = []
+    try:
+        for n, g, t in deferred:
+            pairs.append((n, tree_of_line(g.decode("utf-8"), args.gold, n, allow_no_parse=False), n,
+                          tree_of_line(t.decode("utf-8"), args.test, n)))
+        if args.scheme == "deps":
+            from .dependencies import DependencyAccumulator
+
+            acc = DependencyAccumulator()
+            acc.add_totals(sums[:9], sums[9:])
+        else:
+            from .summary import BracketAccumulator
+
+            acc = BracketAccumulator()
+            acc.add_totals(sums[:9])
+        return SCHEMES.get(args.scheme)(args, pairs, acc)
+    except (RankerError, ValueError):
+        return None                   # an error among them: the reference reports the first one
