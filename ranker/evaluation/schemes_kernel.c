@@ -111,13 +111,15 @@ static int32_t sym_id(Symbols *s, const char *p, int32_t n) {
 /* ---------------------------------------------------------------- trees */
 
 /* A tree as flat arrays: nodes in pre-order (node 0 the root), each with its children as a run of
- * `kid` entries: >= 0 a node, < 0 the word ~entry. Words are symbol ids by position. */
+ * `kid` entries: >= 0 a node, < 0 the word ~entry. Words are the bytes of the line, by position
+ * (compared, never interned: only labels have tables). */
 typedef struct { int32_t label, parent, start, end, kid0, nkid; } Node;
+typedef struct { const char *p; int32_t n; } Str;
 
 typedef struct {
     Node *node; int32_t nnode, capnode;
     int32_t *kid; int32_t nkid, capkid;
-    int32_t *word; int32_t nword, capword;
+    Str *word; int32_t nword, capword;
     int32_t *tmp; int32_t ntmp, captmp;     /* parser's pending children */
     int32_t *open; int32_t capopen;         /* parser's open nodes and their tmp marks */
 } Tree;
@@ -135,42 +137,61 @@ static int grow(void **buf, int32_t *cap, int64_t need, size_t size) {
 }
 #define GROW(t, field, capf, need) grow((void **)&(t)->field, &(t)->capf, (need), sizeof *(t)->field)
 
-static int is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-                                           || (c >= 0x1c && c <= 0x1f); }
+/* Byte classes of the reader: what Python's str.isspace() calls whitespace among ASCII bytes,
+ * the brackets, and the lead bytes of the non-ASCII spaces (checked where they occur). */
+enum { C_ATOM = 0, C_WS = 1, C_OPEN = 2, C_CLOSE = 3, C_HIGH = 4 };
+static unsigned char byte_class[256];
 
-/* Whether a line holds a byte sequence Python's str.split/regex \s would treat as whitespace but
- * this reader would not (non-ASCII spaces): such lines are deferred. */
+static void init_classes(void) {
+    if (byte_class[' ']) return;
+    const char *ws = " \t\n\v\f\r\x1c\x1d\x1e\x1f";
+    for (const char *c = ws; *c; c++) byte_class[(unsigned char)*c] = C_WS;
+    byte_class['('] = C_OPEN;
+    byte_class[')'] = C_CLOSE;
+    byte_class[0xC2] = byte_class[0xE1] = byte_class[0xE2] = byte_class[0xE3] = C_HIGH;
+}
+
+/* Whether the bytes at p start a character Python's str.split()/regex \s treats as whitespace
+ * (U+0085, U+00A0, U+1680, U+2000-200A, U+2028/9, U+202F, U+205F, U+3000): such lines are deferred. */
 static int odd_space(const unsigned char *p, const unsigned char *end) {
-    for (; p < end; p++) {
-        if (*p < 0x80) continue;
-        if (p + 1 < end && p[0] == 0xC2 && (p[1] == 0x85 || p[1] == 0xA0)) return 1;
-        if (p + 2 < end && p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80) return 1;
-        if (p + 2 < end && p[0] == 0xE2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 ||
-                                                            p[2] == 0xA9 || p[2] == 0xAF)) return 1;
-        if (p + 2 < end && p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F) return 1;
-        if (p + 2 < end && p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80) return 1;
-    }
+    if (p + 1 < end && p[0] == 0xC2 && (p[1] == 0x85 || p[1] == 0xA0)) return 1;
+    if (p + 2 < end && p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80) return 1;
+    if (p + 2 < end && p[0] == 0xE2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 ||
+                                                        p[2] == 0xA9 || p[2] == 0xAF)) return 1;
+    if (p + 2 < end && p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F) return 1;
+    if (p + 2 < end && p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80) return 1;
     return 0;
+}
+
+/* The end of the atom at p, or NULL when a non-ASCII space is met (the line is deferred). */
+static const char *atom_end(const char *p, const char *end) {
+    while (p < end) {
+        unsigned char k = byte_class[(unsigned char)*p];
+        if (k == C_ATOM) { p++; continue; }
+        if (k != C_HIGH) break;
+        if (odd_space((const unsigned char *)p, (const unsigned char *)end)) return NULL;
+        p++;
+    }
+    return p;
 }
 
 /* Read one line as exactly one Penn tree (a bracket's first token is its label when it is not a
  * bracket): 0 read, 1 not exactly one well-formed tree (deferred), 2 blank, -1 out of memory. */
-static int read_tree(Tree *t, const char *p, const char *end, Symbols *labels, Symbols *words) {
+static int read_tree(Tree *t, const char *p, const char *end, Symbols *labels) {
     t->nnode = t->nkid = t->nword = t->ntmp = 0;
-    if (odd_space((const unsigned char *)p, (const unsigned char *)end)) return 1;
     int32_t depth = 0, trees = 0;
     int32_t empty_label = -1;
     while (p < end) {
-        unsigned char c = (unsigned char)*p;
-        if (is_ws(c)) { p++; continue; }
-        if (c == '(') {
+        unsigned char c = byte_class[(unsigned char)*p];
+        if (c == C_WS) { p++; continue; }
+        if (c == C_OPEN) {
             if (depth == 0 && trees) return 1;           /* a second tree on the line */
             p++;
-            while (p < end && is_ws((unsigned char)*p)) p++;
+            while (p < end && byte_class[(unsigned char)*p] == C_WS) p++;
             int32_t label;
             if (p < end && *p != '(' && *p != ')') {
                 const char *s = p;
-                while (p < end && !is_ws((unsigned char)*p) && *p != '(' && *p != ')') p++;
+                if (!(p = atom_end(p, end))) return 1;
                 label = sym_id(labels, s, (int32_t)(p - s));
             } else {
                 if (empty_label < 0) empty_label = sym_id(labels, "", 0);
@@ -190,7 +211,7 @@ static int read_tree(Tree *t, const char *p, const char *end, Symbols *labels, S
             depth++;
             /* children pushed after this node's own entry in tmp belong to it: mark after it */
             t->open[2 * (depth - 1) + 1] = t->ntmp;
-        } else if (c == ')') {
+        } else if (c == C_CLOSE) {
             if (!depth) return 1;
             depth--;
             int32_t id = t->open[2 * depth], mark = t->open[2 * depth + 1];
@@ -209,12 +230,11 @@ static int read_tree(Tree *t, const char *p, const char *end, Symbols *labels, S
         } else {
             if (!depth) return 1;                         /* text outside any bracket */
             const char *s = p;
-            while (p < end && !is_ws((unsigned char)*p) && *p != '(' && *p != ')') p++;
-            int32_t w = sym_id(words, s, (int32_t)(p - s));
-            if (w < 0) return -1;
+            if (!(p = atom_end(p, end))) return 1;
             if (GROW(t, word, capword, t->nword + 1) || GROW(t, tmp, captmp, t->ntmp + 1)) return -1;
             t->tmp[t->ntmp++] = ~t->nword;
-            t->word[t->nword++] = w;
+            t->word[t->nword].p = s;
+            t->word[t->nword++].n = (int32_t)(p - s);
         }
     }
     if (depth) return 1;
@@ -406,7 +426,7 @@ static int32_t crossings(const Span *g, int32_t ng, const Span *t, int32_t nt) {
 /* ---------------------------------------------------------------- the handle */
 
 typedef struct {
-    Symbols labels, words;
+    Symbols labels;
     Tree g, t, g2, t2, g3, t3;
     unsigned char *keep; int32_t capkeep;
     int32_t *a, *b, *c, *d, *e, *f; int32_t capa, capb, capc, capd, cape, capf;
@@ -422,7 +442,6 @@ void sk_free(void *hp) {
     Handle *h = hp;
     if (!h) return;
     free(h->labels.text); free(h->labels.off); free(h->labels.len); free(h->labels.slot);
-    free(h->words.text); free(h->words.off); free(h->words.len); free(h->words.slot);
     free_tree(&h->g); free_tree(&h->t); free_tree(&h->g2); free_tree(&h->t2); free_tree(&h->g3); free_tree(&h->t3);
     free(h->keep); free(h->a); free(h->b); free(h->c); free(h->d); free(h->e); free(h->f);
     free(h->gs); free(h->ts); free(h->sc.cat); free(h->sc.pre);
@@ -431,7 +450,6 @@ void sk_free(void *hp) {
 
 /* Intern a label (for the tables' category and base-label strings). */
 int32_t sk_label(void *hp, const char *p, int32_t n) { return sym_id(&((Handle *)hp)->labels, p, n); }
-int32_t sk_word(void *hp, const char *p, int32_t n) { return sym_id(&((Handle *)hp)->words, p, n); }
 
 /* The labels interned so far: count, and the text/offsets/lengths for Python to read. */
 int32_t sk_labels(void *hp, const char **text, const int32_t **off, const int32_t **len) {
@@ -445,19 +463,10 @@ static const char *line_end(const char *p, const char *end) {
     return q ? q : end;
 }
 
-/* Read every line pair once so that all their labels are interned (tables are made for them
- * before scoring). Returns the number of labels; -1 out of memory. */
-int32_t sk_intern(void *hp, const char *gold, long glen, const char *test, long tlen, long lines) {
-    Handle *h = hp;
-    const char *gp = gold, *ge = gold + glen, *tp = test, *te = test + tlen;
-    for (long i = 0; i < lines; i++) {
-        const char *gl = line_end(gp, ge), *tl = line_end(tp, te);
-        if (read_tree(&h->g, gp, gl, &h->labels, &h->words) < 0) return -1;
-        if (read_tree(&h->t, tp, tl, &h->labels, &h->words) < 0) return -1;
-        gp = gl < ge ? gl + 1 : ge;
-        tp = tl < te ? tl + 1 : te;
-    }
-    return h->labels.n;
+static int same_words(const Str *a, const Str *b, int32_t n) {
+    for (int32_t i = 0; i < n; i++)
+        if (a[i].n != b[i].n || memcmp(a[i].p, b[i].p, (size_t)a[i].n)) return 0;
+    return 1;
 }
 
 /* ---- evalb: EvalbSide of evalb.py over a tree; spans in `out`, returns kept words (-1 memory) */
@@ -469,14 +478,14 @@ typedef struct {
     int32_t neq, labeled;
 } Evalb;
 
-static int evalb_side(Handle *h, const Tree *t, const Evalb *ev, int32_t **words, int32_t *capw, int32_t *nw,
+static int evalb_side(Handle *h, const Tree *t, const Evalb *ev, Str **words, int32_t *capw, int32_t *nw,
                       int32_t *length, Span **sp, int32_t *capsp, int32_t **lab, int32_t *caplab, int32_t *nsp,
                       int *quote) {
     /* pre-order walk; brackets take [words before, words before the close) */
     *nw = 0; *length = 0; *nsp = 0; *quote = 0;
     if (GROW(h, e, cape, t->nnode + 1)) return -1;
     int32_t *bid = h->e;   /* node -> bracket index or -1 */
-    if (grow((void **)words, capw, t->nword + 1, sizeof(int32_t)) || grow((void **)sp, capsp, t->nnode + 1, sizeof(Span)) ||
+    if (grow((void **)words, capw, t->nword + 1, sizeof(Str)) || grow((void **)sp, capsp, t->nnode + 1, sizeof(Span)) ||
         grow((void **)lab, caplab, t->nnode + 1, sizeof(int32_t))) return -1;
     /* words kept before each word position, for the spans */
     if (GROW(h, f, capf, t->nword + 1)) return -1;
@@ -530,12 +539,12 @@ static int label_comp(const Evalb *ev, int32_t a, int32_t b) {
 static int score_evalb(Handle *h, const Tree *g, const Tree *t, const Evalb *ev, int32_t *rec) {
     int32_t gn, tn, glen, tlen, ngs, nts;
     int gq, tq;
-    if (evalb_side(h, g, ev, &h->a, &h->capa, &gn, &glen, &h->gs, &h->capgs, &h->c, &h->capc, &ngs, &gq)) return -1;
+    if (evalb_side(h, g, ev, &h->g3.word, &h->g3.capword, &gn, &glen, &h->gs, &h->capgs, &h->c, &h->capc, &ngs, &gq)) return -1;
     if (!t) { rec[R_GOLD] = gn ? ngs : 0; return 0; }
-    if (evalb_side(h, t, ev, &h->b, &h->capb, &tn, &tlen, &h->ts, &h->capts, &h->d, &h->capd, &nts, &tq)) return -1;
+    if (evalb_side(h, t, ev, &h->t3.word, &h->t3.capword, &tn, &tlen, &h->ts, &h->capts, &h->d, &h->capd, &nts, &tq)) return -1;
     if (!tn) return 0;                                  /* skip: zeros */
     if (gn != tn) { rec[R_STATUS] = ST_DEFER; return 0; }   /* quotes to mend, or an error */
-    for (int32_t i = 0; i < gn; i++) if (h->a[i] != h->b[i]) { rec[R_STATUS] = ST_DEFER; return 0; }
+    if (!same_words(h->g3.word, h->t3.word, gn)) { rec[R_STATUS] = ST_DEFER; return 0; }
     int32_t m = 0;
     if (GROW(h, f, capf, nts + 1)) return -1;
     memset(h->f, 0, (size_t)nts * sizeof(int32_t));
@@ -612,7 +621,7 @@ static int score_mph(Handle *h, const Tree *g, const Tree *t, const Heads *hd, i
     if (!t) return 0;
     int32_t tn = mph_side(h, t, &h->t2, hd, &h->t3, &h->ts, &h->capts, &nts);
     if (tn < 0) return -1;
-    if (gn != tn || memcmp(h->g3.word, h->t3.word, (size_t)gn * sizeof(int32_t))) { rec[R_STATUS] = ST_DEFER; return 0; }
+    if (gn != tn || !same_words(h->g3.word, h->t3.word, gn)) { rec[R_STATUS] = ST_DEFER; return 0; }
     rec[R_TEST] = nts;
     rec[R_CROSSING] = crossings(h->gs, ngs, h->ts, nts);
     rec[R_MATCHED] = multiset_matches(h->gs, ngs, h->ts, nts);
@@ -710,10 +719,10 @@ static int score_deps(Handle *h, const Tree *g, const Tree *t, const Heads *hd, 
     for (int32_t i = 0; i < gn; i++) ns += scored[i];
     rec[R_GOLD] = ns; rec[R_TGOLD] = ns;
     if (!t) return 0;
-    if (gn) memcpy(h->g3.word, gt->word, (size_t)gn * sizeof(int32_t));
+    if (gn) memcpy(h->g3.word, gt->word, (size_t)gn * sizeof(Str));
     int32_t tn = dep_side(h, t, &h->t2, hd, &tt);
     if (tn < 0) return -1;
-    if (tn != gn || (gn && memcmp(h->g3.word, tt->word, (size_t)gn * sizeof(int32_t)))) { rec[R_STATUS] = ST_DEFER; return 0; }
+    if (tn != gn || !same_words(h->g3.word, tt->word, gn)) { rec[R_STATUS] = ST_DEFER; return 0; }
     int32_t m = 0, tm = 0;
     if (GROW(h, e, cape, tn + 1)) return -1;
     int32_t *tgov = h->e;
@@ -738,8 +747,12 @@ static int score_deps(Handle *h, const Tree *g, const Tree *t, const Heads *hd, 
     return 0;
 }
 
-/* Score `lines` line pairs under `scheme` into rec (REC int32 each). Returns lines done, -1 memory. */
+/* Score line pairs under `scheme` into rec (REC int32 each), from the state {line, gold offset,
+ * test offset} to `lines`. A line that brings a label the tables do not cover yet (the tables are
+ * for labels 0..nlabels-1) stops the call with the state at that line: its labels are interned,
+ * the caller extends the tables and calls again. Returns the lines done so far, -1 memory. */
 long sk_score(void *hp, int scheme, const char *gold, long glen, const char *test, long tlen, long lines,
+              int64_t *state, int32_t nlabels,
               const int32_t *flags, const int32_t *base, const int32_t *hoff, const int32_t *hprog,
               const int32_t *cut, const int32_t *eq, int32_t neq, int32_t labeled,
               const int32_t *rules, int32_t nrules, const unsigned char *pat, const unsigned char *patword,
@@ -747,18 +760,23 @@ long sk_score(void *hp, int scheme, const char *gold, long glen, const char *tes
     Handle *h = hp;
     Heads hd = { hoff, hprog, flags, base };
     Evalb ev = { flags, cut, eq, neq, labeled };
-    Relations rl = { rules, nrules, h->labels.n, pat, patword, empty_rel, root_rel };
-    const char *gp = gold, *ge = gold + glen, *tp = test, *te = test + tlen;
-    for (long i = 0; i < lines; i++) {
+    Relations rl = { rules, nrules, nlabels, pat, patword, empty_rel, root_rel };
+    const char *gp = gold + state[1], *ge = gold + glen, *tp = test + state[2], *te = test + tlen;
+    init_classes();
+    for (long i = state[0]; i < lines; i++) {
         int32_t *r = rec + REC * i;
         memset(r, 0, REC * sizeof(int32_t));
         const char *gl = line_end(gp, ge), *tl = line_end(tp, te);
-        int a = read_tree(&h->g, gp, gl, &h->labels, &h->words);
-        int b = read_tree(&h->t, tp, tl, &h->labels, &h->words);
+        int a = read_tree(&h->g, gp, gl, &h->labels);
+        int b = read_tree(&h->t, tp, tl, &h->labels);
+        if (a < 0 || b < 0) return -1;
+        if (h->labels.n > nlabels) {
+            state[0] = i; state[1] = gp - gold; state[2] = tp - test;
+            return i;
+        }
         gp = gl < ge ? gl + 1 : ge;
         tp = tl < te ? tl + 1 : te;
-        if (a < 0 || b < 0) return -1;
-        if (a != 0 || b == 1 || h->labels.n > rl.nlabels) { r[R_STATUS] = ST_DEFER; continue; }
+        if (a != 0 || b == 1) { r[R_STATUS] = ST_DEFER; continue; }
         const Tree *t = b == 2 ? NULL : &h->t;
         if (!t) r[R_STATUS] = ST_NOPARSE;
         int err = scheme == SCHEME_EVALB ? score_evalb(h, &h->g, t, &ev, r)
@@ -766,6 +784,7 @@ long sk_score(void *hp, int scheme, const char *gold, long glen, const char *tes
                 : score_deps(h, &h->g, t, &hd, &rl, r);
         if (err) return -1;
     }
+    state[0] = lines; state[1] = gp - gold; state[2] = tp - test;
     return lines;
 }
 

@@ -60,10 +60,8 @@ def kernel() -> ctypes.CDLL | None:
     lib.sk_label.argtypes = [p, ctypes.c_char_p, i32]
     lib.sk_labels.restype = i32
     lib.sk_labels.argtypes = [p, ctypes.POINTER(p), ctypes.POINTER(p), ctypes.POINTER(p)]
-    lib.sk_intern.restype = i32
-    lib.sk_intern.argtypes = [p, ctypes.c_char_p, lng, ctypes.c_char_p, lng, lng]
     lib.sk_score.restype = lng
-    lib.sk_score.argtypes = [p, ctypes.c_int, ctypes.c_char_p, lng, ctypes.c_char_p, lng, lng,
+    lib.sk_score.argtypes = [p, ctypes.c_int, ctypes.c_char_p, lng, ctypes.c_char_p, lng, lng, p, i32,
                              p, p, p, p, p, p, i32, i32, p, i32, p, p, i32, i32, p]
     lib.sk_totals.restype = lng
     lib.sk_totals.argtypes = [p, lng, p]
@@ -216,22 +214,27 @@ class _Tables:
                 self.patword.append(_matches(alts, 0))
 
     def score(self, gold: bytes, test: bytes, lines: int) -> array:
-        """The records of ``lines`` line pairs (REC int32 each)."""
+        """The records of ``lines`` line pairs (REC int32 each).
+
+        The kernel stops at a line with a label new to the tables; they are extended and it goes on.
+        """
         lib = self.lib
-        if lib.sk_intern(self.handle, gold, len(gold), test, len(test), lines) < 0:
-            raise MemoryError("evaluation kernel: out of memory")
-        self.sync()
         rec = array("i", bytes(4 * REC * max(lines, 1)))
-        done = lib.sk_score(self.handle, NATIVE_SCHEMES.index(self.scheme), gold, len(gold), test,
-                            len(test), lines, _ptr(self.flags), _ptr(self.base), _ptr(self.hoff),
-                            _ptr(self.hprog), _ptr(self.cut), _ptr(self.eq), len(self.eq) // 2,
-                            int(self.params.labeled) if self.params is not None else 1,
-                            _ptr(self.rl), len(self.rl) // 8,
-                            ctypes.c_char_p(bytes(self.pat)), ctypes.c_char_p(bytes(self.patword)),
-                            self.empty_rel, self.root_rel, _ptr(rec))
-        if done < 0:
-            raise MemoryError("evaluation kernel: out of memory")
-        return rec
+        state = array("q", [0, 0, 0])
+        while True:
+            pat, patword = bytes(self.pat), bytes(self.patword)
+            done = lib.sk_score(self.handle, NATIVE_SCHEMES.index(self.scheme), gold, len(gold), test,
+                                len(test), lines, _ptr(state), self.size, _ptr(self.flags),
+                                _ptr(self.base), _ptr(self.hoff), _ptr(self.hprog), _ptr(self.cut),
+                                _ptr(self.eq), len(self.eq) // 2,
+                                int(self.params.labeled) if self.params is not None else 1,
+                                _ptr(self.rl), len(self.rl) // 8, pat, patword,
+                                self.empty_rel, self.root_rel, _ptr(rec))
+            if done < 0:
+                raise MemoryError("evaluation kernel: out of memory")
+            if done == lines:
+                return rec
+            self.sync()
 
 
 def _first_line(path) -> str | None:
