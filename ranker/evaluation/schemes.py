@@ -46,9 +46,10 @@ def evalb(args, pairs, acc: BracketAccumulator | None = None) -> dict:
     return acc.result().as_dict()
 
 
-def parseval(args, pairs, acc: BracketAccumulator | None = None) -> dict:
-    """PARSEVAL after Black et al.'s erasures, with their sentence-averaged figures."""
-    acc, black = acc or BracketAccumulator(), ParsevalAccumulator()
+def parseval(args, pairs, acc: BracketAccumulator | None = None,
+             black: ParsevalAccumulator | None = None) -> dict:
+    """PARSEVAL after Black et al.'s erasures, with their sentence-averaged figures (``black``: their sums so far)."""
+    acc, black = acc or BracketAccumulator(), black or ParsevalAccumulator()
     for _, g, tl, t in pairs:
         c = score_parseval(g, t, erase=True)
         acc.add(c, parsed=t is not None)

@@ -27,7 +27,7 @@
 
 enum { ST_OK = 0, ST_NOPARSE = 1, ST_DEFER = 2 };
 enum { R_STATUS, R_GOLD, R_TEST, R_MATCHED, R_CROSSING, R_TGOLD, R_TTEST, R_TMATCHED, REC };
-enum { SCHEME_EVALB = 0, SCHEME_MPH = 1, SCHEME_DEPS = 2 };
+enum { SCHEME_EVALB = 0, SCHEME_MPH = 1, SCHEME_DEPS = 2, SCHEME_PARSEVAL = 3 };
 
 /* label flags, from Python (schemes_native.py keeps the same numbers) */
 enum {
@@ -43,7 +43,17 @@ enum {
     F_EVLEN = 512,       /* EVALB: a DELETE_LABEL_FOR_LENGTH */
     F_EVQUOTE = 1024,    /* EVALB: a QUOTE_LABEL */
     F_EVBDEL = 2048,     /* EVALB: the cut label deletes the bracket */
+    /* Black et al.'s erasure (trees/black.py), on base labels */
+    F_PTB = 4096,        /* a PTB tag (_PTB_TAGS) */
+    F_VERB = 8192,       /* _VERB_TAGS */
+    F_ADVTAG = 16384,    /* _ADVERB_TAGS */
+    F_ADVPFX = 32768,    /* starts with ADV */
+    F_VPFX = 65536,      /* starts with V */
+    F_MD = 131072, F_TO = 262144, F_POS = 524288,
+    F_BPUNCT = 1048576,  /* punctuation or round brackets (_PUNCT_TAGS of black.py) */
 };
+/* word forms of Black et al.'s erasure (lower-cased), kinds set from Python */
+enum { W_AUX = 1, W_NOT = 2, W_TO = 4, W_ZERO = 8, W_POSS = 16 };
 
 /* ---------------------------------------------------------------- symbols */
 
@@ -106,6 +116,18 @@ static int32_t sym_id(Symbols *s, const char *p, int32_t n) {
     s->ntext += n;
     s->slot[h] = s->n + 1;
     return s->n++;
+}
+
+/* The id of [p, p+n) if interned, else -1. */
+static int32_t sym_find(const Symbols *s, const char *p, int32_t n) {
+    if (!s->nslot) return -1;
+    uint32_t mask = (uint32_t)(s->nslot - 1), h = hash_bytes(p, n) & mask;
+    while (s->slot[h]) {
+        int32_t id = s->slot[h] - 1;
+        if (s->len[id] == n && memcmp(s->text + s->off[id], p, (size_t)n) == 0) return id;
+        h = (h + 1) & mask;
+    }
+    return -1;
 }
 
 /* ---------------------------------------------------------------- trees */
@@ -425,8 +447,18 @@ static int32_t crossings(const Span *g, int32_t ng, const Span *t, int32_t nt) {
 
 /* ---------------------------------------------------------------- the handle */
 
+/* Per-word scratch of parseval's erasure. */
+typedef struct {
+    int32_t *holder, *kind;          /* per word: the node holding it, its form kinds */
+    unsigned char *er, *vb, *st;     /* per word: erased, erased as verbal, stranded adverb */
+    int32_t cap;
+} Words;
+
+
 typedef struct {
     Symbols labels;
+    Symbols forms; int32_t formkind[64]; unsigned char punctchar[256];
+    Words w;
     Tree g, t, g2, t2, g3, t3;
     unsigned char *keep; int32_t capkeep;
     int32_t *a, *b, *c, *d, *e, *f; int32_t capa, capb, capc, capd, cape, capf;
@@ -442,11 +474,23 @@ void sk_free(void *hp) {
     Handle *h = hp;
     if (!h) return;
     free(h->labels.text); free(h->labels.off); free(h->labels.len); free(h->labels.slot);
+    free(h->forms.text); free(h->forms.off); free(h->forms.len); free(h->forms.slot);
     free_tree(&h->g); free_tree(&h->t); free_tree(&h->g2); free_tree(&h->t2); free_tree(&h->g3); free_tree(&h->t3);
     free(h->keep); free(h->a); free(h->b); free(h->c); free(h->d); free(h->e); free(h->f);
+    free(h->w.holder); free(h->w.kind); free(h->w.er); free(h->w.vb); free(h->w.st);
     free(h->gs); free(h->ts); free(h->sc.cat); free(h->sc.pre);
     free(h);
 }
+
+/* A word form of Black et al.'s erasure and its kinds (W_*); an ASCII byte of _PUNCT_CHARS. */
+int32_t sk_form(void *hp, const char *p, int32_t n, int32_t kind) {
+    Handle *h = hp;
+    int32_t id = sym_id(&h->forms, p, n);
+    if (id < 0 || id >= 64) return -1;
+    h->formkind[id] |= kind;
+    return id;
+}
+void sk_punct_char(void *hp, int32_t c) { ((Handle *)hp)->punctchar[c & 255] = 1; }
 
 /* Intern a label (for the tables' category and base-label strings). */
 int32_t sk_label(void *hp, const char *p, int32_t n) { return sym_id(&((Handle *)hp)->labels, p, n); }
@@ -747,6 +791,182 @@ static int score_deps(Handle *h, const Tree *g, const Tree *t, const Heads *hd, 
     return 0;
 }
 
+/* ---- parseval: Black et al.'s erasures (trees/black.py) and constituent spans (parseval.py) */
+
+
+static int words_room(Words *w, int32_t n) {
+    if (n <= w->cap) return 0;
+    int32_t c = w->cap ? w->cap : 64;
+    while (c < n) c *= 2;
+    void *a = realloc(w->holder, (size_t)c * 4), *b = realloc(w->kind, (size_t)c * 4);
+    if (a) w->holder = a;
+    if (b) w->kind = b;
+    void *x = realloc(w->er, (size_t)c), *y = realloc(w->vb, (size_t)c), *z = realloc(w->st, (size_t)c);
+    if (x) w->er = x;
+    if (y) w->vb = y;
+    if (z) w->st = z;
+    if (!a || !b || !x || !y || !z) return -1;
+    w->cap = c;
+    return 0;
+}
+
+static void holders(const Tree *t, int32_t *holder) {
+    for (int32_t n = 0; n < t->nnode; n++)
+        for (int32_t k = 0; k < t->node[n].nkid; k++) {
+            int32_t c = t->kid[t->node[n].kid0 + k];
+            if (c < 0) holder[~c] = n;
+        }
+}
+
+/* Form kinds of every word (lower-cased); 1 when a word is not ASCII (the pair is deferred). */
+static int word_kinds(const Handle *h, const Tree *t, int32_t *kind) {
+    char buf[64];
+    for (int32_t i = 0; i < t->nword; i++) {
+        Str w = t->word[i];
+        kind[i] = 0;
+        for (int32_t k = 0; k < w.n; k++) if ((unsigned char)w.p[k] >= 0x80) return 1;
+        if (w.n > 63) continue;
+        for (int32_t k = 0; k < w.n; k++) buf[k] = (char)((w.p[k] >= 'A' && w.p[k] <= 'Z') ? w.p[k] + 32 : w.p[k]);
+        int32_t id = sym_find(&h->forms, buf, w.n);
+        if (id >= 0) kind[i] = h->formkind[id];
+    }
+    return 0;
+}
+
+/* erased_words of trees/black.py over the gold tree: er and vb per word. */
+static void erased_words(const Handle *h, const Tree *t, const int32_t *flags, const int32_t *base, Words *w) {
+    int32_t n = t->nword;
+    holders(t, w->holder);
+#define LAB(i) base[t->node[w->holder[i]].label]
+#define FL(i) flags[LAB(i)]
+#define TAGGED(i) is_pre(t, w->holder[i])
+#define PTB(i) (TAGGED(i) && (FL(i) & F_PTB))
+    for (int32_t i = 0; i < n; i++) { w->er[i] = 0; w->vb[i] = 0; }
+    for (int32_t i = 0; i < n; i++) {
+        int32_t kind = w->kind[i], f = FL(i), ptb = PTB(i);
+        int verbal_word = 0, aux = ptb ? ((f & F_MD) || ((f & F_VERB) && (kind & W_AUX))) : (kind & W_AUX) != 0;
+        if (kind & W_NOT) { w->vb[i] = 1; continue; }
+        int to = (kind & W_TO) && ((f & F_TO) || !ptb);
+        if (aux || to) {
+            /* verb_follows: scope = the word's phrase, outer = the phrase above it */
+            int32_t hn = w->holder[i], phrase = hn;
+            if (TAGGED(i)) phrase = t->node[hn].parent >= 0 ? t->node[hn].parent : hn;
+            int32_t above = t->node[phrase].parent >= 0 ? t->node[phrase].parent : phrase;
+            int32_t end = t->node[phrase].end;
+            if (i + 1 >= end) end = t->node[above].end;
+            int32_t j = i + 1;
+            while (j < end) {
+                int32_t fj = FL(j), kj = w->kind[j];
+                int adverb = (kj & W_NOT) || (PTB(j) ? (fj & F_ADVTAG) != 0 : (fj & F_ADVPFX) != 0);
+                if (!adverb) break;
+                j++;
+            }
+            if (j < end) {
+                int32_t fj = FL(j);
+                verbal_word = PTB(j) ? (fj & F_VERB) != 0 : ((TAGGED(j) && (fj & F_VPFX)) || (w->kind[j] & W_AUX));
+            }
+            if (verbal_word) { w->vb[i] = 1; continue; }
+        }
+        if ((f & F_NONE) || ((kind & W_ZERO) && TAGGED(i) && !ptb)) { w->er[i] = 1; continue; }
+        if ((f & F_POS) || (!ptb && (kind & W_POSS))) { w->er[i] = 1; continue; }
+        if (ptb) { if (f & F_BPUNCT) w->er[i] = 1; continue; }
+        Str s = t->word[i];
+        int all = 1;
+        for (int32_t k = 0; k < s.n && all; k++) all = h->punctchar[(unsigned char)s.p[k]];
+        if (all) w->er[i] = 1;
+    }
+    for (int32_t i = 0; i < n; i++) if (w->vb[i]) w->er[i] = 1;
+}
+
+/* The distinct spans of more than one word of black_erase(t, erasure): sorted into sp. */
+static int parseval_spans(Handle *h, const Tree *t, const int32_t *flags, const int32_t *base, Words *w,
+                          const unsigned char *er, const unsigned char *vb, Tree *d, Span **sp, int32_t *capsp,
+                          int32_t *nsp) {
+    *nsp = 0;
+    int32_t n = t->nword;
+    holders(t, w->holder);
+    unsigned char *keep = w->st;          /* reused below for the stranded flags of d's words */
+    if (GROW(h, f, capf, n + 1)) return -1;
+    int32_t *stranded_old = h->f;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t fl = FL(i);
+        int adverb = (fl & F_ADVTAG) || (!PTB(i) && (fl & F_ADVPFX));
+        stranded_old[i] = !er[i] && adverb && ((i > 0 && vb[i - 1]) || (i + 1 < n && vb[i + 1]));
+    }
+    for (int32_t i = 0; i < n; i++) keep[i] = !er[i];
+    int32_t kept = delete_words(t, keep, d);
+    if (kept < 0) return -1;
+    if (!kept) return 0;
+    /* stranded, by d's word numbers */
+    if (GROW(h, e, cape, kept + 1)) return -1;
+    for (int32_t i = 0, j = 0; i < n; i++) if (keep[i]) h->e[j++] = stranded_old[i];
+    int32_t *stranded = h->e;
+    int32_t nn = d->nnode;
+    if (GROW(h, a, capa, nn + 1) || GROW(h, b, capb, nn + 1) || grow((void **)sp, capsp, nn + 1, sizeof(Span))) return -1;
+    int32_t *start = h->a;                /* span start of each chain top, after adverb attachment */
+    for (int32_t x = 0; x < nn; x++) start[x] = d->node[x].start;
+    /* the R-children of each chain top are the children of its chain's bottom; walk every node
+     * with two or more children (a bottom) and attach a stranded word to the verbal node after it */
+    for (int32_t x = 0; x < nn; x++) {
+        const Node *b = &d->node[x];
+        if (b->nkid < 2) continue;
+        for (int32_t k = 0; k + 1 < b->nkid; k++) {
+            int32_t c = d->kid[b->kid0 + k], y = d->kid[b->kid0 + k + 1];
+            int32_t cw = c < 0 ? ~c : (d->node[c].end - d->node[c].start == 1 ? d->node[c].start : -1);
+            if (cw < 0 || !stranded[cw]) continue;
+            if (y < 0 || d->node[y].end - d->node[y].start < 2) continue;        /* a word, not a node */
+            if (!(flags[base[d->node[y].label]] & F_VPFX)) continue;
+            start[y] = cw;
+            k++;                          /* y is taken: the scan goes on after it */
+        }
+    }
+    for (int32_t x = 0; x < nn; x++) {
+        const Node *nd = &d->node[x];
+        int top = x == 0 || d->node[nd->parent].nkid >= 2;
+        if (!top || nd->end - start[x] < 2) continue;
+        (*sp)[*nsp].s = start[x]; (*sp)[*nsp].e = nd->end; (*nsp)++;
+    }
+    qsort(*sp, (size_t)*nsp, sizeof(Span), span_cmp);
+    int32_t u = 0;
+    for (int32_t i = 0; i < *nsp; i++)
+        if (!u || span_cmp(&(*sp)[u - 1], &(*sp)[i])) (*sp)[u++] = (*sp)[i];
+    *nsp = u;
+    return 0;
+#undef LAB
+#undef FL
+#undef TAGGED
+#undef PTB
+}
+
+static int score_parseval(Handle *h, const Tree *g, const Tree *t, const int32_t *flags, const int32_t *base,
+                          int32_t *rec) {
+    Words w = h->w;
+    int32_t n = g->nword, ngs, nts;
+    if (t && (t->nword != n || !same_words(g->word, t->word, n))) { rec[R_STATUS] = ST_DEFER; return 0; }
+    int room = words_room(&w, n + 1);
+    h->w = w;
+    if (room) return -1;
+    if (word_kinds(h, g, w.kind)) { rec[R_STATUS] = ST_DEFER; return 0; }
+    erased_words(h, g, flags, base, &w);
+    if (GROW(&h->g3, kid, capkid, n + 1) || GROW(&h->t3, kid, capkid, n + 1)) return -1;
+    unsigned char *er = (unsigned char *)h->g3.kid, *vb = (unsigned char *)h->t3.kid;
+    memcpy(er, w.er, (size_t)n);
+    memcpy(vb, w.vb, (size_t)n);
+    if (parseval_spans(h, g, flags, base, &w, er, vb, &h->g2, &h->gs, &h->capgs, &ngs)) return -1;
+    rec[R_GOLD] = ngs;
+    if (!t) return 0;
+    if (parseval_spans(h, t, flags, base, &w, er, vb, &h->t2, &h->ts, &h->capts, &nts)) return -1;
+    rec[R_TEST] = nts;
+    int32_t i = 0, j = 0, m = 0;
+    while (i < ngs && j < nts) {
+        int c = span_cmp(&h->gs[i], &h->ts[j]);
+        if (c == 0) { m++; i++; j++; } else if (c < 0) i++; else j++;
+    }
+    rec[R_MATCHED] = m;
+    rec[R_CROSSING] = crossings(h->gs, ngs, h->ts, nts);
+    return 0;
+}
+
 /* Score line pairs under `scheme` into rec (REC int32 each), from the state {line, gold offset,
  * test offset} to `lines`. A line that brings a label the tables do not cover yet (the tables are
  * for labels 0..nlabels-1) stops the call with the state at that line: its labels are interned,
@@ -781,6 +1001,7 @@ long sk_score(void *hp, int scheme, const char *gold, long glen, const char *tes
         if (!t) r[R_STATUS] = ST_NOPARSE;
         int err = scheme == SCHEME_EVALB ? score_evalb(h, &h->g, t, &ev, r)
                 : scheme == SCHEME_MPH ? score_mph(h, &h->g, t, &hd, r)
+                : scheme == SCHEME_PARSEVAL ? score_parseval(h, &h->g, t, flags, base, r)
                 : score_deps(h, &h->g, t, &hd, &rl, r);
         if (err) return -1;
     }

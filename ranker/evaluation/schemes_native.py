@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import ctypes
 from array import array
+from collections import Counter
 
 from .kernels import load_kernel
 
 #: The schemes the kernel counts (``schemes_kernel.c``'s SCHEME_* numbers by position).
-NATIVE_SCHEMES = ("evalb", "mph", "deps")
+NATIVE_SCHEMES = ("evalb", "mph", "deps", "parseval")
 REC = 8                      # int32 fields of one record, as schemes_kernel.c lays them out
 _DEFER = 2
 CHUNK_BYTES = 1 << 20        # gold bytes scored at a time: memory stays flat whatever the file size
@@ -37,6 +38,8 @@ CHUNK_BYTES = 1 << 20        # gold bytes scored at a time: memory stays flat wh
 # label flags, as schemes_kernel.c numbers them
 F_NONE, F_PUNCT, F_HEADPUNCT, F_COORD, F_PP, F_SBJ, F_CCONJ, F_EMPTY = 1, 2, 4, 8, 16, 32, 64, 128
 F_EVDEL, F_EVLEN, F_EVQUOTE, F_EVBDEL = 256, 512, 1024, 2048
+F_PTB, F_VERB, F_ADVTAG, F_ADVPFX, F_VPFX, F_MD, F_TO, F_POS, F_BPUNCT = (1 << k for k in range(12, 21))
+W_AUX, W_NOT, W_TO, W_ZERO, W_POSS = 1, 2, 4, 8, 16
 
 _DIRECTIONS = {"left": 0, "right": 1, "leftdis": 2, "rightdis": 3, "leftexcept": 4, "rightexcept": 5}
 _PSEUDO = {"@tag": -1, "@phrase": -2, "@node": -3, "@word": -4, "@same": -5}
@@ -58,6 +61,10 @@ def kernel() -> ctypes.CDLL | None:
     lib.sk_free.argtypes = [p]
     lib.sk_label.restype = i32
     lib.sk_label.argtypes = [p, ctypes.c_char_p, i32]
+    lib.sk_form.restype = i32
+    lib.sk_form.argtypes = [p, ctypes.c_char_p, i32, i32]
+    lib.sk_punct_char.restype = None
+    lib.sk_punct_char.argtypes = [p, i32]
     lib.sk_labels.restype = i32
     lib.sk_labels.argtypes = [p, ctypes.POINTER(p), ctypes.POINTER(p), ctypes.POINTER(p)]
     lib.sk_score.restype = lng
@@ -92,7 +99,7 @@ class _Tables:
 
             self.params = load_params(args.param or DEFAULTS.evalb_param)
             self.eq = array("i", [self.intern(x) for pair in self.params.eq_labels for x in pair])
-        else:
+        elif scheme in ("mph", "deps"):
             from ..trees.heads import HeadRules
             from .schemes import DEFAULT_HEAD_RULES, DEFAULTS
 
@@ -103,8 +110,28 @@ class _Tables:
                 from ..trees.dependencies import RelationLabels
 
                 self.relations = RelationLabels.load(args.relation_labels or DEFAULTS.relation_labels)
+        self.black = scheme == "parseval"
+        if self.black:
+            self._black_forms()
         self.size = -1
         self._arrays()
+
+    def _black_forms(self) -> None:
+        """Black et al.'s word forms and punctuation characters (trees/black.py) for the kernel."""
+        from ..trees import black
+
+        kinds: dict[str, int] = {}
+        for forms, kind in ((black._AUX_FORMS, W_AUX), (black._NOT_FORMS, W_NOT), (("to",), W_TO),
+                            (("0",), W_ZERO), (("'s", "'"), W_POSS)):
+            for f in forms:
+                kinds[f] = kinds.get(f, 0) | kind
+        for f, kind in kinds.items():
+            b = f.encode("utf-8")
+            if self.lib.sk_form(self.handle, b, len(b), kind) < 0:
+                raise MemoryError("evaluation kernel: out of memory")
+        for ch in black._PUNCT_CHARS:
+            if ch.isascii():                  # the kernel defers sentences with other words
+                self.lib.sk_punct_char(self.handle, ord(ch))
 
     def intern(self, s: str) -> int:
         b = s.encode("utf-8")
@@ -168,6 +195,8 @@ class _Tables:
                 f |= (F_EVDEL * (n in p.delete_labels) | F_EVLEN * (n in p.delete_labels_for_length)
                       | F_EVQUOTE * (n in p.quote_labels)
                       | F_EVBDEL * bool(p.delete_labels and p.deletes_bracket(c)))
+            if self.black:
+                f |= self._black_flags(base_label(n))
             flags[i] = f
         self.flags = flags
         self.hoff, self.hprog = array("i", [0] * len(names)), array("i")
@@ -177,6 +206,15 @@ class _Tables:
         self.empty_rel = self.root_rel = 0
         if self.relations is not None:
             self._relation_tables(names)
+
+    @staticmethod
+    def _black_flags(b: str) -> int:
+        from ..trees import black
+
+        return (F_PTB * (b in black._PTB_TAGS) | F_VERB * (b in black._VERB_TAGS)
+                | F_ADVTAG * (b in black._ADVERB_TAGS) | F_ADVPFX * b.startswith("ADV")
+                | F_VPFX * b.startswith("V") | F_MD * (b == "MD") | F_TO * (b == "TO")
+                | F_POS * (b == "POS") | F_BPUNCT * (b in black._PUNCT_TAGS))
 
     def _head_program(self, names) -> None:
         from ..trees.heads import HeadRule
@@ -282,6 +320,7 @@ def evaluate_native(args) -> dict | None:
             return None
         sums = array("q", bytes(8 * 18))
         deferred: list[tuple[int, bytes, bytes]] = []
+        sentences: Counter = Counter()    # parseval: how many sentences had each count
         line0 = 0
         with LineBlocks(args.gold) as gold, LineBlocks(args.test) as test:
             while g := gold.take_bytes(CHUNK_BYTES):
@@ -294,13 +333,16 @@ def evaluate_native(args) -> dict | None:
                     deferred += [(line0 + i + 1, gl[i], tl[i]) for i in range(n) if rec[i * REC] == _DEFER]
                 for k in range(18):
                     sums[k] += block[k]
+                if args.scheme == "parseval":
+                    sentences.update(tuple(rec[i * REC + 1:i * REC + 5]) for i in range(n)
+                                     if rec[i * REC] != _DEFER)
                 line0 += n
     finally:
         tables.close()
-    return _figures(args, sums, deferred)
+    return _figures(args, sums, deferred, sentences)
 
 
-def _figures(args, sums, deferred) -> dict | None:
+def _figures(args, sums, deferred, sentences) -> dict | None:
     """The scheme's figures: the kernel's sums plus the deferred pairs scored by the reference."""
     from ..errors import RankerError
     from ..registries import SCHEMES
@@ -321,6 +363,13 @@ def _figures(args, sums, deferred) -> dict | None:
 
             acc = BracketAccumulator()
             acc.add_totals(sums[:9])
+        if args.scheme == "parseval":
+            from .parseval import BracketCounts, ParsevalAccumulator
+
+            black = ParsevalAccumulator()
+            for counts, times in sentences.items():
+                black.add(BracketCounts(*counts), times)
+            return SCHEMES.get(args.scheme)(args, pairs, acc, black)
         return SCHEMES.get(args.scheme)(args, pairs, acc)
     except (RankerError, ValueError):
         return None                   # an error among them: the reference reports the first one
