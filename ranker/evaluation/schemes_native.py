@@ -315,31 +315,87 @@ def evaluate_native(args) -> dict | None:
         tables = _Tables(lib, args.scheme, args)
     except (RankerError, OSError, ValueError):
         return None                   # a bad rule or parameter file: the reference says so
+    if tables.params is not None and tables.params.eq_words:
+        tables.close()
+        return None
+    sums = array("q", bytes(8 * 18))
+    deferred: list[tuple[int, bytes, bytes]] = []
+    sentences: Counter = Counter()    # parseval: how many sentences had each count
+    for block_sums, block_deferred, block_sentences in _scored_blocks(args, tables):
+        for k in range(18):
+            sums[k] += block_sums[k]
+        deferred += block_deferred
+        sentences.update(block_sentences)
+    return _figures(args, sums, deferred, sentences)
+
+
+def _blocks(args):
+    """(first line number - 1, gold bytes, test bytes, lines) of each block of whole lines."""
+    from .evalb_files import LineBlocks
+
+    line0 = 0
+    with LineBlocks(args.gold) as gold, LineBlocks(args.test) as test:
+        while g := gold.take_bytes(CHUNK_BYTES):
+            n = g.count(b"\n") + (0 if g.endswith(b"\n") else 1)
+            yield line0, g, test.take_lines(n), n
+            line0 += n
+
+
+def _score_block(tables: _Tables, line0: int, g: bytes, t: bytes, n: int):
+    """A block's sums (as ``sk_totals``), its deferred pairs and (parseval) its sentences' counts."""
+    rec = tables.score(g, t, n)
+    sums = array("q", bytes(8 * 18))
+    deferred, sentences = [], Counter()
+    if tables.lib.sk_totals(_ptr(rec), n, _ptr(sums)):
+        gl, tl = g.split(b"\n"), t.split(b"\n")
+        deferred = [(line0 + i + 1, gl[i], tl[i]) for i in range(n) if rec[i * REC] == _DEFER]
+    if tables.scheme == "parseval":
+        sentences.update(tuple(rec[i * REC + 1:i * REC + 5]) for i in range(n) if rec[i * REC] != _DEFER)
+    return sums, deferred, sentences
+
+
+def _scored_blocks(args, tables: _Tables):
+    """Every block scored, in file order: on both cores when the files span several blocks.
+
+    The kernel runs without the interpreter lock (ctypes releases it), so two threads score two
+    blocks at once, each with its own handle and tables.
+    """
+    import os
+
     try:
-        if tables.params is not None and tables.params.eq_words:
-            return None
-        sums = array("q", bytes(8 * 18))
-        deferred: list[tuple[int, bytes, bytes]] = []
-        sentences: Counter = Counter()    # parseval: how many sentences had each count
-        line0 = 0
-        with LineBlocks(args.gold) as gold, LineBlocks(args.test) as test:
-            while g := gold.take_bytes(CHUNK_BYTES):
-                n = g.count(b"\n") + (0 if g.endswith(b"\n") else 1)
-                t = test.take_lines(n)
-                rec = tables.score(g, t, n)
-                block = array("q", bytes(8 * 18))
-                if lib.sk_totals(_ptr(rec), n, _ptr(block)):
-                    gl, tl = g.split(b"\n"), t.split(b"\n")
-                    deferred += [(line0 + i + 1, gl[i], tl[i]) for i in range(n) if rec[i * REC] == _DEFER]
-                for k in range(18):
-                    sums[k] += block[k]
-                if args.scheme == "parseval":
-                    sentences.update(tuple(rec[i * REC + 1:i * REC + 5]) for i in range(n)
-                                     if rec[i * REC] != _DEFER)
-                line0 += n
+        if os.path.getsize(args.gold) <= 2 * CHUNK_BYTES or (os.cpu_count() or 1) < 2:
+            for block in _blocks(args):
+                yield _score_block(tables, *block)
+            return
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        own, lock = threading.local(), threading.Lock()
+        spare, extra = [tables], []
+
+        def score(block):
+            t = getattr(own, "tables", None)
+            if t is None:                      # the first worker takes `tables`, the other its own
+                with lock:
+                    t = spare.pop() if spare else None
+                if t is None:
+                    t = _Tables(tables.lib, args.scheme, args)
+                    extra.append(t)
+                own.tables = t
+            return _score_block(t, *block)
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            pending = []
+            for block in _blocks(args):
+                pending.append(pool.submit(score, block))
+                if len(pending) > 2:           # two blocks in flight, one read ahead: flat memory
+                    yield pending.pop(0).result()
+            for f in pending:
+                yield f.result()
+        for t in extra:
+            t.close()
     finally:
         tables.close()
-    return _figures(args, sums, deferred, sentences)
 
 
 def _figures(args, sums, deferred, sentences) -> dict | None:
