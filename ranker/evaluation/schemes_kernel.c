@@ -27,7 +27,7 @@
 
 enum { ST_OK = 0, ST_NOPARSE = 1, ST_DEFER = 2 };
 enum { R_STATUS, R_GOLD, R_TEST, R_MATCHED, R_CROSSING, R_TGOLD, R_TTEST, R_TMATCHED, REC };
-enum { SCHEME_EVALB = 0, SCHEME_MPH = 1, SCHEME_DEPS = 2, SCHEME_PARSEVAL = 3 };
+enum { SCHEME_EVALB = 0, SCHEME_MPH = 1, SCHEME_DEPS = 2, SCHEME_PARSEVAL = 3, SCHEME_FLAT = 4 };
 
 /* label flags, from Python (schemes_native.py keeps the same numbers) */
 enum {
@@ -459,6 +459,7 @@ typedef struct {
     Symbols labels;
     Symbols forms; int32_t formkind[64]; unsigned char punctchar[256];
     Words w;
+    void *flat;                       /* flat's rewriting arena (Flat), made on first use */
     Tree g, t, g2, t2, g3, t3;
     unsigned char *keep; int32_t capkeep;
     int32_t *a, *b, *c, *d, *e, *f; int32_t capa, capb, capc, capd, cape, capf;
@@ -470,17 +471,6 @@ void *sk_new(void) { return calloc(1, sizeof(Handle)); }
 
 static void free_tree(Tree *t) { free(t->node); free(t->kid); free(t->word); free(t->tmp); free(t->open); }
 
-void sk_free(void *hp) {
-    Handle *h = hp;
-    if (!h) return;
-    free(h->labels.text); free(h->labels.off); free(h->labels.len); free(h->labels.slot);
-    free(h->forms.text); free(h->forms.off); free(h->forms.len); free(h->forms.slot);
-    free_tree(&h->g); free_tree(&h->t); free_tree(&h->g2); free_tree(&h->t2); free_tree(&h->g3); free_tree(&h->t3);
-    free(h->keep); free(h->a); free(h->b); free(h->c); free(h->d); free(h->e); free(h->f);
-    free(h->w.holder); free(h->w.kind); free(h->w.er); free(h->w.vb); free(h->w.st);
-    free(h->gs); free(h->ts); free(h->sc.cat); free(h->sc.pre);
-    free(h);
-}
 
 /* A word form of Black et al.'s erasure and its kinds (W_*); an ASCII byte of _PUNCT_CHARS. */
 int32_t sk_form(void *hp, const char *p, int32_t n, int32_t kind) {
@@ -967,6 +957,322 @@ static int score_parseval(Handle *h, const Tree *g, const Tree *t, const int32_t
     return 0;
 }
 
+/* ---- flat: Gaizauskas et al.'s flattened keys (trees/flatten.py) and constituents (flat.py) */
+
+/* A tree being rewritten: nodes with child lists in an arena (kid entries: >= 0 a node, < 0 the
+ * word ~i, i its position in the gold line). Rewrites append new lists; nothing is freed per pair. */
+typedef struct { int32_t label, kid0, nk; } PNode;
+typedef struct {
+    PNode *node; int32_t n, cap;
+    int32_t *kid; int32_t nkid, capkid;
+    int32_t *ser[2]; int32_t nser[2], capser[2];    /* serialisations of the last two trees */
+    int32_t *stack; int32_t capstack;
+    unsigned char *dp; int32_t capdp;
+} Flat;
+
+typedef struct {
+    const int32_t *rules;   /* per rule: parent, form (1 child marked, 2 parent marked, 3 X^), marked,
+                               number of child patterns, offset of the patterns in pats */
+    const int32_t *pats;    /* label ids; -1 "_", -2 "*" */
+    int32_t nrules, with_root, as_given;
+} FlatRules;
+enum { FR_PARENT, FR_FORM, FR_MARKED, FR_NPAT, FR_OFF, FR };
+#define P_ANY (-1)
+#define P_RUN (-2)
+#define FLAT_DEPTH 2000           /* deeper trees are deferred to the reference */
+
+static int32_t pnode(Flat *f, int32_t label, const int32_t *kids, int32_t nk) {
+    if (grow((void **)&f->node, &f->cap, f->n + 1, sizeof(PNode)) ||
+        grow((void **)&f->kid, &f->capkid, (int64_t)f->nkid + nk + 1, sizeof(int32_t))) return -1;
+    memmove(f->kid + f->nkid, kids, (size_t)nk * sizeof(int32_t));
+    f->node[f->n].label = label; f->node[f->n].kid0 = f->nkid; f->node[f->n].nk = nk;
+    f->nkid += nk;
+    return f->n++;
+}
+
+/* _matches: do labels[0..nl) match patterns[0..np) ("_" one child, "*" any run)? */
+static int pat_match(Flat *f, const int32_t *pat, int32_t np, const int32_t *labels, int32_t nl) {
+    int32_t w = nl + 1;
+    if (grow((void **)&f->dp, &f->capdp, (int64_t)(np + 1) * w, 1)) return -1;
+    unsigned char *m = f->dp;
+    for (int32_t p = np; p >= 0; p--)
+        for (int32_t k = nl; k >= 0; k--) {
+            unsigned char r;
+            if (p == np) r = k == nl;
+            else if (pat[p] == P_RUN) r = m[(p + 1) * w + k] || (k < nl && m[p * w + k + 1]);
+            else if (k < nl && (pat[p] == P_ANY || (labels[k] >= 0 && pat[p] == labels[k]))) r = m[(p + 1) * w + k + 1];
+            else r = 0;
+            m[p * w + k] = r;
+        }
+    return m[0];
+}
+
+/* The labels of a kid list (-3 for a word: no pattern label equals it). */
+static void kid_labels(const Flat *f, const int32_t *kids, int32_t nk, int32_t *out) {
+    for (int32_t k = 0; k < nk; k++) out[k] = kids[k] < 0 ? -3 : f->node[kids[k]].label;
+}
+
+/* _apply_rules at one node whose children are already rewritten: kids (in/out, in scratch).
+ * Returns 1 when the node's bracket is removed (its kids go to the parent), 0 kept, -1 memory. */
+static int apply_rules(Flat *f, const FlatRules *fr, int32_t label, int is_root, int32_t **kids, int32_t *nk,
+                       int32_t **buf, int32_t *capbuf) {
+    for (int32_t i = 0; i < fr->nrules; i++) {
+        const int32_t *r = fr->rules + FR * i;
+        if (r[FR_PARENT] != label) continue;
+        if (r[FR_FORM] == 3) { if (!is_root) return 1; continue; }
+        int32_t need = 3 * (*nk) + 3;
+        if (grow((void **)buf, capbuf, need, sizeof(int32_t))) return -1;
+        int32_t *labels = *buf, *out = *buf + *nk + 1;
+        kid_labels(f, *kids, *nk, labels);
+        const int32_t *pat = fr->pats + r[FR_OFF];
+        int32_t np = r[FR_NPAT];
+        if (r[FR_FORM] == 2) {
+            int m = pat_match(f, pat, np, labels, *nk);
+            if (m < 0) return -1;
+            if (!is_root && m) return 1;
+            continue;
+        }
+        int32_t mk = r[FR_MARKED], target = pat[mk], wild = 0;
+        for (int32_t j = 0; j < np; j++) wild |= pat[j] < 0;
+        /* which children are marked; then the marked ones give way to their children */
+        unsigned char any = 0;
+        int32_t nout = 0;
+        unsigned char *marked = (unsigned char *)(*buf + 2 * (*nk) + 2);
+        for (int32_t k = 0; k < *nk; k++) marked[k] = 0;
+        if (!wild) {
+            if (*nk == np) {
+                int eq = 1;
+                for (int32_t j = 0; j < np && eq; j++) eq = labels[j] == pat[j];
+                if (eq) { marked[mk] = 1; any = 1; }
+            }
+        } else {
+            for (int32_t k = 0; k < *nk; k++) {
+                if (labels[k] != target) continue;
+                int a = pat_match(f, pat, mk, labels, k);
+                if (a < 0) return -1;
+                if (!a) continue;
+                int b = pat_match(f, pat + mk + 1, np - mk - 1, labels + k + 1, *nk - k - 1);
+                if (b < 0) return -1;
+                if (b) { marked[k] = 1; any = 1; }
+            }
+        }
+        if (!any) continue;
+        int32_t total = 0;
+        for (int32_t k = 0; k < *nk; k++) total += marked[k] ? f->node[(*kids)[k]].nk : 1;
+        int32_t *nb = malloc((size_t)(total + 1) * sizeof(int32_t));
+        if (!nb) return -1;
+        for (int32_t k = 0; k < *nk; k++) {
+            int32_t c = (*kids)[k];
+            if (marked[k]) { memcpy(nb + nout, f->kid + f->node[c].kid0, (size_t)f->node[c].nk * 4); nout += f->node[c].nk; }
+            else nb[nout++] = c;
+        }
+        (void)out;
+        /* the new list replaces kids: kept in the arena so that later rules read it */
+        if (grow((void **)&f->kid, &f->capkid, (int64_t)f->nkid + nout + 1, sizeof(int32_t))) { free(nb); return -1; }
+        memcpy(f->kid + f->nkid, nb, (size_t)nout * 4);
+        free(nb);
+        *kids = f->kid + f->nkid;      /* caller reads it before the arena grows again */
+        *nk = nout;
+        f->nkid += nout;
+    }
+    return 0;
+}
+
+/* One rewrite pass over the tree rooted at x: rules (pass 0), empty elements (pass 1: `none` is
+ * the -NONE- label), unary nodes (pass 2). The result's kids are appended to out. Returns 0, or -1
+ * memory, -2 too deep. */
+static int rewrite(Flat *f, const FlatRules *fr, int32_t x, int is_root, int pass, int32_t none, int32_t depth,
+                   int32_t **out, int32_t *nout, int32_t *capout) {
+    if (depth > FLAT_DEPTH) return -2;
+    PNode nd = f->node[x];
+    int32_t *kids = NULL, nk = 0, capk = 0;
+    for (int32_t k = 0; k < nd.nk; k++) {
+        int32_t c = f->kid[nd.kid0 + k];
+        if (c < 0) {
+            if (grow((void **)&kids, &capk, nk + 1, sizeof(int32_t))) { free(kids); return -1; }
+            kids[nk++] = c;
+            continue;
+        }
+        int e = rewrite(f, fr, c, 0, pass, none, depth + 1, &kids, &nk, &capk);
+        if (e) { free(kids); return e; }
+    }
+    int32_t *use = kids, nuse = nk, *buf = NULL, capbuf = 0;
+    int splice = 0;
+    if (pass == 0) {
+        int r = apply_rules(f, fr, nd.label, is_root, &use, &nuse, &buf, &capbuf);
+        if (r < 0) { free(kids); free(buf); return -1; }
+        splice = r;
+    } else if (pass == 1) {
+        if (nd.label == none && nd.nk == 1 && f->kid[nd.kid0] < 0) nuse = 0;   /* an empty element */
+    }
+    int32_t *copy = NULL;
+    if (nuse) {
+        copy = malloc((size_t)nuse * sizeof(int32_t));
+        if (!copy) { free(kids); free(buf); return -1; }
+        memcpy(copy, use, (size_t)nuse * 4);
+    }
+    free(kids); free(buf);
+    if (!nuse) { free(copy); return 0; }                 /* left with no word: dropped */
+    if (splice) {
+        if (grow((void **)out, capout, *nout + nuse, sizeof(int32_t))) { free(copy); return -1; }
+        memcpy(*out + *nout, copy, (size_t)nuse * 4);
+        *nout += nuse;
+        free(copy);
+        return 0;
+    }
+    int32_t y;
+    if (pass == 2 && !is_root && nuse == 1 && copy[0] >= 0) y = copy[0];   /* unary: the child stands */
+    else y = pnode(f, nd.label, copy, nuse);
+    free(copy);
+    if (y < 0) return -1;
+    if (grow((void **)out, capout, *nout + 1, sizeof(int32_t))) return -1;
+    (*out)[(*nout)++] = y;
+    return 0;
+}
+
+/* The tree's serialisation (labels, child counts, words in order) for the fixpoint test. */
+static int serialise(Flat *f, int32_t root, int slot) {
+    int32_t n = 0, sp = 0;
+    if (grow((void **)&f->stack, &f->capstack, 1, 4)) return -1;
+    f->stack[sp++] = root;
+    while (sp) {
+        int32_t x = f->stack[--sp];
+        if (grow((void **)&f->ser[slot], &f->capser[slot], n + 3, 4)) return -1;
+        if (x < 0) { f->ser[slot][n++] = x; continue; }
+        f->ser[slot][n++] = f->node[x].label;
+        f->ser[slot][n++] = f->node[x].nk;
+        if (grow((void **)&f->stack, &f->capstack, sp + f->node[x].nk + 1, 4)) return -1;
+        for (int32_t k = f->node[x].nk - 1; k >= 0; k--) f->stack[sp++] = f->kid[f->node[x].kid0 + k];
+    }
+    f->nser[slot] = n;
+    return 0;
+}
+
+/* The spans of the non-preterminal nodes of the tree at root (words numbered in order), distinct,
+ * the whole-sentence span left out unless with_root; the words into w (original positions). */
+static int flat_spans(Flat *f, int32_t root, int with_root, Span **sp, int32_t *capsp, int32_t *nsp,
+                      int32_t **w, int32_t *capw, int32_t *nw) {
+    *nsp = 0; *nw = 0;
+    /* iterative pre-order with end markers: node spans from the running word count */
+    int32_t sp_ = 0;
+    if (grow((void **)&f->stack, &f->capstack, 2, 4)) return -1;
+    f->stack[sp_++] = root;
+    int32_t *open = NULL, nopen = 0, capopen = 0;
+    while (sp_) {
+        int32_t x = f->stack[--sp_];
+        if (x == INT32_MIN) {                            /* the end of a node */
+            int32_t s = open[--nopen];
+            int32_t y = open[--nopen];
+            if (!(f->node[y].nk == 1 && f->kid[f->node[y].kid0] < 0)) {
+                if (grow((void **)sp, capsp, *nsp + 1, sizeof(Span))) { free(open); return -1; }
+                (*sp)[*nsp].s = s; (*sp)[*nsp].e = *nw; (*nsp)++;
+            }
+            continue;
+        }
+        if (x < 0) {
+            if (grow((void **)w, capw, *nw + 1, 4)) { free(open); return -1; }
+            (*w)[(*nw)++] = ~x;
+            continue;
+        }
+        if (grow((void **)&open, &capopen, nopen + 2, 4) ||
+            grow((void **)&f->stack, &f->capstack, sp_ + f->node[x].nk + 2, 4)) { free(open); return -1; }
+        open[nopen++] = x; open[nopen++] = *nw;
+        f->stack[sp_++] = INT32_MIN;
+        for (int32_t k = f->node[x].nk - 1; k >= 0; k--) f->stack[sp_++] = f->kid[f->node[x].kid0 + k];
+    }
+    free(open);
+    qsort(*sp, (size_t)*nsp, sizeof(Span), span_cmp);
+    int32_t u = 0;
+    for (int32_t i = 0; i < *nsp; i++) {
+        Span s = (*sp)[i];
+        if (!with_root && s.s == 0 && s.e == *nw) continue;
+        if (!u || span_cmp(&(*sp)[u - 1], &s)) (*sp)[u++] = s;
+    }
+    *nsp = u;
+    return 0;
+}
+
+/* A Tree into the arena (labels by `map`: base labels for keys, as read otherwise); its root. */
+static int32_t to_arena(Flat *f, const Tree *t, const int32_t *map) {
+    f->n = 0; f->nkid = 0;
+    for (int32_t x = 0; x < t->nnode; x++)
+        if (pnode(f, map ? map[t->node[x].label] : t->node[x].label, t->kid + t->node[x].kid0, t->node[x].nkid) < 0) return -1;
+    return 0;                                            /* pre-order ids are kept: the root is 0 */
+}
+
+/* flatten(): the key's root in the arena; -1 memory, -2 deferred (too deep), -3 no word left. */
+static int32_t flatten_key(Flat *f, const FlatRules *fr, int32_t none) {
+    int32_t root = 0, *out = NULL, nout = 0, capout = 0;
+    if (serialise(f, root, 0)) return -1;
+    for (int iter = 0; iter < 1000; iter++) {
+        for (int pass = 0; pass < 3; pass++) {
+            nout = 0;
+            int e = rewrite(f, fr, root, 1, pass, none, 0, &out, &nout, &capout);
+            if (e) { free(out); return e; }
+            if (!nout) { free(out); return -3; }
+            if (out[0] < 0 || nout != 1) {               /* the root spliced or a bare word: rebuild */
+                int32_t y = pnode(f, f->node[root].label, out, nout);
+                if (y < 0) { free(out); return -1; }
+                root = y;
+            } else root = out[0];
+        }
+        if (serialise(f, root, 1)) { free(out); return -1; }
+        if (f->nser[0] == f->nser[1] && !memcmp(f->ser[0], f->ser[1], (size_t)f->nser[0] * 4)) { free(out); return root; }
+        int32_t *tmp = f->ser[0]; f->ser[0] = f->ser[1]; f->ser[1] = tmp;
+        int32_t c = f->capser[0]; f->capser[0] = f->capser[1]; f->capser[1] = c;
+        f->nser[0] = f->nser[1];
+    }
+    free(out);
+    return -2;
+}
+
+static int score_flat(Handle *h, Flat *f, const Tree *g, const Tree *t, const FlatRules *fr, const int32_t *base,
+                      int32_t none, int32_t *rec) {
+    int32_t ngs, nts, gw, tw;
+    if (to_arena(f, g, fr->as_given ? NULL : base)) return -1;
+    int32_t root;
+    if (fr->as_given) {
+        /* the key as given: its empty elements removed (one pass) */
+        int32_t *out = NULL, nout = 0, capout = 0;
+        int e = rewrite(f, fr, 0, 1, 1, none, 0, &out, &nout, &capout);
+        if (e == -2 || (!e && !nout)) { free(out); rec[R_STATUS] = ST_DEFER; return 0; }
+        if (e) { free(out); return -1; }
+        root = out[0];
+        free(out);
+    } else {
+        root = flatten_key(f, fr, none);
+        if (root == -2 || root == -3) { rec[R_STATUS] = ST_DEFER; return 0; }
+        if (root < 0) return -1;
+    }
+    if (flat_spans(f, root, fr->with_root, &h->gs, &h->capgs, &ngs, &h->c, &h->capc, &gw)) return -1;
+    rec[R_GOLD] = ngs;
+    if (!t) return 0;
+    if (to_arena(f, t, NULL)) return -1;
+    int32_t *out = NULL, nout = 0, capout = 0;
+    int e = rewrite(f, fr, 0, 1, 1, none, 0, &out, &nout, &capout);
+    if (e == -2) { free(out); rec[R_STATUS] = ST_DEFER; return 0; }
+    if (e) { free(out); return -1; }
+    if (!nout) { free(out); return 0; }                  /* nothing but empty elements: nothing proposed */
+    root = out[0];
+    free(out);
+    if (flat_spans(f, root, fr->with_root, &h->ts, &h->capts, &nts, &h->d, &h->capd, &tw)) return -1;
+    /* the words (empty elements removed) must be the key's */
+    if (gw != tw) { rec[R_STATUS] = ST_DEFER; return 0; }
+    for (int32_t i = 0; i < gw; i++) {
+        Str a = g->word[h->c[i]], b = t->word[h->d[i]];
+        if (a.n != b.n || memcmp(a.p, b.p, (size_t)a.n)) { rec[R_STATUS] = ST_DEFER; return 0; }
+    }
+    rec[R_TEST] = nts;
+    int32_t i = 0, j = 0, m = 0;
+    while (i < ngs && j < nts) {
+        int c = span_cmp(&h->gs[i], &h->ts[j]);
+        if (c == 0) { m++; i++; j++; } else if (c < 0) i++; else j++;
+    }
+    rec[R_MATCHED] = m;
+    rec[R_CROSSING] = crossings(h->ts, nts, h->gs, ngs);   /* key constituents violated */
+    return 0;
+}
+
 /* Score line pairs under `scheme` into rec (REC int32 each), from the state {line, gold offset,
  * test offset} to `lines`. A line that brings a label the tables do not cover yet (the tables are
  * for labels 0..nlabels-1) stops the call with the state at that line: its labels are interned,
@@ -976,11 +1282,14 @@ long sk_score(void *hp, int scheme, const char *gold, long glen, const char *tes
               const int32_t *flags, const int32_t *base, const int32_t *hoff, const int32_t *hprog,
               const int32_t *cut, const int32_t *eq, int32_t neq, int32_t labeled,
               const int32_t *rules, int32_t nrules, const unsigned char *pat, const unsigned char *patword,
-              int32_t empty_rel, int32_t root_rel, int32_t *rec) {
+              int32_t empty_rel, int32_t root_rel, const int32_t *frules, const int32_t *fpats, int32_t nfrules,
+              int32_t flat_opts, int32_t none, int32_t *rec) {
     Handle *h = hp;
     Heads hd = { hoff, hprog, flags, base };
     Evalb ev = { flags, cut, eq, neq, labeled };
     Relations rl = { rules, nrules, nlabels, pat, patword, empty_rel, root_rel };
+    FlatRules fr = { frules, fpats, nfrules, flat_opts & 1, (flat_opts & 2) != 0 };
+    if (scheme == SCHEME_FLAT && !h->flat && !(h->flat = calloc(1, sizeof(Flat)))) return -1;
     const char *gp = gold + state[1], *ge = gold + glen, *tp = test + state[2], *te = test + tlen;
     init_classes();
     for (long i = state[0]; i < lines; i++) {
@@ -1002,6 +1311,7 @@ long sk_score(void *hp, int scheme, const char *gold, long glen, const char *tes
         int err = scheme == SCHEME_EVALB ? score_evalb(h, &h->g, t, &ev, r)
                 : scheme == SCHEME_MPH ? score_mph(h, &h->g, t, &hd, r)
                 : scheme == SCHEME_PARSEVAL ? score_parseval(h, &h->g, t, flags, base, r)
+                : scheme == SCHEME_FLAT ? score_flat(h, h->flat, &h->g, t, &fr, base, none, r)
                 : score_deps(h, &h->g, t, &hd, &rl, r);
         if (err) return -1;
     }
@@ -1028,4 +1338,21 @@ long sk_totals(const int32_t *rec, long n, int64_t *out) {
         }
     }
     return deferred;
+}
+
+void sk_free(void *hp) {
+    Handle *h = hp;
+    if (!h) return;
+    free(h->labels.text); free(h->labels.off); free(h->labels.len); free(h->labels.slot);
+    free(h->forms.text); free(h->forms.off); free(h->forms.len); free(h->forms.slot);
+    free_tree(&h->g); free_tree(&h->t); free_tree(&h->g2); free_tree(&h->t2); free_tree(&h->g3); free_tree(&h->t3);
+    free(h->keep); free(h->a); free(h->b); free(h->c); free(h->d); free(h->e); free(h->f);
+    if (h->flat) {
+        Flat *f = h->flat;
+        free(f->node); free(f->kid); free(f->ser[0]); free(f->ser[1]); free(f->stack); free(f->dp);
+        free(f);
+    }
+    free(h->w.holder); free(h->w.kind); free(h->w.er); free(h->w.vb); free(h->w.st);
+    free(h->gs); free(h->ts); free(h->sc.cat); free(h->sc.pre);
+    free(h);
 }

@@ -30,7 +30,7 @@ from collections import Counter
 from .kernels import load_kernel
 
 #: The schemes the kernel counts (``schemes_kernel.c``'s SCHEME_* numbers by position).
-NATIVE_SCHEMES = ("evalb", "mph", "deps", "parseval")
+NATIVE_SCHEMES = ("evalb", "mph", "deps", "parseval", "flat")
 REC = 8                      # int32 fields of one record, as schemes_kernel.c lays them out
 _DEFER = 2
 CHUNK_BYTES = 1 << 20        # gold bytes scored at a time: memory stays flat whatever the file size
@@ -69,7 +69,7 @@ def kernel() -> ctypes.CDLL | None:
     lib.sk_labels.argtypes = [p, ctypes.POINTER(p), ctypes.POINTER(p), ctypes.POINTER(p)]
     lib.sk_score.restype = lng
     lib.sk_score.argtypes = [p, ctypes.c_int, ctypes.c_char_p, lng, ctypes.c_char_p, lng, lng, p, i32,
-                             p, p, p, p, p, p, i32, i32, p, i32, p, p, i32, i32, p]
+                             p, p, p, p, p, p, i32, i32, p, i32, p, p, i32, i32, p, p, i32, i32, i32, p]
     lib.sk_totals.restype = lng
     lib.sk_totals.argtypes = [p, lng, p]
     return lib
@@ -113,8 +113,28 @@ class _Tables:
         self.black = scheme == "parseval"
         if self.black:
             self._black_forms()
+        self.frules, self.fpats, self.flat_opts = array("i"), array("i"), 0
+        self.none = self.intern("-NONE-")
+        if scheme == "flat":
+            self._flatten_rules(args)
         self.size = -1
         self._arrays()
+
+    def _flatten_rules(self, args) -> None:
+        """The flattening rules (trees/flatten.py) as the kernel reads them, and the options."""
+        self.flat_opts = (not args.omit_root) | 2 * bool(args.keys_as_given)
+        if args.keys_as_given:
+            return
+        from ..trees.flatten import FlattenRules
+        from .schemes import DEFAULTS
+
+        rules = FlattenRules.load(args.flatten_rules or DEFAULTS.flatten_rules)
+        codes = {"_": -1, "*": -2}
+        for r in rules.rules:
+            form = 3 if r.children is None else 2 if r.marked < 0 else 1
+            pats = r.children or ()
+            self.frules.extend([self.intern(r.parent), form, r.marked, len(pats), len(self.fpats)])
+            self.fpats.extend(codes[c] if c in codes else self.intern(c) for c in pats)
 
     def _black_forms(self) -> None:
         """Black et al.'s word forms and punctuation characters (trees/black.py) for the kernel."""
@@ -267,7 +287,8 @@ class _Tables:
                                 _ptr(self.eq), len(self.eq) // 2,
                                 int(self.params.labeled) if self.params is not None else 1,
                                 _ptr(self.rl), len(self.rl) // 8, pat, patword,
-                                self.empty_rel, self.root_rel, _ptr(rec))
+                                self.empty_rel, self.root_rel, _ptr(self.frules), _ptr(self.fpats),
+                                len(self.frules) // 5, self.flat_opts, self.none, _ptr(rec))
             if done < 0:
                 raise MemoryError("evaluation kernel: out of memory")
             if done == lines:
@@ -414,6 +435,11 @@ def _figures(args, sums, deferred, sentences) -> dict | None:
 
             acc = DependencyAccumulator()
             acc.add_totals(sums[:9], sums[9:])
+        elif args.scheme == "flat":
+            from .flat import FlatAccumulator
+
+            acc = FlatAccumulator()
+            acc.add_totals(sums[:6])
         else:
             from .summary import BracketAccumulator
 

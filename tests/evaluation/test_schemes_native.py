@@ -1,4 +1,4 @@
-"""The compiled counting of ``ranker evaluate`` (``schemes_kernel.c``) equals the reference scorers.
+"""The compiled counting of ``ranker evaluate`` (``schemes_kernel.c``) equals the reference scorers, every scheme.
 
 The reference (:mod:`ranker.evaluation.schemes`, over Python trees) is the truth; the kernel must
 give the same figures, number for number, on real parser output (every candidate of the BLLIP
@@ -96,6 +96,15 @@ def test_bllip_candidates_score_as_the_reference_scores_them(bllip_lists, tmp_pa
     native, reference = native_and_reference(g, t, scheme)
     assert native == reference
     assert native["sentences"] > 900 and native["matched"] > 0
+
+
+@pytest.mark.parametrize("opts", [{"omit_root": True}, {"keys_as_given": True},
+                                  {"keys_as_given": True, "omit_root": True}])
+def test_flat_options_score_as_the_reference_scores_them(bllip_lists, tmp_path, opts):
+    gold, test = _bllip_pairs(bllip_lists, per_sentence=2)
+    g, t = _scorable(tmp_path, gold, test, "flat")
+    native, reference = native_and_reference(g, t, "flat", **opts)
+    assert native == reference and native["matched"] > 0
 
 
 @pytest.mark.slow
