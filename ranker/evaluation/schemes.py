@@ -9,15 +9,18 @@ and its scorer. ``pairs`` holds ``(gold_line, gold, test_line, test)`` (``test``
 """
 from __future__ import annotations
 
-from .dependencies import DependencyAccumulator, gold_from_conll, gold_from_tree, score_tree_dependencies
-from .evalb import ERROR, score_evalb
-from .evalb_params import load_params
-from .flat import FlatAccumulator, flat_key, score_flat
-from .inputs import EvaluationInputError
-from .mph import score_mph
-from .parseval import BracketCounts, ParsevalAccumulator, score_parseval
-from .scoring import ScoringSettings
-from .summary import BracketAccumulator
+from typing import TYPE_CHECKING
+
+from .settings import ScoringSettings
+
+if TYPE_CHECKING:
+    from .dependencies import DependencyAccumulator
+    from .flat import FlatAccumulator
+    from .parseval import ParsevalAccumulator
+    from .summary import BracketAccumulator
+
+# Each scheme imports what it scores with: the compiled path (.schemes_native) ends every run here
+# and should not load the other schemes' modules (or the tree package) to do so.
 
 #: Settings of an option not given: the report's own (its stored counts are scored with these), so
 #: ``ranker evaluate`` on a run's files reproduces the run's report.
@@ -32,6 +35,12 @@ def evalb(args, pairs, acc: BracketAccumulator | None = None) -> dict:
     ``acc``: counts already summed (by the compiled path, :mod:`.schemes_native`) that ``pairs``
     add to; every scheme takes one.
     """
+    from .evalb import ERROR, score_evalb
+    from .evalb_params import load_params
+    from .inputs import EvaluationInputError
+    from .parseval import BracketCounts
+    from .summary import BracketAccumulator
+
     params = load_params(args.param or DEFAULTS.evalb_param)
     acc = acc or BracketAccumulator()
     for _, g, tl, t in pairs:
@@ -49,6 +58,9 @@ def evalb(args, pairs, acc: BracketAccumulator | None = None) -> dict:
 def parseval(args, pairs, acc: BracketAccumulator | None = None,
              black: ParsevalAccumulator | None = None) -> dict:
     """PARSEVAL after Black et al.'s erasures, with their sentence-averaged figures (``black``: their sums so far)."""
+    from .parseval import ParsevalAccumulator, score_parseval
+    from .summary import BracketAccumulator
+
     acc, black = acc or BracketAccumulator(), black or ParsevalAccumulator()
     for _, g, tl, t in pairs:
         c = score_parseval(g, t, erase=True)
@@ -65,6 +77,8 @@ def parseval(args, pairs, acc: BracketAccumulator | None = None,
 def mph(args, pairs, acc: BracketAccumulator | None = None) -> dict:
     """Maximal projections of heads (Ringger et al.), heads by ``args.head_rules``."""
     from ..trees.heads import HeadRules
+    from .mph import score_mph
+    from .summary import BracketAccumulator
 
     rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["mph"])
     acc = acc or BracketAccumulator()
@@ -76,6 +90,8 @@ def mph(args, pairs, acc: BracketAccumulator | None = None) -> dict:
 def flat(args, pairs, acc: FlatAccumulator | None = None) -> dict:
     """Gaizauskas et al.'s flattened keys: recall and conformance against the gold's key."""
     from ..trees.flatten import FlattenRules
+    from .flat import FlatAccumulator, flat_key, score_flat
+    from .inputs import EvaluationInputError
 
     rules = None if args.keys_as_given else FlattenRules.load(args.flatten_rules or DEFAULTS.flatten_rules)
     acc = acc or FlatAccumulator()
@@ -95,6 +111,7 @@ def deps(args, pairs, acc: DependencyAccumulator | None = None) -> dict:
     """
     from ..trees.dependencies import RelationLabels
     from ..trees.heads import HeadRules
+    from .dependencies import DependencyAccumulator, gold_from_conll, gold_from_tree, score_tree_dependencies
 
     rules_name = args.head_rules or DEFAULT_HEAD_RULES["deps"]
     labels_name = args.relation_labels or DEFAULTS.relation_labels
