@@ -1,9 +1,9 @@
-/* Per-pair counts of `ranker evaluate` under the evalb, mph and deps schemes, in one pass over
- * the bytes of two one-tree-per-line files, for ranker.evaluation.schemes_native.
+/* Per-pair counts of `ranker evaluate` under every scheme (evalb, mph, deps, parseval, flat), in
+ * one pass over the bytes of two one-tree-per-line files, for ranker.evaluation.schemes_native.
  *
  * Written for ranker from the reference scorers (evalb.py, mph.py with trees/mph.py and
- * trees/heads.py, dependencies.py with trees/dependencies.py); those stay the truth, and tests
- * compare the two on real data. Why C: the reference reads every tree into Python objects and
+ * trees/heads.py, dependencies.py with trees/dependencies.py, parseval.py with trees/black.py,
+ * flat.py with trees/flatten.py); those stay the truth, and tests compare the two on real data. Why C: the reference reads every tree into Python objects and
  * rebuilds it for each transform, 0.3-1 ms a pair; this reads each line into flat arrays and
  * counts, with no object per bracket.
  *
@@ -15,7 +15,9 @@
  *
  * A line this code does not decide alone is *deferred* to the Python reference (which scores it
  * or raises the file:line error): anything that is not exactly one well-formed Penn tree, a
- * gold/test word difference, a length difference under QUOTE_LABEL. An empty test line is "no
+ * gold/test word difference, a length difference under QUOTE_LABEL, non-ASCII words under
+ * parseval (Python's lower-casing decides Black et al.'s word classes), trees deeper than
+ * FLAT_DEPTH under flat, pairs over QUADRATIC_LIMIT bracket comparisons. An empty test line is "no
  * parse", as in the reference.
  *
  * Records (REC int32 per pair): status, then gold, test, matched, crossing, then typed gold, test,
@@ -435,6 +437,11 @@ static int32_t multiset_matches(Span *g, int32_t ng, Span *t, int32_t nt) {
     return m;
 }
 
+/* Gold x test brackets above which a pair is deferred: the loops below are quadratic (as EVALB's),
+ * the reference's are not (crossing.py's range queries above its own limit). */
+#define QUADRATIC_LIMIT (1L << 22)
+static int too_big(int32_t ng, int32_t nt) { return (int64_t)ng * nt > QUADRATIC_LIMIT; }
+
 /* Test spans crossed by some gold span (overlap without nesting): crossing.py's count. */
 static int32_t crossings(const Span *g, int32_t ng, const Span *t, int32_t nt) {
     int32_t x = 0;
@@ -578,7 +585,7 @@ static int score_evalb(Handle *h, const Tree *g, const Tree *t, const Evalb *ev,
     if (evalb_side(h, t, ev, &h->t3.word, &h->t3.capword, &tn, &tlen, &h->ts, &h->capts, &h->d, &h->capd, &nts, &tq)) return -1;
     if (!tn) return 0;                                  /* skip: zeros */
     if (gn != tn) { rec[R_STATUS] = ST_DEFER; return 0; }   /* quotes to mend, or an error */
-    if (!same_words(h->g3.word, h->t3.word, gn)) { rec[R_STATUS] = ST_DEFER; return 0; }
+    if (!same_words(h->g3.word, h->t3.word, gn) || too_big(ngs, nts)) { rec[R_STATUS] = ST_DEFER; return 0; }
     int32_t m = 0;
     if (GROW(h, f, capf, nts + 1)) return -1;
     memset(h->f, 0, (size_t)nts * sizeof(int32_t));
@@ -655,7 +662,7 @@ static int score_mph(Handle *h, const Tree *g, const Tree *t, const Heads *hd, i
     if (!t) return 0;
     int32_t tn = mph_side(h, t, &h->t2, hd, &h->t3, &h->ts, &h->capts, &nts);
     if (tn < 0) return -1;
-    if (gn != tn || !same_words(h->g3.word, h->t3.word, gn)) { rec[R_STATUS] = ST_DEFER; return 0; }
+    if (gn != tn || !same_words(h->g3.word, h->t3.word, gn) || too_big(ngs, nts)) { rec[R_STATUS] = ST_DEFER; return 0; }
     rec[R_TEST] = nts;
     rec[R_CROSSING] = crossings(h->gs, ngs, h->ts, nts);
     rec[R_MATCHED] = multiset_matches(h->gs, ngs, h->ts, nts);
@@ -946,6 +953,7 @@ static int score_parseval(Handle *h, const Tree *g, const Tree *t, const int32_t
     rec[R_GOLD] = ngs;
     if (!t) return 0;
     if (parseval_spans(h, t, flags, base, &w, er, vb, &h->t2, &h->ts, &h->capts, &nts)) return -1;
+    if (too_big(ngs, nts)) { rec[R_STATUS] = ST_DEFER; return 0; }
     rec[R_TEST] = nts;
     int32_t i = 0, j = 0, m = 0;
     while (i < ngs && j < nts) {
@@ -1262,6 +1270,7 @@ static int score_flat(Handle *h, Flat *f, const Tree *g, const Tree *t, const Fl
         Str a = g->word[h->c[i]], b = t->word[h->d[i]];
         if (a.n != b.n || memcmp(a.p, b.p, (size_t)a.n)) { rec[R_STATUS] = ST_DEFER; return 0; }
     }
+    if (too_big(ngs, nts)) { rec[R_STATUS] = ST_DEFER; return 0; }
     rec[R_TEST] = nts;
     int32_t i = 0, j = 0, m = 0;
     while (i < ngs && j < nts) {

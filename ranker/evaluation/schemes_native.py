@@ -1,4 +1,4 @@
-"""``ranker evaluate`` under the evalb, mph and deps schemes in compiled code (``schemes_kernel.c``).
+"""``ranker evaluate`` under every scheme in compiled code (``schemes_kernel.c``).
 
 Why: the reference scorers (:mod:`.schemes`) read every tree into Python objects and rebuild it
 for each transform, 0.3-1 ms a pair, where users score whole development sets in loops. The
@@ -7,15 +7,17 @@ like the EVALB kernel (:mod:`.kernels`).
 
 Nothing here is a second definition of a scheme. What depends on label strings is decided by
 the reference's own functions once per distinct label and handed to the kernel as tables
-(:class:`_Tables`): base labels and function tags (:mod:`ranker.trees.transforms`), the head table's
-passes and categories (:class:`~ranker.trees.heads.HeadRules`), each relation-label pattern's
-verdict on each label (:func:`ranker.trees.dependencies._matches`), EVALB's parameter lists and
-label cut (:mod:`.evalb_params`, :func:`.evalb.cut_label`). What depends on structure is the
-kernel's, and tests compare its counts with the reference's on real data. Pairs the kernel does
-not decide alone (anything but one well-formed Penn tree per line, different words, a length
-difference EVALB's quote rule would mend) are scored by the reference, pair by pair; if one of
-them is an error, the whole file pair goes to the reference, which reports the error exactly
-as it always does (the first one in file order).
+(:class:`_Tables`): base labels and function tags (:mod:`ranker.trees.transforms`), the head
+table's passes and categories (:class:`~ranker.trees.heads.HeadRules`), each relation-label
+pattern's verdict on each label (:func:`ranker.trees.dependencies._matches`), EVALB's parameter
+lists and label cut (:mod:`.evalb_params`, :func:`.evalb.cut_label`), Black et al.'s word forms
+and tag classes (:mod:`ranker.trees.black`), the flattening rules
+(:class:`~ranker.trees.flatten.FlattenRules`). What depends on structure is the kernel's, and
+tests compare its counts with the reference's on real data. Pairs the kernel does not decide
+alone (anything but one well-formed Penn tree per line, different words, see the kernel's notes)
+are scored by the reference, pair by pair; if one of them is an error, the whole file pair goes
+to the reference, which reports the error exactly as it always does (the first one in file
+order).
 
 The fast path applies to one-tree-per-line GOLD and TEST files in Penn notation (not a ``.dp``
 gold, not ``--notation black``, no EVALB ``EQ_WORD``); :func:`evaluate_native` returns ``None``
