@@ -47,6 +47,9 @@ _DIRECTIONS = {"left": 0, "right": 1, "leftdis": 2, "rightdis": 3, "leftexcept":
 _PSEUDO = {"@tag": -1, "@phrase": -2, "@node": -3, "@word": -4, "@same": -5}
 
 _lib: ctypes.CDLL | None | bool = False
+#: A relation pattern's verdict on a label, by pattern and label: the tables are rebuilt as labels
+#: come and each thread has its own, so each verdict is worked out once.
+_VERDICTS: dict = {}
 
 
 def kernel() -> ctypes.CDLL | None:
@@ -260,17 +263,16 @@ class _Tables:
 
         relation_ids = {"": 0, "root": 1}
         self.empty_rel, self.root_rel = 0, 1
-        probes = [Node(n, (0,), 0, 1) for n in names]
-        verdicts: dict = {}
         for k, r in enumerate(self.relations.rules):
             rel = relation_ids.setdefault(r.relation, len(relation_ids))
             self.rl.extend([rel, {None: 0, "before": 1, "after": 2}[r.side], r.nth, int(r.coord),
                             int(r.nosubj), 3 * k, 3 * k + 1, 3 * k + 2])
             for alts in (r.parent, r.head, r.dependent):
-                row = verdicts.get(alts)
-                if row is None:
-                    row = verdicts[alts] = bytes(_matches(alts, probe) for probe in probes)
-                self.pat += row
+                verdict = _VERDICTS.setdefault(alts, {})
+                for n in names:
+                    if n not in verdict:
+                        verdict[n] = _matches(alts, Node(n, (0,), 0, 1))
+                self.pat += bytes(verdict[n] for n in names)
                 self.patword.append(_matches(alts, 0))
 
     def score(self, gold: bytes, test: bytes, lines: int) -> array:
