@@ -123,7 +123,7 @@ class _Tables:
         if scheme == "flat":
             self._flatten_rules(args)
         self.size = -1
-        self._arrays()
+        self.sync(0)                          # the rule files' labels need their base labels too
 
     def _flatten_rules(self, args) -> None:
         """The flattening rules (trees/flatten.py) as the kernel reads them, and the options."""
@@ -179,13 +179,16 @@ class _Tables:
                 self.names.append(ctypes.string_at(text.value + offs[i], lens[i]).decode("utf-8"))
         return n
 
-    def sync(self) -> None:
-        """Tables for every label interned so far (the derived base and cut labels interned too)."""
+    def sync(self, done: int | None = None) -> None:
+        """Tables for every label interned so far (the derived base and cut labels interned too).
+
+        ``done``: how many labels already have theirs (by default those read before).
+        """
         from ..trees.transforms import base_label
 
         from .evalb import cut_label
 
-        done = len(self.names)
+        done = len(self.names) if done is None else done
         while self._read_names() > done:
             new = self.names[done:]
             done = len(self.names)

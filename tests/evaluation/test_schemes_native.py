@@ -174,6 +174,17 @@ def test_a_file_with_an_error_reports_the_references_error(tmp_path, scheme, cap
     assert capsys.readouterr().err == err and err.startswith("ranker: error: ")
 
 
+def test_rule_labels_with_function_tags_are_read_as_the_reference_reads_them(tmp_path):
+    # a label the rule file names is met in a tree too: its base label must still be its own
+    # (the reference strips the tree's function tags, so this rule never applies)
+    rules = tmp_path / "rules.txt"
+    rules.write_text("(NP-SBJ * PP^ *)\n")
+    line = "(S (NP-SBJ (DT the) (NN cat) (PP (IN on) (NNS mats))) (VP (VBD sat) (ADVP (RB down))))"
+    g, t = _write(tmp_path, [line] * 3, [line] * 3)
+    native, reference = native_and_reference(g, t, "flat", flatten_rules=str(rules))
+    assert native == reference and native["gold_brackets"] == 3 * 4
+
+
 def test_blocks_of_any_size_give_the_same_figures(bllip_lists, tmp_path, monkeypatch):
     gold, test = _bllip_pairs(bllip_lists, per_sentence=1)
     g, t = _scorable(tmp_path, gold[:120], test[:120], "deps")
