@@ -30,6 +30,10 @@ different numbers of sentences) stops the run with one ``ranker: error:`` line n
 line: no score is printed rather than a wrong one; so does a pair of files with no sentence at
 all (nothing to score).
 
+Files of one tree per line in Penn notation are counted by a compiled kernel (built with ``cc`` on
+first use and cached, like ``ranker evalb``'s); everything else by the Python reference, with the
+same figures.
+
 Output: ``--format json`` gives ``sentences``, ``no_parse``, ``gold_brackets``, ``test_brackets``,
 ``matched``, ``recall``, ``precision``, ``f1`` (percentages 0-100, from summed counts, 100 when the
 denominator is 0) and ``crossing`` (test brackets crossing a gold bracket, summed), plus per scheme:
@@ -141,6 +145,11 @@ def evaluate(args: argparse.Namespace) -> dict:
     from ..evaluation.inputs import EvaluationInputError
 
     check_options(args)
+    from ..evaluation.schemes_native import evaluate_native
+
+    out = evaluate_native(args)         # the compiled path; None where it does not apply
+    if out is not None:
+        return {"scheme": args.scheme, **out}
     pairs = _pairs(args)
     try:
         out = SCHEMES.get(args.scheme, "--scheme")(args, pairs)

@@ -18,6 +18,14 @@ import sys
 from ..errors import RankerError
 from ..gcpause import gc_paused
 
+# argparse passes each of its own words ("usage:", "options", ...) through gettext, and every such
+# call looks for a message catalogue anew: it imports locale and stats a dozen locale paths per
+# word (about 40 stats, 5-15 ms for `ranker --help`, where the whole budget above a bare
+# interpreter is 12 ms). CPython ships no catalogue for argparse and ranker's own texts are
+# English, so the lookup can only return the text it was given: argparse is asked to skip it.
+argparse._ = lambda text: text
+argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+
 #: Subcommand -> (its module in this package, its one-line help), in the order of ``ranker --help``.
 #: The help is repeated here so that ``ranker --help`` lists the commands without importing them, and
 #: ``ranker CMD`` imports only CMD's module: start-up is part of every command's time, and ``ranker

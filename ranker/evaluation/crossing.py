@@ -9,9 +9,14 @@ it starts before ``s``), the method :mod:`.evalb_fast` uses for whole files.
 """
 from __future__ import annotations
 
-from typing import Collection, Iterable
+from typing import TYPE_CHECKING, Collection, Iterable
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported where the large-input path needs it: every scheme imports this module, and
+# numpy's import (0.1-0.3 s) would be most of `ranker evaluate`'s time on a file of a few
+# thousand pairs.
 
 #: Up to this many gold x test pairs the spans are compared pair by pair.
 PAIRWISE_LIMIT = 1 << 14
@@ -45,12 +50,16 @@ def crossing_count(gold_spans: Collection[tuple[int, int]], test_spans: Iterable
                 min_start[ge] = gs
         return sum(1 for ts, te in test if te - ts >= 2 and (
             max(max_end[ts + 1:te]) > te or min(min_start[ts + 1:te]) < ts))
+    import numpy as np
+
     return int(crossed(np.array(gold, dtype=np.int64).reshape(-1, 2),
                        np.array(test, dtype=np.int64).reshape(-1, 2)).sum())
 
 
 def crossed(gold: np.ndarray, test: np.ndarray) -> np.ndarray:
     """Per test span (rows of ``test``, columns start and end): whether some gold span crosses it."""
+    import numpy as np
+
     out = np.zeros(len(test), dtype=bool)
     if not len(gold) or not len(test):
         return out
@@ -72,6 +81,8 @@ def crossed(gold: np.ndarray, test: np.ndarray) -> np.ndarray:
 
 def range_tables(values: np.ndarray, levels: int, op, neutral) -> list[np.ndarray]:
     """Sparse table: ``tables[k][i]`` is ``op`` over ``values[i : i + 2**k]`` (``neutral`` past the end)."""
+    import numpy as np
+
     tables = [values]
     for k in range(1, levels + 1):
         prev = tables[-1]
@@ -84,6 +95,8 @@ def range_tables(values: np.ndarray, levels: int, op, neutral) -> list[np.ndarra
 
 def range_query(tables, lo, hi, op):
     """``op`` over ``values[lo..hi]`` (inclusive, lo <= hi) for every query, via a sparse table."""
+    import numpy as np
+
     n = hi - lo + 1
     k = np.zeros(len(n), dtype=np.int64)
     if len(n):

@@ -206,6 +206,12 @@ class DependencyAccumulator:
         elif self._typed is not None:
             self._typed.add(counts.typed, parsed)
 
+    def add_totals(self, untyped, typed) -> None:
+        """Add summed untyped and typed counts (:meth:`BracketAccumulator.add_totals`)."""
+        self._untyped.add_totals(untyped)
+        if self._typed is not None:
+            self._typed.add_totals(typed)
+
     def result(self) -> DependencyResult:
         return DependencyResult(self._untyped.result(),
                                 self._typed.result() if self._typed is not None else None)

@@ -135,7 +135,7 @@ def _fix_quote(g: EvalbSide, t: EvalbSide, params: EvalbParams) -> None:
                         q[2] += 1
 
 
-def _cut_label(label: str) -> str:
+def cut_label(label: str) -> str:
     """EVALB's ``modify_label``: drop everything from the first ``-`` or ``=``."""
     for k, ch in enumerate(label):
         if ch == "-" or ch == "=":
@@ -152,7 +152,7 @@ def _kept_brackets(side: EvalbSide, params: EvalbParams) -> list[tuple[int, int,
         if raw in kept:
             label = kept[raw]
         else:
-            label = kept[raw] = _cut_label(raw)
+            label = kept[raw] = cut_label(raw)
             if params.delete_labels and params.deletes_bracket(label):
                 label = kept[raw] = None
         if label is not None:

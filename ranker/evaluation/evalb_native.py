@@ -4,12 +4,9 @@ Why: users call evalb in loops (a development set at every epoch, one file per s
 task), so ``ranker evalb`` is held to the C evalb's time as a whole process. A Python process that
 imports numpy already takes longer than ``evalb.c`` needs for a whole file, and numba's import
 alone takes longer still; a small C kernel called through :mod:`ctypes` costs a few milliseconds
-to load. The kernel is compiled on first use with ``$CC`` (default ``cc``) into a cache directory
-(``$RANKER_CACHE_DIR``, else ``$XDG_CACHE_HOME/ranker``, else ``~/.cache/ranker``) under a name
-that digests its source, the compiler and the platform, so an edited kernel is rebuilt and later
-runs only load it. Without a working compiler :func:`kernel` returns ``None`` and callers use the
-numpy path (:mod:`.evalb_fast`): slower, same counts. ``RANKER_EVALB_KERNEL=numpy`` forces that
-path (tests compare the two).
+to load. The kernel is compiled on first use and cached (:mod:`.kernels`). Without a working
+compiler :func:`kernel` returns ``None`` and callers use the numpy path (:mod:`.evalb_fast`):
+slower, same counts. ``RANKER_EVALB_KERNEL=numpy`` forces that path (tests compare the two).
 
 This is not a second truth: lines the kernel does not decide alone (see ``evalb_kernel.c``) are
 scored by :func:`.evalb.score_evalb_lines`, the reference, which also raises the file:line:column
@@ -18,16 +15,12 @@ error for text EVALB reports an error on.
 from __future__ import annotations
 
 import ctypes
-import os
-import sys
-import zlib
-from pathlib import Path
 from typing import Iterator
 
 from .evalb_params import EvalbParams
 from .evalb_totals import ERROR, EvalbSentence, EvalbTotals
+from .kernels import cache_dir, load_kernel  # noqa: F401  (cache_dir: where the kernels are kept)
 
-_SOURCE = Path(__file__).with_name("evalb_kernel.c")
 REC = 13         # int32 fields of one record, as evalb_kernel.c lays them out
 _DEFER, _A = 8, 9
 _REFERENCE, _LENGTH, _WORDS = 1, 2, 3   # evalb_kernel.c's DEFER_* codes
@@ -39,53 +32,13 @@ FIRST_CHUNK_BYTES = 1 << 16   # the first block; blocks double up to CHUNK_BYTES
 _kernel: ctypes.CDLL | None | bool = False   # False: not looked for yet
 
 
-def cache_dir() -> Path:
-    """Where compiled kernels are kept between runs."""
-    if os.environ.get("RANKER_CACHE_DIR"):
-        return Path(os.environ["RANKER_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ranker"
-
-
-def _build(source: bytes, target: Path, compiler: str) -> bool:
-    """Compile the kernel into ``target`` atomically (a temporary name, then a rename)."""
-    import subprocess
-    import tempfile
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        src = Path(tmp) / "evalb_kernel.c"
-        src.write_bytes(source)
-        out = Path(tmp) / target.name
-        try:
-            r = subprocess.run([*compiler.split(), "-O2", "-shared", "-fPIC", "-o", str(out), str(src)],
-                               capture_output=True)
-        except OSError:      # no compiler
-            return False
-        if r.returncode != 0 or not out.exists():
-            return False
-        os.replace(out, target)
-    return True
-
-
 def kernel() -> ctypes.CDLL | None:
     """The compiled kernel, built on first use; ``None`` when it cannot be built or is switched off."""
     global _kernel
     if _kernel is not False:
         return _kernel
-    _kernel = None
-    if os.environ.get("RANKER_EVALB_KERNEL", "c") != "c":
-        return None
-    try:
-        source = _SOURCE.read_bytes()
-        compiler = os.environ.get("CC", "cc")
-        digest = zlib.crc32(b"\0".join((source, compiler.encode(), sys.platform.encode(),
-                                        str(ctypes.sizeof(ctypes.c_void_p)).encode())))
-        target = cache_dir() / f"evalb_kernel-{len(source)}-{digest:08x}.so"
-        if not target.exists() and not _build(source, target, compiler):
-            return None
-        lib = ctypes.CDLL(str(target))
-    except OSError:          # unreadable source, unwritable cache, a library that does not load
+    _kernel = lib = load_kernel("evalb_kernel.c")
+    if lib is None:
         return None
     lib.evalb_score.restype = ctypes.c_long
     lib.evalb_score.argtypes = [ctypes.c_char_p, ctypes.c_long, ctypes.c_char_p, ctypes.c_long,

@@ -149,5 +149,9 @@ class FlatAccumulator:
         for k, v in enumerate(counts, 2):
             s[k] += v
 
+    def add_totals(self, sums) -> None:
+        """Add the six sums of :class:`FlatResult`'s fields counted elsewhere (a compiled kernel)."""
+        self._sums = [a + int(b) for a, b in zip(self._sums, sums)]
+
     def result(self) -> FlatResult:
         return FlatResult(*self._sums)

@@ -119,28 +119,34 @@ def read_tree_lines(path: str | Path, allow_no_parse: bool = True,
     if first is None:
         return []
     labelled = notation == "penn"
-    if not _balanced(first):
+    if not one_tree_per_line(first):
         return [TreeLine(n, t) for n, t in iter_trees(text, str(path), with_lines=True,
                                                       labelled=labelled)]
-    out = []
-    for n, ln in enumerate(lines, 1):
-        if not ln.strip():
-            if not allow_no_parse:
-                raise EvaluationInputError(f"{path}:{n}: empty line where a gold tree is expected")
-            out.append(TreeLine(n, None))
-        else:
-            if not labelled:
-                tree = _black_line(ln, str(path), n)
-            else:
-                try:
-                    tree = parse_tree(ln, str(path), n)
-                except TreeSyntaxError:
-                    # a parser's failure line holds no word: no parse, like an empty line
-                    if not allow_no_parse or read_evalb_line(ln, str(path), n) is not None:
-                        raise
-                    tree = None
-            out.append(TreeLine(n, tree))
-    return out
+    return [TreeLine(n, tree_of_line(ln, path, n, allow_no_parse, notation))
+            for n, ln in enumerate(lines, 1)]
+
+
+def one_tree_per_line(first_line: str) -> bool:
+    """Whether a file whose first non-empty line is this holds one tree per line (else free layout)."""
+    return _balanced(first_line)
+
+
+def tree_of_line(ln: str, path: str | Path, n: int, allow_no_parse: bool = True,
+                 notation: str = "penn") -> Tree | None:
+    """Line ``n`` of a one-tree-per-line file as :func:`read_tree_lines` reads it (``None``: no parse)."""
+    if not ln.strip():
+        if not allow_no_parse:
+            raise EvaluationInputError(f"{path}:{n}: empty line where a gold tree is expected")
+        return None
+    if notation != "penn":
+        return _black_line(ln, str(path), n)
+    try:
+        return parse_tree(ln, str(path), n)
+    except TreeSyntaxError:
+        # a parser's failure line holds no word: no parse, like an empty line
+        if not allow_no_parse or read_evalb_line(ln, str(path), n) is not None:
+            raise
+        return None
 
 
 def is_conll_path(path: str | Path) -> bool:

@@ -106,13 +106,14 @@ class ParsevalAccumulator:
         self.precision_sum = Fraction(0)
         self.distribution: Counter = Counter()
 
-    def add(self, c: BracketCounts) -> None:
-        self.n += 1
-        self.sums = [a + b for a, b in zip(self.sums, c)]
+    def add(self, c: BracketCounts, times: int = 1) -> None:
+        """Add a sentence's counts (``times`` sentences with the same counts, as a compiled path sums them)."""
+        self.n += times
+        self.sums = [a + times * b for a, b in zip(self.sums, c)]
         # a sentence with nothing to find (or nothing proposed) is perfect on that side
-        self.recall_sum += Fraction(c.matched, c.gold) if c.gold else 1
-        self.precision_sum += Fraction(c.matched, c.test) if c.test else 1
-        self.distribution[c.crossing] += 1
+        self.recall_sum += times * (Fraction(c.matched, c.gold) if c.gold else 1)
+        self.precision_sum += times * (Fraction(c.matched, c.test) if c.test else 1)
+        self.distribution[c.crossing] += times
 
     def result(self) -> ParsevalResult:
         g, t, m, x = self.sums

@@ -9,15 +9,18 @@ and its scorer. ``pairs`` holds ``(gold_line, gold, test_line, test)`` (``test``
 """
 from __future__ import annotations
 
-from .dependencies import DependencyAccumulator, gold_from_conll, gold_from_tree, score_tree_dependencies
-from .evalb import ERROR, score_evalb
-from .evalb_params import load_params
-from .flat import FlatAccumulator, flat_key, score_flat
-from .inputs import EvaluationInputError
-from .mph import score_mph
-from .parseval import BracketCounts, ParsevalAccumulator, score_parseval
-from .scoring import ScoringSettings
-from .summary import BracketAccumulator
+from typing import TYPE_CHECKING
+
+from .settings import ScoringSettings
+
+if TYPE_CHECKING:
+    from .dependencies import DependencyAccumulator
+    from .flat import FlatAccumulator
+    from .parseval import ParsevalAccumulator
+    from .summary import BracketAccumulator
+
+# Each scheme imports what it scores with: the compiled path (.schemes_native) ends every run here
+# and should not load the other schemes' modules (or the tree package) to do so.
 
 #: Settings of an option not given: the report's own (its stored counts are scored with these), so
 #: ``ranker evaluate`` on a run's files reproduces the run's report.
@@ -26,10 +29,20 @@ DEFAULTS = ScoringSettings()
 DEFAULT_HEAD_RULES = {"mph": DEFAULTS.mph_head_rules, "deps": DEFAULTS.head_rules}
 
 
-def evalb(args, pairs) -> dict:
-    """EVALB (``args.param``, a parameter file or shipped name); a failed test tree is an input error."""
+def evalb(args, pairs, acc: BracketAccumulator | None = None) -> dict:
+    """EVALB (``args.param``, a parameter file or shipped name); a failed test tree is an input error.
+
+    ``acc``: counts already summed (by the compiled path, :mod:`.schemes_native`) that ``pairs``
+    add to; every scheme takes one.
+    """
+    from .evalb import ERROR, score_evalb
+    from .evalb_params import load_params
+    from .inputs import EvaluationInputError
+    from .parseval import BracketCounts
+    from .summary import BracketAccumulator
+
     params = load_params(args.param or DEFAULTS.evalb_param)
-    acc = BracketAccumulator()
+    acc = acc or BracketAccumulator()
     for _, g, tl, t in pairs:
         if t is None:
             acc.add(BracketCounts(score_evalb(g, g, params).gold, 0, 0, 0), parsed=False)
@@ -42,9 +55,13 @@ def evalb(args, pairs) -> dict:
     return acc.result().as_dict()
 
 
-def parseval(args, pairs) -> dict:
-    """PARSEVAL after Black et al.'s erasures, with their sentence-averaged figures."""
-    acc, black = BracketAccumulator(), ParsevalAccumulator()
+def parseval(args, pairs, acc: BracketAccumulator | None = None,
+             black: ParsevalAccumulator | None = None) -> dict:
+    """PARSEVAL after Black et al.'s erasures, with their sentence-averaged figures (``black``: their sums so far)."""
+    from .parseval import ParsevalAccumulator, score_parseval
+    from .summary import BracketAccumulator
+
+    acc, black = acc or BracketAccumulator(), black or ParsevalAccumulator()
     for _, g, tl, t in pairs:
         c = score_parseval(g, t, erase=True)
         acc.add(c, parsed=t is not None)
@@ -57,23 +74,27 @@ def parseval(args, pairs) -> dict:
     return out
 
 
-def mph(args, pairs) -> dict:
+def mph(args, pairs, acc: BracketAccumulator | None = None) -> dict:
     """Maximal projections of heads (Ringger et al.), heads by ``args.head_rules``."""
     from ..trees.heads import HeadRules
+    from .mph import score_mph
+    from .summary import BracketAccumulator
 
     rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["mph"])
-    acc = BracketAccumulator()
+    acc = acc or BracketAccumulator()
     for _, g, tl, t in pairs:
         acc.add(score_mph(g, t, rules), parsed=t is not None)
     return acc.result().as_dict()
 
 
-def flat(args, pairs) -> dict:
+def flat(args, pairs, acc: FlatAccumulator | None = None) -> dict:
     """Gaizauskas et al.'s flattened keys: recall and conformance against the gold's key."""
     from ..trees.flatten import FlattenRules
+    from .flat import FlatAccumulator, flat_key, score_flat
+    from .inputs import EvaluationInputError
 
     rules = None if args.keys_as_given else FlattenRules.load(args.flatten_rules or DEFAULTS.flatten_rules)
-    acc = FlatAccumulator()
+    acc = acc or FlatAccumulator()
     for gl, g, tl, t in pairs:
         key = g if rules is None else flat_key(g, rules)
         if key is None:
@@ -82,7 +103,7 @@ def flat(args, pairs) -> dict:
     return acc.result().as_dict()
 
 
-def deps(args, pairs) -> dict:
+def deps(args, pairs, acc: DependencyAccumulator | None = None) -> dict:
     """Typed and untyped head-dependency F; gold pairs may be CoNLL sentences.
 
     The output names both sides' dependencies (``gold_dependencies``, ``test_dependencies``): a
@@ -90,12 +111,13 @@ def deps(args, pairs) -> dict:
     """
     from ..trees.dependencies import RelationLabels
     from ..trees.heads import HeadRules
+    from .dependencies import DependencyAccumulator, gold_from_conll, gold_from_tree, score_tree_dependencies
 
     rules_name = args.head_rules or DEFAULT_HEAD_RULES["deps"]
     labels_name = args.relation_labels or DEFAULTS.relation_labels
     rules = HeadRules.load(rules_name)
     labels = RelationLabels.load(labels_name)
-    acc = DependencyAccumulator()
+    acc = acc or DependencyAccumulator()
     from_file = False
     for gl, g, tl, t in pairs:
         if hasattr(g, "deps"):  # a ConllSentence

@@ -41,26 +41,13 @@ from .evalb_params import EvalbParams, load_params
 from .flat import flat_constituents, flat_counts, flat_key
 from .mph import MphSide, mph_side, score_mph_sides
 from .parseval import constituent_spans, span_counts
+from .settings import ScoringSettings  # noqa: F401  (defined there: ranker evaluate reads it without this module)
 
 Counts = tuple[int, int, int, int]
 
 #: Every stored metric, in storage order. The LAST one is written last and its presence marks a
 #: sentence as scored (``experiment.score_candidates``).
 METRICS = ("evalb_labeled", "evalb_unlabeled", "parseval", "mph", "flat", "deps_untyped", "deps_typed")
-
-
-class ScoringSettings(NamedTuple):
-    """What the counts depend on; its key names the stored counts, so a change never reads stale ones."""
-
-    evalb_param: str = "COLLINS"
-    head_rules: str = "collins"              # dependency conversion
-    flatten_rules: str = "ptb"
-    relation_labels: str = "labels"
-    mph_head_rules: str = "ringger-reassign"  # Charniak's rules with Ringger et al.'s reassignment
-
-    def key(self) -> str:
-        return (f"{self.evalb_param}+{self.head_rules}+{self.flatten_rules}+{self.relation_labels}"
-                f"+mph:{self.mph_head_rules}")
 
 
 class GoldSide(NamedTuple):

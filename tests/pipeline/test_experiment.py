@@ -239,6 +239,29 @@ def test_issue_10_every_scheme_of_the_report_equals_ranker_evaluate(tiny_run, tm
 
 
 @pytest.mark.linkgrammar
+def test_compiled_scoring_of_every_selection_equals_the_reference(tiny_run):
+    """``ranker evaluate``'s kernel (schemes_kernel.c) gives the reference's figures, number for
+    number, on every ranker's selected Link Grammar parses of a real run."""
+    import argparse
+
+    from ranker.cli.evaluate import _pairs
+    from ranker.evaluation import schemes_native
+    from ranker.registries import SCHEMES
+
+    _, out, _ = tiny_run
+    assert schemes_native.kernel() is not None, "the C kernel could not be built"
+    selections = sorted((out / "selected").glob("*.mrg"))
+    assert len(selections) >= len(RANKERS)
+    for path in selections:
+        for scheme in schemes_native.NATIVE_SCHEMES:
+            args = argparse.Namespace(gold=str(out / "gold.mrg"), test=str(path), scheme=scheme,
+                                      param=None, head_rules=None, relation_labels=None,
+                                      notation="penn")
+            native = schemes_native.evaluate_native(args)
+            assert native is not None and native == SCHEMES.get(scheme)(args, _pairs(args)), (path, scheme)
+
+
+@pytest.mark.linkgrammar
 def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
     """``[annotation] kind = "user"``: the train split's discriminant decisions are the training signal."""
     import shutil

@@ -1,0 +1,464 @@
+"""``ranker evaluate`` under every scheme in compiled code (``schemes_kernel.c``).
+
+Why: the reference scorers (:mod:`.schemes`) read every tree into Python objects and rebuild it
+for each transform, 0.3-1 ms a pair, where users score whole development sets in loops. The
+kernel reads both files' lines into flat arrays and counts in one pass; it is built and cached
+like the EVALB kernel (:mod:`.kernels`).
+
+Nothing here is a second definition of a scheme. What depends on label strings is decided by
+the reference's own functions once per distinct label and handed to the kernel as tables
+(:class:`_Tables`): base labels and function tags (:mod:`ranker.trees.transforms`), the head
+table's passes and categories (:class:`~ranker.trees.heads.HeadRules`), each relation-label
+pattern's verdict on each label (:func:`ranker.trees.dependencies._matches`), EVALB's parameter
+lists and label cut (:mod:`.evalb_params`, :func:`.evalb.cut_label`), Black et al.'s word forms
+and tag classes (:mod:`ranker.trees.black`), the flattening rules
+(:class:`~ranker.trees.flatten.FlattenRules`). What depends on structure is the kernel's, and
+tests compare its counts with the reference's on real data. Pairs the kernel does not decide
+alone (anything but one well-formed Penn tree per line, different words, see the kernel's notes)
+are scored by the reference, pair by pair; if one of them is an error, the whole file pair goes
+to the reference, which reports the error exactly as it always does (the first one in file
+order).
+
+The fast path applies to one-tree-per-line GOLD and TEST files in Penn notation (not a ``.dp``
+gold, not ``--notation black``, no EVALB ``EQ_WORD``); :func:`evaluate_native` returns ``None``
+otherwise, and the caller runs the reference.
+"""
+from __future__ import annotations
+
+import ctypes
+from array import array
+from collections import Counter
+
+from .kernels import load_kernel
+
+#: The schemes the kernel counts (``schemes_kernel.c``'s SCHEME_* numbers by position).
+NATIVE_SCHEMES = ("evalb", "mph", "deps", "parseval", "flat")
+REC = 8                      # int32 fields of one record, as schemes_kernel.c lays them out
+_DEFER = 2
+CHUNK_BYTES = 1 << 20        # gold bytes scored at a time: memory stays flat whatever the file size
+
+# label flags, as schemes_kernel.c numbers them
+F_NONE, F_PUNCT, F_HEADPUNCT, F_COORD, F_PP, F_SBJ, F_CCONJ, F_EMPTY = 1, 2, 4, 8, 16, 32, 64, 128
+F_EVDEL, F_EVLEN, F_EVQUOTE, F_EVBDEL = 256, 512, 1024, 2048
+F_PTB, F_VERB, F_ADVTAG, F_ADVPFX, F_VPFX, F_MD, F_TO, F_POS, F_BPUNCT = (1 << k for k in range(12, 21))
+W_AUX, W_NOT, W_TO, W_ZERO, W_POSS = 1, 2, 4, 8, 16
+
+_DIRECTIONS = {"left": 0, "right": 1, "leftdis": 2, "rightdis": 3, "leftexcept": 4, "rightexcept": 5}
+_PSEUDO = {"@tag": -1, "@phrase": -2, "@node": -3, "@word": -4, "@same": -5}
+
+_lib: ctypes.CDLL | None | bool = False
+#: A relation pattern's verdict on a label, by pattern and label: the tables are rebuilt as labels
+#: come and each thread has its own, so each verdict is worked out once.
+_VERDICTS: dict = {}
+
+
+def kernel() -> ctypes.CDLL | None:
+    """The compiled kernel with its functions declared; ``None`` without one."""
+    global _lib
+    if _lib is not False:
+        return _lib
+    lib = _lib = load_kernel("schemes_kernel.c")
+    if lib is None:
+        return None
+    p, i32, lng = ctypes.c_void_p, ctypes.c_int32, ctypes.c_long
+    lib.sk_new.restype = p
+    lib.sk_new.argtypes = []
+    lib.sk_free.argtypes = [p]
+    lib.sk_label.restype = i32
+    lib.sk_label.argtypes = [p, ctypes.c_char_p, i32]
+    lib.sk_form.restype = i32
+    lib.sk_form.argtypes = [p, ctypes.c_char_p, i32, i32]
+    lib.sk_punct_char.restype = None
+    lib.sk_punct_char.argtypes = [p, i32]
+    lib.sk_labels.restype = i32
+    lib.sk_labels.argtypes = [p, ctypes.POINTER(p), ctypes.POINTER(p), ctypes.POINTER(p)]
+    lib.sk_score.restype = lng
+    lib.sk_score.argtypes = [p, ctypes.c_int, ctypes.c_char_p, lng, ctypes.c_char_p, lng, lng, p, i32,
+                             p, p, p, p, p, p, i32, i32, p, i32, p, p, i32, i32, p, p, i32, i32, i32, p]
+    lib.sk_totals.restype = lng
+    lib.sk_totals.argtypes = [p, lng, p]
+    return lib
+
+
+def _ptr(a: array) -> int:
+    return a.buffer_info()[0] if len(a) else 0
+
+
+class _Tables:
+    """The kernel's handle and the label tables of one run, grown as new labels are read."""
+
+    def __init__(self, lib, scheme: str, args):
+        from ..trees.transforms import PUNCT_TAGS
+
+        self.lib, self.scheme = lib, scheme
+        self.handle = lib.sk_new()
+        if not self.handle:
+            raise MemoryError("evaluation kernel: out of memory")
+        self.punct = PUNCT_TAGS
+        self.names: list[str] = []
+        self.params = self.rules = self.relations = None
+        self.eq = array("i")
+        if scheme == "evalb":
+            from .evalb_params import load_params
+            from .schemes import DEFAULTS
+
+            self.params = load_params(args.param or DEFAULTS.evalb_param)
+            self.eq = array("i", [self.intern(x) for pair in self.params.eq_labels for x in pair])
+        elif scheme in ("mph", "deps"):
+            from ..trees.heads import HeadRules
+            from .schemes import DEFAULT_HEAD_RULES, DEFAULTS
+
+            self.rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES[scheme])
+            self.categories = {c: self.intern(c) for passes in self.rules.rules.values()
+                               for p in passes for c in p.categories if c not in _PSEUDO}
+            if scheme == "deps":
+                from ..trees.dependencies import RelationLabels
+
+                self.relations = RelationLabels.load(args.relation_labels or DEFAULTS.relation_labels)
+        self.black = scheme == "parseval"
+        if self.black:
+            self._black_forms()
+        self.frules, self.fpats, self.flat_opts = array("i"), array("i"), 0
+        self.none = self.intern("-NONE-")
+        if scheme == "flat":
+            self._flatten_rules(args)
+        self.size = -1
+        self.sync(0)                          # the rule files' labels need their base labels too
+
+    def _flatten_rules(self, args) -> None:
+        """The flattening rules (trees/flatten.py) as the kernel reads them, and the options."""
+        self.flat_opts = (not args.omit_root) | 2 * bool(args.keys_as_given)
+        if args.keys_as_given:
+            return
+        from ..trees.flatten import FlattenRules
+        from .schemes import DEFAULTS
+
+        rules = FlattenRules.load(args.flatten_rules or DEFAULTS.flatten_rules)
+        codes = {"_": -1, "*": -2}
+        for r in rules.rules:
+            form = 3 if r.children is None else 2 if r.marked < 0 else 1
+            pats = r.children or ()
+            self.frules.extend([self.intern(r.parent), form, r.marked, len(pats), len(self.fpats)])
+            self.fpats.extend(codes[c] if c in codes else self.intern(c) for c in pats)
+
+    def _black_forms(self) -> None:
+        """Black et al.'s word forms and punctuation characters (trees/black.py) for the kernel."""
+        from ..trees import black
+
+        kinds: dict[str, int] = {}
+        for forms, kind in ((black._AUX_FORMS, W_AUX), (black._NOT_FORMS, W_NOT), (("to",), W_TO),
+                            (("0",), W_ZERO), (("'s", "'"), W_POSS)):
+            for f in forms:
+                kinds[f] = kinds.get(f, 0) | kind
+        for f, kind in kinds.items():
+            b = f.encode("utf-8")
+            if self.lib.sk_form(self.handle, b, len(b), kind) < 0:
+                raise MemoryError("evaluation kernel: out of memory")
+        for ch in black._PUNCT_CHARS:
+            if ch.isascii():                  # the kernel defers sentences with other words
+                self.lib.sk_punct_char(self.handle, ord(ch))
+
+    def intern(self, s: str) -> int:
+        b = s.encode("utf-8")
+        i = self.lib.sk_label(self.handle, b, len(b))
+        if i < 0:
+            raise MemoryError("evaluation kernel: out of memory")
+        return i
+
+    def close(self) -> None:
+        self.lib.sk_free(self.handle)
+        self.handle = None
+
+    def _read_names(self) -> int:
+        text, off, length = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        n = self.lib.sk_labels(self.handle, ctypes.byref(text), ctypes.byref(off), ctypes.byref(length))
+        if n > len(self.names):
+            offs = (ctypes.c_int32 * n).from_address(off.value)
+            lens = (ctypes.c_int32 * n).from_address(length.value)
+            for i in range(len(self.names), n):
+                self.names.append(ctypes.string_at(text.value + offs[i], lens[i]).decode("utf-8"))
+        return n
+
+    def sync(self, done: int | None = None) -> None:
+        """Tables for every label interned so far (the derived base and cut labels interned too).
+
+        ``done``: how many labels already have theirs (by default those read before).
+        """
+        from ..trees.transforms import base_label
+
+        from .evalb import cut_label
+
+        done = len(self.names) if done is None else done
+        while self._read_names() > done:
+            new = self.names[done:]
+            done = len(self.names)
+            for name in new:                 # derived labels are labels too (ids for the tables)
+                self.intern(base_label(name))
+                if self.params is not None:
+                    self.intern(cut_label(name))
+        if len(self.names) != self.size:
+            self._arrays()
+
+    def _arrays(self) -> None:
+        from ..trees.transforms import base_label, function_tags
+
+        from .evalb import cut_label
+
+        self._read_names()
+        names, ids = self.names, {n: i for i, n in enumerate(self.names)}
+        self.size = len(names)
+        flags = array("i", [0] * len(names))
+        self.base = array("i", [ids[base_label(n)] if base_label(n) in ids else i for i, n in enumerate(names)])
+        self.cut = array("i", [0] * len(names))
+        p = self.params
+        for i, n in enumerate(names):
+            f = (F_NONE * (n == "-NONE-") | F_PUNCT * (n in self.punct) | F_PP * (n == "PP")
+                 | F_EMPTY * (n == "") | F_CCONJ * (base_label(n) in ("CC", "CONJP"))
+                 | F_SBJ * ("SBJ" in function_tags(n)))
+            if self.rules is not None:
+                f |= F_HEADPUNCT * (n in self.rules.punctuation) | F_COORD * (n in self.rules.coordination)
+            if p is not None:
+                c = cut_label(n)
+                self.cut[i] = ids.get(c, i)
+                f |= (F_EVDEL * (n in p.delete_labels) | F_EVLEN * (n in p.delete_labels_for_length)
+                      | F_EVQUOTE * (n in p.quote_labels)
+                      | F_EVBDEL * bool(p.delete_labels and p.deletes_bracket(c)))
+            if self.black:
+                f |= self._black_flags(base_label(n))
+            flags[i] = f
+        self.flags = flags
+        self.hoff, self.hprog = array("i", [0] * len(names)), array("i")
+        if self.rules is not None:
+            self._head_program(names)
+        self.rl, self.pat, self.patword = array("i"), bytearray(), bytearray()
+        self.empty_rel = self.root_rel = 0
+        if self.relations is not None:
+            self._relation_tables(names)
+
+    @staticmethod
+    def _black_flags(b: str) -> int:
+        from ..trees import black
+
+        return (F_PTB * (b in black._PTB_TAGS) | F_VERB * (b in black._VERB_TAGS)
+                | F_ADVTAG * (b in black._ADVERB_TAGS) | F_ADVPFX * b.startswith("ADV")
+                | F_VPFX * b.startswith("V") | F_MD * (b == "MD") | F_TO * (b == "TO")
+                | F_POS * (b == "POS") | F_BPUNCT * (b in black._PUNCT_TAGS))
+
+    def _head_program(self, names) -> None:
+        from ..trees.heads import HeadRule
+        from ..trees.transforms import base_label
+
+        rules, at = self.rules.rules, {}
+        default = (HeadRule("left", ()),)
+        for i, n in enumerate(names):
+            passes = rules.get(base_label(n)) or rules.get("*") or default
+            if passes not in at:
+                at[passes] = len(self.hprog)
+                self.hprog.append(len(passes))
+                for p in passes:
+                    self.hprog.extend([_DIRECTIONS[p.direction], len(p.categories)])
+                    self.hprog.extend(_PSEUDO[c] if c in _PSEUDO else self.categories[c] for c in p.categories)
+            self.hoff[i] = at[passes]
+
+    def _relation_tables(self, names) -> None:
+        from ..trees.dependencies import _matches
+        from ..trees.tree import Node
+
+        relation_ids = {"": 0, "root": 1}
+        self.empty_rel, self.root_rel = 0, 1
+        for k, r in enumerate(self.relations.rules):
+            rel = relation_ids.setdefault(r.relation, len(relation_ids))
+            self.rl.extend([rel, {None: 0, "before": 1, "after": 2}[r.side], r.nth, int(r.coord),
+                            int(r.nosubj), 3 * k, 3 * k + 1, 3 * k + 2])
+            for alts in (r.parent, r.head, r.dependent):
+                verdict = _VERDICTS.setdefault(alts, {})
+                for n in names:
+                    if n not in verdict:
+                        verdict[n] = _matches(alts, Node(n, (0,), 0, 1))
+                self.pat += bytes(verdict[n] for n in names)
+                self.patword.append(_matches(alts, 0))
+
+    def score(self, gold: bytes, test: bytes, lines: int) -> array:
+        """The records of ``lines`` line pairs (REC int32 each).
+
+        The kernel stops at a line with a label new to the tables; they are extended and it goes on.
+        """
+        lib = self.lib
+        rec = array("i", bytes(4 * REC * max(lines, 1)))
+        state = array("q", [0, 0, 0])
+        while True:
+            pat, patword = bytes(self.pat), bytes(self.patword)
+            done = lib.sk_score(self.handle, NATIVE_SCHEMES.index(self.scheme), gold, len(gold), test,
+                                len(test), lines, _ptr(state), self.size, _ptr(self.flags),
+                                _ptr(self.base), _ptr(self.hoff), _ptr(self.hprog), _ptr(self.cut),
+                                _ptr(self.eq), len(self.eq) // 2,
+                                int(self.params.labeled) if self.params is not None else 1,
+                                _ptr(self.rl), len(self.rl) // 8, pat, patword,
+                                self.empty_rel, self.root_rel, _ptr(self.frules), _ptr(self.fpats),
+                                len(self.frules) // 5, self.flat_opts, self.none, _ptr(rec))
+            if done < 0:
+                raise MemoryError("evaluation kernel: out of memory")
+            if done == lines:
+                return rec
+            self.sync()
+
+
+def _first_line(path) -> str | None:
+    """The first non-blank line of a file (decoded), or None if it has none."""
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if line.strip():
+                return line
+    return None
+
+
+def evaluate_native(args) -> dict | None:
+    """``ranker evaluate``'s figures for ``args`` from the kernel, or ``None`` where it does not apply.
+
+    ``None`` also when the files cannot be paired or a pair is an error: the reference then
+    raises its error, word for word.
+    """
+    from ..errors import RankerError
+
+    if args.scheme not in NATIVE_SCHEMES or args.notation != "penn":
+        return None
+    lib = kernel()
+    if lib is None:
+        return None
+    from .evalb_files import LineBlocks, check_files
+    from .inputs import is_conll_path, one_tree_per_line
+
+    if args.scheme == "deps" and is_conll_path(args.gold):
+        return None
+    try:
+        if not check_files(args.gold, args.test):
+            return None
+        firsts = [_first_line(p) for p in (args.gold, args.test)]
+    except (RankerError, OSError):
+        return None
+    if firsts[0] is None or not all(f is None or one_tree_per_line(f) for f in firsts):
+        return None
+    try:
+        tables = _Tables(lib, args.scheme, args)
+    except (RankerError, OSError, ValueError):
+        return None                   # a bad rule or parameter file: the reference says so
+    if tables.params is not None and tables.params.eq_words:
+        tables.close()
+        return None
+    sums = array("q", bytes(8 * 18))
+    deferred: list[tuple[int, bytes, bytes]] = []
+    sentences: Counter = Counter()    # parseval: how many sentences had each count
+    for block_sums, block_deferred, block_sentences in _scored_blocks(args, tables):
+        for k in range(18):
+            sums[k] += block_sums[k]
+        deferred += block_deferred
+        sentences.update(block_sentences)
+    return _figures(args, sums, deferred, sentences)
+
+
+def _blocks(args):
+    """(first line number - 1, gold bytes, test bytes, lines) of each block of whole lines."""
+    from .evalb_files import LineBlocks
+
+    line0 = 0
+    with LineBlocks(args.gold) as gold, LineBlocks(args.test) as test:
+        while g := gold.take_bytes(CHUNK_BYTES):
+            n = g.count(b"\n") + (0 if g.endswith(b"\n") else 1)
+            yield line0, g, test.take_lines(n), n
+            line0 += n
+
+
+def _score_block(tables: _Tables, line0: int, g: bytes, t: bytes, n: int):
+    """A block's sums (as ``sk_totals``), its deferred pairs and (parseval) its sentences' counts."""
+    rec = tables.score(g, t, n)
+    sums = array("q", bytes(8 * 18))
+    deferred, sentences = [], Counter()
+    if tables.lib.sk_totals(_ptr(rec), n, _ptr(sums)):
+        gl, tl = g.split(b"\n"), t.split(b"\n")
+        deferred = [(line0 + i + 1, gl[i], tl[i]) for i in range(n) if rec[i * REC] == _DEFER]
+    if tables.scheme == "parseval":
+        sentences.update(tuple(rec[i * REC + 1:i * REC + 5]) for i in range(n) if rec[i * REC] != _DEFER)
+    return sums, deferred, sentences
+
+
+def _scored_blocks(args, tables: _Tables):
+    """Every block scored, in file order: on both cores when the files span several blocks.
+
+    The kernel runs without the interpreter lock (ctypes releases it), so two threads score two
+    blocks at once, each with its own handle and tables.
+    """
+    import os
+
+    try:
+        if os.path.getsize(args.gold) <= 2 * CHUNK_BYTES or (os.cpu_count() or 1) < 2:
+            for block in _blocks(args):
+                yield _score_block(tables, *block)
+            return
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        own, lock = threading.local(), threading.Lock()
+        spare, extra = [tables], []
+
+        def score(block):
+            t = getattr(own, "tables", None)
+            if t is None:                      # the first worker takes `tables`, the other its own
+                with lock:
+                    t = spare.pop() if spare else None
+                if t is None:
+                    t = _Tables(tables.lib, args.scheme, args)
+                    extra.append(t)
+                own.tables = t
+            return _score_block(t, *block)
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            pending = []
+            for block in _blocks(args):
+                pending.append(pool.submit(score, block))
+                if len(pending) > 2:           # two blocks in flight, one read ahead: flat memory
+                    yield pending.pop(0).result()
+            for f in pending:
+                yield f.result()
+        for t in extra:
+            t.close()
+    finally:
+        tables.close()
+
+
+def _figures(args, sums, deferred, sentences) -> dict | None:
+    """The scheme's figures: the kernel's sums plus the deferred pairs scored by the reference."""
+    from ..errors import RankerError
+    from ..registries import SCHEMES
+    from .inputs import tree_of_line
+
+    pairs = []
+    try:
+        for n, g, t in deferred:
+            pairs.append((n, tree_of_line(g.decode("utf-8"), args.gold, n, allow_no_parse=False), n,
+                          tree_of_line(t.decode("utf-8"), args.test, n)))
+        if args.scheme == "deps":
+            from .dependencies import DependencyAccumulator
+
+            acc = DependencyAccumulator()
+            acc.add_totals(sums[:9], sums[9:])
+        elif args.scheme == "flat":
+            from .flat import FlatAccumulator
+
+            acc = FlatAccumulator()
+            acc.add_totals(sums[:6])
+        else:
+            from .summary import BracketAccumulator
+
+            acc = BracketAccumulator()
+            acc.add_totals(sums[:9])
+        if args.scheme == "parseval":
+            from .parseval import BracketCounts, ParsevalAccumulator
+
+            black = ParsevalAccumulator()
+            for counts, times in sentences.items():
+                black.add(BracketCounts(*counts), times)
+            return SCHEMES.get(args.scheme)(args, pairs, acc, black)
+        return SCHEMES.get(args.scheme)(args, pairs, acc)
+    except (RankerError, ValueError):
+        return None                   # an error among them: the reference reports the first one
