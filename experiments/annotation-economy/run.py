@@ -70,20 +70,46 @@ class Setup:
         self.metrics = stages.metric_names(ev)
         self.test_counts = stages.load_counts(ctx, ev, self.splits.test, self.metrics)
         held = stages.load_counts(ctx, ev, self.splits.heldout, [ll.select_metric])
-        say("feature matrices (training split whole, held-out, test)")
-        self.template = stages.loglinear_template(ll, workers)
-        self.train_matrix = stages.extract_features(ctx, cfg.features, train)
-        self.heldout_matrix = stages.extract_features(ctx, cfg.features, self.splits.heldout)
-        self.test_matrix = stages.extract_features(ctx, cfg.features, self.splits.test)
         self.heldout_quality = stages.candidate_quality(held[ll.select_metric], ll.select_metric)
+        self.template = stages.loglinear_template(ll, workers)
         self.feature_config = load_feature_set(cfg.features.set).to_dict()
+        qualities = store.forest_qualities(ctx.source)
+        self.ids = [s.id for s in train.sentences if qualities.get(s.id)]   # with candidates, split order
         rng = np.random.default_rng(cfg.experiment.seed)
-        ids = list(self.train_matrix.sentence_ids)   # training sentences with candidates
-        self.order = [ids[i] for i in rng.permutation(len(ids))]
+        self.order = [self.ids[i] for i in rng.permutation(len(self.ids))]
         if pool is not None:
             self.order = self.order[:pool]
-        self.rows = {sid: (int(self.train_matrix.offsets[j]), int(self.train_matrix.offsets[j + 1]))
-                     for j, sid in enumerate(ids)}
+        self._matrices = None
+
+    def matrices(self):
+        """The feature matrices of the whole training split, held-out and test (extracted once, then stored)."""
+        if self._matrices is None:
+            from ranker.pipeline import stages
+
+            say("feature matrices (training split whole, held-out, test)")
+            ctx, f, sp = self.ctx, self.cfg.features, self.splits
+            self._matrices = tuple(stages.extract_features(ctx, f, sel) for sel in (sp.train, sp.heldout, sp.test))
+            if list(self._matrices[0].sentence_ids) != self.ids:
+                raise RankerError(f"{self.store.path}: the training matrix's sentences are not the forests stored")
+        return self._matrices
+
+    @property
+    def train_matrix(self):
+        return self.matrices()[0]
+
+    @property
+    def heldout_matrix(self):
+        return self.matrices()[1]
+
+    @property
+    def test_matrix(self):
+        return self.matrices()[2]
+
+    @property
+    def rows(self) -> dict[str, tuple[int, int]]:
+        """Each training sentence's rows in the training matrix."""
+        m = self.train_matrix
+        return {sid: (int(m.offsets[j]), int(m.offsets[j + 1])) for j, sid in enumerate(m.sentence_ids)}
 
     # -------------------------------------------------------------------- one sentence
     def forest(self, sid: str):
@@ -285,22 +311,33 @@ def counts_at(fractions, n: int) -> list[tuple[float, int]]:
     return [(f, max(1, int(round(n * f / 100.0)))) for f in fractions]
 
 
+def simulate_a(setup: Setup, records: Records) -> dict[str, dict]:
+    """(a)'s annotation of every sentence of the pool, in the page's order without a model (recorded once).
+
+    A sentence's answers do not depend on what was annotated before it, so (a) and (c) replay them.
+    """
+    recorded = records.sentences("a")
+    todo = [sid for sid in setup.order if sid not in recorded]
+    if todo:
+        say(f"simulating the annotator on {len(todo)} sentences (no model)")
+    for n, sid in enumerate(todo, 1):
+        rec = recorded[sid] = annotate_one(setup, sid)
+        records.add_sentence("a", rec)
+        while setup.store.undo_decision(sid) is not None:   # the strategies store what they need
+            pass
+        if n % 200 == 0:
+            say(f"  {n} of {len(todo)}")
+    return recorded
+
+
 def strategy_a(setup: Setup, records: Records, fractions) -> None:
     """Random sentences in a fixed order, each fully disambiguated in the page's order without a model."""
-    sync_decisions(setup.store, {})
-    recorded = records.sentences("a")
-    done: list[dict] = []
+    recorded = simulate_a(setup, records)
     for fraction, k in counts_at(fractions, len(setup.order)):
-        for sid in setup.order[len(done):k]:
-            rec = recorded.get(sid)
-            if rec is None:
-                rec = annotate_one(setup, sid)
-                records.add_sentence("a", rec)
-            else:
-                while setup.store.undo_decision(sid) is not None:
-                    pass
-                replay(setup.store, sid, rec["answers"])
-            done.append(rec)
+        if records.point("a", fraction) is not None:
+            continue
+        done = [recorded[sid] for sid in setup.order[:k]]
+        sync_decisions(setup.store, {r["sentence"]: r["answers"] for r in done})
         run_point(setup, records, "a", fraction, done, 0.0, need_model=False)
 
 
@@ -342,7 +379,7 @@ def entropy(p: np.ndarray) -> float:
 def strategy_c(setup: Setup, records: Records, fractions) -> None:
     """Sentences chosen by the model's uncertainty, each disambiguated as in (a) (its recorded answers)."""
     sync_decisions(setup.store, {})
-    recorded_a = records.sentences("a")
+    recorded_a = simulate_a(setup, records)
     chosen_before = [r["sentence"] for r in records._read(records.out / "sentences-c.jsonl")]
     done: list[dict] = []
     left = list(setup.order)
@@ -539,6 +576,8 @@ def main(argv=None) -> int:
     with Store.open(args.store) as st:
         setup = Setup(cfg, st, args.workers, args.pool)
         say(f"{len(setup.order)} training sentences with candidates in the pool")
+        if "a" in strategies or "c" in strategies:
+            simulate_a(setup, records)
         references(setup, records)
         write_summary(records)
         for s in strategies:
