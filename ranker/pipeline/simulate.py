@@ -16,7 +16,9 @@ the next one on the page. When a confident model has answered (Baldridge and Osb
 taken the best-F candidates out, the oracle answers for the best candidates still remaining, so an
 answer never leaves zero candidates. Should no discriminant be answerable while candidates worse
 than the best remain (they mix spans of several best-F candidates), the annotator settles on one
-best-F candidate and answers for it alone, so every sentence ends with best-F candidates only.
+best-F candidate and answers for it alone, so every sentence ends with best-F candidates only, or
+with candidates no discriminant tells from them: the page matches labelled spans as a set, so a
+unary chain of one label (``(PP (PP ...))``, which EVALB counts twice) looks like a single ``PP``.
 """
 from __future__ import annotations
 
@@ -54,7 +56,8 @@ class SentenceOutcome(NamedTuple):
     automatic: int     # answers the confident model gave in the annotator's place (free)
     candidates: int    # the forest's size
     remaining: int     # candidates consistent with every answer at the end
-    best_remaining: int  # of those, candidates with the sentence's top F (all of them, unless the model erred)
+    best_remaining: int  # of those, candidates with the sentence's top F: all of them unless a confident model
+                         # erred or some have the labelled spans of a best one (a unary chain of one label)
 
 
 def best_candidates(f_scores: np.ndarray, unscored: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
