@@ -301,6 +301,7 @@ def run_point(setup: Setup, records: Records, strategy: str, fraction: float, do
            "trained_sentences": int(data.survivors.group_mask.sum()),
            "test": setup.test(model, data.names), **(extra or {})}
     records.add_point(rec)
+    write_summary(records, setup)
     er = rec["test"][PRIMARY]["error_reduction"]
     say(f"{strategy} {fraction:g}%: {len(done)} sentences, {asked} decisions, {PRIMARY} ER "
         f"{'n/a' if er is None else f'{er:.1f}'}%, trained on {rec['trained_sentences']} ({train_seconds:.0f} s)")
@@ -431,6 +432,7 @@ def references(setup: Setup, records: Records) -> None:
                            "sigma2": None if fit is None else fit.chosen.sigma2,
                            "trained_sentences": int(data.survivors.group_mask.sum()),
                            "test": setup.test(model, data.names)})
+        write_summary(records, setup)
         say(f"{kind}: {PRIMARY} ER {records.points[-1]['test'][PRIMARY]['error_reduction']:.1f}%")
 
 
