@@ -301,7 +301,7 @@ def run_point(setup: Setup, records: Records, strategy: str, fraction: float, do
            "trained_sentences": int(data.survivors.group_mask.sum()),
            "test": setup.test(model, data.names), **(extra or {})}
     records.add_point(rec)
-    write_summary(records, setup)
+    write_summary(records, setup.order)
     er = rec["test"][PRIMARY]["error_reduction"]
     say(f"{strategy} {fraction:g}%: {len(done)} sentences, {asked} decisions, {PRIMARY} ER "
         f"{'n/a' if er is None else f'{er:.1f}'}%, trained on {rec['trained_sentences']} ({train_seconds:.0f} s)")
@@ -421,8 +421,12 @@ def strategy_c(setup: Setup, records: Records, fractions) -> None:
         names = data.names
 
 
-def references(setup: Setup, records: Records) -> None:
-    for kind in ("riezler", "best_f"):
+REFERENCES = ("riezler", "best_f")
+
+
+def references(setup: Setup, records: Records, kinds=REFERENCES) -> None:
+    """The reference lines: the model trained from Riezler's bracketing and from ``best_f`` (no decisions)."""
+    for kind in kinds:
         if records.point(kind, 100.0) is not None:
             continue
         t = time.perf_counter()
@@ -432,7 +436,7 @@ def references(setup: Setup, records: Records) -> None:
                            "sigma2": None if fit is None else fit.chosen.sigma2,
                            "trained_sentences": int(data.survivors.group_mask.sum()),
                            "test": setup.test(model, data.names)})
-        write_summary(records, setup)
+        write_summary(records, setup.order)
         say(f"{kind}: {PRIMARY} ER {records.points[-1]['test'][PRIMARY]['error_reduction']:.1f}%")
 
 
@@ -528,11 +532,17 @@ def plot(points: list[dict], path: Path, total: int | None) -> bool:
     return True
 
 
-def write_summary(records: Records, setup: Setup) -> None:
-    """``summary.md`` and ``curves.png`` of the points so far (the targets once (a) has answered every sentence)."""
+def write_summary(records: Records, order: list[str] | None = None) -> None:
+    """``summary.md`` and ``curves.png`` of the points recorded so far (by any process writing to ``--out``).
+
+    The targets' budget is (a)'s answers for every sentence of ``order`` (default: every sentence
+    (a) has answered), once it has answered them all.
+    """
+    records.points = records._read(records.points_file)
     answered = records.sentences("a")
-    total = sum(answered[sid]["asked"] for sid in setup.order) if all(s in answered for s in setup.order) else None
-    (records.out / "summary.md").write_text(summary_markdown(records.points, total, len(setup.order)))
+    order = list(answered) if order is None else order
+    total = sum(answered[sid]["asked"] for sid in order) if order and all(s in answered for s in order) else None
+    (records.out / "summary.md").write_text(summary_markdown(records.points, total, len(order)))
     plot(records.points, records.out / "curves.png", total)
 
 
@@ -563,10 +573,22 @@ def main(argv=None) -> int:
     ap.add_argument("--bc-max", type=float, default=100.0,
                     help="(b) and (c): run only the points up to this percentage (the machine's time)")
     ap.add_argument("--pool", type=int, default=None, help="use only the first N training sentences (a smoke run)")
+    ap.add_argument("--references", default="riezler,best_f",
+                    help="which reference lines to train (riezler, best_f; 'none' for neither)")
+    ap.add_argument("--summary-only", action="store_true",
+                    help="only rewrite summary.md and curves.png from the points recorded in --out")
     ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args(argv)
+    if args.summary_only:
+        records = Records(Path(args.out))
+        write_summary(records)
+        print((records.out / "summary.md").read_text())
+        return 0
     fractions = parse_fractions(args.fractions)
-    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip() not in ("", "none")]
+    refs = [r.strip() for r in args.references.split(",") if r.strip() not in ("", "none")]
+    if any(r not in REFERENCES for r in refs):
+        raise RankerError(f"--references: {args.references!r}: choose among {', '.join(REFERENCES)}, or none")
     if any(s not in STRATEGIES for s in strategies):
         raise RankerError(f"--strategies: {args.strategies!r}: choose among {', '.join(STRATEGIES)}")
     if not 0.5 < args.threshold <= 1.0:
@@ -580,8 +602,10 @@ def main(argv=None) -> int:
         say(f"{len(setup.order)} training sentences with candidates in the pool")
         if "a" in strategies or "c" in strategies:
             simulate_a(setup, records)
-        references(setup, records)
-        write_summary(records, setup)
+        if "a" in strategies:   # the small points first: they are quick
+            strategy_a(setup, records, [f for f in fractions if f <= 20])
+        references(setup, records, refs)
+        write_summary(records, setup.order)
         for s in strategies:
             say(f"strategy {TITLES[s]}")
             if s == "a":   # the whole split's point last: it costs most, and the targets need only its answers
@@ -590,11 +614,12 @@ def main(argv=None) -> int:
                 strategy_b(setup, records, [f for f in fractions if f <= args.bc_max], args.threshold)
             else:
                 strategy_c(setup, records, [f for f in fractions if f <= args.bc_max])
-            write_summary(records, setup)
+            write_summary(records, setup.order)
         if "a" in strategies:
             strategy_a(setup, records, fractions)
-            write_summary(records, setup)
-        clear_decisions(st)
+            write_summary(records, setup.order)
+        if strategies:   # take the simulated decisions back (a process drawing references alone has none)
+            clear_decisions(st)
     print((records.out / "summary.md").read_text())
     return 0
 
