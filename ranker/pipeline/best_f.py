@@ -128,10 +128,23 @@ def best_f_set(scores: np.ndarray, unscored: np.ndarray | None = None) -> np.nda
     return top / top.sum()
 
 
+def candidate_scores(got: Sequence[BracketCounts], metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """One sentence's candidates' scores under ``metric`` and which EVALB left out, from their counts.
+
+    ``got`` are the sentence's stored :class:`BracketCounts` in forest order (as
+    :meth:`Store.sentence_bracket_counts` under :func:`best_f_key` gives them); the pair is what
+    :func:`best_f_set` takes.
+    """
+    counts = np.array([(r.gold, r.test, r.matched, r.crossing) for r in got], dtype=np.int64).reshape(-1, 4)
+    if len(counts) == 0:
+        return np.zeros(0), np.zeros(0, dtype=bool)
+    return (np.asarray(METRICS[metric].score(counts), dtype=np.float64),
+            unscored_rows(counts, np.full(len(counts), counts[:, 0].max())))
+
+
 def _sentence_scores(store: Store, rows, metric: str, settings: ScoringSettings, source: str):
     """Per sentence of ``rows``: its rows' slice, sentence scores under ``metric`` and unscored mask."""
     key = best_f_key(metric, settings)
-    score = METRICS[metric].score
     stored = store.bracket_counts(key, None, None, source=source)
     for j, sid in enumerate(rows.sentence_ids):
         a, b = int(rows.offsets[j]), int(rows.offsets[j + 1])
@@ -139,8 +152,7 @@ def _sentence_scores(store: Store, rows, metric: str, settings: ScoringSettings,
         if len(got) != b - a:
             raise RankerError(f"{store.path}: {sid} has {b - a} candidates but {len(got)} {key!r} "
                               "counts; the best_f set cannot be formed")
-        counts = np.array([(r.gold, r.test, r.matched, r.crossing) for r in got], dtype=np.int64)
-        yield a, b, score(counts), unscored_rows(counts, np.full(b - a, counts[:, 0].max()))
+        yield (a, b, *candidate_scores(got, metric))
 
 
 def best_f_weights(store: Store, rows, metric: str, settings: ScoringSettings,
