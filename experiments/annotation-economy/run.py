@@ -202,16 +202,19 @@ def clear_decisions(store) -> int:
     return n
 
 
-def replay(store, sid: str, answers) -> None:
-    """Store a sentence's recorded answers again, in order, through the simulator's one decide path."""
+def replay(setup, sid: str, answers) -> None:
+    """Store a sentence's recorded answers again, in order, through the simulator's one decide path
+    (the page's checked one: each answer checked against the candidates the earlier ones leave)."""
     from ranker.pipeline.simulate import decide
 
+    spans = setup.forest(sid)[0] if answers else []
     for key, accept, who in answers:
-        decide(store, sid, key, accept, who)
+        decide(setup.store, sid, spans, key, accept, who)
 
 
-def sync_decisions(store, wanted: dict[str, list]) -> None:
+def sync_decisions(setup, wanted: dict[str, list]) -> None:
     """Make the stored decisions exactly ``wanted`` (sentence -> answers), touching only what differs."""
+    store = setup.store
     have: dict[str, list] = {}
     for sid, d in store.decisions():
         have.setdefault(sid, []).append([f"{d.label}:{d.start}-{d.end}", d.accept, d.who])
@@ -219,7 +222,7 @@ def sync_decisions(store, wanted: dict[str, list]) -> None:
         if have.get(sid, []) != [list(a) for a in wanted.get(sid, [])]:
             while store.undo_decision(sid) is not None:
                 pass
-            replay(store, sid, wanted.get(sid, []))
+            replay(setup, sid, wanted.get(sid, []))
 
 
 # ------------------------------------------------------------------------------------ records
@@ -338,13 +341,13 @@ def strategy_a(setup: Setup, records: Records, fractions) -> None:
         if records.point("a", fraction) is not None:
             continue
         done = [recorded[sid] for sid in setup.order[:k]]
-        sync_decisions(setup.store, {r["sentence"]: r["answers"] for r in done})
+        sync_decisions(setup, {r["sentence"]: r["answers"] for r in done})
         run_point(setup, records, "a", fraction, done, 0.0, need_model=False)
 
 
 def strategy_b(setup: Setup, records: Records, fractions, threshold: float) -> None:
     """(a)'s sentences; the model trained so far answers where it is confident, the annotator elsewhere."""
-    sync_decisions(setup.store, {})
+    sync_decisions(setup, {})
     recorded = records.sentences("b")
     done: list[dict] = []
     model = names = None
@@ -365,7 +368,7 @@ def strategy_b(setup: Setup, records: Records, fractions, threshold: float) -> N
             else:
                 while setup.store.undo_decision(sid) is not None:
                     pass
-                replay(setup.store, sid, rec["answers"])
+                replay(setup, sid, rec["answers"])
             done.append(rec)
         model, data, rec = run_point(setup, records, "b", fraction, done, model_seconds, {"threshold": threshold})
         model_seconds += rec["train_seconds"]
@@ -379,7 +382,7 @@ def entropy(p: np.ndarray) -> float:
 
 def strategy_c(setup: Setup, records: Records, fractions) -> None:
     """Sentences chosen by the model's uncertainty, each disambiguated as in (a) (its recorded answers)."""
-    sync_decisions(setup.store, {})
+    sync_decisions(setup, {})
     recorded_a = simulate_a(setup, records)
     chosen_before = [r["sentence"] for r in records._read(records.out / "sentences-c.jsonl")]
     done: list[dict] = []
@@ -410,7 +413,7 @@ def strategy_c(setup: Setup, records: Records, fractions) -> None:
             else:
                 while setup.store.undo_decision(sid) is not None:
                     pass
-                replay(setup.store, sid, rec["answers"])
+                replay(setup, sid, rec["answers"])
             if sid not in chosen_before:
                 records.add_sentence("c", {"sentence": sid})
             done.append(rec)

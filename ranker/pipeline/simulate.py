@@ -35,17 +35,19 @@ ANNOTATOR = "simulated-annotator"
 MODEL = "model"
 
 
-def decide(store, sentence_id: str, key: str, accept: bool, who: str):
+def decide(store, sentence_id: str, spans: Sequence[frozenset], key: str, accept: bool, who: str):
     """Store one answer to the discriminant ``key`` of ``sentence_id``, as the page stores it.
 
-    MERGE NOTE (issue 26, defect 1): this is today's path of the page's POST ``/decide``
-    (:func:`~ranker.sources.discriminants.decision` then :meth:`Store.add_decision`), kept in this
-    one function so that the checked "decide" operation (an answer refused unless it is a
-    discriminant of the remaining set, checked in the write transaction) replaces it here, and
-    only here, when it is merged.
+    The page's own path (:func:`ranker.sources.discriminants.decide`): the answer is checked, in its
+    write transaction, to be a discriminant of ``who``'s remaining candidates, and refused
+    (:class:`~ranker.sources.discriminants.DecisionRefused`) otherwise. The simulator only answers
+    discriminants of the candidates every stored answer leaves, a subset of ``who``'s own, so a
+    refusal here is a bug.
     """
+    from ..sources.discriminants import decide as checked_decide
+
     d = decision(key, accept, who)
-    store.add_decision(sentence_id, d)
+    checked_decide(store, sentence_id, spans, d)
     return d
 
 
@@ -121,13 +123,13 @@ def annotate_sentence(store, sentence_id: str, spans: Sequence[frozenset], f_sco
         answered = False
         for d in discriminants(spans, mask, probs):
             if confident is not None and probs is not None and (d.mass >= confident or d.mass <= 1 - confident):
-                decide(store, sentence_id, d.key, d.mass >= confident, MODEL)
+                decide(store, sentence_id, spans, d.key, d.mass >= confident, MODEL)
                 automatic += 1
                 answered = True
                 break
             accept = oracle_answer(spans, d.key, targets)
             if accept is not None:
-                decide(store, sentence_id, d.key, accept, who)
+                decide(store, sentence_id, spans, d.key, accept, who)
                 asked += 1
                 answered = True
                 break

@@ -116,7 +116,13 @@ def test_decide_stores_the_answer_as_the_page_does(store):
     sid = _ambiguous(store)[0]
     spans, _, _ = _forest(store, sid)
     d = discriminants(spans)[0]
-    decide(store, sid, d.key, False, ANNOTATOR)
+    decide(store, sid, spans, d.key, False, ANNOTATOR)
     (got,) = store.decisions(sid)
     assert (got.label, got.start, got.end, got.accept, got.who) == (d.label, d.start, d.end, False, ANNOTATOR)
     assert remaining_mask(spans, [got]).sum() == d.remaining - d.count
+    # the page's check: the same answer again is no discriminant of what is left, and is refused
+    from ranker.sources.discriminants import DecisionRefused
+
+    with pytest.raises(DecisionRefused):
+        decide(store, sid, spans, d.key, False, ANNOTATOR)
+    assert len(store.decisions(sid)) == 1
