@@ -128,20 +128,30 @@ def test_retrain_shows_progress_then_the_new_ranking(browser, live_server, store
 
 def test_an_answer_from_a_stale_page_is_refused_and_the_page_shows_the_conflict(browser, live_server, store_path,
                                                                                 test_sentence):
-    """Regression: a second annotator's answer from a page loaded before the first's left 0 candidates."""
+    """Regression: an answer from a page loaded before another answer left 0 candidates.
+
+    One annotator ("stale-ann") in two sessions, this browser and another client: two annotators'
+    answers are each their own (their conflicts are adjudicated, test_browser_team.py)."""
     import http.cookiejar
     import re
     import urllib.parse
     import urllib.request
 
     browser.get(f"{live_server.url}/sentence?id={test_sentence}")
+    box = browser.find_element(By.CSS_SELECTOR, "form.who input[name=who]")
+    box.clear()
+    box.send_keys("stale-ann")
+    browser.find_element(By.CSS_SELECTOR, "form.who button").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "form.who input[name=who]")
+                                     .get_attribute("value") == "stale-ann")
     total = _remaining(browser)
     row = browser.find_elements(By.CSS_SELECTOR, "#discriminants tbody tr[data-key]")[0]
     key = row.get_attribute("data-key")
-    # another annotator, in another session, accepts the span meanwhile
+    # the same annotator, in another session, accepts the span meanwhile
     other = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
     page = other.open(f"{live_server.url}/sentence?{urllib.parse.urlencode({'id': test_sentence})}").read().decode()
     token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+    other.open(f"{live_server.url}/who", data=urllib.parse.urlencode({"who": "stale-ann", "token": token}).encode()).read()
     other.open(f"{live_server.url}/decide", data=urllib.parse.urlencode(
         {"id": test_sentence, "key": key, "accept": "1", "token": token}).encode()).read()
     row.find_element(By.CSS_SELECTOR, "button.reject").click()   # from the stale page
