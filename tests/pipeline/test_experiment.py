@@ -256,6 +256,7 @@ def test_compiled_scoring_of_every_selection_equals_the_reference(tiny_run):
         for scheme in schemes_native.NATIVE_SCHEMES:
             args = argparse.Namespace(gold=str(out / "gold.mrg"), test=str(path), scheme=scheme,
                                       param=None, head_rules=None, relation_labels=None,
+                                      flatten_rules=None, keys_as_given=False, omit_root=False,
                                       notation="penn")
             native = schemes_native.evaluate_native(args)
             assert native is not None and native == SCHEMES.get(scheme)(args, _pairs(args)), (path, scheme)
