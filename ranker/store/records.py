@@ -54,11 +54,17 @@ class Candidate(NamedTuple):
 
 
 class Forest(NamedTuple):
-    """A sentence with its gold tree (if any) and its candidates in source order."""
+    """A sentence with its gold tree (if any) and its candidates in source order.
+
+    ``evidence`` is a second source's candidates of the same sentence (another parser's analyses),
+    read by the evidence feature families (:mod:`ranker.features.evidence`); ``None`` when no
+    evidence source was asked for, ``()`` when it was but that source has nothing for the sentence.
+    """
 
     sentence: Sentence
     gold: Tree | None
     candidates: tuple[Candidate, ...]
+    evidence: tuple[Candidate, ...] | None = None
 
 
 class Bracket(NamedTuple):

@@ -420,9 +420,12 @@ class Store:
         for s in self.sentences(corpus, split, fileids):
             yield Forest(s, self.gold(s.id), self._candidates(s, source))
 
-    def forest(self, sentence_id: str, source: str | None = None) -> Forest:
+    def forest(self, sentence_id: str, source: str | None = None, evidence: str | None = None) -> Forest:
+        """A sentence's forest of ``source`` (None: every source's), with the candidates of source
+        ``evidence`` as its :attr:`~ranker.store.records.Forest.evidence` when one is named."""
         s = self.sentence(sentence_id)
-        return Forest(s, self.gold(sentence_id), self._candidates(s, source))
+        return Forest(s, self.gold(sentence_id), self._candidates(s, source),
+                      None if evidence is None else self._candidates(s, evidence))
 
     def candidate_rows(self, sentence_id: str, source: str | None = None) -> list[tuple[str, int, str]]:
         """``(source, rank, Penn text)`` of a sentence's candidates in forest order, nothing decoded."""
