@@ -94,7 +94,10 @@ def main() -> None:
         ll = ll.__class__(**{**ll.__dict__, "max_iter": args.max_iter})
     metric = "evalb_labeled"
     with Store.open(cfg.experiment.store) as st:
-        ctx = stages.StageContext(st, stages.stored_source(st), 1)
+        # the config's candidates (and its [evidence] source's, for the evidence families)
+        ev_parse = stages.evidence_parse(cfg.parse, cfg.evidence, cfg.source)
+        ctx = stages.StageContext(st, stages.stored_source(st, stages.candidate_source(cfg.parse)), 1,
+                                  evidence=None if ev_parse is None else stages.candidate_source(ev_parse))
         source = ctx.source
         splits = stages.select_splits(ctx, cfg.data)
         held = stages.load_counts(ctx, ev, splits.heldout, [metric])[metric]
