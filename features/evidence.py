@@ -200,6 +200,13 @@ class _EvidenceFamily(Family):
     def begin_forest(self, forest) -> None:
         self._ev = forest_evidence(forest, self.name, self.weighting, self.rules)
 
+    def evidence(self) -> Evidence:
+        """The current forest's evidence (:meth:`begin_forest` must have seen the forest)."""
+        if self._ev is None:
+            raise FeatureConfigError(f"feature family {self.name!r} scores a candidate against its "
+                                     "forest's evidence: call begin_forest(forest) first")
+        return self._ev
+
 
 @register("evidence_spans/1")
 class EvidenceSpans(_EvidenceFamily):
@@ -219,7 +226,7 @@ class EvidenceSpans(_EvidenceFamily):
         self.labelled = labelled
 
     def __call__(self, c):
-        ev = self._ev
+        ev = self.evidence()
         if not ev.candidates:
             yield ("evs:none", 1.0)
             return
@@ -262,7 +269,7 @@ class EvidenceDependencies(_EvidenceFamily):
         self.bins = bins
 
     def __call__(self, c):
-        ev = self._ev
+        ev = self.evidence()
         if not ev.candidates:
             yield ("evd:none", 1.0)
             return
