@@ -444,7 +444,8 @@ def annotate(ctx: StageContext, annotation: AnnotationSection, sentences: Sequen
         added = store.add_annotations(riezler_annotations((s.id, store.gold(s.id)) for s in new)) if new else 0
     else:   # chunks: stored with their corpus (load_corpus)
         added = 0
-    checked = check_store(store, kind, eq, recheck=recheck, progress=progress, workers=workers)
+    checked = check_store(store, kind, eq, recheck=recheck, progress=progress, workers=workers,
+                          source=source)
     if with_extra:
         check_store(store, annotation.extra_kind, eq, progress=progress, workers=workers)
     return AnnotationOutcome(kind, annotation.extra_kind, annotation.rule, added, checked)

@@ -214,3 +214,21 @@ def test_configs_name_their_evidence_source(tmp_path):
     ok = config_from_dict({**base, "evidence": {"source": "link-grammar"}}, "c.toml")
     validate_config(ok)
     assert dataclasses.asdict(config_from_dict({}, "d.toml").evidence)["source"] == ""
+
+
+def test_annotation_checks_leave_the_evidence_source_alone(tmp_path):
+    # a run checks its own candidates against the partial bracketing, not the evidence source's
+    from ranker.sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store
+    from ranker.store.records import Annotation, Bracket
+
+    with Store.open(tmp_path / "s.sqlite") as st:
+        st.add_sentences([SENT])
+        st.add_candidates([C, C_ODD, E1, E2])
+        st.add_annotations([Annotation("t/0", "riezler", (Bracket("NP", 2, 4),))])
+        eq = LabelEquivalences.load(DEFAULT_EQUIVALENCES)
+        assert check_store(st, "riezler", eq, source="link-grammar").candidates == 2
+        assert sorted(st.unchecked_candidates("riezler")) == [("t/0", "bllip:x", 0), ("t/0", "bllip:x", 1)]
+        sets = st.consistent_sets("riezler", None, source="link-grammar", rule="strict")
+        assert sets["t/0"].weights == (1.0, 1.0)      # both linkages hold NP [2,4)
+        assert check_store(st, "riezler", eq).candidates == 4   # no source: the sentence's every candidate
+        assert st.unchecked_candidates("riezler") == []
