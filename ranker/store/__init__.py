@@ -2,11 +2,11 @@
 from . import errors, records
 from .errors import SchemaVersionError, StoreError
 from .records import (Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Decision, Forest, Link,
-                      ModelRecord, RunRecord, Scoring, Sentence, StoreStats)
+                      ModelRecord, RunRecord, Scoring, Sentence, StoreStats, StoredCandidate)
 from .schema import SCHEMA_VERSION
 from .store import Store, choose_consistent
 
 __all__ = ["Annotation", "Bracket", "BracketCounts", "Candidate", "ConsistentSet", "Decision", "Forest", "Link",
            "ModelRecord", "RunRecord", "Scoring",
-           "SCHEMA_VERSION", "SchemaVersionError", "Sentence", "Store", "StoreError", "StoreStats",
+           "SCHEMA_VERSION", "SchemaVersionError", "Sentence", "Store", "StoreError", "StoreStats", "StoredCandidate",
            "choose_consistent", "errors", "records"]

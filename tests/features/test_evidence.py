@@ -21,7 +21,7 @@ import pytest
 
 from ranker.features import FeatureConfigError, extract, make_family
 from ranker.features.evidence import (candidate_pairs, evidence_weights, level, summarise,
-                                      tree_spans)
+                                      text_spans, tree_spans)
 from ranker.store import Store
 from ranker.store.records import Candidate, Forest, Link, Sentence
 from ranker.trees.penn import parse_tree
@@ -156,9 +156,12 @@ def test_the_store_gives_a_forest_the_other_sources_candidates(tmp_path):
         st.add_candidates([C, C_ODD, E1, E2])
         f = st.forest("t/0", "bllip:x", "link-grammar")
         assert [c.rank for c in f.candidates] == [0, 1] and {c.source for c in f.candidates} == {"bllip:x"}
-        assert [c.source for c in f.evidence] == ["link-grammar"] * 2
-        assert f.evidence[0].links == E1.links
+        assert [c.rank for c in f.evidence] == [0, 1] and f.evidence[0].tree == C_TEXT
         assert st.forest("t/0", "bllip:x").evidence is None
+        # the store's undecoded records summarise exactly as the candidates themselves
+        assert summarise(f.evidence) == summarise((E1, E2))
+        bl = st.forest("t/0", "link-grammar", "bllip:x").evidence
+        assert summarise(bl) == summarise((C, C_ODD))   # no links: head dependencies of the trees
         from ranker.features import extract_stored
 
         fams = [make_family("evidence_spans/1")]
@@ -232,3 +235,23 @@ def test_annotation_checks_leave_the_evidence_source_alone(tmp_path):
         assert sets["t/0"].weights == (1.0, 1.0)      # both linkages hold NP [2,4)
         assert check_store(st, "riezler", eq).candidates == 4   # no source: the sentence's every candidate
         assert st.unchecked_candidates("riezler") == []
+
+
+def test_spans_read_from_text_equal_the_trees_on_real_parses(tmp_path, bllip_lists):
+    from nbest_slices import cut_lists
+
+    from ranker.sources.nbest import import_file
+    from ranker.sources.treebank import load_corpus
+    from ranker.trees.penn import parse_tree
+
+    assert cut_lists(bllip_lists, "test", ("wsj_0175", "wsj_0176"), tmp_path / "l.nbest") > 0
+    with Store.open(tmp_path / "s.sqlite") as st:
+        load_corpus(st, "treebank", ["wsj_0175.mrg", "wsj_0176.mrg"])
+        assert import_file(st, tmp_path / "l.nbest", "bllip").errors == ()
+        texts = [t for s in st.sentences("treebank") for t in st.candidate_texts(s.id)]
+    assert len(texts) > 500
+    for text in texts:
+        assert text_spans(text) == tree_spans(parse_tree(text)), text
+    # unlabelled roots and function tags
+    assert text_spans("( (S (NP-SBJ (NNP John) (VBD saw)) (NP (DT the) (NN dog))) )") == \
+        (frozenset({(0, 2), (2, 4)}), frozenset({("NP", 0, 2), ("NP", 2, 4)}))
