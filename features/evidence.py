@@ -272,9 +272,19 @@ class _EvidenceFamily(Family):
         self.weighting = weighting
         self.rules = rules
         self._ev: Evidence | None = None
+        self._seen: dict = {}
 
     def begin_forest(self, forest) -> None:
         self._ev = forest_evidence(forest, self.name, self.weighting, self.rules)
+        self._seen = {}
+
+    def _memo(self, key, compute) -> list:
+        """``compute()``'s properties, once per key in a forest (the store makes a forest's equal
+        trees one object, so a tree's identity is its key: linkages share trees 2.75 to one)."""
+        got = self._seen.get(key)
+        if got is None:
+            got = self._seen[key] = list(compute())
+        return got
 
     def evidence(self) -> Evidence:
         """The current forest's evidence (:meth:`begin_forest` must have seen the forest)."""
@@ -302,6 +312,10 @@ class EvidenceSpans(_EvidenceFamily):
         self.labelled = labelled
 
     def __call__(self, c):
+        # the forest's candidates hold their trees, so an id is not reused within the forest
+        return self._memo(id(c.tree), lambda: self._properties(c))
+
+    def _properties(self, c):
         ev = self.evidence()
         if not ev.candidates:
             yield ("evs:none", 1.0)
