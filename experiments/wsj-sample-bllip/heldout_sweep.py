@@ -86,6 +86,7 @@ def main() -> None:
                     help="Charniak and Johnson's selection instead of --drop: after --cutoff (give "
                          "0), keep the properties whose value varies over the candidates of at "
                          "least K training sentences (one variant per K)")
+    ap.add_argument("--workers", type=int, default=1, help="feature extraction processes")
     ap.add_argument("--test", action="store_true",
                     help="after every fit, score on test the one fit with the best held-out corpus "
                          "EVALB F (chosen on held-out alone; no other fit is scored on test)")
@@ -100,7 +101,8 @@ def main() -> None:
     with Store.open(cfg.experiment.store) as st:
         # the config's candidates (and its [evidence] source's, for the evidence families)
         ev_parse = stages.evidence_parse(cfg.parse, cfg.evidence, cfg.source)
-        ctx = stages.StageContext(st, stages.stored_source(st, stages.candidate_source(cfg.parse)), 1,
+        ctx = stages.StageContext(st, stages.stored_source(st, stages.candidate_source(cfg.parse)),
+                                  args.workers,
                                   evidence=None if ev_parse is None else stages.candidate_source(ev_parse))
         source = ctx.source
         splits = stages.select_splits(ctx, cfg.data)
