@@ -21,6 +21,15 @@ extraction seconds, and bytes as CSR (int32 indices and float64 values), and for
 families are every registered one with default options unless ``--families`` names some::
 
     python benchmarks/bench_features.py --store runs/wsj-lg.sqlite --split train --costs
+
+With ``--source`` only that source's candidates are read (a store may hold several), and with
+``--evidence`` each forest carries a second source's candidates for the evidence families
+(``features/evidence.py``); reading that evidence is timed apart (``evidence_read_seconds``), and
+the peak memory of the whole measurement is reported (``peak_mb``)::
+
+    python benchmarks/bench_features.py --store STORE --split heldout --costs \
+        --source bllip:nbest-train.txt.gz+nbest-heldout.txt.gz+nbest-test.txt.gz \
+        --evidence link-grammar --families evidence_spans/1 evidence_deps/1
 """
 from __future__ import annotations
 
@@ -51,9 +60,16 @@ def main() -> None:
     ap.add_argument("--costs", action="store_true", help="per-family cost over the whole split")
     ap.add_argument("--families", nargs="*", default=None, help="with --costs: these families only")
     ap.add_argument("--batch", type=int, default=100, help="with --costs: sentences per batch")
+    ap.add_argument("--source", default=None, help="with --costs: this source's candidates only")
+    ap.add_argument("--evidence", default=None,
+                    help="with --costs: the second source the evidence families read")
     args = ap.parse_args()
     if args.costs:
-        print(json.dumps(family_costs(args), indent=2))
+        from ranker.memory import PeakMemory
+
+        with PeakMemory() as mem:
+            got = family_costs(args)
+        print(json.dumps({**got, "peak_mb": mem.peak_mb}, indent=2))
         return
 
     fs = load_feature_set(args.features)
@@ -120,14 +136,20 @@ def family_costs(args) -> dict:
     fams = [make_family(n) for n in names]
     totals = {n: {"nonzeros": 0, "seconds": 0.0, "binary": True} for n in names}
     seen: dict[str, set] = {n: set() for n in names}
-    candidates = read = 0.0
+    candidates = read = evidence_read = 0.0
     with Store.open(args.store) as st:
         fit_families(st, fams)
         ids = [s.id for s in st.sentences(args.corpus, args.split)]
         for a in range(0, len(ids), args.batch):
             t0 = time.perf_counter()
-            forests = [f for f in (st.forest(sid) for sid in ids[a:a + args.batch]) if f.candidates]
+            forests = [f for f in (st.forest(sid, args.source) for sid in ids[a:a + args.batch])
+                       if f.candidates]
             read += time.perf_counter() - t0
+            if args.evidence is not None:
+                t0 = time.perf_counter()
+                forests = [f._replace(evidence=st.forest(f.sentence.id, args.evidence).candidates)
+                           for f in forests]
+                evidence_read += time.perf_counter() - t0
             candidates += sum(len(f.candidates) for f in forests)
             for n, fam in zip(names, fams):
                 t0 = time.perf_counter()
@@ -144,7 +166,10 @@ def family_costs(args) -> dict:
         t["bytes_without_values"] = t["nonzeros"] * 4 if t["binary"] else None
         t["nonzeros_per_candidate"] = round(t["nonzeros"] / max(candidates, 1), 1)
     return {"store": str(args.store), "split": args.split, "sentences": len(ids),
-            "candidates": int(candidates), "read_seconds": round(read, 1), "families": totals}
+            "candidates": int(candidates), "read_seconds": round(read, 1),
+            "evidence": args.evidence, "evidence_read_seconds": round(evidence_read, 1),
+            "families": totals}
+
 
 
 if __name__ == "__main__":

@@ -35,9 +35,16 @@ def register(name: str) -> Callable[[type], type]:
 def family_names() -> list[str]:
     """Every registered family name, sorted."""
     # (registers the built-in families)
-    from . import auxdist, families, link_structure, parser_scores, reranker_families  # noqa: F401
+    from . import auxdist, evidence, families, link_structure, parser_scores, reranker_families  # noqa: F401
 
     return sorted(_REGISTRY)
+
+
+def family_class(name: str) -> type | None:
+    """The class registered under ``name`` (None when unknown)."""
+    from . import auxdist, evidence, families, link_structure, parser_scores, reranker_families  # noqa: F401
+
+    return _REGISTRY.get(name)
 
 
 def make_family(name: str, options: dict | None = None, source: str = "<config>"):
@@ -48,7 +55,7 @@ def make_family(name: str, options: dict | None = None, source: str = "<config>"
     FeatureConfigError
         If the name is not registered or an option is unknown.
     """
-    from . import auxdist, families, link_structure, parser_scores, reranker_families  # noqa: F401
+    from . import auxdist, evidence, families, link_structure, parser_scores, reranker_families  # noqa: F401
 
     cls = _REGISTRY.get(name)
     if cls is None:
@@ -75,6 +82,9 @@ class Family:
     needs_fit = False
     #: For families that need fitting: whether :meth:`fit` has run (or a table was loaded).
     fitted = True
+    #: True for families that read a second source's candidates of each sentence
+    #: (:attr:`ranker.store.records.Forest.evidence`, config ``[evidence] source``).
+    needs_evidence = False
 
     def fit(self, forests: Iterable) -> "Family":
         """Learn from training forests (the default family learns nothing)."""

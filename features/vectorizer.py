@@ -319,8 +319,8 @@ def _work_on_store(state: dict, sentence_ids: list[str]) -> _Chunk:
     from ranker.store import Store
 
     with Store.open(state["path"], readonly=True) as st:
-        return _extract_chunk((st.forest(sid, state["source"]) for sid in sentence_ids),
-                              state["families"])
+        return _extract_chunk((st.forest(sid, state["source"], state.get("evidence"))
+                               for sid in sentence_ids), state["families"])
 
 
 def _spans(n: int, workers: int) -> list[tuple[int, int]]:
@@ -365,19 +365,38 @@ def extract(forests: Iterable, families: list, workers: int = 1) -> CandidateMat
 
 
 def extract_stored(store, sentence_ids: Sequence[str], source: str | None, families: list,
-                   workers: int = 1, progress: str | None = None) -> CandidateMatrix:
+                   workers: int = 1, progress: str | None = None,
+                   evidence: str | None = None) -> CandidateMatrix:
     """The matrix of stored sentences' candidates (rows in the order of ``sentence_ids``).
 
     Nothing is cached here: the pipeline keeps matrices in the store keyed by their content
     (:mod:`ranker.pipeline.feature_cache`). With ``workers`` > 1 each process reads its own
-    sentences from the store, so the re-parsing of candidate trees is parallel too.
+    sentences from the store, so the re-parsing of candidate trees is parallel too. ``evidence``
+    names the source whose candidates each forest carries for the evidence families.
+
+    Raises
+    ------
+    FeatureConfigError
+        If a family reads evidence and ``evidence`` is None.
     """
+    check_evidence(families, evidence)
     sids = list(sentence_ids)
     if workers <= 1:
-        return _assemble([_extract_chunk((store.forest(sid, source) for sid in sids), families)])
+        return _assemble([_extract_chunk((store.forest(sid, source, evidence) for sid in sids),
+                                         families)])
     return _assemble(_pool_map(_work_on_store, [sids[a:b] for a, b in _spans(len(sids), workers)],
                                workers, {"path": str(store.path), "source": source,
-                                         "families": families}, progress))
+                                         "evidence": evidence, "families": families}, progress))
+
+
+def check_evidence(families: list, evidence: str | None) -> None:
+    """Refuse families that read a second source's candidates when none is given (else they would
+    fail in a worker, or a model would be scored without the evidence it was trained with)."""
+    wanting = [f.name for f in families if f.needs_evidence]
+    if wanting and evidence is None:
+        raise FeatureConfigError(f"feature families {', '.join(wanting)} read a second source's "
+                                 "candidates of each sentence: name that source in the config's "
+                                 "[evidence] source")
 
 
 def stack_rows(parts: Iterable[CandidateMatrix]) -> CandidateMatrix:

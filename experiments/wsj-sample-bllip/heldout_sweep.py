@@ -10,6 +10,7 @@ convention) and mean sentence F (what ``ranker run`` picks sigma^2 by). Never re
         experiments/wsj-sample-bllip/heldout_sweep.py CONFIG --cutoff 2 --sigma2 0.01 0.03 \\
         --objective loglik expected_f
 
+``--test`` scores on test the one fit with the best held-out corpus F (and no other).
 ``--drop-each`` ablates each family (a kind pattern) in turn after the full set; ``--varying-cutoff``
 applies Charniak and Johnson's selection (a property kept when it varies over the parses of at least
 K training sentences) after ``--cutoff 0``.
@@ -85,6 +86,10 @@ def main() -> None:
                     help="Charniak and Johnson's selection instead of --drop: after --cutoff (give "
                          "0), keep the properties whose value varies over the candidates of at "
                          "least K training sentences (one variant per K)")
+    ap.add_argument("--workers", type=int, default=1, help="feature extraction processes")
+    ap.add_argument("--test", action="store_true",
+                    help="after every fit, score on test the one fit with the best held-out corpus "
+                         "EVALB F (chosen on held-out alone; no other fit is scored on test)")
     ap.add_argument("--unregularised", nargs="*", default=[],
                     help="properties named so (or starting so) get no prior (sigma^2 = inf)")
     args = ap.parse_args()
@@ -94,7 +99,11 @@ def main() -> None:
         ll = ll.__class__(**{**ll.__dict__, "max_iter": args.max_iter})
     metric = "evalb_labeled"
     with Store.open(cfg.experiment.store) as st:
-        ctx = stages.StageContext(st, stages.stored_source(st), 1)
+        # the config's candidates (and its [evidence] source's, for the evidence families)
+        ev_parse = stages.evidence_parse(cfg.parse, cfg.evidence, cfg.source)
+        ctx = stages.StageContext(st, stages.stored_source(st, stages.candidate_source(cfg.parse)),
+                                  args.workers,
+                                  evidence=None if ev_parse is None else stages.candidate_source(ev_parse))
         source = ctx.source
         splits = stages.select_splits(ctx, cfg.data)
         held = stages.load_counts(ctx, ev, splits.heldout, [metric])[metric]
@@ -106,6 +115,7 @@ def main() -> None:
         qh = stages.candidate_quality(held, metric)
         gh = mats["heldout"].groups()
         offs_h = group_offsets(gh, len(qh))
+        best: list = []   # [held-out corpus F, row, model, feature names] of the best fit so far
         for cutoff in args.cutoff:
             feats = cfg.features.__class__(**{**cfg.features.__dict__, "cutoff": cutoff})
             template = stages.loglinear_template(ll, 1)
@@ -113,8 +123,17 @@ def main() -> None:
             gain = gain_all[data.survivors.row_mask]
             for label, variant in variants(args, cutoff, data):   # one matrix in memory at a time
                 fit_variant(args, label, cutoff, variant, gain, mats["heldout"], held, qh, offs_h,
-                            metric, ll)
+                            metric, ll, best)
                 del variant
+        if args.test and best:
+            _, row, model, names = best
+            test = stages.extract_features(ctx, cfg.features, splits.test)
+            counts = stages.load_counts(ctx, ev, splits.test, [metric])[metric]
+            gt = test.groups()
+            choice = first_argmax(model.decision_function(test.restrict(names)),
+                                  group_offsets(gt, len(gt)))   # as on held-out above
+            print(json.dumps({"chosen_on_heldout": row, "test_evalb_f": round(corpus_score(
+                METRICS[metric], selected_counts(counts, choice)), 2)}), flush=True)
 
 
 def variants(args, cutoff, data):
@@ -132,7 +151,7 @@ def variants(args, cutoff, data):
         yield f"cutoff {cutoff}", data
 
 
-def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metric, ll):
+def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metric, ll, best=None):
     """Fit each objective over the sigma^2 chain (warm-started upwards) on ``data``; a row per fit."""
     Xh = heldout.restrict(data.names)
     free = np.array([any(n == p or n.startswith(p) for p in args.unregularised)
@@ -164,6 +183,8 @@ def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metr
                    "heldout_mean_sentence_f": round(mean, 2), "iterations": m.n_iter_,
                    "seconds": round(time.time() - t0, 1)}
             print(json.dumps(row), flush=True)
+            if best is not None and (not best or corpus > best[0]):
+                best[:] = [corpus, row, m, data.names]
 
 
 if __name__ == "__main__":

@@ -107,6 +107,13 @@ def add_source(parser) -> None:
                         help="candidate source in the store (default: the only one there)")
 
 
+def add_evidence(parser) -> None:
+    """``--evidence NAME``: the second stored source the evidence feature families read."""
+    parser.add_argument("--evidence", default=None,
+                        help="a second candidate source in the store whose analyses the evidence "
+                             "families (features/evidence.py) read; a config's [evidence] source")
+
+
 def check_metric(option: str, name: str) -> None:
     """Fail in one line when ``name``, given to ``option``, is not a reported metric."""
     from ..errors import RankerError

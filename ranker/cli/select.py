@@ -7,8 +7,8 @@ def add_parser(subparsers) -> None:
 
     from ..pipeline.config import ExperimentSection, HeidornSection, LogLinearSection
     from ..registries import RANKERS
-    from .options import (add_evaluation_settings, add_selection, add_source, add_store, add_workers,
-                          config_option)
+    from .options import (add_evaluation_settings, add_evidence, add_selection, add_source, add_store,
+                          add_workers, config_option)
 
     p = subparsers.add_parser("select", help="pick one parse per sentence with a ranker",
                               description="Write the chosen tree of every sentence of the selection, one "
@@ -17,6 +17,7 @@ def add_parser(subparsers) -> None:
     add_store(p)
     add_selection(p, "test")
     add_source(p)
+    add_evidence(p)
     p.add_argument("--ranker", required=True, choices=RANKERS.names(bare=True) + RANKERS.names(),
                    help="ranker (a bare name is its newest version)")
     p.add_argument("--model", default=None, help="model file (loglinear; optional for heidorn)")
@@ -73,6 +74,7 @@ def run(args) -> int:
                           "export it again (ranker models export) or retrain")
     with recorded_store(args, "select") as (st, settings):
         source = stages.stored_source(st, args.source)
+        evidence = None if args.evidence is None else stages.stored_source(st, args.evidence)
         ev = stored_evaluation(st, source, args)   # the settings the store's counts were computed with
         settings["evaluation"] = dataclasses.asdict(ev)
         # the ranker the options describe (each option is the config key it stands for)
@@ -91,7 +93,7 @@ def run(args) -> int:
 
         def features():
             fs = feature_set_from_dict(saved.feature_config, args.model)
-            m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers))
+            m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers), evidence=evidence)
             return m.restrict(saved.feature_names), m.groups()
 
         def trees():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import (AnnotationSection, DataSection, FeaturesSection, LogLinearSection)
-    from .options import (add_evaluation_settings, add_selection, add_source, add_store, add_workers,
-                          config_option)
+    from .options import (add_evaluation_settings, add_evidence, add_selection, add_source, add_store,
+                          add_workers, config_option)
 
     p = subparsers.add_parser("train", help="train the log-linear ranker from an annotation kind (partial "
                               "bracketings; full trees with --kind best_f)",
@@ -18,6 +18,7 @@ def add_parser(subparsers) -> None:
     add_store(p)
     add_selection(p, "train")
     add_source(p)
+    add_evidence(p)
     config_option(p, "--features", section=FeaturesSection, key="set",
                   help="feature configuration TOML (name in configs/features or path)")
     config_option(p, "--cutoff", section=FeaturesSection, key="cutoff", type=int,
@@ -109,7 +110,9 @@ def run(args) -> int:
         source = stages.stored_source(st, args.source)
         ev = stored_evaluation(st, source, args)   # the settings the store's counts were computed with
         settings["evaluation"] = dataclasses.asdict(ev)
-        ctx = stages.StageContext(st, source, args.workers, not args.no_progress, "ranker train")
+        evidence = None if args.evidence is None else stages.stored_source(st, args.evidence)
+        ctx = stages.StageContext(st, source, args.workers, not args.no_progress, "ranker train",
+                                  evidence=evidence)
         sel = selection(st, args)
         with_forest = st.forest_qualities(source)
         if not any(s.id in with_forest for s in sel.sentences):

@@ -88,6 +88,23 @@ class ParseSection:
 
 
 @dataclass(frozen=True)
+class EvidenceSection:
+    """A second parser's candidates of the same sentences, read by the evidence feature families.
+
+    Off by default. ``source`` "link-grammar" parses with ``[parse]``'s Link Grammar options;
+    "bllip" or "penn" read the n-best files named here (as ``[parse]`` names its own). The store
+    keeps both sources' candidates side by side; only the families of ``features/evidence.py``
+    look at these.
+    """
+
+    source: str = ""                       # "" = none, or a [parse] source other than its own
+    forests: str = ""                      # the n-best file for source "penn" or "bllip"
+    train_forests: str = ""                # per-split n-best files ("" = `forests`)
+    heldout_forests: str = ""
+    test_forests: str = ""
+
+
+@dataclass(frozen=True)
 class AnnotationSection:
     kind: str = "riezler"                  # riezler: partial bracketing from gold (Crouch et al. 2.1);
                                            # best_f: full annotation; user: the stored discriminant decisions
@@ -167,6 +184,7 @@ class ExperimentConfig:
     experiment: ExperimentSection = field(default_factory=ExperimentSection)
     data: DataSection = field(default_factory=DataSection)
     parse: ParseSection = field(default_factory=ParseSection)
+    evidence: EvidenceSection = field(default_factory=EvidenceSection)
     annotation: AnnotationSection = field(default_factory=AnnotationSection)
     features: FeaturesSection = field(default_factory=FeaturesSection)
     loglinear: LogLinearSection = field(default_factory=LogLinearSection)

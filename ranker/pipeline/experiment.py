@@ -128,6 +128,11 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             ctx = ctx.with_source(source)
             counts.update(parsed.counts)
             notes.extend(parsed.notes)
+            evidence = stages.parse_evidence(ctx, cfg.parse, cfg.evidence, splits.sentences(), d.corpus)
+            if evidence is not None:
+                ctx = ctx.with_evidence(evidence.source)
+                counts.update(evidence.counts)
+                notes.extend(evidence.notes)
 
         with clock("annotate"):
             ann = stages.annotate(ctx, cfg.annotation, splits.train.sentences, bool(splits.extra),

@@ -61,15 +61,21 @@ def fit_families(store: Store, families: list) -> None:
                            {"family": fam.name, "sentences": len(sents), "digest": fam.fingerprint()})
 
 
-def _sentence_digests(store: Store, sentence_ids, source: str | None) -> dict[str, str]:
+def _sentence_digests(store: Store, sentence_ids, source: str | None,
+                      evidence: str | None = None) -> dict[str, str]:
+    """Each sentence's digest of its candidates' texts (and of the evidence source's, when read)."""
     from .cache import text_digest
 
-    return {sid: text_digest(store.candidate_texts(sid, source)) for sid in sentence_ids}
+    if evidence is None:
+        return {sid: text_digest(store.candidate_texts(sid, source)) for sid in sentence_ids}
+    return {sid: text_digest(store.candidate_texts(sid, source)) + "+" +
+            text_digest(store.candidate_texts(sid, evidence)) for sid in sentence_ids}
 
 
-def _prefix(feature_set, families: list, source: str | None) -> str:
+def _prefix(feature_set, families: list, source: str | None, evidence: str | None = None) -> str:
     learned = "".join(f"+{f.fingerprint()}" for f in families if f.fingerprint())
-    return f"{feature_set.version}{learned}/{source or '*'}"
+    read = f"+evidence:{evidence}" if evidence is not None else ""
+    return f"{feature_set.version}{learned}/{source or '*'}{read}"
 
 
 def matrix_key(prefix: str, digests: dict[str, str]) -> str:
@@ -178,7 +184,7 @@ def _read_matrix(store: Store, key: str, got=None):
 
 
 def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | None, workers: int = 1,
-                  progress: str | None = None, refresh: bool = False):
+                  progress: str | None = None, refresh: bool = False, evidence: str | None = None):
     """The selection's matrix from the store, extracting and storing it first when absent.
 
     Parameters
@@ -192,6 +198,9 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
         Extraction processes; the matrix is the same for any number.
     refresh : bool
         Extract again even if a matrix (or every row of it) is stored.
+    evidence : str or None
+        The second source the evidence families read (``[evidence] source``); it is part of the
+        key only when the feature set has such a family, so other matrices keep their keys.
 
     Returns
     -------
@@ -199,10 +208,15 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     """
     from ..features import extract_stored
 
+    from ..features.vectorizer import check_evidence
+
     families = feature_set.build()
+    check_evidence(families, evidence)
+    if not any(f.needs_evidence for f in families):
+        evidence = None   # read by no family: the matrix is the one without it
     fit_families(store, families)
-    digests = _sentence_digests(store, [s.id for s in sel.sentences], source)
-    prefix = _prefix(feature_set, families, source)
+    digests = _sentence_digests(store, [s.id for s in sel.sentences], source, evidence)
+    prefix = _prefix(feature_set, families, source, evidence)
     key = matrix_key(prefix, digests)
     if not refresh:
         got = store.get_artifact(MATRIX_KIND, key)
@@ -211,7 +225,7 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
         m = _from_stored_rows(store, prefix, digests)
         if m is not None:
             return m
-    m = extract_stored(store, list(digests), source, families, workers, progress)
+    m = extract_stored(store, list(digests), source, families, workers, progress, evidence)
     index = store.get_artifact(INDEX_KIND, prefix)
     with store.batch():
         _put_matrix(store, key, m,

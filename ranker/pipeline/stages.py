@@ -13,6 +13,7 @@ stage              reads                               returns
 =================  ==================================  ==========================================
 select_splits      ``[data]``, the corpora             :class:`Splits`
 parse_or_import    ``[parse]``, the sentences          :class:`ParseOutcome` (forests stored)
+parse_evidence     ``[evidence]``, the sentences       :class:`ParseOutcome` or None (stored)
 annotate           ``[annotation]``, train sentences   :class:`AnnotationOutcome` (checks stored)
 compute_counts     ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
 extract_features   ``[features]``, forests             :class:`~ranker.features.CandidateMatrix`
@@ -40,8 +41,9 @@ from ..errors import RankerError
 from ..evaluation.bounds import METRICS, ForestCounts
 from ..store import Store
 from ..store.records import Sentence
-from .config import (AnnotationSection, DataSection, EvaluationSection, ExperimentSection,
-                     FeaturesSection, HeidornSection, LogLinearSection, ParseSection)
+from .config import (AnnotationSection, DataSection, EvaluationSection, EvidenceSection,
+                     ExperimentSection, FeaturesSection, HeidornSection, LogLinearSection,
+                     ParseSection)
 from .counts import conversion_ceiling, load_forest_counts, score_candidates
 from ..evaluation.scoring import Scorer, ScoringSettings
 from .splits import SplitSelection, select_split
@@ -63,10 +65,15 @@ class StageContext(NamedTuple):
     progress: bool = False       # progress bars
     where: str = "<config>"      # the config file or command, for messages
     executor: object = None      # the executor the data-parallel work runs on (None: the local pool)
+    evidence: str | None = None  # a second source whose candidates the evidence families read
 
     def with_source(self, source: str) -> "StageContext":
         """The same context reading ``source``'s candidates."""
         return self._replace(source=source)
+
+    def with_evidence(self, evidence: str | None) -> "StageContext":
+        """The same context giving the evidence families ``evidence``'s candidates (None: none)."""
+        return self._replace(evidence=evidence)
 
     @property
     def n_workers(self) -> int:
@@ -312,6 +319,44 @@ def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[
                         got.summaries[0] if len(got.summaries) == 1 else None)
 
 
+def evidence_parse(parse: ParseSection, evidence: EvidenceSection, where: str = "<config>") -> ParseSection | None:
+    """The ``[parse]`` section that parses or imports the ``[evidence]`` source (None: no evidence).
+
+    Link Grammar's options come from ``[parse]``; n-best files from ``[evidence]``. An evidence
+    source that is the candidates' own source is refused (it would be no second opinion).
+    """
+    import dataclasses
+
+    if not evidence.source:
+        for key in ("forests", "train_forests", "heldout_forests", "test_forests"):
+            if getattr(evidence, key):
+                raise RankerError(f"{where}: [evidence] {key} is given but [evidence] source is not")
+        return None
+    ev = dataclasses.replace(parse, source=evidence.source, forests=evidence.forests,
+                             train_forests=evidence.train_forests,
+                             heldout_forests=evidence.heldout_forests,
+                             test_forests=evidence.test_forests)
+    if candidate_source(ev, f"{where} ([evidence])") == candidate_source(parse, where):
+        raise RankerError(f"{where}: [evidence] source {evidence.source!r} gives the same candidates "
+                          "as [parse]: the evidence must come from a second source")
+    return ev
+
+
+def parse_evidence(ctx: StageContext, parse: ParseSection, evidence: EvidenceSection,
+                   sentences: Sequence[Sentence], corpus: str) -> ParseOutcome | None:
+    """Parse or import the ``[evidence]`` source's candidates of ``sentences`` (None: no evidence).
+
+    The same stage as :func:`parse_or_import`, on the section :func:`evidence_parse` makes; its
+    counts and notes are prefixed ``evidence:``.
+    """
+    ev = evidence_parse(parse, evidence, ctx.where)
+    if ev is None:
+        return None
+    got = parse_or_import(ctx, ev, sentences, corpus)
+    return got._replace(counts={f"evidence: {k}": v for k, v in got.counts.items()},
+                        notes=tuple(f"Evidence source: {n}" for n in got.notes))
+
+
 def source_format(source: str) -> str:
     """The bare registered name of a ``[parse] source`` (``"bllip/1"`` -> ``"bllip"``)."""
     from ..registries import SOURCES
@@ -401,7 +446,8 @@ def annotate(ctx: StageContext, annotation: AnnotationSection, sentences: Sequen
         added = store.add_annotations(riezler_annotations((s.id, store.gold(s.id)) for s in new)) if new else 0
     else:   # chunks: stored with their corpus (load_corpus)
         added = 0
-    checked = check_store(store, kind, eq, recheck=recheck, progress=progress, workers=workers)
+    checked = check_store(store, kind, eq, recheck=recheck, progress=progress, workers=workers,
+                          source=source)
     if with_extra:
         check_store(store, annotation.extra_kind, eq, progress=progress, workers=workers)
     return AnnotationOutcome(kind, annotation.extra_kind, annotation.rule, added, checked)
@@ -501,7 +547,8 @@ def extract_features(ctx: StageContext, features: FeaturesSection, sel: SplitSel
 
     fs = load_feature_set(features.set)
     return cached_matrix(ctx.store, fs, sel, ctx.need_source(), workers=ctx.n_workers,
-                         progress=f"features {label or sel.name}" if ctx.progress else None)
+                         progress=f"features {label or sel.name}" if ctx.progress else None,
+                         evidence=ctx.evidence)
 
 
 class TrainableSplit(NamedTuple):

@@ -86,7 +86,8 @@ def validate_config(cfg: ExperimentConfig) -> None:
     """Raise :class:`ConfigError` for the first value or file of ``cfg`` no stage could use.
 
     Checked: every key's range and choices (:func:`~.config.check_settings`), the candidate
-    source and its forests file, the corpora and split names, the
+    source and its forests file, the evidence source and its files (and that a feature set
+    whose families read evidence has one), the corpora and split names, the
     annotation kind, the feature set, the K table, the EVALB parameter file, the head, MPH and
     flattening rules, and the metrics named for tuning.
     """
@@ -97,7 +98,8 @@ def validate_config(cfg: ExperimentConfig) -> None:
     from ..evaluation.scoring import Scorer
     from ..sources.discriminants import KIND as USER
     from .best_f import KIND as BEST_F, best_f_key
-    from .stages import candidate_source, metric_names, scoring_settings
+    from ..features.registry import family_class
+    from .stages import candidate_source, evidence_parse, metric_names, scoring_settings
 
     src = cfg.source
     check_settings(cfg)     # every key's range and choices (ranker/pipeline/config.py)
@@ -115,7 +117,13 @@ def validate_config(cfg: ExperimentConfig) -> None:
     if cfg.annotation.kind == BEST_F:
         _check(src, "[annotation]", lambda: best_f_key(cfg.annotation.best_f_metric,
                                                         scoring_settings(cfg.evaluation)))
+    _check(src, "[evidence]", lambda: evidence_parse(cfg.parse, cfg.evidence, src))
     _check(src, "[features] set", lambda: load_feature_set(cfg.features.set))
+    wanting = [f for f, _ in load_feature_set(cfg.features.set).families
+               if getattr(family_class(f), "needs_evidence", False)]
+    if wanting and not cfg.evidence.source:
+        raise ConfigError(f"{src}: [features] set {cfg.features.set!r} has families that read a "
+                          f"second source's candidates ({', '.join(wanting)}): name it in [evidence] source")
     check_cutoff(cfg.features.set, cfg.features.cutoff, f"{src}: [features] cutoff")
     _check(src, "[heidorn] k_table", lambda: as_k_table(cfg.heidorn.k_table))
     _check(src, "[evaluation]", lambda: Scorer(scoring_settings(cfg.evaluation)))

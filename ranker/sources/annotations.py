@@ -243,18 +243,22 @@ def _check_failed(item, reason):
 
 
 def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
-                batch_size: int = 200, progress: bool = False, workers: int = 1) -> CheckSummary:
+                batch_size: int = 200, progress: bool = False, workers: int = 1,
+                source: str | None = None) -> CheckSummary:
     """Check every candidate of every sentence annotated with ``kind`` and store the counts.
 
     Only candidates never checked are read unless ``recheck`` (needed after changing the label
     equivalences or the annotations). With ``workers`` > 1 the trees are parsed and checked in
-    that many processes while this one reads and writes the store.
+    that many processes while this one reads and writes the store. ``source`` limits the check to
+    that source's candidates (None: every source's), so a second source kept for its evidence
+    (``[evidence]``) is not checked against annotations it is never trained from.
     """
     from ..parallel import run_pool
 
     if recheck:
         store.clear_annotation_checks(kind)
-    todo = sorted({sid for sid, _, _ in store.unchecked_candidates(kind)})
+    todo = sorted({sid for sid, src, _ in store.unchecked_candidates(kind)
+                   if source is None or src == source})
     if not todo:
         return CheckSummary(0, 0)
     annotated = store.annotations(kind)
@@ -269,7 +273,7 @@ def check_store(store, kind: str, eq: LabelEquivalences, recheck: bool = False,
 
     def items():
         for sid in todo:
-            yield sid, annotated[sid].brackets, store.candidate_rows(sid)
+            yield sid, annotated[sid].brackets, store.candidate_rows(sid, source)
 
     try:
         if workers > 1:

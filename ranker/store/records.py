@@ -53,12 +53,35 @@ class Candidate(NamedTuple):
     unmapped: int = 0            # alignment cases the source could not map to gold tokens (reported, never hidden)
 
 
+class StoredCandidate(NamedTuple):
+    """A candidate as the store keeps it, nothing decoded: what the evidence families read.
+
+    A second source's forest is read for every sentence only to count its spans and links;
+    decoding its trees into :class:`Candidate` records took two thirds of a Link Grammar forest's
+    reading time, so the store hands them over as text (:meth:`ranker.store.Store.forest`).
+    """
+
+    rank: int
+    tree: str                    # Penn text, one line
+    scores: dict[str, float]
+    links: str                   # JSON [[left, right, label], ...] over source_words
+    word_to_token: str           # JSON [token index or -1, ...]
+
+
 class Forest(NamedTuple):
-    """A sentence with its gold tree (if any) and its candidates in source order."""
+    """A sentence with its gold tree (if any) and its candidates in source order.
+
+    ``evidence`` is a second source's candidates of the same sentence (another parser's analyses),
+    read by the evidence feature families (:mod:`ranker.features.evidence`): records of
+    :class:`StoredCandidate` from the store, or :class:`Candidate` records built in memory;
+    ``None`` when no evidence source was asked for, ``()`` when it was but that source has nothing
+    for the sentence.
+    """
 
     sentence: Sentence
     gold: Tree | None
     candidates: tuple[Candidate, ...]
+    evidence: tuple[Candidate | StoredCandidate, ...] | None = None
 
 
 class Bracket(NamedTuple):

@@ -26,7 +26,8 @@ from .splits import document_filter
 from ..trees.penn import format_tree, parse_tree
 from .errors import SchemaVersionError, StoreError
 from .records import (STATUSES, Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Decision,
-                      Forest, Link, ModelRecord, RunRecord, Scoring, Sentence, StoreStats)
+                      Forest, Link, ModelRecord, RunRecord, Scoring, Sentence, StoreStats,
+                      StoredCandidate)
 from .schema import DDL, SCHEMA_VERSION
 from .team import TeamRecords
 
@@ -472,9 +473,25 @@ class Store(TeamRecords):
         for s in self.sentences(corpus, split, fileids):
             yield Forest(s, self.gold(s.id), self._candidates(s, source))
 
-    def forest(self, sentence_id: str, source: str | None = None) -> Forest:
+    def forest(self, sentence_id: str, source: str | None = None, evidence: str | None = None) -> Forest:
+        """A sentence's forest of ``source`` (None: every source's), with the candidates of source
+        ``evidence`` as its :attr:`~ranker.store.records.Forest.evidence` when one is named."""
         s = self.sentence(sentence_id)
-        return Forest(s, self.gold(sentence_id), self._candidates(s, source))
+        return Forest(s, self.gold(sentence_id), self._candidates(s, source),
+                      None if evidence is None else self.stored_candidates(sentence_id, evidence))
+
+    def stored_candidates(self, sentence_id: str, source: str) -> tuple[StoredCandidate, ...]:
+        """A sentence's candidates from ``source`` in rank order, as stored (trees and links as text)."""
+        scores: dict[str, dict] = {}
+        out = []
+        for rank, tree, sc, links, w2t in self._conn.execute(
+                "SELECT rank, tree, scores, links, word_to_token FROM candidates "
+                "WHERE sentence_id=? AND source=? ORDER BY rank", (sentence_id, source)):
+            got = scores.get(sc)
+            if got is None:
+                got = scores[sc] = _loads(sc)
+            out.append(StoredCandidate(rank, tree, got, links, w2t))
+        return tuple(out)
 
     def candidate_rows(self, sentence_id: str, source: str | None = None) -> list[tuple[str, int, str]]:
         """``(source, rank, Penn text)`` of a sentence's candidates in forest order, nothing decoded."""

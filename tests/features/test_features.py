@@ -35,6 +35,8 @@ def test_every_family_yields_finite_named_values_and_is_deterministic(name):
     words = c.tree.words
     c = c._replace(source_words=("LEFT-WALL", *words, "RIGHT-WALL"),
                    word_to_token=(-1, *range(len(words)), -1))
+    if fam.needs_evidence:   # a second source's analyses of the sentence: here the candidate itself
+        fam.begin_forest(forest("s1", c)._replace(evidence=(c,)))
     a, b = list(fam(c)), list(fam(c))
     assert a == b and a
     assert all(isinstance(k, str) and np.isfinite(v) for k, v in a)
