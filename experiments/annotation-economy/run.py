@@ -19,8 +19,8 @@ Reference lines: the model trained from Riezler's partial bracketing (no decisio
 ``best_f`` annotation, on the same training matrix. Run from the project folder, on a scratch copy
 of a store the main run filled (decisions and models are written into it):
 
-    cp runs/store.sqlite /tmp/econ.sqlite
-    NLTK_DATA=../shared/nltk_data python3 experiments/annotation-economy/run.py --store /tmp/econ.sqlite
+    cp runs/store.sqlite runs/econ.sqlite
+    NLTK_DATA=../shared/nltk_data python3 experiments/annotation-economy/run.py --store runs/econ.sqlite
 
 Results go to ``--out`` (default ``runs/annotation-economy``): ``points.jsonl`` (one line per
 point, written as it finishes; a rerun skips the points done), ``sentences-<strategy>.jsonl``
