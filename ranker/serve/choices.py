@@ -41,16 +41,26 @@ class StoredChoices:
                 table = self._known.setdefault(key, table)
         return table
 
-    def disagree(self, store, sentence_ids) -> dict[str, bool]:
+    def listed(self, model) -> list[str]:
+        """The sentences whose choices are known under ``model`` (those lists have asked about)."""
+        s = self.served
+        key = choices_key(s.source, None if model is None else model.key, s.heidorn_key)
+        with self._lock:
+            return list(self._known.get(key, ()))
+
+    def disagree(self, store, sentence_ids, model=None) -> dict[str, bool]:
         """Whether the served rankers choose different candidates, for each of ``sentence_ids`` with a forest.
 
-        Sentences not yet known are read and scored now, and the grown table is stored.
+        Sentences not yet known are read and scored now, and the grown table is stored. ``model``:
+        the log-linear model's choices (default the served model); a retrain computes its new
+        model's for the sentences listed before (:meth:`listed`), so no list page pays for them.
         """
         from .listing import ranker_choices
 
         s = self.served
-        with s.lock:
-            model = s.model   # one model throughout, though a retrain may swap it meanwhile
+        if model is None:
+            with s.lock:
+                model = s.model   # one model throughout, though a retrain may swap it meanwhile
         key = choices_key(s.source, None if model is None else model.key, s.heidorn_key)
         table = self._table(store, key)
         if any(sid not in table and s.sizes.get(sid) for sid in sentence_ids):

@@ -66,11 +66,18 @@ def _run(served, job: RetrainJob) -> None:
             current = served.model
         with Store.open(served.store_path, create=False) as st:
             model = retrained_model(st, current, job.update, source=served.source)
+            if current is not None and model.key == current.key:
+                # a retrain is a function of (base model, decisions): the same inputs, the same model
+                st.checkpoint()
+                job.finish("done", f"nothing to do: no new decision since model {model.key[:12]} was trained")
+                return
+            # the list's "rankers disagree" filter under the new model, computed here rather than
+            # by the first list page after the switch
+            listed = served.choices.listed(current)
+            if listed:
+                job.update(0.95, f"the rankers' choices of {len(listed)} listed sentences under the new model")
+                served.choices.disagree(st, listed, model)
             st.checkpoint()   # the new model and the decisions it learnt from: in the .sqlite file itself
-        if current is not None and model.key == current.key:
-            # a retrain is a function of (base model, decisions): the same inputs, the same model
-            job.finish("done", f"nothing to do: no new decision since model {model.key[:12]} was trained")
-            return
         served.set_model(model)
         job.finish("done", f"retrained on the decisions: now ranking with model {model.key[:12]}")
     except RankerError as e:

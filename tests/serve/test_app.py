@@ -634,3 +634,31 @@ def test_decisions_that_leave_no_candidate_never_count_the_sentence_done(store_p
     started = client.get("/sentences?corpus=treebank&split=test&status=started").get_data(as_text=True)
     assert re.findall(r'<a href="/sentence\?id=([^"]+)">', started) == [test_sentence]
     _clear(store_path, test_sentence)
+
+
+def test_a_retrain_computes_the_new_models_choices_for_the_sentences_listed_before(store_path, test_sentence):
+    """Regression: the first list page filtered by disagreement after a retrain read and scored every
+    listed forest under the new model (minutes on a large split); the retrain job now does it."""
+    from ranker.serve.app import create_app
+    from ranker.serve.choices import CHOICES_KIND, choices_key
+
+    app = create_app(store_path)
+    served = app.extensions["ranker"]
+    client = app.test_client()
+    listed = client.get("/sentences?corpus=treebank&split=test&disagree=1").get_data(as_text=True)
+    assert "<table" in listed
+    before = served.choices.listed(served.model)
+    assert test_sentence in before
+    token = _token(client, f"/sentence?id={test_sentence}")
+    keys = re.findall(r'data-key="([^"]+)"', client.get("/sentence", query_string={"id": test_sentence})
+                      .get_data(as_text=True))
+    assert client.post("/decide", data={"id": test_sentence, "key": keys[-1], "accept": "0",
+                                        "token": token}).status_code == 302
+    status = _retrain_and_wait(client, token, test_sentence)
+    assert status["state"] == "done", status
+    new = served.model
+    with Store.open(store_path, readonly=True) as st:
+        got = st.get_artifact(CHOICES_KIND, choices_key(served.source, new.key, served.heidorn_key))
+    assert got is not None and got[1]["sentences"] == len(before)
+    assert sorted(served.choices.listed(new)) == sorted(before)
+    _clear(store_path, test_sentence)
