@@ -55,7 +55,9 @@ def run(args) -> int:
     annotation = dataclasses.replace(AnnotationSection(), kind=kind)
     if args.kind == BEST_F:
         return _best_f(args, annotation)
-    with recorded_store(args, "annotate", create=True) as (st, _):
+    # a kind read from a corpus may start a new store; decisions and bracket files annotate the
+    # sentences of an existing one (a new, empty store would "annotate" nothing in silence)
+    with recorded_store(args, "annotate", create=args.kind in _CORPUS) as (st, _):
         corpus = _CORPUS.get(args.kind)
         if corpus is not None:
             stages.load_corpus(st, corpus)
