@@ -243,11 +243,18 @@ def level(share: float) -> str:
     return LEVELS[-1][1]
 
 
-def _agreement(prefix: str, support: float, count: int, unheld: int, expected: float):
-    """Summed support, unsupported items, and the expected precision, recall and F they imply.
+def _agreement(prefix: str, keys, shares: dict, expected: float):
+    """Summed support of ``keys`` (spans or word pairs) by the other source's ``shares``, the keys it
+    does not hold, and the expected precision, recall and F they imply.
 
     Zeros are left out (a property absent is 0), so no row holds an explicit zero.
     """
+    support, unheld = 0.0, 0
+    for key in keys:
+        s = shares.get(key, 0.0)
+        support += s
+        unheld += s == 0.0
+    count = len(keys)
     if unheld:
         yield (f"{prefix}:unheld", float(unheld))
     if support <= 0.0:
@@ -322,12 +329,7 @@ class EvidenceSpans(_EvidenceFamily):
             return
         u, lab = tree_spans(c.tree)
         shares = ev.spans
-        support, unheld = 0.0, 0
-        for key in u:
-            s = shares.get(key, 0.0)
-            support += s
-            unheld += s == 0.0
-        yield from _agreement("evs", support, len(u), unheld, ev.mean_spans)
+        yield from _agreement("evs", u, shares, ev.mean_spans)
         if self.bins:
             for label, a, b in lab:
                 s = shares.get((a, b), 0.0)
@@ -337,13 +339,7 @@ class EvidenceSpans(_EvidenceFamily):
                 else:
                     yield (f"evs:unheld:{label}", 1.0)
         if self.labelled:
-            lshares = ev.labelled
-            lsupport, lunheld = 0.0, 0
-            for key in lab:
-                s = lshares.get(key, 0.0)
-                lsupport += s
-                lunheld += s == 0.0
-            yield from _agreement("evl", lsupport, len(lab), lunheld, ev.mean_labelled)
+            yield from _agreement("evl", lab, ev.labelled, ev.mean_labelled)
 
 
 @register("evidence_deps/1")
@@ -365,11 +361,9 @@ class EvidenceDependencies(_EvidenceFamily):
             return
         ps = candidate_pairs(c, self.rules)
         shares = ev.pairs
-        support, unheld = 0.0, 0
-        for key in ps:
-            s = shares.get(key, 0.0)
-            support += s
-            unheld += s == 0.0
-            if self.bins and s > 0.0:
-                yield (f"evd:support:{length_bin(key[1] - key[0])}", s)
-        yield from _agreement("evd", support, len(ps), unheld, ev.mean_pairs)
+        if self.bins:
+            for key in ps:
+                s = shares.get(key, 0.0)
+                if s > 0.0:
+                    yield (f"evd:support:{length_bin(key[1] - key[0])}", s)
+        yield from _agreement("evd", ps, shares, ev.mean_pairs)

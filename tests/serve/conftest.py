@@ -81,6 +81,19 @@ class LiveServer:
         self.server.server_close()
 
 
+@pytest.fixture
+def empty_team_tables(store_path):
+    """After the test, no decision, verdict or adjudication is left in the module's store."""
+    import sqlite3
+
+    yield
+    con = sqlite3.connect(store_path)
+    for table in ("decisions", "verdicts", "adjudications"):
+        con.execute(f"DELETE FROM {table}")
+    con.commit()
+    con.close()
+
+
 @pytest.fixture(scope="session")
 def live_server_class():
     """:class:`LiveServer` for tests that serve an application of their own (a test module importing

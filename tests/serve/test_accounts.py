@@ -1,7 +1,6 @@
 """Accounts: the users file, signing in, attribution to the account, roles, and the server's refusal to go
 beyond loopback without them (the command in a subprocess, the pages through Flask's test client)."""
 import re
-import sqlite3
 
 import pytest
 
@@ -9,7 +8,8 @@ from ranker.errors import RankerError
 from ranker.serve.users import add_user, read_users, remove_user
 from ranker.store import Store
 
-pytestmark = pytest.mark.slow
+# each test starts with no decision, verdict or adjudication in the module's store
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("empty_team_tables")]
 
 
 @pytest.fixture(scope="module")
@@ -18,16 +18,6 @@ def users(tmp_path_factory):
     add_user(path, "ann", "ann-secret-1")
     add_user(path, "boss", "boss-secret-1", role="adjudicator")
     return path
-
-
-@pytest.fixture(autouse=True)
-def clean_store(store_path):
-    yield
-    con = sqlite3.connect(store_path)
-    for table in ("decisions", "verdicts", "adjudications"):
-        con.execute(f"DELETE FROM {table}")
-    con.commit()
-    con.close()
 
 
 @pytest.fixture(scope="module")

@@ -3,24 +3,13 @@
 Every check reads the real store back (and ``ranker annotate`` / ``ranker store stats`` run for real).
 """
 import re
-import sqlite3
 
 import pytest
 
 from ranker.store import Store
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def clean_store(store_path):
-    """Each test starts with no decision, verdict or adjudication in the module's store."""
-    yield
-    con = sqlite3.connect(store_path)
-    for table in ("decisions", "verdicts", "adjudications"):
-        con.execute(f"DELETE FROM {table}")
-    con.commit()
-    con.close()
+# each test starts with no decision, verdict or adjudication in the module's store
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("empty_team_tables")]
 
 
 @pytest.fixture(scope="module")
