@@ -18,6 +18,8 @@ import zlib
 from pathlib import Path
 
 _loaded: dict[str, ctypes.CDLL | None] = {}
+#: The compiler's optimisation flags (part of the cached file's digest).
+FLAGS = ("-O2",)
 
 
 def cache_dir() -> Path:
@@ -39,7 +41,7 @@ def _build(source: bytes, name: str, target: Path, compiler: str) -> bool:
         src.write_bytes(source)
         out = Path(tmp) / target.name
         try:
-            r = subprocess.run([*compiler.split(), "-O2", "-shared", "-fPIC", "-o", str(out), str(src)],
+            r = subprocess.run([*compiler.split(), *FLAGS, "-shared", "-fPIC", "-o", str(out), str(src)],
                                capture_output=True)
         except OSError:      # no compiler
             return False
@@ -60,7 +62,7 @@ def load_kernel(name: str) -> ctypes.CDLL | None:
     try:
         source = Path(__file__).with_name(name).read_bytes()
         compiler = os.environ.get("CC", "cc")
-        digest = zlib.crc32(b"\0".join((source, compiler.encode(), sys.platform.encode(),
+        digest = zlib.crc32(b"\0".join((source, compiler.encode(), " ".join(FLAGS).encode(), sys.platform.encode(),
                                         str(ctypes.sizeof(ctypes.c_void_p)).encode())))
         target = cache_dir() / f"{Path(name).stem}-{len(source)}-{digest:08x}.so"
         if not target.exists() and not _build(source, name, target, compiler):

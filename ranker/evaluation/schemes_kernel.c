@@ -63,6 +63,8 @@ typedef struct {
     char *text; long ntext, captext;
     int32_t *off, *len; int32_t n, cap;
     int32_t *slot; int32_t nslot;      /* open addressing: symbol id + 1, 0 empty */
+    /* a direct-mapped cache of short strings (up to 8 bytes, most labels): bytes, length + 1, id */
+    uint64_t cword[256]; int32_t clen[256], cid[256];
 } Symbols;
 
 static uint32_t hash_bytes(const char *p, int32_t n) {
@@ -85,8 +87,22 @@ static int sym_rehash(Symbols *s, int32_t nslot) {
     return 0;
 }
 
+static int32_t sym_add(Symbols *s, const char *p, int32_t n);
+
 /* The id of the string [p, p+n), added if new; -1 out of memory. */
 static int32_t sym_id(Symbols *s, const char *p, int32_t n) {
+    if (n > 8) return sym_add(s, p, n);
+    uint64_t w = 0;
+    memcpy(&w, p, (size_t)n);
+    uint32_t c = (uint32_t)(((w ^ (uint64_t)n) * 0x9E3779B97F4A7C15ULL) >> 56);
+    if (s->clen[c] == n + 1 && s->cword[c] == w) return s->cid[c];
+    int32_t id = sym_add(s, p, n);
+    if (id >= 0) { s->cword[c] = w; s->clen[c] = n + 1; s->cid[c] = id; }
+    return id;
+}
+
+/* sym_id without the cache. */
+static int32_t sym_add(Symbols *s, const char *p, int32_t n) {
     if (2 * (s->n + 1) > s->nslot && sym_rehash(s, s->nslot ? 2 * s->nslot : 1024)) return -1;
     uint32_t mask = (uint32_t)(s->nslot - 1), h = hash_bytes(p, n) & mask;
     while (s->slot[h]) {
@@ -976,6 +992,9 @@ typedef struct {
     int32_t *ser[2]; int32_t nser[2], capser[2];    /* serialisations of the last two trees */
     int32_t *stack; int32_t capstack;
     unsigned char *dp; int32_t capdp;
+    int32_t *scr; int32_t nscr, capscr;             /* a stack of the kid lists being rewritten */
+    int32_t *abuf; int32_t capabuf;                 /* apply_rules' labels and marks */
+    int32_t *nb; int32_t capnb;                     /* apply_rules' new kid list */
 } Flat;
 
 typedef struct {
@@ -989,13 +1008,18 @@ enum { FR_PARENT, FR_FORM, FR_MARKED, FR_NPAT, FR_OFF, FR };
 #define P_RUN (-2)
 #define FLAT_DEPTH 2000           /* deeper trees are deferred to the reference */
 
-static int32_t pnode(Flat *f, int32_t label, const int32_t *kids, int32_t nk) {
+/* A new node whose kids are kids[0..nk), or (kids NULL) the arena's own f->kid[off..off+nk). */
+static int32_t pnode_from(Flat *f, int32_t label, const int32_t *kids, int32_t off, int32_t nk) {
     if (grow((void **)&f->node, &f->cap, f->n + 1, sizeof(PNode)) ||
         grow((void **)&f->kid, &f->capkid, (int64_t)f->nkid + nk + 1, sizeof(int32_t))) return -1;
-    memmove(f->kid + f->nkid, kids, (size_t)nk * sizeof(int32_t));
+    memmove(f->kid + f->nkid, kids ? kids : f->kid + off, (size_t)nk * sizeof(int32_t));
     f->node[f->n].label = label; f->node[f->n].kid0 = f->nkid; f->node[f->n].nk = nk;
     f->nkid += nk;
     return f->n++;
+}
+
+static int32_t pnode(Flat *f, int32_t label, const int32_t *kids, int32_t nk) {
+    return pnode_from(f, label, kids, 0, nk);
 }
 
 /* _matches: do labels[0..nl) match patterns[0..np) ("_" one child, "*" any run)? */
@@ -1067,8 +1091,8 @@ static int apply_rules(Flat *f, const FlatRules *fr, int32_t label, int is_root,
         if (!any) continue;
         int32_t total = 0;
         for (int32_t k = 0; k < *nk; k++) total += marked[k] ? f->node[(*kids)[k]].nk : 1;
-        int32_t *nb = malloc((size_t)(total + 1) * sizeof(int32_t));
-        if (!nb) return -1;
+        if (grow((void **)&f->nb, &f->capnb, (int64_t)total + 1, sizeof(int32_t))) return -1;
+        int32_t *nb = f->nb;
         for (int32_t k = 0; k < *nk; k++) {
             int32_t c = (*kids)[k];
             if (marked[k]) { memcpy(nb + nout, f->kid + f->node[c].kid0, (size_t)f->node[c].nk * 4); nout += f->node[c].nk; }
@@ -1076,9 +1100,8 @@ static int apply_rules(Flat *f, const FlatRules *fr, int32_t label, int is_root,
         }
         (void)out;
         /* the new list replaces kids: kept in the arena so that later rules read it */
-        if (grow((void **)&f->kid, &f->capkid, (int64_t)f->nkid + nout + 1, sizeof(int32_t))) { free(nb); return -1; }
+        if (grow((void **)&f->kid, &f->capkid, (int64_t)f->nkid + nout + 1, sizeof(int32_t))) return -1;
         memcpy(f->kid + f->nkid, nb, (size_t)nout * 4);
-        free(nb);
         *kids = f->kid + f->nkid;      /* caller reads it before the arena grows again */
         *nk = nout;
         f->nkid += nout;
@@ -1088,52 +1111,48 @@ static int apply_rules(Flat *f, const FlatRules *fr, int32_t label, int is_root,
 
 /* One rewrite pass over the tree rooted at x: rules (pass 0), empty elements (pass 1: `none` is
  * the -NONE- label), unary nodes (pass 2). The result's kids are appended to out. Returns 0, or -1
- * memory, -2 too deep. */
+ * memory, -2 too deep. A node's kid list is built on the scratch stack f->scr (its children push
+ * their results above its start, then it pops them), so no pair allocates per node. */
 static int rewrite(Flat *f, const FlatRules *fr, int32_t x, int is_root, int pass, int32_t none, int32_t depth,
                    int32_t **out, int32_t *nout, int32_t *capout) {
     if (depth > FLAT_DEPTH) return -2;
     PNode nd = f->node[x];
-    int32_t *kids = NULL, nk = 0, capk = 0;
+    int32_t base = f->nscr;
     for (int32_t k = 0; k < nd.nk; k++) {
         int32_t c = f->kid[nd.kid0 + k];
         if (c < 0) {
-            if (grow((void **)&kids, &capk, nk + 1, sizeof(int32_t))) { free(kids); return -1; }
-            kids[nk++] = c;
+            if (grow((void **)&f->scr, &f->capscr, (int64_t)f->nscr + 1, sizeof(int32_t))) return -1;
+            f->scr[f->nscr++] = c;
             continue;
         }
-        int e = rewrite(f, fr, c, 0, pass, none, depth + 1, &kids, &nk, &capk);
-        if (e) { free(kids); return e; }
+        int e = rewrite(f, fr, c, 0, pass, none, depth + 1, &f->scr, &f->nscr, &f->capscr);
+        if (e) return e;
     }
-    int32_t *use = kids, nuse = nk, *buf = NULL, capbuf = 0;
+    int32_t *use = f->scr + base, nuse = f->nscr - base;
     int splice = 0;
     if (pass == 0) {
-        int r = apply_rules(f, fr, nd.label, is_root, &use, &nuse, &buf, &capbuf);
-        if (r < 0) { free(kids); free(buf); return -1; }
+        int r = apply_rules(f, fr, nd.label, is_root, &use, &nuse, &f->abuf, &f->capabuf);
+        if (r < 0) return -1;
         splice = r;
     } else if (pass == 1) {
         if (nd.label == none && nd.nk == 1 && f->kid[nd.kid0] < 0) nuse = 0;   /* an empty element */
     }
-    int32_t *copy = NULL;
-    if (nuse) {
-        copy = malloc((size_t)nuse * sizeof(int32_t));
-        if (!copy) { free(kids); free(buf); return -1; }
-        memcpy(copy, use, (size_t)nuse * 4);
-    }
-    free(kids); free(buf);
-    if (!nuse) { free(copy); return 0; }                 /* left with no word: dropped */
+    /* the kids: still on the stack at base, or a list the rules appended to the arena */
+    int in_arena = use != f->scr + base;
+    int32_t off = in_arena ? (int32_t)(use - f->kid) : 0;
+    f->nscr = base;                                      /* popped; the values stay until pushed over */
+    if (!nuse) return 0;                                 /* left with no word: dropped */
     if (splice) {
-        if (grow((void **)out, capout, *nout + nuse, sizeof(int32_t))) { free(copy); return -1; }
-        memcpy(*out + *nout, copy, (size_t)nuse * 4);
+        if (grow((void **)out, capout, (int64_t)*nout + nuse, sizeof(int32_t))) return -1;
+        memmove(*out + *nout, in_arena ? f->kid + off : f->scr + base, (size_t)nuse * 4);
         *nout += nuse;
-        free(copy);
         return 0;
     }
-    int32_t y;
-    if (pass == 2 && !is_root && nuse == 1 && copy[0] >= 0) y = copy[0];   /* unary: the child stands */
-    else y = pnode(f, nd.label, copy, nuse);
-    free(copy);
+    int32_t first = in_arena ? f->kid[off] : f->scr[base], y;
+    if (pass == 2 && !is_root && nuse == 1 && first >= 0) y = first;     /* unary: the child stands */
+    else y = pnode_from(f, nd.label, in_arena ? NULL : f->scr + base, off, nuse);
     if (y < 0) return -1;
-    if (grow((void **)out, capout, *nout + 1, sizeof(int32_t))) return -1;
+    if (grow((void **)out, capout, (int64_t)*nout + 1, sizeof(int32_t))) return -1;
     (*out)[(*nout)++] = y;
     return 0;
 }
@@ -1211,6 +1230,7 @@ static int32_t to_arena(Flat *f, const Tree *t, const int32_t *map) {
 /* flatten(): the key's root in the arena; -1 memory, -2 deferred (too deep), -3 no word left. */
 static int32_t flatten_key(Flat *f, const FlatRules *fr, int32_t none) {
     int32_t root = 0, *out = NULL, nout = 0, capout = 0;
+    f->nscr = 0;                                         /* an earlier pair may have stopped mid-way */
     if (serialise(f, root, 0)) return -1;
     for (int iter = 0; iter < 1000; iter++) {
         for (int pass = 0; pass < 3; pass++) {
@@ -1328,6 +1348,37 @@ long sk_score(void *hp, int scheme, const char *gold, long glen, const char *tes
     return lines;
 }
 
+/* out[0]: the newlines of p[0..n), out[1]: 1 when a byte is not ASCII (the file is then checked as
+ * UTF-8 in Python). One pass over a mapped file instead of Python reading it block by block. */
+void sk_scan(const char *p, long n, int64_t *out) {
+    int64_t lines = 0;
+    uint64_t high = 0;
+    long i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        high |= w;
+        uint64_t x = w ^ 0x0A0A0A0A0A0A0A0AULL;           /* a zero byte where a newline was */
+        uint64_t y = (x & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL;   /* no carry between bytes */
+        y = ~(y | x | 0x7F7F7F7F7F7F7F7FULL);             /* 0x80 exactly at the zero bytes */
+        lines += __builtin_popcountll(y);
+    }
+    for (; i < n; i++) { high |= (unsigned char)p[i]; lines += p[i] == '\n'; }
+    out[0] = lines;
+    out[1] = (high & 0x8080808080808080ULL) != 0;
+}
+
+/* The offset just past the n-th newline of p[0..len) (len when it has fewer): where line n starts. */
+long sk_skip_lines(const char *p, long len, long n) {
+    const char *q = p, *e = p + len;
+    for (long i = 0; i < n; i++) {
+        const char *r = memchr(q, '\n', (size_t)(e - q));
+        if (!r) return len;
+        q = r + 1;
+    }
+    return q - p;
+}
+
 /* Corpus sums of the records of decided pairs (status OK or no parse), as BracketAccumulator adds
  * them: sentences, no parse, gold, test, matched, crossing, complete, no crossing, two or fewer;
  * out[9..17] the same over the typed fields (deps). Returns how many pairs were deferred. */
@@ -1359,6 +1410,7 @@ void sk_free(void *hp) {
     if (h->flat) {
         Flat *f = h->flat;
         free(f->node); free(f->kid); free(f->ser[0]); free(f->ser[1]); free(f->stack); free(f->dp);
+        free(f->scr); free(f->abuf); free(f->nb);
         free(f);
     }
     free(h->w.holder); free(h->w.kind); free(h->w.er); free(h->w.vb); free(h->w.st);

@@ -35,7 +35,10 @@ from .kernels import load_kernel
 NATIVE_SCHEMES = ("evalb", "mph", "deps", "parseval", "flat")
 REC = 8                      # int32 fields of one record, as schemes_kernel.c lays them out
 _DEFER = 2
-CHUNK_BYTES = 1 << 20        # gold bytes scored at a time: memory stays flat whatever the file size
+CHUNK_LINES = 1 << 11        # pairs scored per kernel call: the records stay small whatever the file size
+TWO_THREADS_BYTES = 2 << 20  # a gold file larger than this is scored on two threads
+SCAN_BYTES = 4 << 20         # bytes counted at a time before their pages are let go
+RELEASE_MARGIN = 2 << 20     # bytes before a released range released again (see _Mapped.release)
 
 # label flags, as schemes_kernel.c numbers them
 F_NONE, F_PUNCT, F_HEADPUNCT, F_COORD, F_PP, F_SBJ, F_CCONJ, F_EMPTY = 1, 2, 4, 8, 16, 32, 64, 128
@@ -73,10 +76,14 @@ def kernel() -> ctypes.CDLL | None:
     lib.sk_labels.restype = i32
     lib.sk_labels.argtypes = [p, ctypes.POINTER(p), ctypes.POINTER(p), ctypes.POINTER(p)]
     lib.sk_score.restype = lng
-    lib.sk_score.argtypes = [p, ctypes.c_int, ctypes.c_char_p, lng, ctypes.c_char_p, lng, lng, p, i32,
+    lib.sk_score.argtypes = [p, ctypes.c_int, p, lng, p, lng, lng, p, i32,
                              p, p, p, p, p, p, i32, i32, p, i32, p, p, i32, i32, p, p, i32, i32, i32, p]
     lib.sk_totals.restype = lng
     lib.sk_totals.argtypes = [p, lng, p]
+    lib.sk_scan.restype = None
+    lib.sk_scan.argtypes = [p, lng, p]
+    lib.sk_skip_lines.restype = lng
+    lib.sk_skip_lines.argtypes = [p, lng, lng]
     return lib
 
 
@@ -123,6 +130,10 @@ class _Tables:
         if scheme == "flat":
             self._flatten_rules(args)
         self.size = -1
+        self._ids: dict[str, int] = {}
+        self._programs: dict = {}
+        self.flags, self.base, self.cut = array("i"), array("i"), array("i")
+        self.hoff, self.hprog = array("i"), array("i")
         self.sync(0)                          # the rule files' labels need their base labels too
 
     def _flatten_rules(self, args) -> None:
@@ -200,36 +211,43 @@ class _Tables:
             self._arrays()
 
     def _arrays(self) -> None:
+        """Extend the per-label tables to every label interned so far.
+
+        Only the new labels are worked out: a file's labels arrive a few at a time, each stopping
+        the kernel, so rebuilding every table each time cost more than the counting.
+        """
         from ..trees.transforms import base_label, function_tags
 
         from .evalb import cut_label
 
         self._read_names()
-        names, ids = self.names, {n: i for i, n in enumerate(self.names)}
-        self.size = len(names)
-        flags = array("i", [0] * len(names))
-        self.base = array("i", [ids[base_label(n)] if base_label(n) in ids else i for i, n in enumerate(names)])
-        self.cut = array("i", [0] * len(names))
+        names, ids = self.names, self._ids
+        start = max(self.size, 0)
+        for i in range(len(ids), len(names)):
+            ids[names[i]] = i
         p = self.params
-        for i, n in enumerate(names):
+        for i in range(start, len(names)):
+            n = names[i]
+            b = base_label(n)
+            self.base.append(ids.get(b, i))
             f = (F_NONE * (n == "-NONE-") | F_PUNCT * (n in self.punct) | F_PP * (n == "PP")
-                 | F_EMPTY * (n == "") | F_CCONJ * (base_label(n) in ("CC", "CONJP"))
+                 | F_EMPTY * (n == "") | F_CCONJ * (b in ("CC", "CONJP"))
                  | F_SBJ * ("SBJ" in function_tags(n)))
             if self.rules is not None:
                 f |= F_HEADPUNCT * (n in self.rules.punctuation) | F_COORD * (n in self.rules.coordination)
+            c = 0
             if p is not None:
-                c = cut_label(n)
-                self.cut[i] = ids.get(c, i)
+                cl = cut_label(n)
+                c = ids.get(cl, i)
                 f |= (F_EVDEL * (n in p.delete_labels) | F_EVLEN * (n in p.delete_labels_for_length)
                       | F_EVQUOTE * (n in p.quote_labels)
-                      | F_EVBDEL * bool(p.delete_labels and p.deletes_bracket(c)))
+                      | F_EVBDEL * bool(p.delete_labels and p.deletes_bracket(cl)))
+            self.cut.append(c)
             if self.black:
-                f |= self._black_flags(base_label(n))
-            flags[i] = f
-        self.flags = flags
-        self.hoff, self.hprog = array("i", [0] * len(names)), array("i")
-        if self.rules is not None:
-            self._head_program(names)
+                f |= self._black_flags(b)
+            self.flags.append(f)
+            self.hoff.append(self._head_program(b) if self.rules is not None else 0)
+        self.size = len(names)
         self.rl, self.pat, self.patword = array("i"), bytearray(), bytearray()
         self.empty_rel = self.root_rel = 0
         if self.relations is not None:
@@ -244,21 +262,20 @@ class _Tables:
                 | F_VPFX * b.startswith("V") | F_MD * (b == "MD") | F_TO * (b == "TO")
                 | F_POS * (b == "POS") | F_BPUNCT * (b in black._PUNCT_TAGS))
 
-    def _head_program(self, names) -> None:
+    def _head_program(self, base: str) -> int:
+        """Where the head rules of a label with base label ``base`` start in ``hprog`` (added once)."""
         from ..trees.heads import HeadRule
-        from ..trees.transforms import base_label
 
-        rules, at = self.rules.rules, {}
-        default = (HeadRule("left", ()),)
-        for i, n in enumerate(names):
-            passes = rules.get(base_label(n)) or rules.get("*") or default
-            if passes not in at:
-                at[passes] = len(self.hprog)
-                self.hprog.append(len(passes))
-                for p in passes:
-                    self.hprog.extend([_DIRECTIONS[p.direction], len(p.categories)])
-                    self.hprog.extend(_PSEUDO[c] if c in _PSEUDO else self.categories[c] for c in p.categories)
-            self.hoff[i] = at[passes]
+        rules = self.rules.rules
+        passes = rules.get(base) or rules.get("*") or (HeadRule("left", ()),)
+        at = self._programs.get(passes)
+        if at is None:
+            at = self._programs[passes] = len(self.hprog)
+            self.hprog.append(len(passes))
+            for p in passes:
+                self.hprog.extend([_DIRECTIONS[p.direction], len(p.categories)])
+                self.hprog.extend(_PSEUDO[c] if c in _PSEUDO else self.categories[c] for c in p.categories)
+        return at
 
     def _relation_tables(self, names) -> None:
         from ..trees.dependencies import _matches
@@ -278,18 +295,18 @@ class _Tables:
                 self.pat += bytes(verdict[n] for n in names)
                 self.patword.append(_matches(alts, 0))
 
-    def score(self, gold: bytes, test: bytes, lines: int) -> array:
-        """The records of ``lines`` line pairs (REC int32 each).
+    def score(self, gold: int, glen: int, test: int, tlen: int, lines: int, rec: array) -> array:
+        """Records of the next ``lines`` line pairs (REC int32 each, into ``rec``) of the texts at
+        addresses ``gold`` and ``test``; returns ``state``: lines done, gold and test bytes read.
 
         The kernel stops at a line with a label new to the tables; they are extended and it goes on.
         """
         lib = self.lib
-        rec = array("i", bytes(4 * REC * max(lines, 1)))
         state = array("q", [0, 0, 0])
         while True:
             pat, patword = bytes(self.pat), bytes(self.patword)
-            done = lib.sk_score(self.handle, NATIVE_SCHEMES.index(self.scheme), gold, len(gold), test,
-                                len(test), lines, _ptr(state), self.size, _ptr(self.flags),
+            done = lib.sk_score(self.handle, NATIVE_SCHEMES.index(self.scheme), gold, glen, test, tlen,
+                                lines, _ptr(state), self.size, _ptr(self.flags),
                                 _ptr(self.base), _ptr(self.hoff), _ptr(self.hprog), _ptr(self.cut),
                                 _ptr(self.eq), len(self.eq) // 2,
                                 int(self.params.labeled) if self.params is not None else 1,
@@ -299,8 +316,70 @@ class _Tables:
             if done < 0:
                 raise MemoryError("evaluation kernel: out of memory")
             if done == lines:
-                return rec
+                return state
             self.sync()
+
+
+class _Mapped:
+    """A file's bytes mapped into memory (never written), with their address for the kernel.
+
+    Why a map: the kernel reads the pages where they are, so no block of the file is copied into
+    a Python object, and two threads can start anywhere in it.
+    """
+
+    def __init__(self, path):
+        import mmap
+
+        with open(path, "rb") as f:            # copy-on-write: writable for ctypes, never written
+            self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        self._view = (ctypes.c_char * len(self.map)).from_buffer(self.map)
+        self.address, self.size = ctypes.addressof(self._view), len(self.map)
+
+    def release(self, start: int, end: int) -> None:
+        """Let the pages of bytes [start, end) go from this process's memory (they are read from the
+        page cache again if touched), so a large file never stays resident as a whole.
+
+        The pages just before ``start`` go too: a page fault maps its neighbours in the page cache
+        (the kernel's fault-around), among them pages released before, which would otherwise stay.
+        """
+        import mmap
+
+        start = max(0, start - RELEASE_MARGIN)
+        start -= start % mmap.PAGESIZE
+        if end > start and hasattr(mmap, "MADV_DONTNEED"):
+            self.map.madvise(mmap.MADV_DONTNEED, start, end - start)
+
+    def close(self) -> None:
+        del self._view
+        self.map.close()
+
+
+def _lines(lib, m: _Mapped) -> int | None:
+    """The lines of a mapped file (the last counted whether or not it ends in a newline), or None
+    when it is not UTF-8 text (the reference then names the bad byte). Keeps the newlines of each
+    SCAN_BYTES slice in ``m.newlines`` for :func:`_line_offset`."""
+    out, part = array("q", [0, 0]), array("q", [0, 0])
+    m.newlines = []
+    for k in range(0, m.size, SCAN_BYTES):
+        n = min(SCAN_BYTES, m.size - k)
+        lib.sk_scan(m.address + k, n, _ptr(part))
+        m.newlines.append(part[0])
+        out[0] += part[0]
+        out[1] |= part[1]
+        m.release(k, k + n)
+    if out[1]:
+        import codecs
+
+        from .evalb_files import _CHECK_BYTES
+
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        try:
+            for k in range(0, m.size, _CHECK_BYTES):
+                decoder.decode(m.map[k:k + _CHECK_BYTES])
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return None
+    return out[0] + (m.map[m.size - 1] != 10)
 
 
 def _first_line(path) -> str | None:
@@ -317,7 +396,8 @@ def evaluate_native(args) -> dict | None:
     """``ranker evaluate``'s figures for ``args`` from the kernel, or ``None`` where it does not apply.
 
     ``None`` also when the files cannot be paired or a pair is an error: the reference then
-    raises its error, word for word.
+    raises its error, word for word. Files that cannot be mapped (empty, not regular files) go
+    to the reference too.
     """
     from ..errors import RankerError
 
@@ -326,102 +406,111 @@ def evaluate_native(args) -> dict | None:
     lib = kernel()
     if lib is None:
         return None
-    from .evalb_files import LineBlocks, check_files
     from .inputs import is_conll_path, one_tree_per_line
 
     if args.scheme == "deps" and is_conll_path(args.gold):
         return None
+    maps = []
     try:
-        if not check_files(args.gold, args.test):
+        try:
+            maps = [_Mapped(p) for p in (args.gold, args.test)]
+            firsts = [_first_line(p) for p in (args.gold, args.test)]
+        except (OSError, ValueError):
             return None
-        firsts = [_first_line(p) for p in (args.gold, args.test)]
-    except (RankerError, OSError):
-        return None
-    if firsts[0] is None or not all(f is None or one_tree_per_line(f) for f in firsts):
-        return None
-    try:
-        tables = _Tables(lib, args.scheme, args)
-    except (RankerError, OSError, ValueError):
-        return None                   # a bad rule or parameter file: the reference says so
-    if tables.params is not None and tables.params.eq_words:
-        tables.close()
-        return None
-    sums = array("q", bytes(8 * 18))
-    deferred: list[tuple[int, bytes, bytes]] = []
-    sentences: Counter = Counter()    # parseval: how many sentences had each count
-    for block_sums, block_deferred, block_sentences in _scored_blocks(args, tables):
-        for k in range(18):
-            sums[k] += block_sums[k]
-        deferred += block_deferred
-        sentences.update(block_sentences)
-    return _figures(args, sums, deferred, sentences)
+        lines = [_lines(lib, m) for m in maps]
+        if None in lines or lines[0] != lines[1]:
+            return None
+        if firsts[0] is None or not all(f is None or one_tree_per_line(f) for f in firsts):
+            return None
+        try:
+            tables = _Tables(lib, args.scheme, args)
+        except (RankerError, OSError, ValueError):
+            return None                   # a bad rule or parameter file: the reference says so
+        if tables.params is not None and tables.params.eq_words:
+            tables.close()
+            return None
+        return _figures(args, *_score_files(tables, args, *maps, lines[0]))
+    finally:
+        for m in maps:
+            m.close()
 
 
-def _blocks(args):
-    """(first line number - 1, gold bytes, test bytes, lines) of each block of whole lines."""
-    from .evalb_files import LineBlocks
+def _line_offset(lib, m: _Mapped, line: int) -> int:
+    """The byte offset where 0-based line ``line`` starts, reading only the slice that holds it."""
+    before = 0
+    for i, count in enumerate(m.newlines):
+        if before + count >= line:
+            k = i * SCAN_BYTES
+            n = min(SCAN_BYTES, m.size - k)
+            off = k + lib.sk_skip_lines(m.address + k, n, line - before)
+            m.release(k, k + n)
+            return off
+        before += count
+    return m.size
 
-    line0 = 0
-    with LineBlocks(args.gold) as gold, LineBlocks(args.test) as test:
-        while g := gold.take_bytes(CHUNK_BYTES):
-            n = g.count(b"\n") + (0 if g.endswith(b"\n") else 1)
-            yield line0, g, test.take_lines(n), n
-            line0 += n
 
-
-def _score_block(tables: _Tables, line0: int, g: bytes, t: bytes, n: int):
-    """A block's sums (as ``sk_totals``), its deferred pairs and (parseval) its sentences' counts."""
-    rec = tables.score(g, t, n)
-    sums = array("q", bytes(8 * 18))
+def _score_range(tables: _Tables, g: _Mapped, t: _Mapped, line0: int, goff: int, toff: int, n: int):
+    """Sums (as ``sk_totals``), deferred pairs and (parseval) sentence counts of ``n`` line pairs
+    from line ``line0`` (0-based) at byte offsets ``goff``, ``toff``: CHUNK_LINES at a time."""
+    lib = tables.lib
+    sums, chunk = array("q", bytes(8 * 18)), array("q", bytes(8 * 18))
     deferred, sentences = [], Counter()
-    if tables.lib.sk_totals(_ptr(rec), n, _ptr(sums)):
-        gl, tl = g.split(b"\n"), t.split(b"\n")
-        deferred = [(line0 + i + 1, gl[i], tl[i]) for i in range(n) if rec[i * REC] == _DEFER]
-    if tables.scheme == "parseval":
-        sentences.update(tuple(rec[i * REC + 1:i * REC + 5]) for i in range(n) if rec[i * REC] != _DEFER)
+    rec = array("i", bytes(4 * REC * max(1, min(n, CHUNK_LINES))))
+    done = 0
+    while done < n:
+        k = min(CHUNK_LINES, n - done)
+        state = tables.score(g.address + goff, g.size - goff, t.address + toff, t.size - toff, k, rec)
+        if lib.sk_totals(_ptr(rec), k, _ptr(chunk)):
+            gl = g.map[goff:goff + state[1]].split(b"\n")
+            tl = t.map[toff:toff + state[2]].split(b"\n")
+            deferred += [(line0 + done + i + 1, gl[i], tl[i]) for i in range(k) if rec[i * REC] == _DEFER]
+        for j in range(18):
+            sums[j] += chunk[j]
+        if tables.scheme == "parseval":
+            sentences.update(tuple(rec[i * REC + 1:i * REC + 5]) for i in range(k) if rec[i * REC] != _DEFER)
+        g.release(goff, goff + state[1])
+        t.release(toff, toff + state[2])
+        done, goff, toff = done + k, goff + state[1], toff + state[2]
     return sums, deferred, sentences
 
 
-def _scored_blocks(args, tables: _Tables):
-    """Every block scored, in file order: on both cores when the files span several blocks.
-
-    The kernel runs without the interpreter lock (ctypes releases it), so two threads score two
-    blocks at once, each with its own handle and tables.
-    """
+def _score_files(tables: _Tables, args, g: _Mapped, t: _Mapped, lines: int):
+    """Every pair scored: on both cores when the gold file is large (the second half of the lines
+    on a thread of its own, with its own handle and tables; ctypes releases the interpreter lock)."""
     import os
 
     try:
-        if os.path.getsize(args.gold) <= 2 * CHUNK_BYTES or (os.cpu_count() or 1) < 2:
-            for block in _blocks(args):
-                yield _score_block(tables, *block)
-            return
+        if g.size <= TWO_THREADS_BYTES or (os.cpu_count() or 1) < 2 or lines < 2:
+            return _score_range(tables, g, t, 0, 0, 0, lines)
         import threading
-        from concurrent.futures import ThreadPoolExecutor
 
-        own, lock = threading.local(), threading.Lock()
-        spare, extra = [tables], []
+        half = lines // 2
+        lib = tables.lib
+        goff, toff = _line_offset(lib, g, half), _line_offset(lib, t, half)
+        second: list = []
 
-        def score(block):
-            t = getattr(own, "tables", None)
-            if t is None:                      # the first worker takes `tables`, the other its own
-                with lock:
-                    t = spare.pop() if spare else None
-                if t is None:
-                    t = _Tables(tables.lib, args.scheme, args)
-                    extra.append(t)
-                own.tables = t
-            return _score_block(t, *block)
+        def run_second():
+            other = _Tables(lib, args.scheme, args)
+            try:
+                second.append(_score_range(other, g, t, half, goff, toff, lines - half))
+            except BaseException as e:          # re-raised in the caller's thread
+                second.append(e)
+            finally:
+                other.close()
 
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            pending = []
-            for block in _blocks(args):
-                pending.append(pool.submit(score, block))
-                if len(pending) > 2:           # two blocks in flight, one read ahead: flat memory
-                    yield pending.pop(0).result()
-            for f in pending:
-                yield f.result()
-        for t in extra:
-            t.close()
+        worker = threading.Thread(target=run_second)
+        worker.start()
+        try:
+            first = _score_range(tables, g, t, 0, 0, 0, half)
+        finally:
+            worker.join()
+        if isinstance(second[0], BaseException):
+            raise second[0]
+        sums, deferred, sentences = first
+        for j in range(18):
+            sums[j] += second[0][0][j]
+        sentences.update(second[0][2])
+        return sums, deferred + second[0][1], sentences
     finally:
         tables.close()
 

@@ -185,9 +185,59 @@ def test_rule_labels_with_function_tags_are_read_as_the_reference_reads_them(tmp
     assert native == reference and native["gold_brackets"] == 3 * 4
 
 
-def test_blocks_of_any_size_give_the_same_figures(bllip_lists, tmp_path, monkeypatch):
+@pytest.mark.parametrize("scheme", ["deps", "parseval"])
+def test_chunks_slices_and_two_threads_give_the_same_figures(bllip_lists, tmp_path, monkeypatch, scheme):
+    """Small kernel calls, small scan slices (a thread's first line found in the middle of one)
+    and two threads on a small file: the figures of one call over the whole file, and the
+    reference's."""
     gold, test = _bllip_pairs(bllip_lists, per_sentence=1)
-    g, t = _scorable(tmp_path, gold[:120], test[:120], "deps")
-    whole = schemes_native.evaluate_native(_args(g, t, "deps"))
-    monkeypatch.setattr(schemes_native, "CHUNK_BYTES", 700)
-    assert schemes_native.evaluate_native(_args(g, t, "deps")) == whole
+    g, t = _scorable(tmp_path, gold[:121], test[:121], scheme)
+    monkeypatch.setattr(schemes_native, "TWO_THREADS_BYTES", 1 << 40)
+    whole = schemes_native.evaluate_native(_args(g, t, scheme))
+    assert whole == SCHEMES.get(scheme)(_args(g, t, scheme), _pairs(_args(g, t, scheme)))
+    monkeypatch.setattr(schemes_native, "CHUNK_LINES", 7)
+    monkeypatch.setattr(schemes_native, "SCAN_BYTES", 1000)
+    monkeypatch.setattr(schemes_native, "TWO_THREADS_BYTES", 0)
+    assert schemes_native.evaluate_native(_args(g, t, scheme)) == whole
+
+
+def test_line_counts_and_offsets_are_exact_on_any_bytes(tmp_path):
+    """The kernel's word-at-a-time newline count against Python's, on lines holding the bytes
+    around a newline that a loose zero-byte test miscounts (0x0B, 0x0A0B, 0x01), non-ASCII text,
+    and a last line with and without its newline; each line's offset against Python's."""
+    lib = schemes_native.kernel()
+    rng = random.Random(27)
+    alphabet = [b"\x0b", b"\x0a\x0b", b"\x01", b"\x09", b"a", b"(", b")", b" ", "\u00e9".encode(), b"\x7f"]
+    for trial in range(40):
+        lines = [b"".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30))).replace(b"\n", b"")
+                 for _ in range(rng.randrange(1, 60))]
+        data = b"\n".join(lines) + (b"\n" if trial % 2 else b"")
+        if not data:
+            continue
+        path = tmp_path / f"f{trial}.txt"
+        path.write_bytes(data)
+        m = schemes_native._Mapped(path)
+        try:
+            old = schemes_native.SCAN_BYTES
+            schemes_native.SCAN_BYTES = 64
+            try:
+                got = schemes_native._lines(lib, m)
+                assert got == data.count(b"\n") + (not data.endswith(b"\n"))
+                starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10]
+                for k in range(data.count(b"\n") + 1):
+                    assert schemes_native._line_offset(lib, m, k) == starts[k]
+            finally:
+                schemes_native.SCAN_BYTES = old
+        finally:
+            m.close()
+
+
+def test_a_file_that_is_not_utf8_or_has_fewer_lines_goes_to_the_reference(tmp_path):
+    g, t = _write(tmp_path, ["(S (NN a))", "(S (NN b))"], ["(S (NN a))", "(S (NN b))"])
+    assert schemes_native.evaluate_native(_args(g, t, "evalb"))["sentences"] == 2
+    t.write_bytes(b"(S (NN a))\n(S (NN \xff))\n")
+    assert schemes_native.evaluate_native(_args(g, t, "evalb")) is None
+    t.write_bytes(b"(S (NN a))\n")
+    assert schemes_native.evaluate_native(_args(g, t, "evalb")) is None
+    t.write_bytes(b"")
+    assert schemes_native.evaluate_native(_args(g, t, "evalb")) is None
