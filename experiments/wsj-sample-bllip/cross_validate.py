@@ -20,7 +20,9 @@ Heidorn tuned, log-linear, the peer, the oracle under EVALB labelled F) and rewr
 every sentence, then divided), phi = (system - first) / (oracle - first), and paired approximate
 randomization tests over all pooled sentences, each ranker against the peer. A fold whose parts
 are on disk is not run again (``foldK/fold.json`` for ranker, ``foldK/peer/best-parses.mrg`` for
-the peer), so an interrupted run resumes where it stopped.
+the peer), so an interrupted run resumes where it stopped; ``--part ranker`` and ``--part peer``
+run one side each, so two processes can share the two cores (several ``--part peer`` processes
+may run too: each claims a fold before running the peer on it).
 """
 from __future__ import annotations
 
@@ -57,6 +59,29 @@ TARGET_GAIN = 0.5
 TARGET_P, TARGET_PHI = 0.05, 20.0
 
 
+def claim(work: Path) -> bool:
+    """Whether this process may run the peer on the fold of ``work``: no other live process of
+    this runner has claimed it (``running.pid``; a claim whose process is gone is taken over), so
+    several ``--part peer`` processes can share one ``--out``."""
+    work.mkdir(parents=True, exist_ok=True)
+    lock = work / "running.pid"
+    while True:
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                os.kill(int(lock.read_text().strip() or 0), 0)
+                return False                   # claimed by a live process
+            except PermissionError:
+                return False                   # alive, another user's
+            except (ValueError, ProcessLookupError, FileNotFoundError):
+                lock.unlink(missing_ok=True)   # a stale claim: take it over
+                continue
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        return True
+
+
 def peer_selection(best_parses: Path, out: Path) -> None:
     """The peer's trees with the gold's root convention (``S1`` removed as on import), one a line.
 
@@ -78,6 +103,12 @@ def fold_scores(folder: Path, params) -> dict[str, np.ndarray]:
     gold = folder / "gold.mrg"
     return {name: evalb_sentence_counts(gold, folder / rel, params)
             for name, rel in SYSTEMS.items() if (folder / rel).is_file()}
+
+
+def _peer_seconds(folder: Path) -> dict | None:
+    """The peer's seconds per step on a fold (``foldK/peer/peer.json``), if it ran there."""
+    path = folder / "peer" / "peer.json"
+    return json.loads(path.read_text())["seconds"] if path.is_file() else None
 
 
 def _p(a: np.ndarray, b: np.ndarray, resamples: int, seed: int) -> float:
@@ -105,7 +136,7 @@ def summarize(out: Path, n: int, params, resamples: int, seed: int) -> dict:
                "training sentences kept": record["ranker"]["counts"].get("training sentences kept"),
                "report_evalb_labeled": {r: record["ranker"].get("evalb_labeled", {}).get(f"{r}_score")
                                         for r in ("native", "heidorn", "heidorn_tuned", "loglinear")},
-               "peer_seconds": record.get("peer", {}).get("seconds")}
+               "peer_seconds": _peer_seconds(folder)}
         if "peer" in c:
             row["p_vs_peer"] = {r: _p(c[r], c["peer"], resamples, seed) for r in RANKERS}
         folds.append(row)
@@ -204,6 +235,9 @@ def main(argv=None) -> int:
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--only", default=None, metavar="K,K,...",
                     help="run only these folds, in this order (default: every fold, 0 first)")
+    ap.add_argument("--part", choices=("both", "ranker", "peer"), default="both",
+                    help="run ranker's side, the peer's, or both (default); two processes, one per "
+                         "part, may share --out and run side by side")
     ap.add_argument("--peer-threads", type=int, default=None,
                     help="OpenMP threads of the peer (default: the machine's cores)")
     args = ap.parse_args(argv)
@@ -219,18 +253,19 @@ def main(argv=None) -> int:
     nbest = forest_files(base.parse, args.config).files
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    try:
-        progs = peer_reranker.build(peer_reranker.find_programs(args.peer_source))
-    except peer_reranker.PeerUnavailable as e:
-        print(f"peer skipped: {e}", file=sys.stderr, flush=True)
-        progs = None
+    progs = None
+    if args.part != "ranker":
+        try:
+            progs = peer_reranker.build(peer_reranker.find_programs(args.peer_source))
+        except peer_reranker.PeerUnavailable as e:
+            print(f"peer skipped: {e}", file=sys.stderr, flush=True)
     resamples, seed = base.evaluation.randomization_resamples, base.experiment.seed
     for k in order:
         fold, folder = folds[k], out / f"fold{k}"
         print(f"fold {k}: test {ranges(fold.test)}, held-out {ranges(fold.heldout)}", flush=True)
         record_file = folder / "fold.json"
         record = json.loads(record_file.read_text()) if record_file.is_file() else None
-        if record is None:
+        if record is None and args.part != "peer":
             report = run_experiment(fold_config(base, fold), folder, progress=False)
             record = {"fold": k, "test": ranges(fold.test), "heldout": ranges(fold.heldout),
                       "ranker": fold_record(k, report), "timings": dict(report.timings)}
@@ -239,10 +274,17 @@ def main(argv=None) -> int:
         if progs is not None and not (folder / SYSTEMS["peer"]).is_file():
             work = folder / "peer"
             if not (work / "best-parses.mrg").is_file():
-                record["peer"] = peer_reranker.run_fold(progs, work, nbest, fold.train, fold.heldout,
-                                                        fold.test, args.peer_threads)
-                with atomic_write(record_file) as f:
-                    f.write(json.dumps(record, indent=2))
+                if not claim(work):
+                    print(f"fold {k}: the peer runs in another process", flush=True)
+                    continue
+                try:
+                    done = peer_reranker.run_fold(progs, work, nbest, fold.train, fold.heldout,
+                                                  fold.test, args.peer_threads)
+                    with atomic_write(work / "peer.json") as f:
+                        f.write(json.dumps(done, indent=2))
+                finally:
+                    (work / "running.pid").unlink(missing_ok=True)
+            (folder / "selected").mkdir(exist_ok=True)
             peer_selection(work / "best-parses.mrg", folder / SYSTEMS["peer"])
         write_summary(out, args.folds, params, resamples, seed)
         print(f"fold {k} done", flush=True)
