@@ -70,7 +70,10 @@ def claim(work: Path) -> bool:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
             try:
-                os.kill(int(lock.read_text().strip() or 0), 0)
+                pid = int(lock.read_text().strip() or 0)
+                if pid <= 0:
+                    raise ValueError(pid)      # cut short while being written
+                os.kill(pid, 0)
                 return False                   # claimed by a live process
             except PermissionError:
                 return False                   # alive, another user's

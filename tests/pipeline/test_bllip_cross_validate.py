@@ -146,3 +146,17 @@ def test_a_bad_fold_is_a_one_line_error_with_exit_2(tmp_path):
                           str(tmp_path / "cv")], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines()[-1] == "ranker: error: --only: fold '12' is not a number from 0 to 9"
+
+
+def test_a_fold_claimed_by_a_live_process_is_left_to_it_and_a_stale_claim_is_taken_over(tmp_path):
+    cv = _load("cross_validate")
+    work = tmp_path / "fold3" / "peer"
+    assert cv.claim(work)
+    assert (work / "running.pid").read_text() == str(__import__("os").getpid())
+    assert not cv.claim(work)                       # this process holds it, and is alive
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (work / "running.pid").write_text(gone)         # a process that has exited
+    assert cv.claim(work)
+    (work / "running.pid").write_text("")           # a claim cut short while being written
+    assert cv.claim(work)
