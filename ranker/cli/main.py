@@ -104,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 0
     except (RankerError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
-        print(f"ranker: error: {e}", file=sys.stderr)
+        # the system's own errors ("[Errno 21] Is a directory: 'x'") read as file: what
+        why = f"{e.filename}: {e.strerror}" if isinstance(e, OSError) and e.filename and e.strerror else e
+        print(f"ranker: error: {why}", file=sys.stderr)
         return 2
     except _DatabaseError() as e:
         if type(e) is not _DatabaseError():   # OperationalError and the like: a bug, keep the traceback

@@ -338,3 +338,13 @@ def test_deps_names_its_gold_and_conversion(tmp_path, capsys, wsj1):
     r = _json(capsys, tmp_path / "g.txt", tmp_path / "g.txt", "--scheme", "deps", "--head-rules", "collins")
     assert r["gold_dependencies"] == "GOLD trees converted with head rules collins and relation labels labels"
     assert r["test_dependencies"] == "TEST trees converted with head rules collins and relation labels labels"
+
+
+@pytest.mark.parametrize("command", ["evaluate", "evalb"])
+def test_a_folder_given_as_a_file_is_one_line_naming_it(tmp_path, capsys, command):
+    """Regression: the system's words came through raw ("[Errno 21] Is a directory: '...'")."""
+    gold = tmp_path / "gold.mrg"
+    gold.write_text("(S (NN a) (NN b))\n")
+    assert main([command, str(gold), str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"ranker: error: {tmp_path}: Is a directory"]
