@@ -691,14 +691,14 @@ typedef struct {
     const int32_t *rules;    /* per rule: relation, side (0 any, 1 before, 2 after), nth, coord, nosubj,
                                 parent, head, dependent pattern numbers */
     int32_t nrules, nlabels;
-    const unsigned char *pat;   /* pattern p matches label l: pat[p * nlabels + l] */
+    const unsigned char *pat;   /* pattern p matches label l: pat[l * 3 * nrules + p] */
     const unsigned char *patword;  /* pattern p matches a bare word */
     int32_t empty_rel, root_rel;
 } Relations;
 enum { RL_REL, RL_SIDE, RL_NTH, RL_COORD, RL_NOSUBJ, RL_PARENT, RL_HEAD, RL_DEP, RL };
 
 static int pmatch(const Relations *rl, int32_t p, const Tree *t, int32_t c) {
-    return c < 0 ? rl->patword[p] : rl->pat[(size_t)p * rl->nlabels + t->node[c].label];
+    return c < 0 ? rl->patword[p] : rl->pat[(size_t)t->node[c].label * 3 * rl->nrules + p];
 }
 
 static int32_t relation(const Relations *rl, const Heads *hd, const Tree *t, int32_t n, int32_t hkx, int32_t k) {
@@ -709,7 +709,7 @@ static int32_t relation(const Relations *rl, const Heads *hd, const Tree *t, int
     for (int32_t i = 0; i < rl->nrules; i++) {
         const int32_t *r = rl->rules + RL * i;
         if (r[RL_SIDE] && r[RL_SIDE] != side) continue;
-        if (!(rl->pat[(size_t)r[RL_PARENT] * rl->nlabels + nd->label] && pmatch(rl, r[RL_HEAD], t, hc) &&
+        if (!(rl->pat[(size_t)nd->label * 3 * rl->nrules + r[RL_PARENT]] && pmatch(rl, r[RL_HEAD], t, hc) &&
               pmatch(rl, r[RL_DEP], t, dep))) continue;
         if (r[RL_COORD]) {
             if (dep < 0 || hc < 0) continue;
@@ -1361,7 +1361,7 @@ void sk_scan(const char *p, long n, int64_t *out) {
         uint64_t x = w ^ 0x0A0A0A0A0A0A0A0AULL;           /* a zero byte where a newline was */
         uint64_t y = (x & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL;   /* no carry between bytes */
         y = ~(y | x | 0x7F7F7F7F7F7F7F7FULL);             /* 0x80 exactly at the zero bytes */
-        lines += __builtin_popcountll(y);
+        lines += (int64_t)(((y >> 7) * 0x0101010101010101ULL) >> 56);   /* the 0x80s, summed */
     }
     for (; i < n; i++) { high |= (unsigned char)p[i]; lines += p[i] == '\n'; }
     out[0] = lines;

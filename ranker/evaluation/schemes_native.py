@@ -134,6 +134,10 @@ class _Tables:
         self._programs: dict = {}
         self.flags, self.base, self.cut = array("i"), array("i"), array("i")
         self.hoff, self.hprog = array("i"), array("i")
+        self.rl, self.pat, self.patword, self._patterns = array("i"), bytearray(), bytearray(), []
+        self.empty_rel = self.root_rel = 0
+        if self.relations is not None:
+            self._relation_rules()
         self.sync(0)                          # the rule files' labels need their base labels too
 
     def _flatten_rules(self, args) -> None:
@@ -216,7 +220,9 @@ class _Tables:
         Only the new labels are worked out: a file's labels arrive a few at a time, each stopping
         the kernel, so rebuilding every table each time cost more than the counting.
         """
+        from ..trees.dependencies import _matches
         from ..trees.transforms import base_label, function_tags
+        from ..trees.tree import Node
 
         from .evalb import cut_label
 
@@ -247,11 +253,13 @@ class _Tables:
                 f |= self._black_flags(b)
             self.flags.append(f)
             self.hoff.append(self._head_program(b) if self.rules is not None else 0)
+            if self.relations is not None:       # each pattern's verdict on the label: a row
+                for alts in self._patterns:
+                    verdict = _VERDICTS.setdefault(alts, {})
+                    if n not in verdict:
+                        verdict[n] = _matches(alts, Node(n, (0,), 0, 1))
+                    self.pat.append(verdict[n])
         self.size = len(names)
-        self.rl, self.pat, self.patword = array("i"), bytearray(), bytearray()
-        self.empty_rel = self.root_rel = 0
-        if self.relations is not None:
-            self._relation_tables(names)
 
     @staticmethod
     def _black_flags(b: str) -> int:
@@ -277,9 +285,10 @@ class _Tables:
                 self.hprog.extend(_PSEUDO[c] if c in _PSEUDO else self.categories[c] for c in p.categories)
         return at
 
-    def _relation_tables(self, names) -> None:
+    def _relation_rules(self) -> None:
+        """The relation-label rules as the kernel reads them (``rl``, ``patword``); the verdicts
+        of their patterns on labels (``pat``, a row of 3 x rules per label) grow in :meth:`_arrays`."""
         from ..trees.dependencies import _matches
-        from ..trees.tree import Node
 
         relation_ids = {"": 0, "root": 1}
         self.empty_rel, self.root_rel = 0, 1
@@ -288,11 +297,7 @@ class _Tables:
             self.rl.extend([rel, {None: 0, "before": 1, "after": 2}[r.side], r.nth, int(r.coord),
                             int(r.nosubj), 3 * k, 3 * k + 1, 3 * k + 2])
             for alts in (r.parent, r.head, r.dependent):
-                verdict = _VERDICTS.setdefault(alts, {})
-                for n in names:
-                    if n not in verdict:
-                        verdict[n] = _matches(alts, Node(n, (0,), 0, 1))
-                self.pat += bytes(verdict[n] for n in names)
+                self._patterns.append(alts)
                 self.patword.append(_matches(alts, 0))
 
     def score(self, gold: int, glen: int, test: int, tlen: int, lines: int, rec: array) -> array:
