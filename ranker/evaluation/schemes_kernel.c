@@ -63,8 +63,9 @@ typedef struct {
     char *text; long ntext, captext;
     int32_t *off, *len; int32_t n, cap;
     int32_t *slot; int32_t nslot;      /* open addressing: symbol id + 1, 0 empty */
-    /* a direct-mapped cache of short strings (up to 8 bytes, most labels): bytes, length + 1, id */
-    uint64_t cword[256]; int32_t clen[256], cid[256];
+    /* a direct-mapped cache of short strings (up to 16 bytes: labels with their function tags):
+     * bytes, length + 1, id */
+    uint64_t cword[256][2]; int32_t clen[256], cid[256];
 } Symbols;
 
 static uint32_t hash_bytes(const char *p, int32_t n) {
@@ -91,13 +92,13 @@ static int32_t sym_add(Symbols *s, const char *p, int32_t n);
 
 /* The id of the string [p, p+n), added if new; -1 out of memory. */
 static int32_t sym_id(Symbols *s, const char *p, int32_t n) {
-    if (n > 8) return sym_add(s, p, n);
-    uint64_t w = 0;
-    memcpy(&w, p, (size_t)n);
-    uint32_t c = (uint32_t)(((w ^ (uint64_t)n) * 0x9E3779B97F4A7C15ULL) >> 56);
-    if (s->clen[c] == n + 1 && s->cword[c] == w) return s->cid[c];
+    if (n > 16) return sym_add(s, p, n);
+    uint64_t w[2] = { 0, 0 };
+    memcpy(w, p, (size_t)n);
+    uint32_t c = (uint32_t)((((w[0] * 31) ^ w[1] ^ (uint64_t)n) * 0x9E3779B97F4A7C15ULL) >> 56);
+    if (s->clen[c] == n + 1 && s->cword[c][0] == w[0] && s->cword[c][1] == w[1]) return s->cid[c];
     int32_t id = sym_add(s, p, n);
-    if (id >= 0) { s->cword[c] = w; s->clen[c] = n + 1; s->cid[c] = id; }
+    if (id >= 0) { s->cword[c][0] = w[0]; s->cword[c][1] = w[1]; s->clen[c] = n + 1; s->cid[c] = id; }
     return id;
 }
 
