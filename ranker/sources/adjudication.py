@@ -246,19 +246,10 @@ def store_team_work(store) -> TeamWork:
 
 def store_spans(store, source: str | None = None):
     """``spans_of(sentence_id)`` reading a sentence's forest from ``store`` (None without candidates)."""
-    from .annotations import candidate_spans
+    from .discriminants import forest_spans
 
     def spans_of(sentence_id: str):
         forest = store.forest(sentence_id, source)
-        if not forest.candidates:
-            return None
-        by_tree: dict[int, frozenset] = {}   # equal candidate texts share one tree object
-        spans = []
-        for c in forest.candidates:
-            got = by_tree.get(id(c.tree))
-            if got is None:
-                got = by_tree[id(c.tree)] = candidate_spans(c.tree)
-            spans.append(got)
-        return spans
+        return forest_spans(forest.candidates) if forest.candidates else None
 
     return spans_of
