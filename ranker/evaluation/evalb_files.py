@@ -25,10 +25,9 @@ def line_count(data: bytes) -> int:
     return n + (1 if data and not data.endswith(b"\n") else 0)
 
 
-def check_utf8(data: bytes, source: str) -> None:
-    """Raise :class:`ranker.textfiles.TextFileError` naming the first byte that is not UTF-8."""
-    if data.isascii():
-        return
+def is_utf8(data) -> bool:
+    """Whether ``data`` (bytes, or a mapped file) is UTF-8 text, decoded in slices so that no
+    whole-file str is made."""
     import codecs
 
     decoder = codecs.getincrementaldecoder("utf-8")()
@@ -37,8 +36,14 @@ def check_utf8(data: bytes, source: str) -> None:
             decoder.decode(data[k:k + _CHECK_BYTES])
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
+        return False
+    return True
+
+
+def check_utf8(data: bytes, source: str) -> None:
+    """Raise :class:`ranker.textfiles.TextFileError` naming the first byte that is not UTF-8."""
+    if not data.isascii() and not is_utf8(data):
         decode_text(data, source)          # raises with file:line:column
-        raise
 
 
 def check_pair(gold: bytes, test: bytes, gold_source: str, test_source: str) -> int:

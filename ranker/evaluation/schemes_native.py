@@ -373,16 +373,9 @@ def _lines(lib, m: _Mapped) -> int | None:
         out[1] |= part[1]
         m.release(k, k + n)
     if out[1]:
-        import codecs
+        from .evalb_files import is_utf8
 
-        from .evalb_files import _CHECK_BYTES
-
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        try:
-            for k in range(0, m.size, _CHECK_BYTES):
-                decoder.decode(m.map[k:k + _CHECK_BYTES])
-            decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
+        if not is_utf8(m.map):
             return None
     return out[0] + (m.map[m.size - 1] != 10)
 
