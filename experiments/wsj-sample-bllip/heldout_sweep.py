@@ -10,7 +10,8 @@ convention) and mean sentence F (what ``ranker run`` picks sigma^2 by). Never re
         experiments/wsj-sample-bllip/heldout_sweep.py CONFIG --cutoff 2 --sigma2 0.01 0.03 \\
         --objective loglik expected_f
 
-``--test`` scores on test the one fit with the best held-out corpus F (and no other).
+``--test`` scores on test the one fit with the best held-out corpus F (and no other); ``--metric``
+scores every fit by another metric than EVALB labelled F (evalb_unlabeled, mph, ...).
 ``--drop-each`` ablates each family (a kind pattern) in turn after the full set; ``--varying-cutoff``
 applies Charniak and Johnson's selection (a property kept when it varies over the parses of at least
 K training sentences) after ``--cutoff 0``.
@@ -86,6 +87,9 @@ def main() -> None:
                     help="Charniak and Johnson's selection instead of --drop: after --cutoff (give "
                          "0), keep the properties whose value varies over the candidates of at "
                          "least K training sentences (one variant per K)")
+    ap.add_argument("--metric", default="evalb_labeled", choices=sorted(METRICS),
+                    help="the held-out (and --test) corpus metric every fit is scored by and the best "
+                         "is chosen by (rows: metric, heldout_f, test_f)")
     ap.add_argument("--workers", type=int, default=1, help="feature extraction processes")
     ap.add_argument("--test", action="store_true",
                     help="after every fit, score on test the one fit with the best held-out corpus "
@@ -97,7 +101,7 @@ def main() -> None:
     ll, ev = cfg.loglinear, cfg.evaluation
     if args.max_iter:
         ll = ll.__class__(**{**ll.__dict__, "max_iter": args.max_iter})
-    metric = "evalb_labeled"
+    metric = args.metric
     with Store.open(cfg.experiment.store) as st:
         # the config's candidates (and its [evidence] source's, for the evidence families)
         ev_parse = stages.evidence_parse(cfg.parse, cfg.evidence, cfg.source)
@@ -132,7 +136,7 @@ def main() -> None:
             gt = test.groups()
             choice = first_argmax(model.decision_function(test.restrict(names)),
                                   group_offsets(gt, len(gt)))   # as on held-out above
-            print(json.dumps({"chosen_on_heldout": row, "test_evalb_f": round(corpus_score(
+            print(json.dumps({"chosen_on_heldout": row, "metric": metric, "test_f": round(corpus_score(
                 METRICS[metric], selected_counts(counts, choice)), 2)}), flush=True)
 
 
@@ -179,7 +183,8 @@ def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metr
             mean = selected_quality(scores, qh, offs_h)
             row = {"variant": label, "cutoff": cutoff, "features": len(data.names),
                    "objective": objective, "unregularised": int(free.sum()),
-                   "max_iter": ll.max_iter, "sigma2": s2, "heldout_evalb_f": round(corpus, 2),
+                   "max_iter": ll.max_iter, "sigma2": s2, "metric": metric,
+                   "heldout_f": round(corpus, 2),
                    "heldout_mean_sentence_f": round(mean, 2), "iterations": m.n_iter_,
                    "seconds": round(time.time() - t0, 1)}
             print(json.dumps(row), flush=True)
