@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import fcntl
 import json
 import os
 import sys
@@ -59,30 +60,27 @@ TARGET_GAIN = 0.5
 TARGET_P, TARGET_PHI = 0.05, 20.0
 
 
-def claim(work: Path) -> bool:
-    """Whether this process may run the peer on the fold of ``work``: no other live process of
-    this runner has claimed it (``running.pid``; a claim whose process is gone is taken over), so
-    several ``--part peer`` processes can share one ``--out``."""
+def claim(work: Path):
+    """The claim of this process on the peer's run of the fold of ``work``, or None when another
+    live process holds it, so several ``--part peer`` processes can share one ``--out``.
+
+    The claim is an exclusive ``flock`` on ``running.pid`` (which names the holder's pid for
+    people): the kernel takes and releases it atomically and drops it when its process dies, so
+    two processes never both hold it and a dead one's claim never blocks. Close the returned
+    file to let it go.
+    """
     work.mkdir(parents=True, exist_ok=True)
-    lock = work / "running.pid"
-    while True:
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            try:
-                pid = int(lock.read_text().strip() or 0)
-                if pid <= 0:
-                    raise ValueError(pid)      # cut short while being written
-                os.kill(pid, 0)
-                return False                   # claimed by a live process
-            except PermissionError:
-                return False                   # alive, another user's
-            except (ValueError, ProcessLookupError, FileNotFoundError):
-                lock.unlink(missing_ok=True)   # a stale claim: take it over
-                continue
-        with os.fdopen(fd, "w") as f:
-            f.write(str(os.getpid()))
-        return True
+    f = open(work / "running.pid", "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        return None
+    f.seek(0)
+    f.truncate()
+    f.write(str(os.getpid()))
+    f.flush()
+    return f
 
 
 def peer_selection(best_parses: Path, out: Path) -> None:
@@ -277,16 +275,19 @@ def main(argv=None) -> int:
         if progs is not None and not (folder / SYSTEMS["peer"]).is_file():
             work = folder / "peer"
             if not (work / "best-parses.mrg").is_file():
-                if not claim(work):
+                held = claim(work)
+                if held is None:
                     print(f"fold {k}: the peer runs in another process", flush=True)
                     continue
                 try:
-                    done = peer_reranker.run_fold(progs, work, nbest, fold.train, fold.heldout,
-                                                  fold.test, args.peer_threads)
-                    with atomic_write(work / "peer.json") as f:
-                        f.write(json.dumps(done, indent=2))
+                    if not (work / "best-parses.mrg").is_file():   # not finished meanwhile
+                        done = peer_reranker.run_fold(progs, work, nbest, fold.train, fold.heldout,
+                                                      fold.test, args.peer_threads)
+                        with atomic_write(work / "peer.json") as f:
+                            f.write(json.dumps(done, indent=2))
                 finally:
                     (work / "running.pid").unlink(missing_ok=True)
+                    held.close()
             (folder / "selected").mkdir(exist_ok=True)
             peer_selection(work / "best-parses.mrg", folder / SYSTEMS["peer"])
         write_summary(out, args.folds, params, resamples, seed)

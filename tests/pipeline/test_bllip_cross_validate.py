@@ -148,15 +148,40 @@ def test_a_bad_fold_is_a_one_line_error_with_exit_2(tmp_path):
     assert out.stderr.strip().splitlines()[-1] == "ranker: error: --only: fold '12' is not a number from 0 to 9"
 
 
-def test_a_fold_claimed_by_a_live_process_is_left_to_it_and_a_stale_claim_is_taken_over(tmp_path):
+def _claim_in_child(work, then: str):
+    """A child process that claims the fold of ``work`` and then runs ``then`` (Python)."""
+    path = HERE / "cross_validate.py"
+    code = (f"import importlib.util, sys, time\n"
+            f"spec = importlib.util.spec_from_file_location('cv', {str(path)!r})\n"
+            f"cv = importlib.util.module_from_spec(spec); spec.loader.exec_module(cv)\n"
+            f"held = cv.claim(__import__('pathlib').Path({str(work)!r}))\n"
+            f"print('held' if held else 'refused', flush=True)\n{then}\n")
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def test_a_fold_claimed_by_a_live_process_is_left_to_it_and_a_dead_ones_claim_is_taken_over(tmp_path):
+    import os
+
     cv = _load("cross_validate")
     work = tmp_path / "fold3" / "peer"
-    assert cv.claim(work)
-    assert (work / "running.pid").read_text() == str(__import__("os").getpid())
-    assert not cv.claim(work)                       # this process holds it, and is alive
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    (work / "running.pid").write_text(gone)         # a process that has exited
-    assert cv.claim(work)
-    (work / "running.pid").write_text("")           # a claim cut short while being written
-    assert cv.claim(work)
+    held = cv.claim(work)
+    assert held is not None
+    assert (work / "running.pid").read_text() == str(os.getpid())
+    assert cv.claim(work) is None                    # held (by this very process): refused
+    child = _claim_in_child(work, "")
+    assert child.stdout.readline().strip() == "refused"
+    child.wait(timeout=60)
+    held.close()                                     # let go: the next claim gets it
+    again = cv.claim(work)
+    assert again is not None
+    again.close()
+    # a process that dies holding its claim (no clean-up: killed) leaves it to the next one
+    child = _claim_in_child(work, "time.sleep(600)")
+    assert child.stdout.readline().strip() == "held"
+    assert cv.claim(work) is None                    # alive: refused
+    assert (work / "running.pid").read_text() == str(child.pid)
+    child.kill()
+    child.wait(timeout=60)
+    taken = cv.claim(work)
+    assert taken is not None and (work / "running.pid").read_text() == str(os.getpid())
+    taken.close()
