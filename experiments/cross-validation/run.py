@@ -13,7 +13,8 @@ configs/wsj-sample.toml``, for speed):
         [--store STORE] [--only 7,8,9,0,...]
 
 ``--only`` runs the folds named, in that order (folds whose sentences the main run already scored
-first give results soonest).
+first give results soonest). A fold done before (its ``fold.json`` under the output folder) is
+not run again, so the same command resumes an interrupted run; the summary covers every fold done.
 
 It writes one report per fold under the output folder and a summary (``summary.json`` and
 ``summary.md``) with the mean and standard deviation of every ranker's error reduction per metric.
@@ -27,11 +28,23 @@ import statistics
 import sys
 from pathlib import Path
 
+from ranker.atomicfile import atomic_write
 from ranker.errors import RankerError
 from ranker.pipeline.config import load_config
 from ranker.pipeline.experiment import RANKERS, run_experiment
 from ranker.pipeline.folds import (TREEBANK_FILES, cross_validation_folds, fold_config, fold_order,
                                    fold_record, ranges)
+
+#: Each fold's record (:func:`ranker.pipeline.folds.fold_record`), written when the fold is done:
+#: a rerun with the same ``--out`` skips those folds, so the runner resumes where it stopped.
+RECORD = "fold.json"
+
+
+def done_folds(out: Path, folds: int) -> list[dict]:
+    """The records of the folds done under ``out``, in fold order (whichever process ran them)."""
+    return [json.loads((out / f"fold{k}" / RECORD).read_text()) for k in range(folds)
+            if (out / f"fold{k}" / RECORD).is_file()]
+
 
 def metric_names(results: list[dict]) -> list[str]:
     """The metrics of the fold results (every key but the fold's number and counts)."""
@@ -116,14 +129,22 @@ def main(argv=None) -> int:
     if args.store:
         base = dataclasses.replace(base, experiment=dataclasses.replace(base.experiment, store=args.store))
     fs = cross_validation_folds(TREEBANK_FILES, args.folds)
-    results = []
+    out = Path(args.out)
     for k in fold_order(args.only, args.folds):
         fold = fs[k]
+        record = out / f"fold{k}" / RECORD
+        if record.is_file():
+            print(f"fold {k}: done before ({record})", flush=True)
+            continue
         print(f"fold {k}: test {ranges(fold.test)}, held-out {ranges(fold.heldout)}", flush=True)
-        report = run_experiment(fold_config(base, fold), Path(args.out) / f"fold{k}", progress=False)
-        results.append(fold_record(k, report))
-        write_summary(results, Path(args.out), args.folds)
-    print((Path(args.out) / "summary.md").read_text())
+        report = run_experiment(fold_config(base, fold), out / f"fold{k}", progress=False)
+        with atomic_write(record) as f:
+            f.write(json.dumps(fold_record(k, report), indent=2))
+        write_summary(done_folds(out, args.folds), out, args.folds)
+    results = done_folds(out, args.folds)
+    if results:
+        write_summary(results, out, args.folds)
+        print((out / "summary.md").read_text())
     return 0
 
 

@@ -55,3 +55,19 @@ def test_a_bad_fold_is_a_one_line_error_with_exit_2(tmp_path):
     assert out.returncode == 2
     assert out.stderr.strip() == "cross-validation: error: --only: fold '12' is not a number from 0 to 9"
     assert not list(tmp_path.iterdir())
+
+
+def test_folds_done_before_are_not_run_again_and_the_summary_covers_every_fold_done(tmp_path, capsys):
+    cv = _cv()
+    for k, er in ((3, 60.0), (1, 64.0), (5, 62.0)):
+        (tmp_path / f"fold{k}").mkdir()
+        (tmp_path / f"fold{k}" / cv.RECORD).write_text(json.dumps(_fold(k, er, 40.0, 0.01)))
+    # folds 3 and 1 asked for and done: nothing runs (no store is opened), and fold 5, done by
+    # another process, is in the summary too, in fold order
+    assert cv.main(["--only", "3,1", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "fold 3: done before" in out and "fold 1: done before" in out
+    doc = json.loads((tmp_path / "summary.json").read_text())
+    assert [f["fold"] for f in doc["folds"]] == [1, 3, 5]
+    assert doc["summary"]["mph"]["loglinear"]["mean_error_reduction"] == pytest.approx(59.0)
+    assert "over 3 of 10 folds (folds 1, 3, 5)" in (tmp_path / "summary.md").read_text()
