@@ -1,7 +1,8 @@
 """Held-out sweep for the BLLIP job: objective, sigma^2 and cut-off, scored by held-out corpus EVALB F.
 
 Reads a store a ``ranker run`` of ``configs/wsj-sample-bllip.toml`` has filled (forests, best_f
-counts, held-out counts, feature matrices), so nothing is parsed, scored or extracted again; fits
+counts, held-out counts, feature matrices), so nothing is parsed or extracted again (best_f counts
+missing for a training sentence are computed and stored); fits
 the log-linear ranker (log-likelihood of the best-F set) and the minimum-risk ranker (expected
 F) for each sigma^2 and cut-off given, and prints held-out corpus EVALB labelled F (the peer's
 convention) and mean sentence F (what ``ranker run`` picks sigma^2 by). Never reads test.
@@ -29,7 +30,7 @@ from ranker.models.groups import group_offsets
 from ranker.models.groups import first_argmax
 from ranker.models.tuning import selected_quality
 from ranker.pipeline import stages
-from ranker.pipeline.best_f import best_f_gains
+from ranker.pipeline.best_f import best_f_gains, ensure_best_f_counts
 from ranker.pipeline.config import load_config
 from ranker.store import Store
 
@@ -114,6 +115,8 @@ def main() -> None:
         mats = {n: stages.extract_features(ctx, cfg.features, s)
                 for n, s in (("train", splits.train), ("heldout", splits.heldout))}
         best_f = (cfg.annotation.best_f_metric, stages.scoring_settings(ev))
+        # the counts best_f reads (a run of another config or split may not have stored them all)
+        ensure_best_f_counts(st, splits.train.sentences, source, *best_f, workers=args.workers)
         y = stages.consistency(ctx, mats["train"], "best_f", splits.train, "", best_f)
         gain_all = best_f_gains(st, mats["train"], *best_f, source)
         qh = stages.candidate_quality(held, metric)

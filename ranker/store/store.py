@@ -39,8 +39,11 @@ RULES = ("strict", "fewest", "compatible", "strict-else-compatible", "lexicograp
 #: The rules that read the ``crossing`` count of a check, not only ``missing``.
 CROSSING_RULES = ("compatible", "strict-else-compatible", "lexicographic")
 PAGE_SIZE = 32768
-#: The metric keys of every stored count (a walk down the primary key's first column).
-_STORED_METRICS = "SELECT DISTINCT metric FROM bracket_counts"
+#: The metric keys of every stored count: a walk down the primary key's first column, one index
+#: lookup per key (``SELECT DISTINCT`` scans the whole table: 1.1 s on a 6-million-row store).
+_STORED_METRICS = ("WITH RECURSIVE m(x) AS (SELECT MIN(metric) FROM bracket_counts UNION ALL "
+                   "SELECT (SELECT MIN(metric) FROM bracket_counts WHERE metric > m.x) FROM m "
+                   "WHERE m.x IS NOT NULL) SELECT x FROM m WHERE x IS NOT NULL")
 #: One sentence's counts under one metric key: a range of the primary key.
 _DELETE_COUNTS = "DELETE FROM bracket_counts WHERE metric=? AND sentence_id=? AND source=?"
 
@@ -376,22 +379,32 @@ class Store(TeamRecords):
     def add_candidates(self, candidates: Iterable[Candidate]) -> int:
         """Store candidates keyed by (sentence, source, rank); storing one again replaces it.
 
+        Every stored count of the sentences touched goes (:meth:`delete_bracket_counts`), as when a
+        forest is replaced: counts describe a forest, and a changed one is counted again.
+
         Returns
         -------
         int
             How many candidates were written.
         """
         rows = [encode_candidate(c) for c in candidates]
+        by_source: dict[str, set] = {}
+        for r in rows:
+            by_source.setdefault(r[1], set()).add(r[0])
         with self.batch():
             self._conn.executemany("INSERT OR REPLACE INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            for source, sentence_ids in by_source.items():   # counts of the forests as they were
+                self.delete_bracket_counts(sorted(sentence_ids), source)
         return len(rows)
 
     def replace_forest(self, sentence_id: str, source: str, candidates: Iterable[Candidate]) -> int:
-        """Make ``candidates`` the whole forest of ``sentence_id`` from ``source`` (drops stale ranks)."""
+        """Make ``candidates`` the whole forest of ``sentence_id`` from ``source`` (drops stale ranks
+        and the old forest's counts under every metric)."""
         rows = [encode_candidate(c) for c in candidates]
         with self.batch():
             self._conn.execute("DELETE FROM candidates WHERE sentence_id=? AND source=?", (sentence_id, source))
             self._conn.executemany("INSERT INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            self.delete_bracket_counts([sentence_id], source)   # they were the old forest's
         return len(rows)
 
     def replace_encoded_forest(self, sentence_id: str, source: str, rows: list[tuple]) -> int:
@@ -399,6 +412,7 @@ class Store(TeamRecords):
         with self.batch():
             self._conn.execute("DELETE FROM candidates WHERE sentence_id=? AND source=?", (sentence_id, source))
             self._conn.executemany("INSERT INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            self.delete_bracket_counts([sentence_id], source)
         return len(rows)
 
     def write_parsed(self, source: str, results: Iterable) -> int:
@@ -420,6 +434,7 @@ class Store(TeamRecords):
         with self.batch():
             c.executemany("DELETE FROM candidates WHERE sentence_id=? AND source=?",
                           [(r.sentence_id, source) for r in results])
+            self.delete_bracket_counts([r.sentence_id for r in results], source)
             n = 0
             for r in results:
                 n += len(r.rows)

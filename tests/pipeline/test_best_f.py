@@ -157,3 +157,32 @@ def test_a_list_whose_parses_evalb_cannot_align_scores_as_evalb_scores_it(tmp_pa
 def test_an_unknown_metric_is_refused_by_name():
     with pytest.raises(RankerError, match="best_f_metric 'evalb' is not a metric"):
         best_f_key("evalb", ScoringSettings())
+
+
+def test_a_forest_replaced_by_a_changed_file_is_counted_again(tmp_path, bllip_lists):
+    """Regression: best_f's counts outlived their forest. Re-importing a changed n-best file (same
+    name, same list lengths, parses reordered) kept the old forest's counts, so best_f trained
+    towards whichever candidates now sat at the old best ranks, silently."""
+    text = gzip.open(bllip_lists / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
+    block = next(b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith("wsj_0170."))
+    head, *body = block.strip("\n").split("\n")
+    parses = [body[i:i + 2] for i in range(0, len(body), 2)]       # (log-prob line, tree line)
+    path = tmp_path / "one.nbest"
+    settings, metric = ScoringSettings(), "evalb_labeled"
+    with Store.open(tmp_path / "s.sqlite") as st:
+        load_corpus(st, "treebank", ["wsj_0170.mrg"])
+        sid = st.sentences("treebank")[int(head.split()[1].split(".")[1])].id
+        path.write_text(block.strip("\n") + "\n")
+        assert import_file(st, path, "bllip", source=SOURCE).errors == ()
+        sentences = [s for s in st.sentences("treebank") if s.id == sid]
+        ensure_best_f_counts(st, sentences, SOURCE, metric, settings)
+        before = st.bracket_counts(best_f_key(metric, settings), source=SOURCE)[sid]
+        # the same list, best parse under EVALB moved to the other end
+        scores = [r.matched for r in before]
+        best = int(np.argmax(scores))
+        order = [i for i in range(len(parses)) if i != best] + [best]
+        path.write_text("\n".join([head] + [line for i in order for line in parses[i]]) + "\n")
+        assert import_file(st, path, "bllip", source=SOURCE).errors == ()
+        ensure_best_f_counts(st, sentences, SOURCE, metric, settings)
+        after = st.bracket_counts(best_f_key(metric, settings), source=SOURCE)[sid]
+        assert [tuple(r)[3:] for r in after] == [tuple(before[i])[3:] for i in order]
