@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 import numpy as np
 
+from ranker.errors import RankerError
 from ranker.evaluation.bounds import METRICS, corpus_score, selected_counts
 from ranker.models.groups import group_offsets
 from ranker.models.groups import first_argmax
@@ -196,4 +198,8 @@ def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metr
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except RankerError as e:
+        print(f"heldout_sweep: error: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -65,3 +65,15 @@ def test_varying_sentences_counts_the_sentences_a_property_tells_apart():
     kept = _sweep().kept_columns(data, _sweep().varying_sentences(data) >= 2)
     assert kept.names == ("e",)
     np.testing.assert_array_equal(kept.X.toarray()[:, 0], data.X.toarray()[:, data.names.index("e")])
+
+
+def test_a_missing_config_is_a_one_line_error_with_exit_2(tmp_path):
+    """Regression: the sweep printed a traceback for a config path that does not exist."""
+    import subprocess
+    import sys
+
+    path = Path(__file__).resolve().parents[2] / "experiments" / "wsj-sample-bllip" / "heldout_sweep.py"
+    out = subprocess.run([sys.executable, str(path), str(tmp_path / "nope.toml")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"heldout_sweep: error: {tmp_path / 'nope.toml'}: no such config file"
