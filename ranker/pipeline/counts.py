@@ -72,15 +72,15 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
     from .cache import text_digest
 
     metrics = Scorer(settings).metrics
-    digest_key = f"{metric_key(metrics[-1], settings)}/{source}"
-    got = store.get_artifact(DIGEST_KIND, digest_key)
+    last = metric_key(metrics[-1], settings)
+    got = store.get_artifact(DIGEST_KIND, f"{last}/{source}")
     recorded: dict[str, str] = dict(got[1]) if got is not None else {}
     current = {}
     todo = []
     no_gold = []
     for s in sentences:
         texts = store.candidate_texts(s.id, source)
-        if texts and recorded.get(s.id) != (d := text_digest(texts)):
+        if texts and not _current(store, recorded, s.id, d := text_digest(texts), last, source):
             gold = store.gold(s.id)
             if gold is None:
                 no_gold.append(s)
@@ -106,7 +106,7 @@ def score_candidates(store: Store, sentences: Sequence[Sentence], settings: Scor
         with store.batch():   # counts and the digests saying what they were computed from, together
             _flush_counts(store, pending, settings, scored, source)
             recorded.update((sid, current[sid]) for sid in scored)
-            store.put_artifact(DIGEST_KIND, digest_key, b"", recorded)
+            store.put_artifact(DIGEST_KIND, f"{last}/{source}", b"", recorded)
         scored.clear()
 
     with progress_bar(len(todo), "score", enabled=progress) as bar:
@@ -130,14 +130,22 @@ def missing_counts(store: Store, settings: ScoringSettings, sentences: Sequence[
     """Ids of sentences with candidates whose counts are absent or were computed from another forest."""
     from .cache import text_digest
 
-    got = store.get_artifact(DIGEST_KIND, f"{metric_key(Scorer(settings).metrics[-1], settings)}/{source}")
+    last = metric_key(Scorer(settings).metrics[-1], settings)
+    got = store.get_artifact(DIGEST_KIND, f"{last}/{source}")
     recorded = got[1] if got is not None else {}
     out = []
     for s in sentences:
         texts = store.candidate_texts(s.id, source)
-        if texts and recorded.get(s.id) != text_digest(texts):
+        if texts and not _current(store, recorded, s.id, text_digest(texts), last, source):
             out.append(s.id)
     return out
+
+
+def _current(store: Store, recorded: dict, sentence_id: str, digest: str, key: str, source: str) -> bool:
+    """Whether a sentence's stored counts are its current forest's: recorded with this digest of
+    its candidates' texts and still there (replacing a forest drops its counts, even when the
+    new forest is the same, so the digest alone does not say)."""
+    return recorded.get(sentence_id) == digest and store.has_bracket_counts(key, sentence_id, source)
 
 
 def conversion_ceiling(store: Store, sentences: Sequence[Sentence], settings: ScoringSettings,

@@ -761,6 +761,11 @@ class Store(TeamRecords):
             self._conn.executemany(_DELETE_COUNTS, ((m, sid, source) for sid in sentence_ids
                                                     for m in metrics))
 
+    def has_bracket_counts(self, metric: str, sentence_id: str, source: str) -> bool:
+        """Whether any count of ``sentence_id``'s candidates from ``source`` is stored under ``metric``."""
+        return self._conn.execute("SELECT 1 FROM bracket_counts WHERE metric=? AND sentence_id=? "
+                                  "AND source=? LIMIT 1", (metric, sentence_id, source)).fetchone() is not None
+
     def bracket_counts(self, metric: str, corpus: str | None = "treebank", split: str | None = None,
                        fileids=None, source: str | None = None) -> dict[str, tuple[BracketCounts, ...]]:
         """Counts by sentence id (corpus order), each tuple in forest candidate order."""

@@ -34,9 +34,11 @@ def build_store(path):
                     checks.append((sid, "test", r, 0 if ok else 1, 0))
                     counts.append(BracketCounts(sid, "test", r, 7, 7 if ok else 6, 7 if ok else 5, 0))
         st.put_annotation_checks("riezler", checks)
-        # counts as ranker counts stores them: under the metric's key, with the forests' digests
+        # counts as ranker counts stores them: under every metric's key (only evalb_unlabeled's are
+        # read here), with the forests' digests
         settings = ScoringSettings()
-        st.put_bracket_counts(metric_key("evalb_unlabeled", settings), counts)
+        for m in METRICS:
+            st.put_bracket_counts(metric_key(m, settings), counts)
         digests = {s.id: text_digest(st.candidate_texts(s.id, "test")) for s in st.sentences()}
         st.put_artifact(DIGEST_KIND, f"{metric_key(METRICS[-1], settings)}/test", b"", digests)
 

@@ -156,6 +156,26 @@ def test_counts_follow_a_reimported_forest(store):
         assert (after.counts[[0, 1, 3, 4]] == before.counts[[0, 1, 4, 5]]).all()
 
 
+def test_counts_of_a_forest_imported_again_unchanged_are_there_after_compute_counts(store):
+    """Replacing a forest drops its counts (they may be another forest's); the same forest stored
+    again has the recorded digest, so the counts stage must see that the counts are gone, not
+    trust the digest alone."""
+    ev = EvaluationSection()
+    with Store.open(store) as st:
+        ctx = stages.StageContext(st, "test", 1)
+        sel = select_split(st, "treebank", "test")
+        assert stages.compute_counts(ctx, ev, sel.sentences).scored == 3
+        before = stages.load_counts(ctx, ev, sel, ["evalb_labeled"])["evalb_labeled"]
+        add_sentence(st, "wsj_0170.mrg", 1)                       # the same two trees again
+        with pytest.raises(RankerError, match="1 sentences"):
+            stages.require_counts(ctx, ev, sel)
+        assert stages.compute_counts(ctx, ev, sel.sentences).scored == 1
+        stages.require_counts(ctx, ev, sel)
+        after = stages.load_counts(ctx, ev, sel, ["evalb_labeled"])["evalb_labeled"]
+        assert list(after.offsets) == list(before.offsets)
+        assert (after.counts == before.counts).all()
+
+
 def test_a_model_whose_feature_config_was_edited_is_refused(tmp_path):
     import numpy as np
     import scipy.sparse as sp
