@@ -12,7 +12,8 @@ convention) and mean sentence F (what ``ranker run`` picks sigma^2 by). Never re
         --objective loglik expected_f
 
 ``--test`` scores on test the one fit with the best held-out corpus F (and no other); ``--metric``
-scores every fit by another metric than EVALB labelled F (evalb_unlabeled, mph, ...).
+scores every fit by another metric than EVALB labelled F (evalb_unlabeled, mph, ...); more than
+one metric adds the others' held-out corpus F to each row (``heldout_also``), the first choosing.
 ``--drop-each`` ablates each family (a kind pattern) in turn after the full set; ``--varying-cutoff``
 applies Charniak and Johnson's selection (a property kept when it varies over the parses of at least
 K training sentences) after ``--cutoff 0``.
@@ -90,9 +91,10 @@ def main() -> None:
                     help="Charniak and Johnson's selection instead of --drop: after --cutoff (give "
                          "0), keep the properties whose value varies over the candidates of at "
                          "least K training sentences (one variant per K)")
-    ap.add_argument("--metric", default="evalb_labeled", choices=sorted(METRICS),
+    ap.add_argument("--metric", nargs="+", default=["evalb_labeled"], choices=sorted(METRICS),
                     help="the held-out (and --test) corpus metric every fit is scored by and the best "
-                         "is chosen by (rows: metric, heldout_f, test_f)")
+                         "is chosen by (rows: metric, heldout_f, test_f); further metrics are reported "
+                         "beside it on held-out (heldout_also)")
     ap.add_argument("--workers", type=int, default=1, help="feature extraction processes")
     ap.add_argument("--test", action="store_true",
                     help="after every fit, score on test the one fit with the best held-out corpus "
@@ -104,7 +106,8 @@ def main() -> None:
     ll, ev = cfg.loglinear, cfg.evaluation
     if args.max_iter:
         ll = ll.__class__(**{**ll.__dict__, "max_iter": args.max_iter})
-    metric = args.metric
+    metric = args.metric[0]
+    also = [m for m in dict.fromkeys(args.metric[1:]) if m != metric]   # reported beside it
     with Store.open(cfg.experiment.store) as st:
         # the config's candidates (and its [evidence] source's, for the evidence families)
         ev_parse = stages.evidence_parse(cfg.parse, cfg.evidence, cfg.source)
@@ -113,7 +116,9 @@ def main() -> None:
                                   evidence=None if ev_parse is None else stages.candidate_source(ev_parse))
         source = ctx.source
         splits = stages.select_splits(ctx, cfg.data)
-        held = stages.load_counts(ctx, ev, splits.heldout, [metric])[metric]
+        loaded = stages.load_counts(ctx, ev, splits.heldout, [metric, *also])
+        held = loaded[metric]
+        held_also = {m: loaded[m] for m in also}
         mats = {n: stages.extract_features(ctx, cfg.features, s)
                 for n, s in (("train", splits.train), ("heldout", splits.heldout))}
         best_f = (cfg.annotation.best_f_metric, stages.scoring_settings(ev))
@@ -132,7 +137,7 @@ def main() -> None:
             gain = gain_all[data.survivors.row_mask]
             for label, variant in variants(args, cutoff, data):   # one matrix in memory at a time
                 fit_variant(args, label, cutoff, variant, gain, mats["heldout"], held, qh, offs_h,
-                            metric, ll, best)
+                            metric, ll, best, held_also)
                 del variant
         if args.test and best:
             _, row, model, names = best
@@ -160,8 +165,12 @@ def variants(args, cutoff, data):
         yield f"cutoff {cutoff}", data
 
 
-def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metric, ll, best=None):
-    """Fit each objective over the sigma^2 chain (warm-started upwards) on ``data``; a row per fit."""
+def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metric, ll, best=None,
+                held_also=None):
+    """Fit each objective over the sigma^2 chain (warm-started upwards) on ``data``; a row per fit.
+
+    ``held_also`` maps further metrics to their held-out counts: each row adds their corpus F.
+    """
     Xh = heldout.restrict(data.names)
     free = np.array([any(n == p or n.startswith(p) for p in args.unregularised)
                      for n in data.names], dtype=bool)
@@ -190,7 +199,10 @@ def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metr
                    "objective": objective, "unregularised": int(free.sum()),
                    "max_iter": ll.max_iter, "sigma2": s2, "metric": metric,
                    "heldout_f": round(corpus, 2),
-                   "heldout_mean_sentence_f": round(mean, 2), "iterations": m.n_iter_,
+                   "heldout_mean_sentence_f": round(mean, 2),
+                   **({"heldout_also": {m2: round(corpus_score(METRICS[m2], selected_counts(c2, choice)), 2)
+                                        for m2, c2 in held_also.items()}} if held_also else {}),
+                   "iterations": m.n_iter_,
                    "seconds": round(time.time() - t0, 1)}
             print(json.dumps(row), flush=True)
             if best is not None and (not best or corpus > best[0]):

@@ -77,3 +77,35 @@ def test_a_missing_config_is_a_one_line_error_with_exit_2(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2
     assert out.stderr.strip() == f"heldout_sweep: error: {tmp_path / 'nope.toml'}: no such config file"
+
+
+def test_each_row_reports_the_further_metrics_of_the_fit_it_scores(capsys):
+    """``--metric A B``: every row keeps A's held-out F and adds B's, of the same choice."""
+    import argparse
+    import json
+
+    from features.vectorizer import CandidateMatrix
+    from ranker.evaluation.bounds import ForestCounts
+
+    names = ("good", "bad")
+    # two training sentences, the first candidate of each the consistent one
+    train = _rows(np.array([[1, 0], [0, 1], [1, 0], [0, 1]], float), [0, 2, 4], [1, 0, 1, 0], names)
+    # held-out: sentence 0's "good" candidate is its second, sentence 1's its first
+    held_X = np.array([[0, 1], [1, 0], [1, 0], [0, 1]], float)
+    heldout = CandidateMatrix(CompactMatrix.from_csr(sp.csr_matrix(held_X)), np.array([0, 2, 4]), names,
+                              ("h0", "h1"))
+    offs = np.array([0, 2, 4])
+    # counts (gold, test, matched, crossing): the "good" candidates match 2 of 2 under metric A
+    # and 1 of 2 under metric B; the others match nothing under either
+    a = ForestCounts.from_lists([[(2, 2, 0, 0), (2, 2, 2, 0)], [(2, 2, 2, 0), (2, 2, 0, 0)]], [2, 2])
+    b = ForestCounts.from_lists([[(2, 2, 0, 0), (2, 2, 1, 0)], [(2, 2, 1, 0), (2, 2, 0, 0)]], [2, 2])
+    args = argparse.Namespace(objective=["loglik"], sigma2=[1.0], unregularised=[])
+    ll = argparse.Namespace(optimizer="cg", max_iter=100, tol=1e-8)
+    best: list = []
+    qa = np.array([0.0, 100.0, 100.0, 0.0])
+    _sweep().fit_variant(args, "full set", 0, train, None, heldout, a, qa, offs, "evalb_unlabeled", ll,
+                         best, {"mph": b})
+    row = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert row["metric"] == "evalb_unlabeled" and row["heldout_f"] == 100.0
+    assert row["heldout_also"] == {"mph": 50.0}
+    assert row["heldout_mean_sentence_f"] == 100.0 and best[0] == 100.0
