@@ -13,6 +13,10 @@ linkages, a rule-based parser's). So the families are leak-free without a jackkn
 span length), its brackets no evidence candidate holds, and the approximate expected precision,
 recall and F of its brackets against the evidence; :class:`EvidenceDependencies` the same for its
 word pairs (its links, or its head dependencies under a head-rule table).
+:class:`EvidenceHeads` compares like with like where the two sources' conventions differ: the
+head dependencies of the candidate's tree and of the evidence's trees under one head-rule table
+(never Link Grammar's links, which follow other conventions), and their maximal projections of
+heads (the MPH brackets of Ringger et al., :func:`ranker.evaluation.mph.mph_side`).
 """
 from __future__ import annotations
 
@@ -208,12 +212,60 @@ def summarise(candidates: Sequence, weighting: str = "auto", rules: str = "colli
     return Evidence(spans, labelled, pairs, mean[0], mean[1], mean[2], len(candidates))
 
 
-#: The last forest's evidence, per (weighting, rules): both families read one summary.
+class HeadEvidence(NamedTuple):
+    """The evidence's head structure, as shares of its weight (see :class:`Evidence`).
+
+    ``pairs`` are head-dependent word pairs of every evidence tree under one head-rule table (a
+    Link Grammar linkage's tree, not its links); ``mph`` the MPH brackets, ``(start, end)`` over
+    the words left once punctuation and empty elements are out, as MPH scoring counts them.
+    """
+
+    pairs: dict[tuple[int, int], float]
+    mph: dict[tuple[int, int], float]
+    mean_pairs: float
+    mean_mph: float
+    candidates: int
+
+
+def tree_mph(tree, mph_rules) -> frozenset:
+    """A tree's MPH brackets under the :class:`~ranker.trees.heads.HeadRules` ``mph_rules``."""
+    from ranker.evaluation.mph import mph_side
+
+    return frozenset(mph_side(tree, mph_rules).brackets)
+
+
+def summarise_heads(candidates: Sequence, weighting: str = "auto", rules: str = "collins",
+                    mph_rules: str = "ringger-reassign") -> HeadEvidence:
+    """The :class:`HeadEvidence` of a sentence's evidence candidates (records built in memory or
+    the store's text, as :func:`summarise`); weights are added up per distinct tree first."""
+    from ranker.trees.penn import parse_tree
+
+    from .families import _head_rules
+
+    table = _head_rules(mph_rules)
+    by_tree: dict = {}
+    for c, w in zip(candidates, evidence_weights(candidates, weighting)):
+        by_tree[c.tree] = by_tree.get(c.tree, 0.0) + w
+    pairs: dict = {}
+    mph: dict = {}
+    mean = [0.0, 0.0]
+    for t, w in by_tree.items():
+        tree = parse_tree(t, "evidence") if type(t) is str else t
+        ps, ms = tree_pairs(tree, rules), tree_mph(tree, table)
+        _add(pairs, ps, w)
+        _add(mph, ms, w)
+        mean[0] += w * len(ps)
+        mean[1] += w * len(ms)
+    return HeadEvidence(pairs, mph, mean[0], mean[1], len(candidates))
+
+
+#: The last forest's evidence, per (summary, weighting, rules): the families read one summary.
 _LAST: dict = {}
 
 
-def forest_evidence(forest, family: str, weighting: str, rules: str) -> Evidence:
-    """The summary of ``forest.evidence`` (remembered for the last forest asked about).
+def forest_evidence(forest, family: str, weighting: str, rules: str, mph_rules: str | None = None):
+    """The summary of ``forest.evidence`` (remembered for the last forest asked about): its
+    :class:`Evidence`, or with ``mph_rules`` its :class:`HeadEvidence`.
 
     Raises
     ------
@@ -224,10 +276,11 @@ def forest_evidence(forest, family: str, weighting: str, rules: str) -> Evidence
     if ev is None:
         raise FeatureConfigError(f"feature family {family!r} reads a second source's candidates of "
                                  "each sentence: name it in the config's [evidence] source")
-    key = (weighting, rules)
+    key = (weighting, rules, mph_rules)
     got = _LAST.get(key)
     if got is None or got[0] is not ev:
-        got = _LAST[key] = (ev, summarise(ev, weighting, rules))
+        got = _LAST[key] = (ev, summarise(ev, weighting, rules) if mph_rules is None else
+                            summarise_heads(ev, weighting, rules, mph_rules))
     return got[1]
 
 
@@ -367,3 +420,56 @@ class EvidenceDependencies(_EvidenceFamily):
                 if s > 0.0:
                     yield (f"evd:support:{length_bin(key[1] - key[0])}", s)
         yield from _agreement("evd", ps, shares, ev.mean_pairs)
+
+
+@register("evidence_heads/1")
+class EvidenceHeads(_EvidenceFamily):
+    """The second source's support of the candidate's head structure, both sides under one table.
+
+    ``evh:`` compares the head-dependent word pairs of the candidate's tree with those of the
+    evidence's trees (``support``, ``unheld``, ``precision``/``recall``/``f`` as for brackets,
+    ``evh:support:<length bin>`` by distance in words). Unlike ``evd``, a Link Grammar linkage
+    is compared by its tree's heads, not its links, so both sides follow one convention.
+    ``evm:`` does the same for the MPH brackets (maximal projections of heads under
+    ``mph_rules``, the MPH scorer's table), with ``evm:level:<level>`` counting brackets per
+    support level and ``evm:support:<length bin>`` by span length.
+    """
+
+    def __init__(self, weighting: str = "auto", rules: str = "collins",
+                 mph_rules: str = "ringger-reassign", bins: bool = True):
+        super().__init__(weighting, rules)
+        from .families import _head_rules
+
+        self.mph_rules = mph_rules
+        try:
+            self._mph_table = _head_rules(mph_rules)
+        except (OSError, ValueError) as e:   # no such table, or a bad line in it
+            raise FeatureConfigError(f"mph_rules {mph_rules!r}: {e}") from None
+        self.bins = bins
+
+    def begin_forest(self, forest) -> None:
+        self._ev = forest_evidence(forest, self.name, self.weighting, self.rules, self.mph_rules)
+        self._seen = {}
+
+    def __call__(self, c):
+        return self._memo(id(c.tree), lambda: self._properties(c))
+
+    def _properties(self, c):
+        ev = self.evidence()
+        if not ev.candidates:
+            yield ("evh:none", 1.0)
+            return
+        pairs = tree_pairs(c.tree, self.rules)
+        brackets = tree_mph(c.tree, self._mph_table)
+        if self.bins:
+            for key in pairs:
+                s = ev.pairs.get(key, 0.0)
+                if s > 0.0:
+                    yield (f"evh:support:{length_bin(key[1] - key[0])}", s)
+            for a, b in brackets:
+                s = ev.mph.get((a, b), 0.0)
+                yield (f"evm:level:{level(s)}", 1.0)
+                if s > 0.0:
+                    yield (f"evm:support:{length_bin(b - a)}", s)
+        yield from _agreement("evh", pairs, ev.pairs, ev.mean_pairs)
+        yield from _agreement("evm", brackets, ev.mph, ev.mean_mph)

@@ -255,3 +255,69 @@ def test_spans_read_from_text_equal_the_trees_on_real_parses(tmp_path, bllip_lis
     # unlabelled roots and function tags
     assert text_spans("( (S (NP-SBJ (NNP John) (VBD saw)) (NP (DT the) (NN dog))) )") == \
         (frozenset({(0, 2), (2, 4)}), frozenset({("NP", 0, 2), ("NP", 2, 4)}))
+
+
+# ---- evidence_heads/1: both sides' trees under one head-rule table --------------------------------
+# Collins head pairs of the trees: C's (0,1) (1,3) (2,3); E2's (0,1) (0,3) (2,3) (S's head is its
+# first NP under Collins, so dog depends on John). MPH brackets under ringger-reassign (Charniak's
+# S takes its rightmost phrase when it has no VP): C's NP [2,4) only (VP heads S, John is one
+# word); E2's NP [0,2) only (NP [2,4) heads S). With posteriors 3/4 (C's tree) and 1/4 (E2's),
+# pair shares (0,1) 1, (2,3) 1, (1,3) .75, (0,3) .25, mean 3; MPH shares [2,4) .75, [0,2) .25, mean 1.
+
+def _bllip_pair():
+    b1 = Candidate("t/0", "bllip:x", 0, tree(C_TEXT), "full", {"logprob": -20.0})
+    b2 = Candidate("t/0", "bllip:x", 1, tree(E2_TEXT), "full", {"logprob": -20.0 - math.log(3)})
+    return b1, b2
+
+
+def test_the_head_summary_by_hand():
+    from ranker.features.evidence import summarise_heads
+
+    ev = summarise_heads(_bllip_pair())
+    assert ev.pairs == pytest.approx({(0, 1): 1.0, (2, 3): 1.0, (1, 3): 0.75, (0, 3): 0.25})
+    assert ev.mph == pytest.approx({(2, 4): 0.75, (0, 2): 0.25})
+    assert (ev.mean_pairs, ev.mean_mph, ev.candidates) == (pytest.approx(3.0), pytest.approx(1.0), 2)
+
+
+def test_a_linkage_is_compared_by_its_trees_heads_not_its_links():
+    got = row("evidence_heads/1", E2, _bllip_pair())
+    assert got == pytest.approx({
+        # tree pairs (0,1) 1, (2,3) 1, (0,3) .25: nothing unheld
+        "evh:support": 2.25, "evh:precision": 0.75, "evh:recall": 0.75, "evh:f": 0.75,
+        "evh:support:1": 2.0, "evh:support:3-4": 0.25,
+        # its one MPH bracket [0,2), share .25
+        "evm:support": 0.25, "evm:precision": 0.25, "evm:recall": 0.25, "evm:f": 0.25,
+        "evm:level:<=.5": 1.0, "evm:support:2": 0.25})
+    # evd reads the linkage's links: Os(saw, the) is the pair (1,2) no BLLIP tree holds
+    assert row("evidence_deps/1", E2, _bllip_pair())["evd:unheld"] == 1.0
+
+
+def test_head_support_of_a_parse_against_a_forest_by_hand():
+    # evidence E1, E2 uniform: pairs (0,1) 1, (2,3) 1, (1,3) .5, (0,3) .5; MPH [2,4) .5, [0,2) .5.
+    # C_ODD's tree: Collins pairs (0,1) (1,2) (1,3) (VP saw-the heads S; dog depends on saw), no
+    # MPH bracket (VP [1,3) heads S, the rest are words)
+    got = row("evidence_heads/1", C_ODD, (E1, E2))
+    assert got == pytest.approx({"evh:support": 1.5, "evh:unheld": 1.0, "evh:precision": 0.5,
+                                 "evh:recall": 0.5, "evh:f": 0.5, "evh:support:1": 1.0,
+                                 "evh:support:2": 0.5})
+    got = row("evidence_heads/1", C, (E1, E2))
+    assert got["evm:support"] == pytest.approx(0.5) and got["evm:level:<=.5"] == 1.0
+    assert got["evm:f"] == pytest.approx(2 * 0.5 / 2)
+
+
+def test_head_evidence_for_nothing_and_a_bad_table():
+    assert row("evidence_heads/1", C, ()) == {"evh:none": 1.0}
+    with pytest.raises(FeatureConfigError, match="mph_rules 'nope'"):
+        make_family("evidence_heads/1", {"mph_rules": "nope"})
+
+
+def test_the_stores_records_give_the_same_head_summary(tmp_path):
+    from ranker.features.evidence import summarise_heads
+
+    with Store.open(tmp_path / "s.sqlite") as st:
+        st.add_sentences([SENT])
+        st.add_candidates([C, C_ODD, E1, E2])
+        assert summarise_heads(st.forest("t/0", "bllip:x", "link-grammar").evidence) == \
+            summarise_heads((E1, E2))
+        assert summarise_heads(st.forest("t/0", "link-grammar", "bllip:x").evidence) == \
+            summarise_heads((C, C_ODD))
