@@ -58,6 +58,12 @@ class FeatureSet(NamedTuple):
         """The family objects, in configuration order."""
         return [make_family(f, dict(opts), self.name) for f, opts in self.families]
 
+    def evidence_families(self) -> list[str]:
+        """The families that read a second source's candidates (``[evidence] source``), unbuilt."""
+        from .registry import family_class
+
+        return [f for f, _ in self.families if getattr(family_class(f), "needs_evidence", False)]
+
 
 def feature_set_path(path_or_name) -> Path:
     """The file of a feature configuration: ``path_or_name`` itself, or the shipped set of that name."""

@@ -7,7 +7,7 @@ import os
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import AnnotationSection
-    from .options import add_source, add_store, config_option
+    from .options import EVIDENCE_OF_MODEL, add_evidence, add_source, add_store, config_option
 
     p = subparsers.add_parser("models", help="list, export or retrain the models kept in a store",
                               description="Every fit (each sigma^2 of a grid, each learning-curve "
@@ -43,6 +43,7 @@ def add_parser(subparsers) -> None:
                   "fewest-violation ones, or learn nothing from the sentence (strict); the rules that "
                   "read crossings refuse sentences with rejected brackets, as user decisions have)")
     add_source(rt)
+    add_evidence(rt, EVIDENCE_OF_MODEL)
     rt.set_defaults(func=run_retrain)
 
 
@@ -140,7 +141,8 @@ def run_retrain(args) -> int:
     with recorded_store(args, "models retrain") as (st, settings):
         # recorded with the run: the settings of the counts beside the decisions it learns from
         settings["evaluation"] = dataclasses.asdict(stored_evaluation(st, stored_source(st, args.source)))
-        out = retrain(st, args.key, kind=args.kind, source=args.source, rule=args.rule)
+        out = retrain(st, args.key, kind=args.kind, source=args.source, rule=args.rule,
+                      evidence=args.evidence)
     how = f"{out.n_iter} iterations" if out.n_iter else "nothing to fit: stored before from the same annotations"
     print(f"{out.key}: {out.base} adapted to {args.kind!r} ({out.trained} of {out.sentences} annotated "
           f"sentences narrowed; {how})")

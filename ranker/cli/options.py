@@ -107,11 +107,17 @@ def add_source(parser) -> None:
                         help="candidate source in the store (default: the only one there)")
 
 
-def add_evidence(parser) -> None:
+#: ``--evidence``'s default where a stored model is read: what its record says.
+EVIDENCE_OF_MODEL = ("default: the source the model's record names (the run that fitted it); needed "
+                     "for a model file or a model whose record names none")
+
+
+def add_evidence(parser, default: str = "") -> None:
     """``--evidence NAME``: the second stored source the evidence feature families read."""
     parser.add_argument("--evidence", default=None,
                         help="a second candidate source in the store whose analyses the evidence "
-                             "families (features/evidence.py) read; a config's [evidence] source")
+                             "families (features/evidence.py) read; a config's [evidence] source"
+                             + (f" ({default})" if default else ""))
 
 
 def check_metric(option: str, name: str) -> None:

@@ -8,7 +8,7 @@ import contextlib
 def add_parser(subparsers) -> None:
     """Register ``ranker serve``."""
     from ..pipeline.config import ServeSection
-    from .options import add_source, add_store, config_default
+    from .options import EVIDENCE_OF_MODEL, add_evidence, add_source, add_store, config_default
 
     p = subparsers.add_parser(
         "serve", help="web page: browse forests, compare rankers, disambiguate by discriminants",
@@ -20,6 +20,7 @@ def add_parser(subparsers) -> None:
         "pip install 'ranker[serve]'.")
     add_store(p)
     add_source(p)
+    add_evidence(p, EVIDENCE_OF_MODEL)
     p.add_argument("--model", default=None,
                    help="a stored model's key or unique prefix (ranker models list), or a model file "
                         "(default: the stored model chosen on held-out, else the first stored model "
@@ -150,7 +151,7 @@ def run(args) -> int:
         raise RankerError("--public-read opens pages that would need signing in: it needs accounts (--users)")
     app = create_app(args.store, model=args.model, read_only=args.read_only, source=args.source,
                      settings=ServeSection(host=args.host, port=args.port, read_only=args.read_only),
-                     users=users, public_read=args.public_read)
+                     users=users, public_read=args.public_read, evidence=args.evidence)
     listening = _listen(args.host, args.port)
     try:
         server = make_server(args.host, args.port, app, threaded=True, fd=listening.fileno())
@@ -161,7 +162,8 @@ def run(args) -> int:
     print(f"ranker serve: {args.store} on http://{args.host}:{server.port}/"
           f"{' (read-only)' if args.read_only else ''}"
           f"{f', accounts of {users}' if users is not None else ''}, candidates of {served.source}, ranking with "
-          f"{'model ' + model.key if model else 'no model (source order)'}; Ctrl-C (or SIGTERM) stops", flush=True)
+          f"{'model ' + model.key if model else 'no model (source order)'}"
+          f"{f' (evidence: {served.evidence})' if served.evidence else ''}; Ctrl-C (or SIGTERM) stops", flush=True)
     try:
         with _stopped_by_signals():
             server.serve_forever()

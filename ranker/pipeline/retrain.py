@@ -91,8 +91,78 @@ def stored_model(store: Store, key: str):
     return keys[0], load_payload(store.model_file(keys[0]), where=keys[0])
 
 
+def needs_evidence(feature_config: dict) -> bool:
+    """Whether a model's feature configuration has families reading a second source's candidates."""
+    from ..features import feature_set_from_dict
+
+    return bool(feature_config) and bool(feature_set_from_dict(feature_config, "<model>").evidence_families())
+
+
+def run_evidence(run) -> str | None:
+    """The stored evidence source a recorded run extracted features with (None: none).
+
+    ``ranker run`` records its resolved config, whose ``[evidence]`` section names the source the
+    way the run named it in the store; ``ranker train`` records its ``--evidence`` option.
+    """
+    from .config import ConfigError, config_from_dict
+    from .stages import candidate_source, evidence_parse
+
+    settings = run.settings or {}
+    if isinstance(settings.get("config"), dict):
+        try:
+            cfg = config_from_dict(settings["config"], f"run {run.id}")
+            ev = evidence_parse(cfg.parse, cfg.evidence, f"run {run.id}")
+            return None if ev is None else candidate_source(ev, f"run {run.id} ([evidence])")
+        except (ConfigError, RankerError):   # a config of an older schema: it names none we can read
+            return None
+    ev = settings.get("evidence")
+    return ev if isinstance(ev, str) and ev else None
+
+
+def model_evidence(store: Store, key: str) -> str | None:
+    """The second source whose candidates the stored model ``key`` was trained to read, as the
+    store records it: the evidence of the run that fitted it, else of the model it was retrained
+    from (and so on back). None when no record names one.
+    """
+    runs = {r.id: r for r in store.runs()}
+    seen: set = set()
+    while key and key not in seen:
+        seen.add(key)
+        rec = store.model_record(key)
+        if rec is None:
+            return None
+        got = run_evidence(runs[rec.run]) if rec.run in runs else None
+        if got:
+            return got
+        key = rec.parent
+    return None
+
+
+def resolve_evidence(store: Store, key: str | None, feature_config: dict, given: str | None = None,
+                     what: str = "the model") -> str | None:
+    """The stored evidence source a model's features need: ``given`` (checked), else the one its
+    record names (:func:`model_evidence`); None when its families read no second source.
+
+    Raises
+    ------
+    RankerError
+        When its families read one but neither ``given`` nor the store names it, or the source
+        named holds no candidates in this store.
+    """
+    from .stages import stored_source
+
+    if not needs_evidence(feature_config):
+        return None if given is None else stored_source(store, given)
+    name = given or (model_evidence(store, key) if key else None)
+    if name is None:
+        raise RankerError(f"{what}: its feature families read a second source's candidates of each "
+                          "sentence and no record names that source: give it with --evidence")
+    return stored_source(store, name)
+
+
 def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, int], None] | None = None,
-            source: str | None = None, rule: str | None = None, workers: int = 1) -> RetrainOutcome:
+            source: str | None = None, rule: str | None = None, workers: int = 1,
+            evidence: str | None = None) -> RetrainOutcome:
     """Adapt a stored log-linear model to the annotations of ``kind`` and store the new model.
 
     Parameters
@@ -117,6 +187,9 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
         rules that read crossings refuse sentences with rejected brackets (user decisions).
     workers
         Feature extraction processes (for sentences whose features are not stored yet).
+    evidence
+        The second source the model's evidence families read (default: the one its record
+        names, :func:`resolve_evidence`).
 
     Raises
     ------
@@ -149,6 +222,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
         raise RankerError(f"{base_key or 'the model'}: the model carries no feature configuration; "
                           "rerun ranker run to store one with it")
     source = stored_source(store, source)
+    evidence = resolve_evidence(store, base_key, saved.feature_config, evidence, base_key or "the model")
     rule = rule or AnnotationSection().rule
     index_key = None
     if kind in ANNOTATIONS.names(bare=True) and ANNOTATIONS.get(kind) == "decisions":
@@ -179,7 +253,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     sel = SplitSelection(f"{kind} annotations", corpora[0] if len(corpora) == 1 else "+".join(corpora),
                          None, None, sentences)
     fs = feature_set_from_dict(saved.feature_config, base_key or "<model>")
-    m = cached_matrix(store, fs, sel, source, workers)
+    m = cached_matrix(store, fs, sel, source, workers, evidence=evidence)
     names = saved.feature_names
     X = m.restrict(names)
     y = consistency_weights(store, m, kind, None, None, source, rule)

@@ -98,7 +98,6 @@ def validate_config(cfg: ExperimentConfig) -> None:
     from ..evaluation.scoring import Scorer
     from ..sources.discriminants import KIND as USER
     from .best_f import KIND as BEST_F, best_f_key
-    from ..features.registry import family_class
     from .stages import candidate_source, evidence_parse, metric_names, scoring_settings
 
     src = cfg.source
@@ -119,8 +118,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
                                                         scoring_settings(cfg.evaluation)))
     _check(src, "[evidence]", lambda: evidence_parse(cfg.parse, cfg.evidence, src))
     _check(src, "[features] set", lambda: load_feature_set(cfg.features.set))
-    wanting = [f for f, _ in load_feature_set(cfg.features.set).families
-               if getattr(family_class(f), "needs_evidence", False)]
+    wanting = load_feature_set(cfg.features.set).evidence_families()
     if wanting and not cfg.evidence.source:
         raise ConfigError(f"{src}: [features] set {cfg.features.set!r} has families that read a "
                           f"second source's candidates ({', '.join(wanting)}): name it in [evidence] source")

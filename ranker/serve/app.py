@@ -51,7 +51,7 @@ class Served:
     """What every request shares: the store file, the model (swapped by retraining) and caches."""
 
     def __init__(self, store_path: Path, model_spec: str | None, read_only: bool, settings: ServeSection,
-                 source: str | None = None):
+                 source: str | None = None, evidence: str | None = None):
         from ..pipeline.stages import stored_evaluation, stored_source
         from ..store import Store
         from .choices import StoredChoices
@@ -66,7 +66,9 @@ class Served:
             self.source = stored_source(st, source)   # --source, else the store's only one
             # the settings the store's counts were computed with (ranker counts recorded them)
             self.evaluation = stored_evaluation(st, self.source)
-            self.model = load_served_model(st, model_spec)
+            self.model = load_served_model(st, model_spec, evidence)
+            # the second source the model's evidence families read (its record's, or --evidence)
+            self.evidence = self.model.evidence if self.model is not None else None
             self.heidorn = tuned_heidorn(st)
             self.heidorn_key = tuned_heidorn_key(st)
             self.sizes, self.qualities = forest_summary(st, self.source)
@@ -109,7 +111,7 @@ class Served:
         from .sentence import forest_data
 
         return self.forests.get(sentence_id, lambda: forest_data(self.store(), sentence_id, self.source,
-                                                                 self.evaluation))
+                                                                 self.evaluation, self.evidence))
 
     def model_scores(self, model, sentence_id: str):
         """Each candidate's score under ``model`` (None without a model), cached per model and sentence."""
@@ -183,7 +185,7 @@ def forest_summary(store, source: str) -> tuple[dict[str, int], dict[str, str]]:
 
 def create_app(store_path, model: str | None = None, read_only: bool = False,
                settings: ServeSection | None = None, source: str | None = None,
-               users: str | Path | None = None, public_read: bool = False):
+               users: str | Path | None = None, public_read: bool = False, evidence: str | None = None):
     """The WSGI application serving ``store_path``.
 
     Parameters
@@ -205,6 +207,9 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
         None: no accounts (each browser session is its own anonymous annotator).
     public_read
         With accounts: pages may be read without signing in (every POST still needs it).
+    evidence
+        ``--evidence``: the second source a model's evidence families read (default: the one the
+        model's record names).
     """
     from flask import Flask
 
@@ -217,7 +222,8 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
     app.secret_key = secrets.token_bytes(32)
     app.config.update(SESSION_COOKIE_SAMESITE="Strict", SESSION_COOKIE_HTTPONLY=True,
                       MAX_CONTENT_LENGTH=64 * 1024, PERMANENT_SESSION_LIFETIME=timedelta(days=30))
-    app.extensions["ranker"] = Served(Path(store_path), model, read_only, settings or ServeSection(), source)
+    app.extensions["ranker"] = Served(Path(store_path), model, read_only, settings or ServeSection(), source,
+                                           evidence)
     if users is not None:
         app.extensions["ranker-accounts"] = accounts.Accounts(Path(users), public_read)
     app.register_blueprint(accounts.bp)   # first: its identity check runs before every page

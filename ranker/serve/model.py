@@ -3,7 +3,9 @@
 A model carries its feature configuration (:mod:`ranker.models.persistence`), so the page
 extracts exactly the features the weights were fitted on, one forest at a time (a 1,000-candidate
 Link Grammar forest takes well under 100 ms). Heidorn's ranker is shown when a tuned Heidorn
-model is kept in the store (``ranker run`` keeps it, chosen on held-out).
+model is kept in the store (``ranker run`` keeps it, chosen on held-out). A model whose families
+read a second source's candidates (the evidence families) scores forests read with that source's
+candidates, the source its record names (the run that fitted it) or ``--evidence``.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ class ServedModel(NamedTuple):
     key: str              # store key, or the file name
     saved: object         # SavedModel
     families: list        # built (and fitted) feature families of its configuration
+    evidence: str | None = None   # the stored source its evidence families read (None: none)
 
     def scores(self, forest) -> np.ndarray:
         """Each candidate's score ``λ·f(x)`` in forest order."""
@@ -48,17 +51,19 @@ def stored_model_keys(store) -> list[str]:
     return chosen + [r.key for r in records if r.key not in chosen]
 
 
-def load_served_model(store, spec: str | None) -> ServedModel | None:
+def load_served_model(store, spec: str | None, evidence: str | None = None) -> ServedModel | None:
     """The model the page ranks with, as ``--model`` names it (None: the store holds no usable model).
 
     ``spec`` is a stored model's key (or unique prefix) or a model file; by default the stored
     model chosen on held-out, else the first stored one that carries its feature configuration.
+    ``evidence`` (``--evidence``) names the second source its evidence families read, by default
+    the one its record names (:func:`ranker.pipeline.retrain.resolve_evidence`).
 
     Raises
     ------
     RankerError
-        A key matching no stored model or several, a file that is not a log-linear model, or a
-        model without its feature configuration.
+        A key matching no stored model or several, a file that is not a log-linear model, a
+        model without its feature configuration, or one reading evidence no record or option names.
     """
     from ..models import LogLinearRanker, load_model
     from ..pipeline.retrain import stored_model
@@ -69,9 +74,10 @@ def load_served_model(store, spec: str | None) -> ServedModel | None:
         for key in stored_model_keys(store):
             saved = stored_model(store, key)[1]
             if isinstance(saved.ranker, LogLinearRanker) and saved.feature_config:
-                return _with_features(store, key, saved)
+                return _with_features(store, key, saved, evidence)
         return None
-    if Path(spec).is_file():
+    stored = not Path(spec).is_file()
+    if not stored:
         saved, key = load_model(spec, kind="loglinear"), Path(spec).name
     else:
         key, saved = stored_model(store, spec)
@@ -80,18 +86,21 @@ def load_served_model(store, spec: str | None) -> ServedModel | None:
     if not saved.feature_config:
         raise RankerError(f"model {key}: carries no feature configuration; export it again (ranker "
                           "models export) or retrain")
-    return _with_features(store, key, saved)
+    return _with_features(store, key, saved, evidence, stored)
 
 
-def _with_features(store, key: str, saved) -> ServedModel:
+def _with_features(store, key: str, saved, evidence: str | None = None, stored: bool = True) -> ServedModel:
     from ..features import feature_set_from_dict
 
     from ..pipeline.feature_cache import fit_families
+    from ..pipeline.retrain import resolve_evidence
 
     fs = feature_set_from_dict(saved.feature_config, f"model {key}")
+    evidence = resolve_evidence(store, key if stored else None, saved.feature_config, evidence,
+                                f"model {key}")
     families = fs.build()
     fit_families(store, families)   # tables of learning families are stored with the run
-    return ServedModel(key, saved, families)
+    return ServedModel(key, saved, families, evidence)
 
 
 def tuned_heidorn(store):
@@ -138,7 +147,7 @@ def retrained_model(store, current: ServedModel | None, update, source: str | No
         raise RankerError("no model to retrain: the store holds none and --model named none "
                           "(train one with ranker train or ranker run)")
     base = current.key if store.get_artifact(MODEL_KIND, current.key) is not None else current.saved
-    out = retrain(store, base, kind="user", source=source,
+    out = retrain(store, base, kind="user", source=source, evidence=current.evidence,
                   progress=lambda i, n: update(i / max(n, 1), f"iteration {i} (at most {n})"))
     saved = SavedModel(out.model, tuple(out.feature_names), current.saved.feature_config)
-    return ServedModel(out.key, saved, current.families)
+    return ServedModel(out.key, saved, current.families, current.evidence)

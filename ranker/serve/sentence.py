@@ -87,11 +87,12 @@ class ForestData(NamedTuple):
     metrics: dict[str, np.ndarray]
 
 
-def forest_data(store, sentence_id: str, source: str, evaluation) -> ForestData:
-    """Read a forest, its candidates' labelled spans and their metric scores (under ``evaluation``)."""
+def forest_data(store, sentence_id: str, source: str, evaluation, evidence: str | None = None) -> ForestData:
+    """Read a forest, its candidates' labelled spans and their metric scores (under ``evaluation``);
+    with ``evidence``, the forest holds that second source's candidates for the model's families."""
     from ..sources.discriminants import forest_spans
 
-    forest = store.forest(sentence_id, source)
+    forest = store.forest(sentence_id, source, evidence)
     spans = forest_spans(forest.candidates)   # equal candidate texts share one tree object
     metrics = metric_scores(store, sentence_id, source, evaluation) if forest.candidates else {}
     n = len(forest.candidates)

@@ -84,3 +84,66 @@ def test_train_and_select_read_the_evidence_given(evidence_run, tmp_path, capsys
                  "--out", str(tmp_path / "x.mrg")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("ranker: error:") and "[evidence]" in err[0]
+
+
+def _evidence_source(cfg):
+    return stages.candidate_source(stages.evidence_parse(cfg.parse, cfg.evidence))
+
+
+def test_a_stored_model_names_the_evidence_it_was_trained_on(evidence_run, tmp_path):
+    """Regression: ranker serve refused a model trained on evidence families (it read no evidence)."""
+    from ranker.pipeline.retrain import model_evidence
+    from ranker.serve.model import load_served_model, stored_model_keys
+
+    cfg, _, _ = evidence_run
+    ev = _evidence_source(cfg)
+    with Store.open(cfg.experiment.store, readonly=True) as st:
+        key = stored_model_keys(st)[0]                 # the run's model, chosen on held-out
+        assert model_evidence(st, key) == ev           # read back from the run's record
+        served = load_served_model(st, None)
+        assert served.key == key and served.evidence == ev
+        # a model file carries no record: the source must be named
+        from ranker.pipeline.cache import load_payload
+
+        path = tmp_path / "m.json"
+        path.write_bytes(st.model_file(key))
+        with pytest.raises(Exception, match="--evidence"):
+            load_served_model(st, str(path))
+        assert load_served_model(st, str(path), ev).evidence == ev
+        with pytest.raises(Exception, match="no candidates from source 'nope'"):
+            load_served_model(st, str(path), "nope")
+        assert load_payload(st.model_file(key)).feature_config["name"] == "default-bllip"
+
+
+def test_serve_ranks_and_retrains_with_the_models_evidence(evidence_run, tmp_path):
+    import numpy as np
+
+    from ranker.pipeline.retrain import model_evidence
+    from ranker.serve.app import create_app
+    from ranker.serve.model import retrained_model
+    from ranker.store.records import Decision
+    from ranker.sources.discriminants import discriminants
+
+    cfg, _, _ = evidence_run
+    ev = _evidence_source(cfg)
+    copy = tmp_path / "copy.sqlite"
+    with Store.open(cfg.experiment.store, readonly=True) as st:
+        st.backup(copy)
+        wanted = [s.id for s in select_split(st, "treebank", "test", 4).sentences]
+    app = create_app(copy, source="link-grammar")
+    served = app.extensions["ranker"]
+    assert served.evidence == ev
+    sid = next(s for s in wanted if served.sizes.get(s, 0) > 1)
+    data = served.forest_data(sid)
+    assert data.forest.evidence                       # the BLLIP list of the sentence is read with it
+    scores = served.model_scores(served.model, sid)
+    assert len(scores) == len(data.forest.candidates) and np.isfinite(scores).all()
+    page = app.test_client().get("/sentence", query_string={"id": sid})
+    assert page.status_code == 200
+    # a person's answer narrows the forest; retraining reads the evidence as the model did
+    d = discriminants(data.spans)[0]
+    with Store.open(copy) as st:
+        st.add_decision(sid, Decision(d.label, d.start, d.end, True, "ann", "2026-11-26T04:00:00Z"))
+        new = retrained_model(st, served.model, lambda *_: None, "link-grammar")
+        assert new.evidence == ev and model_evidence(st, new.key) == ev   # through its parent
+    assert np.isfinite(new.scores(data.forest)).all()
