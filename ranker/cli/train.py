@@ -111,6 +111,8 @@ def run(args) -> int:
         ev = stored_evaluation(st, source, args)   # the settings the store's counts were computed with
         settings["evaluation"] = dataclasses.asdict(ev)
         evidence = None if args.evidence is None else stages.stored_source(st, args.evidence)
+        # as resolved: serve and retrain read a model's sources back from its run's record
+        settings["source"], settings["evidence"] = source, evidence
         ctx = stages.StageContext(st, source, args.workers, not args.no_progress, "ranker train",
                                   evidence=evidence)
         sel = selection(st, args)

@@ -22,16 +22,17 @@ class ForestFiles(NamedTuple):
     source: str
 
 
-def forest_files(parse, where: str, fmt: str | None = None) -> ForestFiles:
+def forest_files(parse, where: str, fmt: str | None = None, check: bool = True) -> ForestFiles:
     """The files a ``[parse]`` section names for its splits, checked to exist.
 
     ``fmt`` is the file format (default ``parse.source``); it names the source, ``<fmt>:<file>``
-    or ``<fmt>:<file>+<file>...`` for several files.
+    or ``<fmt>:<file>+<file>...`` for several files. ``check=False`` names them without looking
+    for the files (reading back a recorded run's sources, from wherever the reader runs).
 
     Raises
     ------
     RankerError
-        When no file is named for some split, or a named file does not exist.
+        When no file is named for some split, or (``check``) a named file does not exist.
     """
     files: list[Path] = []
     for split in ("train", "heldout", "test"):
@@ -40,7 +41,7 @@ def forest_files(parse, where: str, fmt: str | None = None) -> ForestFiles:
             raise RankerError(f"{where}: [parse] source {parse.source!r} needs forests = \"FILE\" "
                               f"(or {split}_forests = \"FILE\"): the n-best file to read")
         path = Path(name)
-        if not path.is_file():
+        if check and not path.is_file():
             key = f"{split}_forests" if getattr(parse, f"{split}_forests") else "forests"
             raise RankerError(f"{where}: [parse] {key}: no such file {name}")
         if path not in files:

@@ -98,44 +98,53 @@ def needs_evidence(feature_config: dict) -> bool:
     return bool(feature_config) and bool(feature_set_from_dict(feature_config, "<model>").evidence_families())
 
 
-def run_evidence(run) -> str | None:
-    """The stored evidence source a recorded run extracted features with (None: none).
+def run_sources(run) -> tuple[str | None, str | None]:
+    """``(candidates, evidence)``: the stored sources a recorded run trained on (None: not recorded).
 
-    ``ranker run`` records its resolved config, whose ``[evidence]`` section names the source the
-    way the run named it in the store; ``ranker train`` records its ``--evidence`` option.
+    ``ranker run`` records its resolved config, whose ``[parse]`` and ``[evidence]`` sections name
+    the sources the way the run named them in the store; ``ranker train`` records its
+    ``--source`` and ``--evidence`` as it resolved them.
     """
     from .config import ConfigError, config_from_dict
     from .stages import candidate_source, evidence_parse
 
     settings = run.settings or {}
     if isinstance(settings.get("config"), dict):
+        where = f"run {run.id}"
         try:
-            cfg = config_from_dict(settings["config"], f"run {run.id}")
-            ev = evidence_parse(cfg.parse, cfg.evidence, f"run {run.id}")
-            return None if ev is None else candidate_source(ev, f"run {run.id} ([evidence])")
+            cfg = config_from_dict(settings["config"], where)
+            ev = evidence_parse(cfg.parse, cfg.evidence, where, check=False)
+            return (candidate_source(cfg.parse, where, check=False),
+                    None if ev is None else candidate_source(ev, f"{where} ([evidence])", check=False))
         except (ConfigError, RankerError):   # a config of an older schema: it names none we can read
-            return None
-    ev = settings.get("evidence")
-    return ev if isinstance(ev, str) and ev else None
+            return None, None
+    got = tuple(settings.get(k) for k in ("source", "evidence"))
+    return tuple(v if isinstance(v, str) and v else None for v in got)
 
 
-def model_evidence(store: Store, key: str) -> str | None:
-    """The second source whose candidates the stored model ``key`` was trained to read, as the
-    store records it: the evidence of the run that fitted it, else of the model it was retrained
-    from (and so on back). None when no record names one.
+def model_sources(store: Store, key: str) -> tuple[str | None, str | None]:
+    """``(candidates, evidence)``: the sources the stored model ``key`` was trained on, as the
+    store records them: those of the run that fitted it, else of the model it was retrained from
+    (and so on back). None where no record names one.
     """
     runs = {r.id: r for r in store.runs()}
+    found: list = [None, None]
     seen: set = set()
-    while key and key not in seen:
+    while key and key not in seen and None in found:
         seen.add(key)
         rec = store.model_record(key)
         if rec is None:
-            return None
-        got = run_evidence(runs[rec.run]) if rec.run in runs else None
-        if got:
-            return got
+            break
+        got = run_sources(runs[rec.run]) if rec.run in runs else (None, None)
+        found = [f or g for f, g in zip(found, got)]
         key = rec.parent
-    return None
+    return found[0], found[1]
+
+
+def model_evidence(store: Store, key: str) -> str | None:
+    """The second source whose candidates the stored model ``key`` was trained to read
+    (:func:`model_sources`), None when no record names one."""
+    return model_sources(store, key)[1]
 
 
 def resolve_evidence(store: Store, key: str | None, feature_config: dict, given: str | None = None,

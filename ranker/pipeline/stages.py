@@ -238,11 +238,13 @@ def stored_source(store: Store, given: str | None = None) -> str:
     return have[0]
 
 
-def candidate_source(parse: ParseSection, where: str = "<config>", name: str | None = None) -> str:
+def candidate_source(parse: ParseSection, where: str = "<config>", name: str | None = None,
+                     check: bool = True) -> str:
     """The store's name for the candidates ``[parse]`` asks for (checked, nothing read yet).
 
     Forests read from files are named ``<format>:<file name>`` (``<format>:<file>+<file>...`` when
-    the splits name files of their own, :mod:`.forest_files`) unless ``name`` is given.
+    the splits name files of their own, :mod:`.forest_files`) unless ``name`` is given;
+    ``check=False`` does not look for the files (a recorded run's sources, read back).
     """
     from ..registries import SOURCES, file_sources
 
@@ -258,7 +260,7 @@ def candidate_source(parse: ParseSection, where: str = "<config>", name: str | N
     from .forest_files import forest_files
 
     assert name in file_sources()
-    files = forest_files(parse, where, name)
+    files = forest_files(parse, where, name, check)
     return files.source if source_name is None else source_name
 
 
@@ -319,11 +321,13 @@ def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[
                         got.summaries[0] if len(got.summaries) == 1 else None)
 
 
-def evidence_parse(parse: ParseSection, evidence: EvidenceSection, where: str = "<config>") -> ParseSection | None:
+def evidence_parse(parse: ParseSection, evidence: EvidenceSection, where: str = "<config>",
+                   check: bool = True) -> ParseSection | None:
     """The ``[parse]`` section that parses or imports the ``[evidence]`` source (None: no evidence).
 
     Link Grammar's options come from ``[parse]``; n-best files from ``[evidence]``. An evidence
     source that is the candidates' own source is refused (it would be no second opinion).
+    ``check=False`` does not look for the files (:func:`candidate_source`).
     """
     import dataclasses
 
@@ -336,7 +340,7 @@ def evidence_parse(parse: ParseSection, evidence: EvidenceSection, where: str = 
                              train_forests=evidence.train_forests,
                              heldout_forests=evidence.heldout_forests,
                              test_forests=evidence.test_forests)
-    if candidate_source(ev, f"{where} ([evidence])") == candidate_source(parse, where):
+    if candidate_source(ev, f"{where} ([evidence])", check=check) == candidate_source(parse, where, check=check):
         raise RankerError(f"{where}: [evidence] source {evidence.source!r} gives the same candidates "
                           "as [parse]: the evidence must come from a second source")
     return ev

@@ -66,7 +66,7 @@ class Served:
             self.source = stored_source(st, source)   # --source, else the store's only one
             # the settings the store's counts were computed with (ranker counts recorded them)
             self.evaluation = stored_evaluation(st, self.source)
-            self.model = load_served_model(st, model_spec, evidence)
+            self.model = load_served_model(st, model_spec, evidence, self.source)
             # the second source the model's evidence families read (its record's, or --evidence)
             self.evidence = self.model.evidence if self.model is not None else None
             self.heidorn = tuned_heidorn(st)

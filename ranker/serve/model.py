@@ -51,11 +51,14 @@ def stored_model_keys(store) -> list[str]:
     return chosen + [r.key for r in records if r.key not in chosen]
 
 
-def load_served_model(store, spec: str | None, evidence: str | None = None) -> ServedModel | None:
+def load_served_model(store, spec: str | None, evidence: str | None = None,
+                      source: str | None = None) -> ServedModel | None:
     """The model the page ranks with, as ``--model`` names it (None: the store holds no usable model).
 
     ``spec`` is a stored model's key (or unique prefix) or a model file; by default the stored
-    model chosen on held-out, else the first stored one that carries its feature configuration.
+    model chosen on held-out, else the first stored one that carries its feature configuration,
+    among those trained on the served ``source``'s candidates (or whose record names no source:
+    a model trained on another parser's candidates is never served by default).
     ``evidence`` (``--evidence``) names the second source its evidence families read, by default
     the one its record names (:func:`ranker.pipeline.retrain.resolve_evidence`).
 
@@ -66,12 +69,15 @@ def load_served_model(store, spec: str | None, evidence: str | None = None) -> S
         model without its feature configuration, or one reading evidence no record or option names.
     """
     from ..models import LogLinearRanker, load_model
-    from ..pipeline.retrain import stored_model
+    from ..pipeline.retrain import model_sources, stored_model
 
     if spec is None:
         # the default: the first stored log-linear model that carries its features (a model of an
         # older ranker may not; the page then ranks in source order rather than refuse to start)
         for key in stored_model_keys(store):
+            trained_on = model_sources(store, key)[0] if source is not None else None
+            if trained_on is not None and trained_on != source:
+                continue
             saved = stored_model(store, key)[1]
             if isinstance(saved.ranker, LogLinearRanker) and saved.feature_config:
                 return _with_features(store, key, saved, evidence)

@@ -92,7 +92,7 @@ def _evidence_source(cfg):
 
 def test_a_stored_model_names_the_evidence_it_was_trained_on(evidence_run, tmp_path):
     """Regression: ranker serve refused a model trained on evidence families (it read no evidence)."""
-    from ranker.pipeline.retrain import model_evidence
+    from ranker.pipeline.retrain import model_evidence, model_sources
     from ranker.serve.model import load_served_model, stored_model_keys
 
     cfg, _, _ = evidence_run
@@ -102,6 +102,11 @@ def test_a_stored_model_names_the_evidence_it_was_trained_on(evidence_run, tmp_p
         assert model_evidence(st, key) == ev           # read back from the run's record
         served = load_served_model(st, None)
         assert served.key == key and served.evidence == ev
+        assert load_served_model(st, None, source="link-grammar").key == key
+        # serving the BLLIP lists, no model trained on the linkages is taken by default
+        other = load_served_model(st, None, source=ev)
+        assert other is None or model_sources(st, other.key)[0] in (ev, None)
+        assert model_sources(st, key) == ("link-grammar", ev)
         # a model file carries no record: the source must be named
         from ranker.pipeline.cache import load_payload
 
