@@ -320,6 +320,14 @@ def _agreement(prefix: str, keys, shares: dict, expected: float):
     yield (f"{prefix}:f", 2.0 * support / (count + expected))
 
 
+def _pair_support_bins(prefix: str, pairs, shares: dict):
+    """The support of each held word pair under ``<prefix>:support:<length bin>`` (its distance)."""
+    for key in pairs:
+        s = shares.get(key, 0.0)
+        if s > 0.0:
+            yield (f"{prefix}:support:{length_bin(key[1] - key[0])}", s)
+
+
 class _EvidenceFamily(Family):
     """Shared: the options, and reading the forest's evidence before its candidates."""
 
@@ -334,8 +342,12 @@ class _EvidenceFamily(Family):
         self._ev: Evidence | None = None
         self._seen: dict = {}
 
+    #: The head rules of the MPH brackets when the family reads a :class:`HeadEvidence` (None:
+    #: it reads an :class:`Evidence`).
+    mph_rules: str | None = None
+
     def begin_forest(self, forest) -> None:
-        self._ev = forest_evidence(forest, self.name, self.weighting, self.rules)
+        self._ev = forest_evidence(forest, self.name, self.weighting, self.rules, self.mph_rules)
         self._seen = {}
 
     def _memo(self, key, compute) -> list:
@@ -415,10 +427,7 @@ class EvidenceDependencies(_EvidenceFamily):
         ps = candidate_pairs(c, self.rules)
         shares = ev.pairs
         if self.bins:
-            for key in ps:
-                s = shares.get(key, 0.0)
-                if s > 0.0:
-                    yield (f"evd:support:{length_bin(key[1] - key[0])}", s)
+            yield from _pair_support_bins("evd", ps, shares)
         yield from _agreement("evd", ps, shares, ev.mean_pairs)
 
 
@@ -447,10 +456,6 @@ class EvidenceHeads(_EvidenceFamily):
             raise FeatureConfigError(f"mph_rules {mph_rules!r}: {e}") from None
         self.bins = bins
 
-    def begin_forest(self, forest) -> None:
-        self._ev = forest_evidence(forest, self.name, self.weighting, self.rules, self.mph_rules)
-        self._seen = {}
-
     def __call__(self, c):
         return self._memo(id(c.tree), lambda: self._properties(c))
 
@@ -462,10 +467,7 @@ class EvidenceHeads(_EvidenceFamily):
         pairs = tree_pairs(c.tree, self.rules)
         brackets = tree_mph(c.tree, self._mph_table)
         if self.bins:
-            for key in pairs:
-                s = ev.pairs.get(key, 0.0)
-                if s > 0.0:
-                    yield (f"evh:support:{length_bin(key[1] - key[0])}", s)
+            yield from _pair_support_bins("evh", pairs, ev.pairs)
             for a, b in brackets:
                 s = ev.mph.get((a, b), 0.0)
                 yield (f"evm:level:{level(s)}", 1.0)

@@ -14,6 +14,7 @@ and the second parser's two analyses (Link Grammar-like: links, no log-probabili
 Uniform weights 1/2: span shares [1,4) .5, [2,4) 1, [0,2) .5, two brackets each (mean 2); pair
 shares (0,1) 1, (2,3) 1, (1,3) .5, (1,2) .5, three pairs each (mean 3; the wall's link dropped).
 """
+import contextlib
 import dataclasses
 import math
 
@@ -49,6 +50,15 @@ C = Candidate("t/0", "bllip:x", 0, tree(C_TEXT), "full", {"logprob": -10.0})
 # a bracket no analysis holds: VP [1,3)
 C_ODD = Candidate("t/0", "bllip:x", 1, tree("(S (NP (NNP John)) (VP (VBD saw) (DT the)) (NN dog))"),
                   "full", {"logprob": -12.0})
+
+
+@contextlib.contextmanager
+def _two_sources(tmp_path):
+    """A real store holding the sentence's BLLIP-like parses (C, C_ODD) and linkages (E1, E2)."""
+    with Store.open(tmp_path / "s.sqlite") as st:
+        st.add_sentences([SENT])
+        st.add_candidates([C, C_ODD, E1, E2])
+        yield st
 
 
 def row(family, candidate, evidence):
@@ -151,9 +161,7 @@ def test_unknown_weighting_is_a_config_error():
 
 
 def test_the_store_gives_a_forest_the_other_sources_candidates(tmp_path):
-    with Store.open(tmp_path / "s.sqlite") as st:
-        st.add_sentences([SENT])
-        st.add_candidates([C, C_ODD, E1, E2])
+    with _two_sources(tmp_path) as st:
         f = st.forest("t/0", "bllip:x", "link-grammar")
         assert [c.rank for c in f.candidates] == [0, 1] and {c.source for c in f.candidates} == {"bllip:x"}
         assert [c.rank for c in f.evidence] == [0, 1] and f.evidence[0].tree == C_TEXT
@@ -177,9 +185,7 @@ def test_matrices_with_and_without_evidence_are_kept_apart(tmp_path):
     from ranker.pipeline.feature_cache import cached_matrix
     from ranker.pipeline.splits import SplitSelection
 
-    with Store.open(tmp_path / "s.sqlite") as st:
-        st.add_sentences([SENT])
-        st.add_candidates([C, C_ODD, E1, E2])
+    with _two_sources(tmp_path) as st:
         sel = SplitSelection("all", "treebank", None, None, (SENT,))
         fs = feature_set_from_dict({"name": "ev", "family": [{"name": "evidence_spans/1"}]})
         a = cached_matrix(st, fs, sel, "bllip:x", evidence="link-grammar")
@@ -224,9 +230,7 @@ def test_annotation_checks_leave_the_evidence_source_alone(tmp_path):
     from ranker.sources.annotations import DEFAULT_EQUIVALENCES, LabelEquivalences, check_store
     from ranker.store.records import Annotation, Bracket
 
-    with Store.open(tmp_path / "s.sqlite") as st:
-        st.add_sentences([SENT])
-        st.add_candidates([C, C_ODD, E1, E2])
+    with _two_sources(tmp_path) as st:
         st.add_annotations([Annotation("t/0", "riezler", (Bracket("NP", 2, 4),))])
         eq = LabelEquivalences.load(DEFAULT_EQUIVALENCES)
         assert check_store(st, "riezler", eq, source="link-grammar").candidates == 2
@@ -314,9 +318,7 @@ def test_head_evidence_for_nothing_and_a_bad_table():
 def test_the_stores_records_give_the_same_head_summary(tmp_path):
     from ranker.features.evidence import summarise_heads
 
-    with Store.open(tmp_path / "s.sqlite") as st:
-        st.add_sentences([SENT])
-        st.add_candidates([C, C_ODD, E1, E2])
+    with _two_sources(tmp_path) as st:
         assert summarise_heads(st.forest("t/0", "bllip:x", "link-grammar").evidence) == \
             summarise_heads((E1, E2))
         assert summarise_heads(st.forest("t/0", "link-grammar", "bllip:x").evidence) == \
