@@ -1,0 +1,87 @@
+"""The ``select_test`` stage: every ranker's choice of candidate on the test split."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple, Sequence
+
+import numpy as np
+
+from ...errors import RankerError
+from ...store import Store
+from ..splits import SplitSelection
+from .context import StageContext
+
+if TYPE_CHECKING:   # .heidorn reads candidate_trees from here
+    from .heidorn import HeidornFit
+
+
+def per_sentence(sel: SplitSelection, ids: Sequence[str], per_group: np.ndarray) -> np.ndarray:
+    """Spread per-group choices (groups = sentences with candidates) over every sentence, -1 for none."""
+    pos = dict(zip(ids, per_group.tolist()))
+    return np.array([pos.get(s.id, -1) for s in sel.sentences], dtype=np.int64)
+
+
+def candidate_trees(store: Store, sel: SplitSelection, source: str):
+    """Every candidate tree of a split in forest order, with per-row groups and the grouped ids."""
+    trees, groups, ids = [], [], []
+    for s in sel.sentences:
+        forest = store.candidate_trees(s.id, source)
+        if not forest:
+            continue
+        trees.extend(t for _, _, t in forest)
+        groups.extend([len(ids)] * len(forest))
+        ids.append(s.id)
+    return trees, np.asarray(groups, dtype=np.int64), ids
+
+
+class Choices(NamedTuple):
+    """One candidate per test sentence and ranker (index in its forest, -1 for no candidate)."""
+
+    rankers: dict[str, np.ndarray]   # native, heidorn, heidorn_tuned, loglinear
+    random: np.ndarray               # one random draw (the report's bound is its exact expectation)
+    ids: list[str]                   # sentences with candidates, in split order
+    X: object                        # the test matrix restricted to the model's features
+    groups: np.ndarray               # its per-row sentence number
+
+
+def choose(ranker, inputs: dict) -> np.ndarray:
+    """``ranker``'s choice in each group, on the candidates in the form it reads.
+
+    ``inputs`` maps each form of :data:`ranker.models.base.INPUTS` a caller can give to a function
+    returning ``(X, groups)`` (called only for the form ``ranker.reads``), so no caller picks a
+    ranker's input by the ranker's name.
+    """
+    if ranker.reads not in inputs:
+        raise RankerError(f"{type(ranker).__name__} reads {ranker.reads}, which is not at hand here")
+    X, groups = inputs[ranker.reads]()
+    if len(groups) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.asarray(ranker.predict(X, groups), dtype=np.int64)
+
+
+def source_ranks(groups: np.ndarray) -> np.ndarray:
+    """Each candidate's rank in its group's source order (0: the source's first choice)."""
+    from ...models.groups import group_offsets
+
+    offsets = group_offsets(groups, len(groups))
+    return np.arange(len(groups)) - np.repeat(offsets[:-1], np.diff(offsets))
+
+
+def select_test(ctx: StageContext, test: SplitSelection, matrix, names: Sequence[str],
+                heidorn: HeidornFit, model, seed: int) -> Choices:
+    """Every ranker's choice on the test split (the log-linear model's absent: the source's first)."""
+    from ...models import NativeRanker, RandomRanker
+
+    tt, tg, tids = candidate_trees(ctx.store, test, ctx.need_source())
+    if list(matrix.sentence_ids) != tids:
+        raise RankerError("test features and forests disagree; rerun with a fresh store")
+    Xt = matrix.restrict(names)
+    mg = matrix.groups()
+    compiled = heidorn.plain.compile(tt)   # both Heidorn rankers score the same compiled trees
+    inputs = {"features": lambda: (Xt, mg), "trees": lambda: (compiled, tg),
+              "source_rank": lambda: (source_ranks(tg), tg), "candidates": lambda: (np.zeros(len(tt)), tg)}
+    native = NativeRanker().fit()
+    rankers = {"native": native, "heidorn": heidorn.plain, "heidorn_tuned": heidorn.tuned,
+               "loglinear": model if model else native}
+    choices = {label: per_sentence(test, tids, choose(r, inputs)) for label, r in rankers.items()}
+    random_choice = per_sentence(test, tids, choose(RandomRanker(seed=seed).fit(), inputs))
+    return Choices(choices, random_choice, tids, Xt, mg)
