@@ -34,10 +34,14 @@ SOURCES.register("link-grammar/1", "parser")
 SOURCES.register("penn/1", "file")     # blank-line-separated Penn trees
 SOURCES.register("bllip/1", "file")    # the BLLIP/Charniak n-best format
 
-#: Corpora the store can load (through NLTK), by the loader that reads them.
-CORPORA: Registry[str] = Registry("corpus")
-CORPORA.register("treebank/1", "treebank")
-CORPORA.register("conll2000/1", "conll2000")
+#: Corpora by the reader class that builds itself from the ``[data]`` section
+#: (:meth:`ranker.sources.corpus.CorpusReader.from_section`): NLTK's two, a treebank of Penn files
+#: on disk in any layout, and plain text of one sentence a line (no gold).
+CORPORA: Registry[type] = Registry("corpus")
+CORPORA.register("treebank/1", "ranker.sources.treebank:NltkTreebank")
+CORPORA.register("conll2000/1", "ranker.sources.treebank:NltkConll2000")
+CORPORA.register("penn/1", "ranker.sources.penn_files:PennFiles")
+CORPORA.register("text/1", "ranker.sources.text_corpus:TextCorpus")
 
 #: Partial (or full) annotation kinds, by where their brackets come from: ``gold`` trees of the
 #: sentences, a ``corpus`` loaded with them, people's discriminant ``decisions`` in the store.
@@ -55,8 +59,8 @@ def file_sources() -> tuple[str, ...]:
 
 
 def corpus_name(name: str, where: str = "") -> str:
-    """The store's name of a corpus given by (maybe versioned) name; unknown names raise."""
-    return CORPORA.get(name, where)
+    """The bare registered name of a corpus given by (maybe versioned) name; unknown names raise."""
+    return CORPORA.resolve(name, where).partition("/")[0]
 
 #: The report's metrics over per-candidate counts: the entries of
 #: :data:`ranker.evaluation.bounds.METRICS`, the table the pipeline reads, by their names there.

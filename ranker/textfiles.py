@@ -15,8 +15,8 @@ class TextFileError(RankerError, ValueError):
     """A file that is not UTF-8 text; ``str()`` reads ``file:line:column: not UTF-8 text ...``."""
 
 
-def decode_text(data: bytes, source: str, line_offset: int = 0) -> str:
-    """Decode ``data`` as UTF-8, or raise :class:`TextFileError` at the first undecodable byte.
+def decode_text(data: bytes, source: str, line_offset: int = 0, encoding: str = "utf-8") -> str:
+    """Decode ``data`` (UTF-8 unless told), or raise :class:`TextFileError` at the first undecodable byte.
 
     Parameters
     ----------
@@ -26,13 +26,16 @@ def decode_text(data: bytes, source: str, line_offset: int = 0) -> str:
         The file name used in the message.
     line_offset
         Lines before ``data`` in its file, for callers that decode a slice.
+    encoding
+        The encoding the file is stated to be in (a corpus's ``[data] encoding``).
     """
     try:
-        return data.decode("utf-8")
+        return data.decode(encoding)
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1 + line_offset
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise TextFileError(f"{source}:{line}:{column}: not UTF-8 text "
+        name = "UTF-8" if encoding.replace("_", "-").lower() in ("utf-8", "utf8") else encoding
+        raise TextFileError(f"{source}:{line}:{column}: not {name} text "
                             f"(byte 0x{data[e.start]:02x}: {e.reason})") from None
 
 

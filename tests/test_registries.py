@@ -34,7 +34,9 @@ def test_components_load_on_first_use():
 def test_the_built_in_components():
     assert RANKERS.names(bare=True) == ["expected_f", "heidorn", "loglinear", "native", "oracle", "random"]
     assert file_sources() == ("bllip", "penn") and SOURCES.get("link-grammar") == "parser"
-    assert CORPORA.get("conll2000") == "conll2000"
+    assert CORPORA.names(bare=True) == ["conll2000", "penn", "text", "treebank"]
+    # each entry is the reader class that builds itself from the [data] section
+    assert CORPORA.get("conll2000").from_section(None).name == "conll2000"
 
 
 def test_listing_names_imports_no_ranker():

@@ -4,7 +4,11 @@ from __future__ import annotations
 import sys
 
 DESCRIPTION = """\
-Import candidates; each forest is matched to a stored sentence by id or tokens. Files of one
+Import candidates; each forest is matched to a stored sentence by id or tokens. Without
+--corpus, a forest no stored sentence matches adds its sentence (corpus 'lists', or
+--corpus-name; id <corpus>/<file>/<block>, its words the first candidate's leaves, which every
+candidate must share). With --corpus (treebank, conll2000, a penn treebank on disk with --path,
+or a corpus the store holds), forests are matched to that corpus's sentences only. Files of one
 source (each file is the source <format>:<file name>, or all are --source NAME) are imported in
 one transaction with the source's record (files and their sha256).
 
@@ -23,16 +27,19 @@ and the command ends with exit status 1 (0 when every forest was stored).
 def add_parser(subparsers) -> None:
     import argparse
 
-    from ..pipeline.config import DataSection
     from ..registries import file_sources
-    from .options import add_store, config_option
+    from .options import add_corpus_files, add_store
 
     p = subparsers.add_parser("import", help="import candidate forests from Penn or BLLIP n-best files",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_store(p)
     p.add_argument("--format", required=True, choices=file_sources(), help="file format")
     p.add_argument("--source", default=None, help="one source name for all files (default <format>:<file name>)")
-    config_option(p, "--corpus", section=DataSection, key="corpus", help="corpus the sentences belong to")
+    p.add_argument("--corpus", default=None,
+                   help="match forests to this corpus's sentences only: treebank, conll2000 (loaded from "
+                   "NLTK), penn (tree files of --path), or a corpus the store holds (default: every "
+                   "stored sentence, and forests of other sentences add them)")
+    add_corpus_files(p)
     p.add_argument("files", nargs="+", metavar="FILE", help="n-best files")
     p.set_defaults(func=run)
 
@@ -71,17 +78,35 @@ def _import(args) -> int:
         if Path(name) not in files:
             files.append(Path(name))
     done = []
+    corpus = new_corpus = reader = None
+    if args.corpus is not None or args.path:
+        from .options import data_section
+
+        args.corpus = args.corpus or "penn"
+        data = data_section(args)
+        if data.corpus in CORPORA and CORPORA.resolve(data.corpus).partition("/")[0] == "text":
+            raise RankerError("--corpus text: plain text has no forests to match; import into the store "
+                              "without --corpus, or parse it (ranker parse --path FILE)")
+        if data.corpus in CORPORA:
+            reader = stages.corpus_reader(data, "--corpus")   # files checked before any write
+            corpus = reader.name
+        else:
+            corpus = args.corpus
+    else:
+        new_corpus = args.corpus_name or "lists"
     # one transaction: a refused file changes nothing (the run's row, written in it, goes too)
     with recorded_store(args, "import", create=True) as (st, _), st.batch():
-        if args.corpus in CORPORA:
-            stages.load_corpus(st, CORPORA.get(args.corpus))
+        if reader is not None:
+            stages.load_corpus(st, reader)
         for source, files in groups.items():
-            got = import_forest_files(st, ForestFiles(args.format, tuple(files), source), args.corpus,
-                                      reimport=True)
+            got = import_forest_files(st, ForestFiles(args.format, tuple(files), source), corpus,
+                                      reimport=True, new_corpus=new_corpus)
             done.extend(zip(files, got.summaries))
     skipped = 0
     for path, s in done:
-        print(f"{path}: stored {s.forests} forests, {s.candidates} candidates; {len(s.errors)} forests skipped")
+        added = f" ({s.new_sentences} of new sentences, corpus {new_corpus})" if s.new_sentences else ""
+        print(f"{path}: stored {s.forests} forests{added}, {s.candidates} candidates; "
+              f"{len(s.errors)} forests skipped")
         for e in s.errors:
             print(f"ranker: skipped: {e}", file=sys.stderr)
         skipped += len(s.errors)

@@ -79,16 +79,73 @@ def add_selection(parser, split_key: str | None) -> None:
     """``--corpus``, ``--split`` (default the ``[data]`` key ``split_key``), ``--fileids``, ``--limit``."""
     from ..pipeline.config import DataSection
 
-    config_option(parser, "--corpus", section=DataSection, key="corpus", help="corpus")
+    config_option(parser, "--corpus", section=DataSection, key="corpus",
+                  help="corpus: treebank or conll2000 (NLTK's), penn or text (files named by --path, "
+                  "where ranker parse and import read them), or the name of a corpus the store holds")
     if split_key is None:
         parser.add_argument("--split", default=None,
-                            help="named split (train, heldout, test) or document ranges (default: all)")
+                            help="named split (train, heldout, test), document ranges, a glob over "
+                            "document names (news_*) or @FILE listing documents (default: all)")
     else:
         config_option(parser, "--split", section=DataSection, key=split_key,
-                      help="named split (train, heldout, test) or document ranges like wsj_0170-0179")
+                      help="named split (train, heldout, test), document ranges like wsj_0170-0179, "
+                      "a glob over document names (news_*) or @FILE listing documents")
     parser.add_argument("--fileids", default=None, help="glob over document ids, e.g. 'wsj_017*'")
     config_option(parser, "--limit", section=DataSection, key="limit", type=int,
                   help="the first whole documents holding N sentences, 0 = all")
+
+
+def add_corpus_files(parser) -> None:
+    """``--path``, ``--corpus-name``, ``--encoding``, ``--text-format``: a corpus of the user's files.
+
+    With ``--path`` and no ``--corpus``, a folder, glob or tree file (``.mrg``, ``.ptb``, ...) is a
+    ``penn`` corpus and any other file ``text``.
+    """
+    from ..pipeline.config import DataSection
+
+    config_option(parser, "--path", section=DataSection, key="path",
+                  help="penn: folder, glob or file of Penn trees; text: a file of one sentence a line")
+    config_option(parser, "--corpus-name", dest="corpus_name", section=DataSection, key="name",
+                  help="the store's name of a penn or text corpus (\"\" = the folder's name, or text)")
+    config_option(parser, "--encoding", section=DataSection, key="encoding", help="encoding of the files")
+    config_option(parser, "--text-format", section=DataSection, key="text_format",
+                  help="text: tokens (space-separated), raw (tokenized with NLTK's Treebank tokenizer) "
+                  "or tagged (word/TAG)")
+
+
+def data_section(args):
+    """The ``[data]`` section the corpus options stand for (the corpus guessed from ``--path``)."""
+    from pathlib import Path
+
+    from ..pipeline.config import DataSection, default
+    from ..sources.penn_files import TREE_SUFFIXES, document_id
+
+    path = getattr(args, "path", "") or ""
+    corpus = args.corpus
+    if path and corpus == default(DataSection, "corpus"):
+        single = Path(path).is_file() and not document_id(Path(path)).endswith(TREE_SUFFIXES)
+        corpus = "text" if single else "penn"
+    return DataSection(corpus=corpus, path=path, name=getattr(args, "corpus_name", "") or "",
+                       encoding=getattr(args, "encoding", "utf-8"),
+                       text_format=getattr(args, "text_format", "tokens"))
+
+
+def store_corpus(args) -> str:
+    """The store's name of the corpus the options name: a reader's (files, NLTK) or a stored one's."""
+    from ..pipeline.stages.corpus import corpus_reader
+    from ..registries import CORPORA
+
+    if getattr(args, "path", ""):
+        return corpus_reader(data_section(args), "--path").name
+    if args.corpus in CORPORA:
+        name = CORPORA.resolve(args.corpus).partition("/")[0]
+        if name in ("penn", "text"):
+            from ..errors import RankerError
+
+            raise RankerError(f"--corpus {name} reads files: name them with --path (or give the stored "
+                              "corpus's name as --corpus)")
+        return name
+    return args.corpus
 
 
 def selection(store, args):
@@ -98,7 +155,7 @@ def selection(store, args):
 
     if args.limit < 0:
         raise RankerError(f"--limit must be >= 0, not {args.limit}")
-    return select_split(store, args.corpus, args.split, args.limit, fileids=args.fileids)
+    return select_split(store, store_corpus(args), args.split, args.limit, fileids=args.fileids)
 
 
 def add_source(parser) -> None:

@@ -6,15 +6,18 @@ import sys
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import ParseSection
-    from .options import add_selection, add_store, add_workers, config_option
+    from .options import add_corpus_files, add_selection, add_store, add_workers, config_option
 
     p = subparsers.add_parser("parse", help="parse corpus sentences with Link Grammar into the store",
-                              description="Parse sentences from their gold tokens with Link Grammar; every "
-                              "linkage becomes a candidate. Resumable: sentences already parsed are skipped. "
+                              description="Parse sentences from their tokens with Link Grammar; every "
+                              "linkage becomes a candidate. The sentences are a corpus's: NLTK's, Penn tree "
+                              "files of your own (--path DIR), or plain text, one sentence a line (--path "
+                              "FILE, --text-format). Resumable: sentences already parsed are skipped. "
                               "The options and defaults are those of a config's [parse] section, so "
                               "`ranker run --store` accepts the store.")
     add_store(p)
     add_selection(p, None)
+    add_corpus_files(p)
     add_workers(p)
     config_option(p, "--linkage-limit", section=ParseSection, key="linkage_limit", type=int,
                   help="linkages kept per sentence")
@@ -31,21 +34,24 @@ def run(args) -> int:
     from ..pipeline import stages
     from ..pipeline.config import ParseSection
     from ..sources.link_grammar import import_linkgrammar
-    from ..registries import corpus_name
     from ..sources.treebank import require_split
     from .recorded import recorded_store
-    from .options import selection
+    from .options import data_section, selection
 
-    args.corpus = corpus_name(args.corpus, "--corpus")
+    reader = stages.corpus_reader(data_section(args), "--corpus")   # files checked before any write
     import_linkgrammar()   # fail before touching the store when the parser is missing
-    require_split(args.corpus, args.split)   # e.g. conll2000's test half, not installed
+    require_split(reader.name, args.split)   # e.g. conll2000's test half, not installed
     parse = ParseSection(linkage_limit=args.linkage_limit, max_parse_time=args.max_parse_time,
                          allow_null=args.allow_null)
     with recorded_store(args, "parse", create=True) as (st, _):
-        stages.load_corpus(st, args.corpus)
+        stages.load_corpus(st, reader)
         sel = selection(st, args)
         ctx = stages.StageContext(st, None, args.workers, not args.no_progress, "ranker parse")
-        out = stages.parse_or_import(ctx, parse, sel.sentences, args.corpus, args.batch_size)
+        out = stages.parse_or_import(ctx, parse, sel.sentences, reader.name, args.batch_size)
+    for line in reader.skipped()[:20]:
+        print(f"ranker: skipped: {line}", file=sys.stderr)
+    if reader.skipped():
+        print(f"{len(reader.skipped())} lines of {args.path} skipped (empty or too long)", file=sys.stderr)
     s = out.summary
     print(f"parsed {s.parsed} sentences ({s.skipped} already stored) in {s.seconds:.1f}s "
           f"({s.sentences_per_second:.1f} sentences/s): {s.candidates} candidates; "

@@ -65,7 +65,16 @@ class ExperimentSection:
 
 @dataclass(frozen=True)
 class DataSection:
+    # a registered corpus (ranker.registries.CORPORA): NLTK's "treebank" or "conll2000", "penn"
+    # (Penn tree files at `path`: ranker/sources/penn_files.py) or "text" (one sentence a line)
     corpus: str = "treebank"
+    path: str = ""                         # penn: a folder, glob or file of trees; text: the text file
+    name: str = ""                         # penn/text: the store's corpus name ("" = the folder's name, or "text")
+    encoding: str = "utf-8"                # of the penn or text files
+    # text: "tokens" (space-separated), "raw" (tokenized by NLTK's Treebank tokenizer) or "tagged" (word/TAG)
+    text_format: str = setting("tokens", choices=("tokens", "raw", "tagged"))
+    # each part: a named split, document ranges (wsj_0170-0199), a glob over document names
+    # (GUM_news_*) or @FILE, a file of document names one a line
     train: str = "train"
     heldout: str = "heldout"
     test: str = "test"

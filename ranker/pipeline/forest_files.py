@@ -58,13 +58,15 @@ class ImportOutcome(NamedTuple):
     summaries: tuple                  # ImportSummary of each file read now (none when cached)
 
 
-def import_forest_files(store, ff: ForestFiles, corpus: str, reimport: bool = False) -> ImportOutcome:
+def import_forest_files(store, ff: ForestFiles, corpus: str | None, reimport: bool = False,
+                        new_corpus: str | None = None) -> ImportOutcome:
     """Import every file of ``ff`` into ``store`` unless it holds exactly these files already.
 
     ``reimport`` reads them even then (``ranker import``: the user asked for it). All files and
     the source's provenance row (format, files, digests, notes: :func:`ranker.sources.nbest.provenance`) are one
     transaction: a file refused whole (:func:`ranker.sources.nbest.import_files`) leaves the store
-    as it was.
+    as it was. With ``new_corpus``, forests of sentences not stored add them to that corpus
+    (:func:`ranker.sources.nbest.import_files`).
     """
     from ..sources.nbest import file_digest, import_files, provenance
 
@@ -78,7 +80,7 @@ def import_forest_files(store, ff: ForestFiles, corpus: str, reimport: bool = Fa
         mine = [n for n in stored.get("notes", ()) if any(f" of {p} " in n for p in ff.files)]
         return ImportOutcome(counts, mine, ())
     with store.batch():
-        summaries = import_files(store, ff.files, ff.fmt, ff.source, corpus)
+        summaries = import_files(store, ff.files, ff.fmt, ff.source, corpus, new_corpus=new_corpus)
         for path, got in zip(ff.files, summaries):
             counts["import: forests"] += got.forests
             counts["import: candidates"] += got.candidates

@@ -1,4 +1,4 @@
-"""Which sentences an experiment uses: a named split or document ranges, maybe cut to whole documents.
+"""Which sentences an experiment uses: a named split, document ranges, a glob or a list, maybe cut to whole documents.
 
 Every store query of an experiment passes the selection's ``split`` and ``fileids``, so all stages
 see exactly the same sentences.
@@ -54,16 +54,73 @@ def in_ranges(document: str, ranges: list[tuple[str, str]]) -> bool:
     return any(a <= stem <= b for a, b in ranges)
 
 
-def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
-                 fileids: str | None = None) -> SplitSelection:
-    """A split's sentences, by split name or document ranges; with ``limit``, whole documents up to it.
+GLOB_CHARS = "*?["
 
-    ``spec`` None means the whole corpus; ``fileids`` (a glob over document ids) narrows further.
+
+def split_documents(spec: str, documents, corpus: str = "") -> list[str] | None:
+    """The documents a split given as a glob or a ``@FILE`` list selects (None: neither).
+
+    A glob (``GUM_news_*``) matches document ids or their stems; ``@path/train.txt`` lists
+    document names one a line (ids or stems; blank lines and ``#`` comments are passed over).
+
+    Raises
+    ------
+    RankerError
+        For a list that cannot be read, or a line naming a document the corpus lacks (file and line).
+    """
+    import fnmatch
+
+    by_name: dict[str, str] = {}
+    for d in documents:
+        by_name.setdefault(d, d)
+        by_name.setdefault(_stem(d), d)
+    if spec.startswith("@"):
+        from ..textfiles import read_text
+
+        path = spec[1:]
+        try:
+            text = read_text(path, "split list")
+        except (FileNotFoundError, IsADirectoryError):
+            raise RankerError(f"{path}: no such split list (a split given as @FILE)") from None
+        out: list[str] = []
+        for no, line in enumerate(text.splitlines(), 1):
+            name = line.split("#", 1)[0].strip()
+            if not name:
+                continue
+            if name not in by_name:
+                raise RankerError(f"{path}:{no}: document {name!r} is not in corpus {corpus!r}"
+                                  f"{' (its documents: ' + ', '.join(list(by_name)[:3]) + ', ...)' if by_name else ''}")
+            if by_name[name] not in out:
+                out.append(by_name[name])
+        if not out:
+            raise RankerError(f"{path}: the split list names no document")
+        return out
+    if any(c in spec for c in GLOB_CHARS):
+        return [d for d in documents if fnmatch.fnmatchcase(d, spec) or fnmatch.fnmatchcase(_stem(d), spec)]
+    return None
+
+
+def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
+                 fileids: str | None = None, documents=None) -> SplitSelection:
+    """A split's sentences, by split name, document ranges, a glob or a ``@FILE`` list of documents.
+
+    With ``limit``, whole documents up to it. ``spec`` None means the whole corpus; ``fileids`` (a
+    glob over document ids) narrows further. ``documents`` are the corpus's document ids (those of
+    the stored sentences when None), against which a list's names are checked.
     """
     from ..store.splits import SPLITS
 
+    listed = None
+    if spec is not None and (spec.startswith("@") or any(c in spec for c in GLOB_CHARS)):
+        if documents is None:
+            documents = list(dict.fromkeys(s.document for s in store.sentences(corpus)))
+        listed = split_documents(spec, documents, corpus)
     if spec is None:
         split, sents = None, store.sentences(corpus, None, fileids)
+    elif listed is not None:
+        order = {d: i for i, d in enumerate(listed)}
+        split = None
+        sents = [s for s in store.sentences(corpus, None, fileids) if s.document in order]
     elif (corpus, spec) in SPLITS:
         split, sents = spec, store.sentences(corpus, spec, fileids)
     else:
@@ -74,14 +131,20 @@ def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
         from ..sources.treebank import require_split
 
         require_split(corpus, spec)   # a split the installed corpus lacks says so
+        named = sorted(n for c, n in SPLITS if c == corpus)
+        hint = "" if named or spec is None or listed is not None else (
+            f"; corpus {corpus!r} has no named splits: give document ranges (doc_0001-0099), a glob "
+            "over document names (news_*) or @FILE, a file of document names one a line")
         raise RankerError(f"{spec or 'the whole corpus'!r} of corpus {corpus!r}"
-                          f"{f' (fileids {fileids})' if fileids else ''} selects no sentence in the store")
+                          f"{f' (fileids {fileids})' if fileids else ''} selects no sentence in the store{hint}")
     docs: list[str] = []
     kept: list[Sentence] = []
+    seen: set[str] = set()
     for s in sents:
-        if s.document not in docs:
+        if s.document not in seen:
             if limit > 0 and len(kept) >= limit:
                 break
+            seen.add(s.document)
             docs.append(s.document)
         kept.append(s)
     whole = split is not None and fileids is None and len(kept) == len(sents)

@@ -51,23 +51,34 @@ def check_executor(experiment, src: str) -> None:
                           "a scheduler address needs executor = \"dask\"")
 
 
-def check_selection(where: str, corpus: str, key: str, spec: str) -> None:
-    """Refuse a ``[data]`` split name or document range that selects no document of the installed corpus.
+def check_selection(where: str, reader, key: str, spec: str) -> None:
+    """Refuse a ``[data]`` split (name, document ranges, glob or list) that selects no document of the corpus.
 
-    Checked against the corpus's file listing, so a range that selects nothing fails here, not
-    after the store was made and the forests parsed or imported.
+    Checked against the corpus's document listing (``reader``, a
+    :class:`~ranker.sources.corpus.CorpusReader`, or a registered corpus's name), so a range that
+    selects nothing fails here, not after the store was made and the forests parsed or imported.
     """
-    from ..sources.treebank import corpus_documents, require_split
+    from ..sources.treebank import require_split
     from ..store.splits import SPLITS
-    from .splits import in_ranges, parse_ranges
+    from .splits import in_ranges, parse_ranges, split_documents
+    from .stages.corpus import corpus_reader
 
+    if isinstance(reader, str):
+        reader = corpus_reader(reader)
+    corpus = reader.name
     what = f'[data] {key} = "{spec}"'
     if (corpus, spec) in SPLITS:
         _check(where, what, lambda: require_split(corpus, spec))
         return
-    _check(where, what, lambda: parse_ranges(spec))
     documents: list[str] = []
-    _check(where, "[data] corpus", lambda: documents.extend(corpus_documents(corpus)))
+    _check(where, "[data] corpus", lambda: documents.extend(reader.documents()))
+    listed: list = []
+    _check(where, what, lambda: listed.append(split_documents(spec, documents, corpus)))
+    if listed[0] is not None:
+        if not listed[0]:
+            raise ConfigError(f"{where}: {what} matches no document of corpus {corpus}")
+        return
+    _check(where, what, lambda: parse_ranges(spec))
     ranges = parse_ranges(spec)
     if not any(in_ranges(doc, ranges) for doc in documents):
         stems = sorted({doc.rsplit(".", 1)[0] for doc in documents})
@@ -99,6 +110,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
     from ..sources.discriminants import KIND as USER
     from .best_f import KIND as BEST_F, best_f_key
     from .stages import candidate_source, evidence_parse, metric_names, scoring_settings
+    from .stages.corpus import corpus_reader
 
     src = cfg.source
     check_settings(cfg)     # every key's range and choices (ranker/pipeline/config.py)
@@ -106,8 +118,10 @@ def validate_config(cfg: ExperimentConfig) -> None:
     d = cfg.data
     for key, corpus in (("corpus", d.corpus), *(("extra_training", c) for c in d.extra_training)):
         _check(src, f"[data] {key}", lambda: CORPORA.get(corpus))
+    readers: list = []
+    _check(src, "[data]", lambda: readers.append(corpus_reader(d)))
     for key in ("train", "heldout", "test"):
-        check_selection(src, d.corpus, key, getattr(d, key))
+        check_selection(src, readers[0], key, getattr(d, key))
     for extra in d.extra_training:
         check_selection(src, extra, "extra_training", "train")
     if cfg.annotation.kind not in ("riezler", BEST_F, USER):

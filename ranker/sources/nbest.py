@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from ..errors import RankerError
-from ..store.records import Candidate
+from ..store.records import Candidate, Sentence
 from ..trees.penn import TreeSyntaxError, iter_trees
 from ..trees.transforms import normalize_root
 from ..trees.tree import Tree
@@ -63,6 +63,7 @@ class ImportSummary(NamedTuple):
     forests: int
     candidates: int
     errors: tuple[str, ...]          # "file:line: message", one per skipped forest
+    new_sentences: int = 0           # sentences added with their forests (no stored sentence matched)
 
 
 def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -243,7 +244,7 @@ def provenance(stored: dict, fmt: str, files, digests, notes) -> dict:
 
 
 def import_files(store, paths, fmt: str, source: str, corpus: str | None = None,
-                 batch_size: int = 200) -> tuple[ImportSummary, ...]:
+                 batch_size: int = 200, new_corpus: str | None = None) -> tuple[ImportSummary, ...]:
     """Store the forests of ``paths`` as candidates of ``source``, in one transaction, or nothing.
 
     A single bad forest is *skipped*: it is reported in its summary's ``errors`` (``file:line:
@@ -256,9 +257,14 @@ def import_files(store, paths, fmt: str, source: str, corpus: str | None = None,
     the first), or has no forest that can be stored. The caller writes the source's provenance
     row in the same transaction (:meth:`Store.batch` nests), so it is never written for a refused
     file. Returns one summary per file.
+
+    With ``new_corpus``, a forest that matches no stored sentence is not skipped: its sentence is
+    added to the store as a sentence of corpus ``new_corpus``, its tokens (and tags) the first
+    candidate's leaves (and preterminals), its id ``<new_corpus>/<file>/<block>`` (the block's
+    number in the file, from 0), and the other candidates must have the same leaves.
     """
     sentences = store.sentences(corpus)
-    if not sentences:
+    if not sentences and new_corpus is None:
         stored = store.stats().corpora
         raise RankerError(
             f"{store.path}: no sentence of corpus {corpus or 'any'!r} is stored (stored: "
@@ -268,17 +274,29 @@ def import_files(store, paths, fmt: str, source: str, corpus: str | None = None,
     matcher = SentenceMatcher(sentences)
     first_at: dict[str, str] = {}     # sentence id -> "file:line" of its forest in these files
     with store.batch():
-        return tuple(_import_one(store, Path(p), fmt, source, matcher, first_at, batch_size) for p in paths)
+        return tuple(_import_one(store, Path(p), fmt, source, matcher, first_at, batch_size, new_corpus)
+                     for p in paths)
+
+
+def new_sentence(corpus: str, path: Path, block_number: int, tree: Tree) -> Sentence:
+    """The sentence a forest no stored sentence matches stands for: its first candidate's words and tags."""
+    doc = path.name[:-3] if path.name.endswith(".gz") else path.name
+    return Sentence(f"{corpus}/{doc}/{block_number}", corpus, doc, block_number, tuple(tree.words),
+                    tuple(t or "" for t in tree.tags()))
 
 
 def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatcher, first_at: dict,
-                batch_size: int) -> ImportSummary:
+                batch_size: int, new_corpus: str | None = None) -> ImportSummary:
     """One file of :func:`import_files`, inside its transaction."""
     errors: list[str] = []
-    blocks = forests = cands = 0
+    blocks = forests = cands = added = 0
     pending: list[tuple[str, list[Candidate]]] = []
+    new: list[Sentence] = []
 
     def flush():
+        if new:
+            store.add_sentences(new)
+            new.clear()
         for sid, cs in pending:
             store.replace_forest(sid, source, cs)
         pending.clear()
@@ -290,6 +308,10 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
             continue
         first = block.trees[0].words if block.trees else ()
         sent = matcher.match(block.sentence_key, first)
+        if sent is None and new_corpus is not None and block.trees:
+            sent = new_sentence(new_corpus, path, blocks - 1, normalize_root(block.trees[0]))
+            new.append(sent)
+            added += 1
         if sent is None:
             where = f"id {block.sentence_key!r} and tokens" if block.sentence_key else "tokens"
             errors.append(f"{path}:{block.line}: {where} match no stored sentence "
@@ -297,6 +319,9 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
             continue
         bad = next((k for k, t in enumerate(block.trees) if t.words != sent.tokens), None)
         if bad is not None:
+            if new and new[-1] is sent:   # a new sentence's candidates disagree on its words
+                new.pop()
+                added -= 1
             got = block.trees[bad].words
             at = next((i for i, (a, b) in enumerate(zip(got, sent.tokens)) if a != b), min(len(got), len(sent.tokens)))
             errors.append(f"{path}:{block.line}: candidate {bad} of {sent.id} has {len(got)} tokens, the sentence "
@@ -322,4 +347,4 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
         raise RefusedFile(f"{path}: no forest of it can be stored ({len(errors)} skipped, the first: "
                           f"{errors[0]}); nothing was imported")
     flush()
-    return ImportSummary(forests, cands, tuple(errors))
+    return ImportSummary(forests, cands, tuple(errors), added)

@@ -16,6 +16,7 @@ from typing import Iterator, NamedTuple
 from ..errors import RankerError
 from ..store.records import Annotation, Bracket, Sentence
 from ..trees.tree import Tree
+from .corpus import CorpusItem, CorpusReader
 
 CORPORA = ("treebank", "conll2000")
 #: Every chunk type of CoNLL-2000 (Tjong Kim Sang and Buchholz 2000, table 1). NLTK's reader keeps
@@ -276,3 +277,63 @@ def ensure_corpus(store, corpus: str) -> int:
     n = load_corpus(store, corpus)
     store.put_artifact("corpus", marker, b"", {"sentences": n})
     return n
+
+
+class NltkCorpus(CorpusReader):
+    """A corpus NLTK ships (``treebank``, ``conll2000``), as a reader of :mod:`.corpus`.
+
+    Its store name is its registered name, and it is loaded by :func:`ensure_corpus`, which
+    keeps the markers stores made before this reader have.
+    """
+
+    corpus = ""
+    has_gold = True
+
+    def __init__(self):
+        self.name = self.corpus
+
+    @classmethod
+    def from_section(cls, data=None):
+        """The corpus; ``[data] path`` is read only by the corpora on disk."""
+        if data is not None and getattr(data, "path", ""):
+            raise RankerError(f"[data] path is read by the corpora on disk (penn, text), not by NLTK's "
+                              f"{cls.corpus!r}: set [data] corpus = \"penn\" or \"text\"")
+        return cls()
+
+    def documents(self) -> list[str]:
+        return corpus_documents(self.corpus)
+
+    def marker(self) -> str:
+        return CORPUS_MARKERS[self.corpus]
+
+    def skipped(self) -> list[str]:
+        return []
+
+    def load(self, store) -> int:
+        return ensure_corpus(store, self.corpus)
+
+
+class NltkTreebank(NltkCorpus):
+    """NLTK's 10% sample of the Penn Treebank's WSJ, with the dependency gold of ``dependency_treebank``."""
+
+    corpus = "treebank"
+
+    def items(self):
+        return (CorpusItem(g.sentence, g.tree) for g in treebank_sentences())
+
+    def load(self, store) -> int:
+        from .dependencies import ensure_dependency_gold
+
+        n = ensure_corpus(store, self.corpus)
+        ensure_dependency_gold(store)
+        return n
+
+
+class NltkConll2000(NltkCorpus):
+    """CoNLL-2000's chunked sentences (chunk brackets their only annotation), as NLTK ships them."""
+
+    corpus = "conll2000"
+    has_gold = False
+
+    def items(self):
+        return (CorpusItem(s, None, a) for s, a in conll2000_sentences())

@@ -75,7 +75,9 @@ def document_filter(corpus: str | None, split: str | None = None,
         tests.append(get_split(split, corpus or "treebank").contains)
     if fileids is not None:
         pats = [fileids] if isinstance(fileids, str) else list(fileids)
-        tests.append(lambda d: any(fnmatch.fnmatchcase(d, p) for p in pats))
+        exact = {p for p in pats if not any(c in p for c in "*?[")}
+        globs = [p for p in pats if p not in exact]   # a split's documents are ids, looked up at once
+        tests.append(lambda d: d in exact or any(fnmatch.fnmatchcase(d, p) for p in globs))
     if not tests:
         return None
     return lambda d: all(t(d) for t in tests)

@@ -36,7 +36,7 @@ def imported(tmp_path_factory):
     lists = work / "train.nbest"
     assert cut_lists(NBEST, "train", ("wsj_0001", "wsj_0003"), lists) > 0
     store = work / "s.sqlite"
-    assert main(["import", "--store", str(store), "--format", "bllip", "--source", "bllip", str(lists)]) == 0
+    assert main(["import", "--store", str(store), "--format", "bllip", "--source", "bllip", "--corpus", "treebank", str(lists)]) == 0
     return store
 
 

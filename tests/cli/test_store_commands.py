@@ -1,7 +1,13 @@
-"""``ranker import``, ``annotate``, ``store stats`` and ``store export`` end to end on a real store."""
+"""``ranker import``, ``annotate``, ``store stats``, ``store export`` and ``store backup`` end to end on a real store."""
 import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
 
 import pytest
+from test_store_files import _small_store
 
 from ranker.cli.main import main
 from ranker.store import Store
@@ -25,7 +31,7 @@ def _store_with_import(tmp_path):
 @pytest.mark.slow
 def test_import_annotate_stats_export(tmp_path, capsys):
     store, nb, good, flat = _store_with_import(tmp_path)
-    assert main(["import", "--store", str(store), "--format", "penn", str(nb)]) == 1   # one bad forest
+    assert main(["import", "--store", str(store), "--format", "penn", "--corpus", "treebank", str(nb)]) == 1   # one bad forest
     err = capsys.readouterr().err
     assert f"{nb}:4: tokens match no stored sentence" in err
     assert main(["annotate", "--store", str(store), "--kind", "riezler"]) == 0
@@ -52,3 +58,77 @@ def test_stats_of_a_missing_store_is_a_one_line_error(tmp_path, capsys):
     assert main(["store", "stats", str(tmp_path / "nope.sqlite")]) == 2
     assert capsys.readouterr().err.startswith("ranker: error: ")
     assert not (tmp_path / "nope.sqlite").exists()
+
+
+#: ``ranker store backup ARGV``, its store's connection sending the process the signal SIG once
+#: the copy is written (as a Ctrl-C or a kill half-way through a 99 MB backup would).
+INTERRUPTED_BACKUP = """
+import os, signal, sys
+from ranker.cli.main import main
+from ranker.store import store as module
+
+class Interrupting:
+    def __init__(self, conn):
+        self.conn = conn
+    def __getattr__(self, name):
+        return getattr(self.conn, name)
+    def backup(self, target):
+        self.conn.backup(target)
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+
+init = module.Store.__init__
+module.Store.__init__ = lambda self, conn, path: init(self, Interrupting(conn), path)
+sys.exit(main(["store", "backup", *sys.argv[2:]]))
+"""
+
+
+def _files(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.fixture
+def backup_store(tmp_path):
+    """A small store and a backup folder holding a user's ``v.sqlite.part`` (a store of its own)."""
+    store = tmp_path / "s.sqlite"
+    _small_store(store)
+    bk = tmp_path / "bk"
+    bk.mkdir()
+    shutil.copy(store, bk / "v.sqlite.part")
+    return store, bk
+
+
+def test_issue_36_backup_leaves_a_users_file_named_like_its_temporary_file(backup_store, capsys):
+    """``v.sqlite.part`` used to be the backup's temporary name: deleted, or overwritten silently."""
+    store, bk = backup_store
+    mine = (bk / "v.sqlite.part").read_bytes()
+    assert main(["store", "backup", str(store), str(bk / "v.sqlite")]) == 0, capsys.readouterr().err
+    assert sorted(_files(bk)) == ["v.sqlite", "v.sqlite.part"] and (bk / "v.sqlite.part").read_bytes() == mine
+    with Store.open(bk / "v.sqlite", readonly=True) as copy, Store.open(store, readonly=True) as st:
+        assert copy.stats() == st.stats()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((bk / "v.sqlite").stat().st_mode) == 0o666 & ~umask   # not mkstemp's 0600
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_issue_36_an_interrupted_backup_leaves_no_file_behind(backup_store, sig):
+    store, bk = backup_store
+    before = _files(bk)
+    r = subprocess.run([sys.executable, "-c", INTERRUPTED_BACKUP, sig, str(store), str(bk / "v.sqlite")],
+                       capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (130, "ranker: interrupted\n")
+    assert _files(bk) == before   # no v.sqlite, no temporary file, the user's v.sqlite.part as it was
+
+
+def test_issue_36_a_backup_destination_ending_in_a_slash_is_a_folder(backup_store, capsys):
+    store, bk = backup_store
+    assert main(["store", "backup", str(store), f"{bk}/"]) == 0
+    assert f"copied to {bk / 's.sqlite'}" in capsys.readouterr().out
+    with Store.open(bk / "s.sqlite", readonly=True) as copy:
+        assert copy.stats().candidates == 15
+    # a folder that does not exist is not made (nor is a file named like it written)
+    assert main(["store", "backup", str(store), f"{bk}/new/"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"ranker: error: {bk}/new/: no such folder (a destination ending in / "
+                                 "names a folder)\n")
+    assert sorted(_files(bk)) == ["s.sqlite", "v.sqlite.part"]

@@ -35,7 +35,7 @@ def scored(tmp_path_factory, bllip_lists):
     prm = work / "unlabelled.prm"
     prm.write_text((ROOT / "configs" / "evalb" / "COLLINS.prm").read_text().replace("LABELED 1", "LABELED 0"))
     store = work / "store.sqlite"
-    assert ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", *files) == 0
+    assert ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", "--corpus", "treebank", *files) == 0
     assert ranker("annotate", "--store", store, "--kind", "riezler") == 0
     for split in ("heldout", "test"):
         assert ranker("counts", "--store", store, "--split", RANGES[split], "--workers", 1, "--no-progress",

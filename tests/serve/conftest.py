@@ -30,7 +30,7 @@ def built_store(tmp_path_factory, bllip_lists) -> Path:
         cut_lists(bllip_lists, split, DOCS[split], work / f"{split}.nbest")
         files.append(str(work / f"{split}.nbest"))
     store = str(work / "store.sqlite")
-    _ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", *files)
+    _ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", "--corpus", "treebank", *files)
     _ranker("annotate", "--store", store, "--kind", "riezler")
     for split in ("heldout", "test"):
         _ranker("counts", "--store", store, "--split", RANGES[split], "--workers", "1")

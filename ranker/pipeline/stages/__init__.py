@@ -38,7 +38,7 @@ from __future__ import annotations
 from .context import LINK_GRAMMAR, StageContext, make_executor, resolve_workers
 from .provenance import (SCORING_KEYS, metric_names, record_scoring, scoring_settings, stored_evaluation,
                          stored_source, stored_sources)
-from .corpus import Splits, load_corpus, select_splits
+from .corpus import Splits, corpus_reader, load_corpus, select_splits
 from .parse import (ParseOutcome, candidate_source, check_parse_options, link_grammar_options,
                     parse_or_import, source_format)
 from .evidence import evidence_parse, parse_evidence
@@ -57,7 +57,7 @@ __all__ = [
     "LINK_GRAMMAR", "StageContext", "make_executor", "resolve_workers",
     "SCORING_KEYS", "metric_names", "record_scoring", "scoring_settings", "stored_evaluation",
     "stored_source", "stored_sources",
-    "Splits", "load_corpus", "select_splits",
+    "Splits", "corpus_reader", "load_corpus", "select_splits",
     "ParseOutcome", "candidate_source", "check_parse_options", "link_grammar_options", "parse_or_import",
     "source_format",
     "evidence_parse", "parse_evidence",

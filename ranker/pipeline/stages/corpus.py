@@ -1,6 +1,7 @@
 """The ``select_splits`` stage: the corpora loaded into the store, the experiment's sentences selected."""
 from __future__ import annotations
 
+import dataclasses
 from typing import NamedTuple
 
 from ...store import Store
@@ -27,24 +28,33 @@ class Splits(NamedTuple):
         return [x for s in (*self.main().values(), *self.extra) for x in s.sentences]
 
 
-def load_corpus(store: Store, corpus: str) -> None:
-    """Load a corpus into the store once (the treebank with its dependency gold)."""
-    from ...sources.dependencies import ensure_dependency_gold
-    from ...sources.treebank import ensure_corpus
+def corpus_reader(data: DataSection | str, where: str = "[data]"):
+    """The reader of the corpus ``data`` describes (a ``[data]`` section, or a registered corpus's name)."""
+    from ...sources.corpus import open_corpus
 
-    ensure_corpus(store, corpus)
-    if corpus == "treebank":
-        ensure_dependency_gold(store)
+    if isinstance(data, str):
+        data = DataSection(corpus=data)
+    return open_corpus(data, where)
+
+
+def load_corpus(store: Store, corpus):
+    """Load a corpus into the store once (the treebank with its dependency gold); returns its reader.
+
+    ``corpus`` is a ``[data]`` section, a reader, or a registered corpus's name.
+    """
+    reader = corpus if hasattr(corpus, "load") else corpus_reader(corpus)
+    reader.load(store)
+    return reader
 
 
 def select_splits(ctx: StageContext, data: DataSection) -> Splits:
     """Load the corpora into the store (once) and select the experiment's sentences."""
     store = ctx.store
-    load_corpus(store, data.corpus)
-    for extra in data.extra_training:
-        load_corpus(store, extra)
-    return Splits(select_split(store, data.corpus, data.train, data.limit),
-                  select_split(store, data.corpus, data.heldout, data.limit),
-                  select_split(store, data.corpus, data.test, data.limit),
-                  tuple(select_split(store, extra, "train", data.extra_limit)
-                        for extra in data.extra_training))
+    main = load_corpus(store, data)
+    extras = [load_corpus(store, dataclasses.replace(DataSection(), corpus=extra)) for extra in data.extra_training]
+    docs = main.documents()
+    return Splits(select_split(store, main.name, data.train, data.limit, documents=docs),
+                  select_split(store, main.name, data.heldout, data.limit, documents=docs),
+                  select_split(store, main.name, data.test, data.limit, documents=docs),
+                  tuple(select_split(store, extra.name, "train", data.extra_limit)
+                        for extra in extras))

@@ -1,0 +1,112 @@
+"""Plain text as a corpus without gold: one sentence a line (``[data] corpus = "text"``).
+
+``[data] text_format`` says what a line holds:
+
+* ``tokens``: tokens separated by spaces, as a tokenizer or a treebank wrote them;
+* ``raw``: running text, tokenized here with NLTK's Treebank tokenizer, brackets escaped as the
+  Penn Treebank writes them (``(`` becomes ``-LRB-``), so the tokens are what a treebank-trained
+  model saw;
+* ``tagged``: tokens written ``word/TAG`` (the last ``/`` separates), so that candidate trees
+  carry these part-of-speech tags as preterminals, as they carry a treebank's gold tags.
+
+Without tags a candidate's words stand directly under its phrases (no preterminal). Empty lines
+and lines longer than the parser takes (:data:`MAX_TOKENS`) are skipped and counted, never an error.
+Sentence ids are ``<name>/<file>/<line>`` (``text/my.txt/3``: line 3 of ``my.txt``); ``name`` is
+``[data] name``, else ``text``. There is no gold: a report on such a split gives selections, forest
+sizes and costs, not scores.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import RankerError
+from ..store.records import Sentence
+from .corpus import CorpusItem, CorpusReader, check_encoding
+from .penn_files import read_file_text
+
+#: Text formats a line may be in (``[data] text_format``).
+TEXT_FORMATS = ("tokens", "raw", "tagged")
+#: The longest sentence passed to the parser, in tokens: Link Grammar refuses sentences of more
+#: than 254 words (its ``MAX_SENTENCE``), and splits some tokens into several words.
+MAX_TOKENS = 200
+#: Bracket tokens (and their tags) as the Penn Treebank writes them.
+PTB_ESCAPES = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
+
+
+def tokenize(line: str) -> list[str]:
+    """NLTK's Treebank tokenization of one sentence, brackets escaped as the Penn Treebank writes them."""
+    from nltk.tokenize import TreebankWordTokenizer
+
+    return [PTB_ESCAPES.get(t, t) for t in TreebankWordTokenizer().tokenize(line)]
+
+
+def line_tokens(line: str, text_format: str, where: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The tokens and tags (``""`` each when untagged) of one line in ``text_format``."""
+    if text_format == "raw":
+        words = tokenize(line)
+        return tuple(words), ("",) * len(words)
+    if text_format == "tokens":
+        words = line.split()
+        return tuple(words), ("",) * len(words)
+    words, tags = [], []
+    for tok in line.split():
+        word, slash, tag = tok.rpartition("/")
+        if not slash or not word or not tag:
+            raise RankerError(f"{where}: token {tok!r} is not word/TAG ([data] text_format = \"tagged\")")
+        words.append(word)
+        tags.append(tag)
+    return tuple(words), tuple(tags)
+
+
+class TextCorpus(CorpusReader):
+    """A text file of one sentence a line, as sentences without gold trees."""
+
+    has_gold = False
+
+    def __init__(self, path: str, name: str = "", encoding: str = "utf-8", text_format: str = "tokens",
+                 where: str = "[data]"):
+        if not path:
+            raise RankerError(f"{where} path: a text corpus needs its file, one sentence a line")
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise RankerError(f"{where} path: no such file {path}" if not self.path.exists()
+                              else f"{where} path: {path} is not a file")
+        if text_format not in TEXT_FORMATS:
+            raise RankerError(f"{where} text_format: {text_format!r} is not one of {', '.join(TEXT_FORMATS)}")
+        self.encoding = check_encoding(encoding, f"{where} encoding")
+        self.text_format = text_format
+        self.name = name or "text"
+        self.document = self.path.name[:-3] if self.path.name.endswith(".gz") else self.path.name
+        self._skipped: list[str] = []
+
+    @classmethod
+    def from_section(cls, data) -> "TextCorpus":
+        return cls(data.path, data.name, data.encoding, data.text_format)
+
+    def documents(self) -> list[str]:
+        return [self.document]
+
+    def items(self) -> Iterator[CorpusItem]:
+        self._skipped = []
+        text = read_file_text(self.path, self.encoding)
+        for no, line in enumerate(text.splitlines(), 1):
+            where = f"{self.path}:{no}"
+            if not line.strip():
+                self._skipped.append(f"{where}: an empty line")
+                continue
+            tokens, tags = line_tokens(line.strip(), self.text_format, where)
+            if len(tokens) > MAX_TOKENS:
+                self._skipped.append(f"{where}: {len(tokens)} tokens, more than the parser takes ({MAX_TOKENS})")
+                continue
+            yield CorpusItem(Sentence(f"{self.name}/{self.document}/{no}", self.name, self.document, no,
+                                      tokens, tags))
+
+    def skipped(self) -> list[str]:
+        return list(self._skipped)
+
+    def marker(self) -> str:
+        h = hashlib.sha256(f"{self.encoding}\0{self.text_format}\0{self.document}\0".encode())
+        h.update(self.path.read_bytes())
+        return f"{self.name}@text/{h.hexdigest()[:20]}"
