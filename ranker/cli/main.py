@@ -46,6 +46,7 @@ SUBCOMMANDS = {
     "gold": ("gold", "write the gold trees of a split (for ranker evaluate / evalb)"),
     "models": ("models", "list, export or retrain the models kept in a store"),
     "run": ("run", "run a whole experiment from a TOML config"),
+    "apply": ("apply", "apply a trained model to new text or parser lists: best tree each"),
     "serve": ("serve", "web page: browse forests, compare rankers, disambiguate by discriminants"),
 }
 

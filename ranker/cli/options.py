@@ -113,6 +113,26 @@ def add_corpus_files(parser) -> None:
                   "or tagged (word/TAG)")
 
 
+def add_parse_options(parser) -> None:
+    """Link Grammar's options of ``[parse]``: ``--linkage-limit``, ``--max-parse-time``, ``--no-null-links``."""
+    from ..pipeline.config import ParseSection
+
+    config_option(parser, "--linkage-limit", section=ParseSection, key="linkage_limit", type=int,
+                  help="linkages kept per sentence")
+    config_option(parser, "--max-parse-time", section=ParseSection, key="max_parse_time", type=float,
+                  help="seconds per sentence before it is marked timeout")
+    config_option(parser, "--no-null-links", dest="allow_null", action="store_false", section=ParseSection,
+                  key="allow_null", help="do not reparse with null links when no complete linkage exists")
+
+
+def parse_section(args):
+    """The ``[parse]`` section :func:`add_parse_options` stand for (Link Grammar)."""
+    from ..pipeline.config import ParseSection
+
+    return ParseSection(linkage_limit=args.linkage_limit, max_parse_time=args.max_parse_time,
+                        allow_null=args.allow_null)
+
+
 def data_section(args):
     """The ``[data]`` section the corpus options stand for (the corpus guessed from ``--path``)."""
     from pathlib import Path

@@ -5,8 +5,7 @@ import sys
 
 
 def add_parser(subparsers) -> None:
-    from ..pipeline.config import ParseSection
-    from .options import add_corpus_files, add_selection, add_store, add_workers, config_option
+    from .options import add_corpus_files, add_parse_options, add_selection, add_store, add_workers
 
     p = subparsers.add_parser("parse", help="parse corpus sentences with Link Grammar into the store",
                               description="Parse sentences from their tokens with Link Grammar; every "
@@ -19,12 +18,7 @@ def add_parser(subparsers) -> None:
     add_selection(p, None)
     add_corpus_files(p)
     add_workers(p)
-    config_option(p, "--linkage-limit", section=ParseSection, key="linkage_limit", type=int,
-                  help="linkages kept per sentence")
-    config_option(p, "--max-parse-time", section=ParseSection, key="max_parse_time", type=float,
-                  help="seconds per sentence before it is marked timeout")
-    config_option(p, "--no-null-links", dest="allow_null", action="store_false", section=ParseSection,
-                  key="allow_null", help="do not reparse with null links when no complete linkage exists")
+    add_parse_options(p)
     p.add_argument("--batch-size", type=int, default=20, help="sentences per committed transaction")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -32,17 +26,15 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from ..pipeline import stages
-    from ..pipeline.config import ParseSection
     from ..sources.link_grammar import import_linkgrammar
     from ..sources.treebank import require_split
     from .recorded import recorded_store
-    from .options import data_section, selection
+    from .options import data_section, parse_section, selection
 
     reader = stages.corpus_reader(data_section(args), "--corpus")   # files checked before any write
     import_linkgrammar()   # fail before touching the store when the parser is missing
     require_split(reader.name, args.split)   # e.g. conll2000's test half, not installed
-    parse = ParseSection(linkage_limit=args.linkage_limit, max_parse_time=args.max_parse_time,
-                         allow_null=args.allow_null)
+    parse = parse_section(args)
     with recorded_store(args, "parse", create=True) as (st, _):
         stages.load_corpus(st, reader)
         sel = selection(st, args)

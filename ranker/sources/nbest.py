@@ -64,6 +64,7 @@ class ImportSummary(NamedTuple):
     candidates: int
     errors: tuple[str, ...]          # "file:line: message", one per skipped forest
     new_sentences: int = 0           # sentences added with their forests (no stored sentence matched)
+    order: tuple = ()                # per block of the file, in file order: its sentence's id, or None (skipped)
 
 
 def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -292,6 +293,7 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
     blocks = forests = cands = added = 0
     pending: list[tuple[str, list[Candidate]]] = []
     new: list[Sentence] = []
+    order: list[str | None] = []
 
     def flush():
         if new:
@@ -303,6 +305,7 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
 
     for block in read_blocks(path, fmt):
         blocks += 1
+        order.append(None)
         if isinstance(block, NbestError):
             errors.append(str(block))
             continue
@@ -334,6 +337,7 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
             raise RefusedFile(f"{here}: a second forest of sentence {sent.id}, whose forest starts at "
                               f"{first_at[sent.id]}; one forest per sentence: nothing of {path} was imported")
         first_at[sent.id] = here
+        order[-1] = sent.id
         cs = [Candidate(sent.id, source, k, normalize_root(t), "full", dict(sc))
               for k, (t, sc) in enumerate(zip(block.trees, block.scores))]
         pending.append((sent.id, cs))
@@ -347,4 +351,4 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
         raise RefusedFile(f"{path}: no forest of it can be stored ({len(errors)} skipped, the first: "
                           f"{errors[0]}); nothing was imported")
     flush()
-    return ImportSummary(forests, cands, tuple(errors), added)
+    return ImportSummary(forests, cands, tuple(errors), added, tuple(order))

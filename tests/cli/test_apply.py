@@ -1,0 +1,176 @@
+"""``ranker apply``: a trained model applied to a parser's lists or to plain text, one line per input sentence.
+
+On real BLLIP lists its trees are ``ranker select``'s byte for byte; on text it parses with Link
+Grammar and gives what ``ranker run`` selected for the same sentences (their tags given as
+``word/TAG``); bad items are empty lines counted on stderr, and bad models, inputs and outputs are
+one ``ranker: error:`` line before any work.
+"""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nbest_slices import cut_lists
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+GUM = ROOT.parent / "shared" / "gum" / "const"
+DOCS = {"train": ("wsj_0001", "wsj_0003"), "heldout": ("wsj_0140", "wsj_0141"), "test": ("wsj_0170", "wsj_0171")}
+RANGES = {k: f"{a}-{b[-4:]}" for k, (a, b) in DOCS.items()}
+
+
+def _ranker(*argv, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ranker.cli.main", *map(str, argv)], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+def _ok(got):
+    assert got.returncode == 0, got.stderr
+    assert "Traceback" not in got.stderr
+    return got
+
+
+def _one_error(got, *parts):
+    assert got.returncode == 2, got.stderr
+    assert got.stderr.startswith("ranker: error: ") and got.stderr.count("\n") == 1, got.stderr
+    for p in parts:
+        assert p in got.stderr, got.stderr
+
+
+@pytest.fixture(scope="module")
+def bllip(tmp_path_factory, bllip_lists):
+    """A store of a few documents' BLLIP lists, a model trained on them, and the test lists as a file."""
+    work = tmp_path_factory.mktemp("apply-bllip")
+    files = {}
+    for split, docs in DOCS.items():
+        files[split] = work / f"{split}.nbest"
+        cut_lists(bllip_lists, split, docs, files[split])
+    store = work / "s.sqlite"
+    _ok(_ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", "--corpus", "treebank",
+                *files.values()))
+    _ok(_ranker("annotate", "--store", store, "--kind", "riezler"))
+    _ok(_ranker("counts", "--store", store, "--split", RANGES["heldout"], "--workers", "1"))
+    _ok(_ranker("train", "--store", store, "--split", RANGES["train"], "--heldout", RANGES["heldout"],
+                "--sigma2-grid", "0.1", "1", "--workers", "1", "--no-progress", "--out", work / "model.json"))
+    _ok(_ranker("select", "--store", store, "--split", RANGES["test"], "--ranker", "loglinear",
+                "--model", work / "model.json", "--out", work / "selected.mrg"))
+    return work, store, files
+
+
+def test_apply_on_lists_writes_ranker_selects_trees_byte_for_byte(bllip, tmp_path):
+    work, _, files = bllip
+    got = _ok(_ranker("apply", "--model", work / "model.json", "--lists", files["test"], "--format", "bllip",
+                      "--out", tmp_path / "best.mrg", "--no-progress", cwd=tmp_path))
+    assert (tmp_path / "best.mrg").read_bytes() == (work / "selected.mrg").read_bytes()
+    n = (work / "selected.mrg").read_text().count("\n")
+    assert f"wrote {n} trees" in got.stdout
+    assert list(tmp_path.iterdir()) == [tmp_path / "best.mrg"]   # the temporary store is gone
+
+
+def test_apply_with_a_store_keeps_the_work_and_a_rerun_gives_the_same_trees(bllip, tmp_path):
+    work, _, files = bllip
+    argv = ("apply", "--model", work / "model.json", "--lists", files["test"], "--store", tmp_path / "keep.sqlite",
+            "--no-progress")
+    _ok(_ranker(*argv, "--out", tmp_path / "a.mrg"))
+    _ok(_ranker(*argv, "--out", tmp_path / "b.mrg"))
+    assert (tmp_path / "a.mrg").read_bytes() == (tmp_path / "b.mrg").read_bytes() == \
+        (work / "selected.mrg").read_bytes()
+    stats = json.loads(_ok(_ranker("store", "stats", tmp_path / "keep.sqlite", "--format", "json")).stdout)
+    assert stats["corpora"] == {"lists": (work / "selected.mrg").read_text().count("\n")}   # not twice
+
+
+def test_a_bad_list_is_an_empty_line_counted_and_the_rest_is_applied(bllip, tmp_path):
+    work, _, files = bllip
+    blocks = files["test"].read_text().split("\n\n")
+    head, *rest = blocks[1].split("\n")
+    # the second list's second candidate loses its last word: the candidates disagree on the words
+    rest[3] = rest[3].replace(" (. .)", "")
+    blocks[1] = "\n".join([head, *rest])
+    bad = tmp_path / "bad.nbest"
+    bad.write_text("\n\n".join(blocks))
+    got = _ok(_ranker("apply", "--model", work / "model.json", "--lists", bad, "--out", tmp_path / "best.mrg",
+                      "--no-progress"))
+    lines = (tmp_path / "best.mrg").read_text().split("\n")[:-1]
+    want = (work / "selected.mrg").read_text().split("\n")[:-1]
+    assert len(lines) == len(want) and lines[1] == "" and lines[0] == want[0] and lines[2:] == want[2:]
+    assert f"ranker: skipped: {bad}:" in got.stderr and "1 of" in got.stderr
+
+
+def test_bad_models_inputs_and_outputs_are_one_line_before_any_work(bllip, tmp_path):
+    work, store, files = bllip
+    model = json.loads((work / "model.json").read_text())
+    from ranker.models.persistence import config_digest
+
+    # a model from an install with a family this one lacks (its digest consistent: not an edited file)
+    model["features"]["config"]["family"][0]["name"] = "no_such_family/1"
+    model["features"]["config_digest"] = config_digest(model["features"]["config"])
+    (tmp_path / "alien.json").write_text(json.dumps(model))
+    out = tmp_path / "best.mrg"
+    _one_error(_ranker("apply", "--model", tmp_path / "alien.json", "--lists", files["test"], "--out", out),
+               "alien.json", "no_such_family")
+    _one_error(_ranker("apply", "--model", tmp_path / "nope.json", "--lists", files["test"], "--out", out),
+               "nope.json")
+    _one_error(_ranker("apply", "--model", work / "model.json", "--lists", tmp_path / "nope.nbest", "--out", out),
+               "nope.nbest", "no such file")
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(store, copy)
+    before = copy.read_bytes()
+    _one_error(_ranker("apply", "--model", work / "model.json", "--lists", files["test"], "--store", copy,
+                       "--out", copy), "would overwrite the store")
+    assert copy.read_bytes() == before
+    assert not out.exists()
+
+
+@pytest.mark.linkgrammar
+def test_apply_on_tagged_text_gives_what_ranker_run_selected(tmp_path):
+    """Three small GUM documents as a treebank of one's own; the test document's sentences as text."""
+    corpus = tmp_path / "trees"
+    corpus.mkdir()
+    docs = {"train": "GUM_academic_exposure", "heldout": "GUM_academic_salinity", "test": "GUM_bio_byron"}
+    for doc in docs.values():
+        shutil.copy(GUM / f"{doc}.ptb", corpus / f"{doc}.ptb")
+    config = tmp_path / "mine.toml"
+    config.write_text(f"""
+[experiment]
+name = "mine"
+store = "{tmp_path / 'mine.sqlite'}"
+[data]
+corpus = "penn"
+path = "{corpus}"
+name = "mine"
+train = "{docs['train']}"
+heldout = "{docs['heldout']}"
+test = "{docs['test']}"
+[parse]
+linkage_limit = 30
+max_parse_time = 5.0
+[loglinear]
+sigma2_grid = [1.0]
+[evaluation]
+bootstrap_resamples = 20
+randomization_resamples = 20
+[report]
+plots = false
+learning_curve = [1.0]
+""")
+    _ok(_ranker("run", config, "--out", tmp_path / "run"))
+    _ok(_ranker("models", "export", "--store", tmp_path / "mine.sqlite", "--out", tmp_path / "model.json"))
+    from ranker.sources.penn_files import file_trees
+
+    lines = [" ".join(f"{w}/{t}" for w, t in zip(tree.words, tree.tags()))
+             for _, tree in file_trees(corpus / f"{docs['test']}.ptb")]
+    (tmp_path / "test.txt").write_text("\n".join(lines) + "\n")
+    _ok(_ranker("apply", "--model", tmp_path / "model.json", "--text", tmp_path / "test.txt", "--text-format",
+                "tagged", "--linkage-limit", "30", "--max-parse-time", "5", "--out", tmp_path / "best.mrg",
+                "--no-progress"))
+    assert (tmp_path / "best.mrg").read_bytes() == (tmp_path / "run" / "selected" / "loglinear.mrg").read_bytes()
+    # raw text: every sentence Link Grammar parses gets a tree, in input order
+    (tmp_path / "raw.txt").write_text("The cat sat on the mat (twice).\n\nDogs bark.\n")
+    got = _ok(_ranker("apply", "--model", tmp_path / "model.json", "--text", tmp_path / "raw.txt", "--text-format",
+                      "raw", "--out", tmp_path / "raw.mrg", "--no-progress"))
+    raw = (tmp_path / "raw.mrg").read_text().split("\n")
+    assert raw[0].startswith("(") and "-LRB-" in raw[0] and raw[1] == "" and raw[2].startswith("(")
+    assert "raw.txt:2: an empty line" in got.stderr
