@@ -20,6 +20,7 @@ import glob
 import gzip
 import hashlib
 import os
+import zlib
 from pathlib import Path
 from typing import Iterator
 
@@ -83,7 +84,7 @@ def read_file_text(path: Path, encoding: str) -> str:
                 data = f.read()
         else:
             data = path.read_bytes()
-    except (OSError, EOFError) as e:
+    except (OSError, EOFError, zlib.error) as e:   # zlib.error: damaged compressed bytes
         raise RankerError(f"{path}: cannot be read ({e})") from None
     return decode_text(data, str(path), encoding=encoding)
 
