@@ -65,7 +65,51 @@ def check_pair(gold: bytes, test: bytes, gold_source: str, test_source: str) -> 
     return n1
 
 
-def check_files(gold_path: str | Path, test_path: str | Path) -> int:
+class InputFile:
+    """One input of ``ranker evalb``, named as given; bytes that can be read only once are kept.
+
+    A regular file is read twice, streaming (checked whole, then scored block by block, so memory
+    stays flat). A pipe (``<(cat t.mrg)``, ``/dev/stdin``, a named FIFO) gives its bytes once: a
+    second read would find it empty (no sentence scored) or, for a FIFO, wait for a writer that
+    never comes. Those are read once, here, and both passes read the copy.
+    """
+
+    def __init__(self, path: str | Path):
+        import os
+        import stat
+
+        self.path = path
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError:
+            regular = True   # opened as a file, to fail as one (missing: "no such file")
+        self.data = None if regular else _read_bytes(path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def open(self):
+        """The bytes, as a binary file (read from the start)."""
+        import io
+
+        return open(self.path, "rb") if self.data is None else io.BytesIO(self.data)
+
+    def read_bytes(self) -> bytes:
+        return _read_bytes(self.path) if self.data is None else self.data
+
+
+def _read_bytes(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+
+
+def _input(p: str | Path | InputFile) -> InputFile:
+    return p if isinstance(p, InputFile) else InputFile(p)
+
+
+def check_files(gold_path: str | Path | InputFile, test_path: str | Path | InputFile) -> int:
     """:func:`check_pair` of two files read block by block (no whole file in memory); their line count.
 
     Raises
@@ -79,10 +123,11 @@ def check_files(gold_path: str | Path, test_path: str | Path) -> int:
 
     counts = []
     for p in (gold_path, test_path):
+        p = _input(p)
         n, last = 0, b"\n"
         decoder = codecs.getincrementaldecoder("utf-8")()
         try:
-            with open(p, "rb") as f:
+            with p.open() as f:
                 while block := f.read(_CHECK_BYTES):
                     n += block.count(b"\n")
                     last = block[-1:]
@@ -92,7 +137,7 @@ def check_files(gold_path: str | Path, test_path: str | Path) -> int:
         except FileNotFoundError:
             raise FileNotFoundError(f"{p}: no such file") from None
         except UnicodeDecodeError:
-            decode_text(Path(p).read_bytes(), str(p))    # raises, naming line and column
+            decode_text(p.read_bytes(), str(p))    # raises, naming line and column
             raise
         counts.append(n + (0 if last == b"\n" else 1))
     if counts[0] != counts[1]:
@@ -104,8 +149,8 @@ def check_files(gold_path: str | Path, test_path: str | Path) -> int:
 class LineBlocks:
     """A file read in blocks of whole lines: by size (:meth:`take_bytes`) or by count (:meth:`take_lines`)."""
 
-    def __init__(self, path: str | Path):
-        self._f = open(path, "rb")
+    def __init__(self, path: str | Path | InputFile):
+        self._f = _input(path).open()
         self._buf = b""
         self._eof = False
 
@@ -161,10 +206,4 @@ class LineBlocks:
 
 def read_pair(gold_path: str | Path, test_path: str | Path) -> tuple[bytes, bytes]:
     """The bytes of both files; a missing one is ``FileNotFoundError`` naming it."""
-    data = []
-    for p in (gold_path, test_path):
-        try:
-            data.append(Path(p).read_bytes())
-        except FileNotFoundError:
-            raise FileNotFoundError(f"{p}: no such file") from None
-    return data[0], data[1]
+    return _read_bytes(gold_path), _read_bytes(test_path)

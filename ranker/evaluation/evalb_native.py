@@ -154,19 +154,22 @@ def score_evalb_file_blocks(gold_path: str, test_path: str, params: EvalbParams,
 
     Both files are first read through once to check them (UTF-8, equal line counts: nothing is
     scored otherwise, as nothing is printed), then scored in blocks of about ``chunk_bytes`` of
-    gold text (:data:`CHUNK_BYTES` by default), so memory stays flat whatever the files' size.
+    gold text (:data:`CHUNK_BYTES` by default), so memory stays flat whatever the files' size. An
+    input that can be read only once (a pipe, ``/dev/stdin``, a FIFO) is read into memory once.
 
     Raises
     ------
     FileNotFoundError, ranker.textfiles.TextFileError, .evalb_files.EvalbInputError
         Before the first block, for files that cannot be paired.
     """
-    from .evalb_files import check_files
+    from .evalb_files import InputFile, check_files
 
     if kernel() is None:
         return None
-    check_files(gold_path, test_path)
-    return _blocks(gold_path, test_path, params, chunk_bytes or CHUNK_BYTES)
+    # checked, then scored: two passes, so a pipe's bytes are read once and kept (InputFile)
+    gold, test = InputFile(gold_path), InputFile(test_path)
+    check_files(gold, test)
+    return _blocks(gold, test, params, chunk_bytes or CHUNK_BYTES)
 
 
 def _block_sizes(largest: int) -> Iterator[int]:

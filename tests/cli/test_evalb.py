@@ -1,6 +1,9 @@
 """``ranker evalb``: EVALB's report on stdout, EVALB's error lines, and bad input as one-line errors."""
+import os
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +111,62 @@ def test_evalb_imports_neither_numpy_nor_the_tree_package(tmp_path):
     r = subprocess.run([sys.executable, "-c", code.replace("'evalb', sys.argv[1], sys.argv[1]", "'--help'"), g],
                        capture_output=True, text=True)
     assert r.returncode == 0 and r.stderr == "[]\n", r.stderr
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "evaluation" / "evalb_sample"
+
+
+def _evalb(*argv, env=None, **kw):
+    return subprocess.run([sys.executable, "-m", "ranker.cli.main", "evalb", "-p", "COLLINS", "-e", "100000",
+                           *map(str, argv)], capture_output=True, env=env, timeout=120, **kw)
+
+
+def _feed_fifo(path, data: bytes) -> threading.Thread:
+    """A writer thread: opens the FIFO (waiting for the reader), writes everything, closes it."""
+    def write():
+        with open(path, "wb") as f:
+            f.write(data)
+
+    t = threading.Thread(target=write, daemon=True)
+    t.start()
+    return t
+
+
+def _release(path, writer: threading.Thread) -> None:
+    """Unblock a writer still waiting for a reader (the command failed), so no thread is left hanging."""
+    if writer.is_alive():
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        while os.read(fd, 1 << 16):
+            pass
+        os.close(fd)
+    writer.join(10)
+
+
+@pytest.mark.parametrize("path", ["kernel", "numpy"])
+@pytest.mark.parametrize("piped", ["GOLD", "TEST"])
+@pytest.mark.parametrize("how", ["named FIFO", "/dev/stdin"])
+def test_issue_36_each_input_is_read_once_so_a_pipe_scores_as_its_file(tmp_path, how, piped, path):
+    """``ranker evalb -p COLLINS gold.mrg <(cat test.mrg)`` scored 0 sentences (F -nan): the input was
+    read twice, the second time empty; a named FIFO hung. Now a pipe gives the file's report."""
+    # 60 copies of EVALB's sample: 95 KB each, more than a pipe's buffer and the first scoring block
+    gold, test = tmp_path / "g.mrg", tmp_path / "t.mrg"
+    gold.write_bytes((SAMPLE / "sample.gld").read_bytes() * 60)
+    test.write_bytes((SAMPLE / "sample.tst").read_bytes() * 60)
+    env = dict(os.environ, **({"RANKER_EVALB_KERNEL": "numpy"} if path == "numpy" else {}))
+    expected = _evalb(gold, test, env=env)
+    assert expected.returncode == 0 and b"Number of Valid sentence  =    960" in expected.stdout, expected.stdout
+    files = {"GOLD": gold, "TEST": test}
+    data = files[piped].read_bytes()
+    if how == "named FIFO":
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        files[piped] = fifo
+        writer = _feed_fifo(fifo, data)
+        try:
+            got = _evalb(files["GOLD"], files["TEST"], env=env)
+        finally:
+            _release(fifo, writer)
+    else:
+        files[piped] = "/dev/stdin"
+        got = _evalb(files["GOLD"], files["TEST"], env=env, input=data)
+    assert (got.returncode, got.stdout, got.stderr) == (0, expected.stdout, expected.stderr)
