@@ -1,15 +1,17 @@
 """The accounts file of ``ranker serve``: names, roles and salted password hashes, one account a line.
 
 A tab-separated text file (``name``, ``role``, ``hash``) readable by its owner only, written whole
-(:func:`ranker.atomicfile.atomic_write`), managed by ``ranker serve users`` and read by the server
+(:func:`ranker.atomicfile.atomic_write`) under a lock (``FILE.lock`` beside it, so that commands
+at once lose no account), managed by ``ranker serve users`` and read by the server
 (:mod:`.accounts`), which asks every annotator to sign in with it. Hashes are Werkzeug's
 ``generate_password_hash`` (scrypt, salted): Werkzeug comes with Flask, the ``serve`` extra.
 """
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from ..errors import RankerError
 from .forms import WHO
@@ -114,19 +116,47 @@ def add_user(path: str | Path, name: str, password: str, role: str = "annotator"
         raise RankerError(f"role {role!r} is not one of {', '.join(ROLES)}")
     if len(password) < MIN_PASSWORD:
         raise RankerError(f"the password must have at least {MIN_PASSWORD} characters")
-    users = read_users(path)
-    users[name] = User(name, role, generate_password_hash(password))
-    write_users(path, users)
-    return users[name]
+    user = User(name, role, generate_password_hash(password))   # slow (scrypt): before the lock
+    with _locked(path):
+        users = read_users(path)
+        users[name] = user
+        write_users(path, users)
+    return user
 
 
 def remove_user(path: str | Path, name: str) -> None:
     """Remove an account (its decisions stay in the store, attributed to the name)."""
-    users = read_users(path)
-    if name not in users:
-        raise RankerError(f"{path}: no account {name!r}")
-    del users[name]
-    write_users(path, users)
+    absent = RankerError(f"{path}: no account {name!r}")
+    if not Path(path).exists():   # no file: nothing to lock (no lock file is made for nothing)
+        raise absent
+    with _locked(path):
+        users = read_users(path)
+        if name not in users:
+            raise absent
+        del users[name]
+        write_users(path, users)
+
+
+@contextmanager
+def _locked(path: str | Path) -> Iterator[None]:
+    """Hold the users file's lock: an exclusive ``flock`` of ``PATH.lock`` beside it (made once, kept).
+
+    Adding or removing an account reads the file, changes it and writes it whole; without the lock
+    two commands at once would each write what they read, and one account would be lost. The file
+    itself cannot carry the lock: each write replaces it by a new file.
+    """
+    import fcntl
+
+    lock = Path(f"{path}.lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as e:
+        raise RankerError(f"{path}: cannot lock the users file ({lock}: {e.strerror or e})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)   # releases the lock
 
 
 def needs_accounts(host: str) -> bool:

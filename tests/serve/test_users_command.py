@@ -31,6 +31,28 @@ def test_users_add_list_remove_with_the_password_from_stdin(tmp_path):
     assert list(read_users(f"{store}.users")) == ["boss"]
 
 
+def test_issue_36_ten_accounts_added_at_once_are_all_kept(tmp_path):
+    """Ten ``serve users add`` at once each read the file, added one account and wrote it whole: one
+    survived. Each now holds the file's lock from reading to writing."""
+    store = tmp_path / "s.sqlite"
+    procs = [subprocess.Popen([sys.executable, "-m", "ranker.cli.main", "serve", "users", "add", f"user{i}",
+                               "--store", str(store)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT) for i in range(10)]
+    for i, proc in enumerate(procs):   # the passwords only once all ten are running
+        proc.stdin.write(f"secret-of-user{i}\n")
+        proc.stdin.close()
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0, proc.stderr.read()
+        proc.stdout.close()
+        proc.stderr.close()
+    users = read_users(f"{store}.users")
+    assert sorted(users) == sorted(f"user{i}" for i in range(10))
+    from werkzeug.security import check_password_hash
+
+    assert all(check_password_hash(u.hash, f"secret-of-{u.name}") for u in users.values())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite.users", "s.sqlite.users.lock"]
+
+
 @pytest.mark.parametrize("argv, password, says", [
     (("add", "ann"), "short\n", "at least 8 characters"),
     (("add", "anon-12"), "a-long-secret\n", "names starting 'anon-'"),
