@@ -119,6 +119,12 @@ def run(args) -> int:
         with_forest = st.forest_qualities(source)
         if not any(s.id in with_forest for s in sel.sentences):
             raise RankerError(f"{args.store}: no candidates from {source} in {sel.corpus}/{sel.name}")
+        hsel = select_split(st, args.corpus, heldout, args.limit) if heldout else None
+        if hsel is not None and not any(s.id in with_forest for s in hsel.sentences):
+            # every sigma^2 would score 0.00 there and the first be "chosen" on nothing
+            raise RankerError(f"{args.store}: no candidates from {source} in the held-out selection "
+                              f"{hsel.corpus}/{hsel.name} (--heldout {heldout}); sigma^2 is chosen on "
+                              "its parses: parse or import its forests, name another --heldout, or give --sigma2")
         best_f = None
         if args.kind == BEST_F:   # full annotation: its counts are computed here when missing
             best_f = stages.annotate(ctx, AnnotationSection(kind=BEST_F, best_f_metric=args.best_f_metric),
@@ -131,8 +137,7 @@ def run(args) -> int:
         if not data.survivors.group_mask.any():
             raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
                               f"({data.survivors.dropped}); is the split annotated (ranker annotate)?")
-        if heldout:
-            hsel = select_split(st, args.corpus, heldout, args.limit)
+        if hsel is not None:
             stages.require_counts(ctx, ev, hsel)
             h = stages.extract_features(ctx, features, hsel)
             Xh, gh = h.restrict(data.names), h.groups()

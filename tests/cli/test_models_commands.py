@@ -156,3 +156,25 @@ def test_issue_24_a_model_file_with_unusable_weights_is_an_error_naming_it(store
     err = capsys.readouterr().err
     assert err.startswith(f"ranker: error: {model}: ") and err.count("\n") == 1 and says in err, err
     assert not out.exists()
+
+
+def test_issue_36_train_refuses_a_heldout_selection_without_candidates(store, feature_config, tmp_path, capsys):
+    """Every sigma^2 scored 0.00 on a held-out range without candidates, and the first was "chosen"."""
+    sid = "treebank/wsj_0160.mrg/0"
+    tree = parse_tree(LOW.format(n="man"), "<t>", 1)
+    with Store.open(store) as st:   # a held-out document with its gold tree but no parse
+        st.add_sentences([Sentence(sid, "treebank", "wsj_0160.mrg", 0, tree.words, tree.tags())])
+        st.add_gold(sid, tree)
+    before = store.read_bytes()
+    model = tmp_path / "model.json"
+    assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
+                 "--heldout", "wsj_0160-0169", "--no-progress", "--out", str(model)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"ranker: error: {store}: no candidates from test in the held-out selection "
+                                 "treebank/wsj_0160-0169 (--heldout wsj_0160-0169); sigma^2 is chosen on its "
+                                 "parses: parse or import its forests, name another --heldout, or give --sigma2\n")
+    assert not model.exists() and store.read_bytes() == before
+    # the held-out range with candidates chooses as before
+    assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
+                 "--heldout", "wsj_0170", "--sigma2-grid", "1", "10", "--no-progress", "--out", str(model)]) == 0
+    assert "sigma2 10: held-out" in capsys.readouterr().out and model.exists()
