@@ -33,24 +33,66 @@ def atomic_write(path: str | Path, binary: bool = False) -> Iterator[IO]:
         If the folder is missing or not writable, or a write fails (disk full, size limit);
         ``path`` is then left as it was.
     """
+    with atomic_path(path) as tmp:
+        with (open(tmp, "wb") if binary else open(tmp, "w", encoding="utf-8")) as f:
+            yield f
+
+
+@contextmanager
+def atomic_path(path: str | Path, replace: bool = True, suffix: str = ".tmp") -> Iterator[str]:
+    """The name of a new, empty temporary file beside ``path`` that becomes ``path`` when the block
+    ends without error; on any error or interruption (Ctrl-C) it is removed.
+
+    The name is unique (:func:`tempfile.mkstemp`): no file of the user's is ever taken for a
+    leftover and replaced. With ``replace=False`` an existing ``path`` is kept and the write
+    refused (a hard link makes the new file appear only where none is).
+
+    Raises
+    ------
+    RankerError
+        If the folder is missing or not writable, a write fails, or (``replace=False``) ``path``
+        exists; ``path`` is then left as it was.
+    """
     path = Path(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent or ".")
+        os.close(fd)
     except OSError as e:
         raise RankerError(f"{path}: cannot write ({e.strerror or e})") from None
     try:
-        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as f:
-            yield f
+        yield tmp
         if path.is_dir():
             raise RankerError(f"{path}: is a folder, not a file")
         os.chmod(tmp, _mode_for(path))   # mkstemp makes 0600; the output gets what open() would give
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            _link_new(tmp, path)
+    except FileExistsError:
+        _unlink(tmp)
+        raise RankerError(f"{path}: already exists; it was left as it was") from None
     except OSError as e:
         _unlink(tmp)
         raise RankerError(f"{path}: cannot write ({e.strerror or e}); the file was left as it was") from None
     except BaseException:
         _unlink(tmp)
         raise
+
+
+def _link_new(tmp: str, path: Path) -> None:
+    """Give ``tmp`` the name ``path`` only if no such file exists (``FileExistsError`` otherwise)."""
+    import errno
+
+    try:
+        os.link(tmp, path)
+    except OSError as e:
+        if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        if os.path.lexists(path):   # a file system without hard links: check, then rename
+            raise FileExistsError(errno.EEXIST, "File exists", str(path)) from None
+        os.rename(tmp, path)
+        return
+    os.unlink(tmp)
 
 
 def _mode_for(path: Path) -> int:

@@ -2,8 +2,6 @@
 ``ranker serve users``: the accounts annotators sign in with."""
 from __future__ import annotations
 
-import contextlib
-
 
 def add_parser(subparsers) -> None:
     """Register ``ranker serve``."""
@@ -164,45 +162,18 @@ def run(args) -> int:
           f"{f', accounts of {users}' if users is not None else ''}, candidates of {served.source}, ranking with "
           f"{'model ' + model.key if model else 'no model (source order)'}"
           f"{f' (evidence: {served.evidence})' if served.evidence else ''}; Ctrl-C (or SIGTERM) stops", flush=True)
+    from .signals import Stopped, stopped_by_signals
+
     try:
-        with _stopped_by_signals():
+        with stopped_by_signals():   # SIGTERM too: stop cleanly, every decision in the store file
             server.serve_forever()
-    except _Stop:
+    except Stopped:
         pass
     finally:
         server.server_close()
         served.close()   # checkpoint: every decision in the .sqlite file itself, none only in -wal
     print(f"ranker serve: stopped; {args.store} holds every decision", flush=True)
     return 0
-
-
-class _Stop(Exception):
-    """SIGTERM or SIGINT arrived: leave the serving loop and shut down cleanly."""
-
-
-@contextlib.contextmanager
-def _stopped_by_signals():
-    """SIGTERM and SIGINT (Ctrl-C) end the serving loop as an exception, so shutdown code runs.
-
-    Killed by SIGTERM's default action, the process would leave recent decisions only in the
-    store's ``-wal`` log. Handlers can only be set in the main thread; elsewhere nothing changes.
-    """
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum, frame):
-        raise _Stop(signum)
-
-    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield
-    finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
 
 
 def _need_flask() -> None:

@@ -29,7 +29,8 @@ def add_parser(subparsers) -> None:
                        "may lose what is still only in its -wal log (a server's recent decisions); "
                        "this copies a consistent snapshot of both.")
     b.add_argument("store", metavar="STORE", help="store file")
-    b.add_argument("dest", metavar="DEST", help="the new file to write (must not exist)")
+    b.add_argument("dest", metavar="DEST", help="the new file to write (must not exist), or an existing "
+                   "folder (a name ending in /) to write a file of the store's name into")
     b.set_defaults(func=run_backup)
 
 
@@ -40,8 +41,15 @@ def _open(path):
 
 
 def run_backup(args) -> int:
-    with _open(args.store) as st:
-        dest = st.backup(args.dest)
+    from ..store.store import backup_destination
+    from .signals import Stopped, stopped_by_signals
+
+    backup_destination(args.store, args.dest)   # refused before the store is even opened
+    try:   # SIGTERM as Ctrl-C: the backup's temporary file is removed either way
+        with stopped_by_signals(), _open(args.store) as st:
+            dest = st.backup(args.dest)
+    except Stopped:
+        raise KeyboardInterrupt from None   # "ranker: interrupted", exit 130
     print(f"ranker store backup: {args.store} copied to {dest}")
     return 0
 

@@ -88,8 +88,9 @@ def split_documents(spec: str, documents, corpus: str = "") -> list[str] | None:
             if not name:
                 continue
             if name not in by_name:
+                some = ", ".join(list(documents)[:3])
                 raise RankerError(f"{path}:{no}: document {name!r} is not in corpus {corpus!r}"
-                                  f"{' (its documents: ' + ', '.join(list(by_name)[:3]) + ', ...)' if by_name else ''}")
+                                  f"{f' (its documents: {some}, ...)' if some else ''}")
             if by_name[name] not in out:
                 out.append(by_name[name])
         if not out:

@@ -86,11 +86,12 @@ def read_file_text(path: Path, encoding: str) -> str:
             data = path.read_bytes()
     except (OSError, EOFError, zlib.error) as e:   # zlib.error: damaged compressed bytes
         raise RankerError(f"{path}: cannot be read ({e})") from None
-    return decode_text(data, str(path), encoding=encoding)
+    text = decode_text(data, str(path), encoding=encoding)
+    return text[1:] if text.startswith("\ufeff") else text   # a byte-order mark is no text
 
 
 def file_trees(path: Path, encoding: str = "utf-8"):
-    """``(line, gold tree)`` of every tree of one file, as stored (empty elements and pseudo-root removed).
+    """Every gold tree of one file in order, as stored (empty elements and pseudo-root removed).
 
     Raises
     ------
@@ -99,18 +100,19 @@ def file_trees(path: Path, encoding: str = "utf-8"):
         word once its empty elements are removed; a file holding no tree.
     """
     text = read_file_text(path, encoding)
-    try:
-        found = list(iter_trees(text, str(path), with_lines=True))
+    try:   # lines are found only for an error: finding each tree's line costs more than reading it
+        found = list(iter_trees(text, str(path)))
     except TreeSyntaxError as e:
         raise RankerError(str(e)) from None
     if not found:
         raise RankerError(f"{path}: holds no bracketed tree")
     out = []
-    for line, tree in found:
+    for k, tree in enumerate(found):
         kept = remove_empty_elements(tree)
         if kept is None:
+            line = list(iter_trees(text, str(path), with_lines=True))[k][0]
             raise RankerError(f"{path}:{line}: a tree with no words (nothing but empty elements)")
-        out.append((line, normalize_root(kept)))
+        out.append(normalize_root(kept))
     return out
 
 
@@ -136,7 +138,7 @@ class PennFiles(CorpusReader):
     def items(self) -> Iterator[CorpusItem]:
         for path in self.files:
             doc = document_id(path)
-            for i, (_, tree) in enumerate(file_trees(path, self.encoding)):
+            for i, tree in enumerate(file_trees(path, self.encoding)):
                 tags = tuple(tag or "" for tag in tree.tags())
                 yield CorpusItem(Sentence(f"{self.name}/{doc}/{i}", self.name, doc, i, tree.words, tags), tree)
 

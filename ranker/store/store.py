@@ -214,31 +214,39 @@ class Store(TeamRecords):
 
         Safe while a server or a run writes the store (the copy is one consistent snapshot,
         the write-ahead log included); the copy is a single file with no ``-wal`` beside it.
+        ``dest`` ending in ``/`` (or an existing folder) names a folder: the copy is
+        ``dest/<the store's file name>``. The copy is written to a temporary file of a unique name
+        beside it, removed on any failure or interruption, so no other file is ever touched.
+
+        Returns
+        -------
+        Path
+            The file written.
 
         Raises
         ------
         StoreError
-            If ``dest`` exists, is the store itself, or cannot be written.
+            If ``dest`` exists or its folder does not.
+        RankerError
+            If ``dest`` cannot be written.
         """
-        dest = Path(dest)
-        if dest.exists() or Path(f"{dest}-wal").exists():
-            raise StoreError(f"{dest}: already exists; a backup is written to a new file only")
-        if not dest.parent.is_dir():
-            raise StoreError(f"{dest}: no such folder {dest.parent}")
-        part = dest.with_name(dest.name + ".part")
+        from ..atomicfile import atomic_path
+
+        dest = backup_destination(self.path, dest)
+        part = None
         try:
-            target = sqlite3.connect(str(part), isolation_level=None)
-            try:
-                self._conn.backup(target)
-                target.execute("PRAGMA journal_mode=DELETE")   # one self-contained file
-            finally:
-                target.close()
-            part.replace(dest)
-        except (sqlite3.Error, OSError) as e:
-            part.unlink(missing_ok=True)
-            if isinstance(e, sqlite3.Error):
-                raise _store_error(dest, e) from None
-            raise StoreError(f"{dest}: cannot write the backup: {e.strerror or e}") from None
+            with atomic_path(dest, replace=False, suffix=".part") as part:
+                target = sqlite3.connect(part, isolation_level=None)
+                try:
+                    self._conn.backup(target)
+                    target.execute("PRAGMA journal_mode=DELETE")   # one self-contained file
+                finally:
+                    target.close()
+        except sqlite3.Error as e:
+            raise _store_error(dest, e) from None
+        finally:
+            if part is not None:   # SQLite's journal of the temporary file, had it to stop half-way
+                Path(f"{part}-journal").unlink(missing_ok=True)
         return dest
 
     def __enter__(self) -> "Store":
@@ -1017,6 +1025,30 @@ def _first_file(folder: Path) -> Path:
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     return folder
+
+
+def backup_destination(store: str | Path, dest: str | Path) -> Path:
+    """The file :meth:`Store.backup` of ``store`` writes for ``dest``, checked (before the store is opened).
+
+    ``dest`` ending in ``/``, or an existing folder, names a folder: the file is ``dest/<store's
+    file name>``.
+
+    Raises
+    ------
+    StoreError
+        If the file exists or its folder does not.
+    """
+    text = os.fspath(dest)
+    dest = Path(dest)
+    if text.endswith(("/", os.sep)) or dest.is_dir():   # a folder: the store's own file name in it
+        if not dest.is_dir():
+            raise StoreError(f"{text}: no such folder (a destination ending in / names a folder)")
+        dest = dest / Path(store).name
+    if dest.exists() or Path(f"{dest}-wal").exists():
+        raise StoreError(f"{dest}: already exists; a backup is written to a new file only")
+    if not dest.parent.is_dir():
+        raise StoreError(f"{dest}: no such folder {dest.parent}")
+    return dest
 
 
 def _store_error(path: Path, e: sqlite3.Error, writing: bool = True) -> StoreError | sqlite3.Error:

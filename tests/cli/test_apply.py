@@ -161,7 +161,7 @@ learning_curve = [1.0]
     from ranker.sources.penn_files import file_trees
 
     lines = [" ".join(f"{w}/{t}" for w, t in zip(tree.words, tree.tags()))
-             for _, tree in file_trees(corpus / f"{docs['test']}.ptb")]
+             for tree in file_trees(corpus / f"{docs['test']}.ptb")]
     (tmp_path / "test.txt").write_text("\n".join(lines) + "\n")
     _ok(_ranker("apply", "--model", tmp_path / "model.json", "--text", tmp_path / "test.txt", "--text-format",
                 "tagged", "--linkage-limit", "30", "--max-parse-time", "5", "--out", tmp_path / "best.mrg",

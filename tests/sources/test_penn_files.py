@@ -317,3 +317,11 @@ def test_a_changed_document_that_changes_stored_words_is_refused(tmp_path):
         load_corpus(store, PennFiles(str(tmp_path / "c"), name="c"))
     one_line_error(e, "c/a.mrg/0", "changed")
     assert store.sentence("c/a.mrg/0").tokens == ("a",)
+
+
+def test_a_byte_order_mark_is_no_text(tmp_path):
+    """Regression: a UTF-8 file starting with a byte-order mark was 'stray text outside any bracket' at 1:1."""
+    (tmp_path / "bom.mrg").write_bytes("\ufeff(S (NP (NN Dogs)) (VP (VBP bark)))\n".encode("utf-8"))
+    reader = PennFiles(str(tmp_path / "bom.mrg"), name="bom")
+    (item,) = list(reader.items())
+    assert item.sentence.tokens == ("Dogs", "bark")
