@@ -3,7 +3,8 @@
 The text goes to a temporary file beside the target and replaces it only once it is complete, so
 a full disk, a broken pipe or a bad store half-way through leaves the old file (or none) exactly
 as it was. A write the system refuses becomes a one-line :class:`ranker.errors.RankerError`
-naming the target file.
+naming the target file. An output that is the store, or a file SQLite or ``ranker serve`` keeps
+beside it, is refused before anything is written (:func:`check_not_store`).
 """
 from __future__ import annotations
 
@@ -93,6 +94,53 @@ def _link_new(tmp: str, path: Path) -> None:
         os.rename(tmp, path)
         return
     os.unlink(tmp)
+
+
+#: The files beside a store ``S`` that writing over would damage it: SQLite's ``S-wal`` (committed
+#: writes not yet in ``S``), ``S-shm`` and ``S-journal``, and the accounts of ``ranker serve``.
+STORE_COMPANIONS = {"-wal": "the write-ahead log", "-shm": "the shared-memory index",
+                    "-journal": "the rollback journal"}
+USERS_SUFFIX = ".users"   # ``S.users``: the users file ranker serve reads unless --users says
+
+
+def check_not_store(path: str | Path | None, store: str | Path | None, what: str,
+                    users: bool = True) -> None:
+    """Refuse to write ``path`` (given as ``what``, e.g. ``--out``) when it is one of the store's files.
+
+    The store ``S`` itself, ``S-wal``, ``S-shm``, ``S-journal`` and, unless ``users`` is False (the
+    ``--users`` option, whose default it is), ``S.users``: compared as real paths (relative paths,
+    ``..`` and symbolic links resolved, those of the store's own real path too) and, for files that
+    exist, by device and inode (a hard link). Every command that writes a file calls this before it
+    writes anything: an output over the store would destroy it while saying it succeeded.
+
+    Raises
+    ------
+    RankerError
+        ``PATH: WHAT would overwrite the store S itself`` (or its write-ahead log, ...).
+    """
+    if path is None or store is None:
+        return
+    roles = {"": f"the store {store} itself",
+             **{k: f"{v} of the store {store}" for k, v in STORE_COMPANIONS.items()},
+             **({USERS_SUFFIX: f"the users file of the store {store}"} if users else {})}
+    real = os.path.realpath(path)
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        found = None
+    for base in dict.fromkeys((os.fspath(store), os.path.realpath(store))):
+        for suffix, role in roles.items():
+            other = f"{base}{suffix}"
+            if real == os.path.realpath(other) or (found is not None and _same_file(found, other)):
+                raise RankerError(f"{path}: {what} would overwrite {role}; give another path "
+                                  "(nothing was written)")
+
+
+def _same_file(found: os.stat_result, other: str) -> bool:
+    try:
+        return os.path.samestat(found, os.stat(other))
+    except (OSError, ValueError):
+        return False
 
 
 def _mode_for(path: Path) -> int:

@@ -40,6 +40,7 @@ _CORPUS = {"riezler": "treebank", "chunks": "conll2000", "best_f": "treebank"}
 def run(args) -> int:
     import dataclasses
 
+    from ..atomicfile import check_not_store
     from ..errors import RankerError
     from ..pipeline import stages
     from ..pipeline.best_f import KIND as BEST_F
@@ -50,6 +51,7 @@ def run(args) -> int:
         raise RankerError("--kind file needs --file BRACKETS.tsv")
     if args.export and args.kind != "user":
         raise RankerError(f"--export writes the user decisions: it needs --kind user, not --kind {args.kind}")
+    check_not_store(args.export, args.store, "--export")
     kind = (args.name or "file") if args.kind == "file" else args.kind
     # the run's [annotation] defaults, with this command's kind
     annotation = dataclasses.replace(AnnotationSection(), kind=kind)

@@ -15,10 +15,12 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from ..atomicfile import check_not_store
     from ..pipeline import stages
     from ..store import Store
     from .options import selection
 
+    check_not_store(args.out, args.store, "--out")
     with Store.open(args.store, readonly=True) as st:   # writing the gold trees reads the store only
         n = stages.write_gold(st, selection(st, args), args.out)
     print(f"wrote {n} gold trees to {args.out}")

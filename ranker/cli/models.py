@@ -101,7 +101,7 @@ def run_export(args) -> int:
     from ..store import Store
     from .train import check_writable
 
-    check_writable(args.out)
+    check_writable(args.out, args.store)
     with Store.open(args.store, readonly=True) as st:   # listing and exporting change nothing
         models = _models(st)
         if args.key is None:

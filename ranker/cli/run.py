@@ -28,6 +28,7 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     import dataclasses
 
+    from ..atomicfile import check_not_store
     from ..pipeline.config import load_config
     from ..pipeline.experiment import run_experiment
 
@@ -39,6 +40,7 @@ def run(args) -> int:
         exp = dataclasses.replace(exp, workers=args.workers)
     cfg = dataclasses.replace(cfg, experiment=exp)
     out = args.out or f"runs/{cfg.experiment.name}"
+    check_not_store(out, cfg.experiment.store, "--out")
     report = run_experiment(cfg, out, progress=not args.no_progress)
     print(f"report: {out}/report.md")
     for name, t in report.metrics.items():

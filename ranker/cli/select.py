@@ -60,7 +60,7 @@ def run(args) -> int:
 
     full_name = RANKERS.resolve(args.ranker, "--ranker")
     name, cls = full_name.partition("/")[0], RANKERS.get(full_name)
-    check_writable(args.out)
+    check_writable(args.out, args.store)
     if cls.needs_model and not args.model:
         raise RankerError(f"--ranker {name} needs --model (from ranker train or ranker models export)")
     learners = savable_rankers()

@@ -70,9 +70,13 @@ def _add_users_commands(p) -> None:
 
 
 def _users_file(args):
+    from ..atomicfile import check_not_store
     from ..serve.users import default_users_file
 
-    return args.users if args.users else default_users_file(args.store)
+    if args.users:   # rewritten whole by add and remove: never over the store or its log
+        check_not_store(args.users, args.store, "--users", users=False)
+        return args.users
+    return default_users_file(args.store)
 
 
 def _read_password() -> str:

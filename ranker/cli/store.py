@@ -115,8 +115,9 @@ def _print_agreement(a) -> None:
 def run_export(args) -> int:
     from contextlib import nullcontext
 
-    from ..atomicfile import atomic_write
+    from ..atomicfile import atomic_write, check_not_store
 
+    check_not_store(args.output, args.store, "--output")
     # Written beside the target and renamed at the end, so a failure leaves an old FILE intact.
     with _open(args.store) as st, (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
         sents = [st.sentence(args.sentence)] if args.sentence else st.sentences(args.corpus, args.split,

@@ -58,13 +58,15 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def check_writable(path: str) -> None:
-    """Fail now, not after fitting, when ``path`` cannot be written."""
+def check_writable(path: str, store: str) -> None:
+    """Fail now, not after fitting, when ``path`` cannot be written or is one of ``store``'s files."""
     import os
     from pathlib import Path
 
+    from ..atomicfile import check_not_store
     from ..errors import RankerError
 
+    check_not_store(path, store, "--out")
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
     if p.is_dir():
@@ -91,7 +93,7 @@ def run(args) -> int:
     from .options import check_metric, selection, stored_evaluation
     from .recorded import recorded_store
 
-    check_writable(args.out)
+    check_writable(args.out, args.store)
     fs = load_feature_set(args.features)
     check_cutoff(args.features, args.cutoff, "--cutoff")
     if args.sigma2 is None and not args.heldout:

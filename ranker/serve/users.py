@@ -36,7 +36,9 @@ class User(NamedTuple):
 
 def default_users_file(store: str | Path) -> Path:
     """Where a store's users file lives unless ``--users`` says: beside it, ``STORE.users``."""
-    return Path(f"{store}.users")
+    from ..atomicfile import USERS_SUFFIX   # no output may overwrite it (check_not_store)
+
+    return Path(f"{store}{USERS_SUFFIX}")
 
 
 def read_users(path: str | Path) -> dict[str, User]:

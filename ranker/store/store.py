@@ -228,7 +228,8 @@ class Store(TeamRecords):
         StoreError
             If ``dest`` exists or its folder does not.
         RankerError
-            If ``dest`` cannot be written.
+            If ``dest`` is the store itself or a file beside it (:func:`ranker.atomicfile.check_not_store`),
+            or cannot be written.
         """
         from ..atomicfile import atomic_path
 
@@ -1037,13 +1038,18 @@ def backup_destination(store: str | Path, dest: str | Path) -> Path:
     ------
     StoreError
         If the file exists or its folder does not.
+    RankerError
+        If it is the store or a file beside it (:func:`ranker.atomicfile.check_not_store`).
     """
+    from ..atomicfile import check_not_store
+
     text = os.fspath(dest)
     dest = Path(dest)
     if text.endswith(("/", os.sep)) or dest.is_dir():   # a folder: the store's own file name in it
         if not dest.is_dir():
             raise StoreError(f"{text}: no such folder (a destination ending in / names a folder)")
         dest = dest / Path(store).name
+    check_not_store(dest, store, "the backup")
     if dest.exists() or Path(f"{dest}-wal").exists():
         raise StoreError(f"{dest}: already exists; a backup is written to a new file only")
     if not dest.parent.is_dir():
