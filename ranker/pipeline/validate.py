@@ -120,6 +120,10 @@ def validate_config(cfg: ExperimentConfig) -> None:
         _check(src, f"[data] {key}", lambda: CORPORA.get(corpus))
     readers: list = []
     _check(src, "[data]", lambda: readers.append(corpus_reader(d)))
+    if not readers[0].has_gold:
+        raise ConfigError(f"{src}: [data] corpus {d.corpus!r} has no gold trees, and ranker run trains and "
+                          "scores against gold; apply a trained model to it with ranker apply, or "
+                          "treebank it with ranker serve")
     for key in ("train", "heldout", "test"):
         check_selection(src, readers[0], key, getattr(d, key))
     for extra in d.extra_training:

@@ -159,3 +159,12 @@ def test_gum_with_its_own_lists_gives_its_official_split(tmp_path, monkeypatch):
         assert [len(d) for d in docs] == [177, 30, 30]
         assert not (docs[0] & docs[1] or docs[0] & docs[2] or docs[1] & docs[2])
         assert splits.train.sentences[0].id == "gum/GUM_academic_art.ptb/0"
+
+
+def test_a_run_on_text_without_gold_is_refused_before_any_store_exists(tmp_path):
+    (tmp_path / "my.txt").write_text("Dogs bark .\n")
+    cfg = config_from_dict({"experiment": {"store": str(tmp_path / "s.sqlite")},
+                            "data": {"corpus": "text", "path": str(tmp_path / "my.txt")}}, "mine.toml")
+    with pytest.raises(ConfigError, match="mine.toml: .data. corpus 'text' has no gold trees.*ranker apply"):
+        validate_config(cfg)
+    assert not (tmp_path / "s.sqlite").exists()
