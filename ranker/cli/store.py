@@ -13,9 +13,19 @@ def add_parser(subparsers) -> None:
     s.add_argument("store", metavar="S", help="store file")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.set_defaults(func=run_stats)
-    e = sub.add_parser("export", help="candidates as Penn trees, one per line, a blank line after each forest")
+    e = sub.add_parser("export", help="candidates as Penn trees, one per line, a blank line after each "
+                       "forest; or (--trees) the treebank people made with ranker serve",
+                       description="Without --trees: every candidate as a Penn tree, one per line, a blank "
+                       "line after each forest. With --trees: the treebank the annotators made (ranker "
+                       "serve), one tree per line for each sentence whose standing decisions (one "
+                       "annotator's, agreeing annotators' together, or the adjudicator's pick) leave one "
+                       "bracketing; with -o FILE, FILE.tsv lists every sentence (id, status, the tree's "
+                       "line, bracketings left, annotators, adjudicator, comments), and the sentences "
+                       "not finished are counted on stderr (listed there without -o).")
     e.add_argument("store", metavar="S", help="store file")
-    e.add_argument("--corpus", default="treebank")
+    e.add_argument("--trees", action="store_true",
+                   help="the finished sentences' trees (and FILE.tsv listing every sentence), not every candidate")
+    e.add_argument("--corpus", default=None, help="only this corpus's sentences (default: every corpus)")
     e.add_argument("--split", default=None)
     e.add_argument("--fileids", default=None, help="glob over file ids")
     e.add_argument("--sentence", default=None, help="one sentence id")
@@ -118,6 +128,8 @@ def run_export(args) -> int:
     from ..atomicfile import atomic_write, check_not_store
 
     check_not_store(args.output, args.store, "--output")
+    if args.trees:
+        return _export_trees(args)
     # Written beside the target and renamed at the end, so a failure leaves an old FILE intact.
     with _open(args.store) as st, (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
         sents = [st.sentence(args.sentence)] if args.sentence else st.sentences(args.corpus, args.split,
@@ -127,4 +139,42 @@ def run_export(args) -> int:
                 out.write(text)
                 out.write("\n")
             out.write("\n")
+    return 0
+
+
+def _export_trees(args) -> int:
+    """``store export --trees``: finished sentences as trees, every sentence listed with its status."""
+    from contextlib import nullcontext
+
+    from ..atomicfile import atomic_write, check_not_store
+    from ..pipeline.stages import stored_source
+    from ..sources.finished import COLUMNS, finished_trees
+
+    listing = f"{args.output}.tsv" if args.output else None
+    check_not_store(listing, args.store, "--output (its .tsv listing)")
+    with _open(args.store) as st:
+        source = stored_source(st, args.source)
+        sents = [st.sentence(args.sentence)] if args.sentence else st.sentences(args.corpus, args.split,
+                                                                                   args.fileids)
+        outcomes = finished_trees(st, sents, source)
+    done = [o for o in outcomes if o.tree is not None]
+    with (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
+        for o in done:
+            out.write(o.tree + "\n")
+    if listing:
+        with atomic_write(listing) as f:
+            f.write("\t".join(COLUMNS) + "\n")
+            line = 0
+            for o in outcomes:
+                line += o.tree is not None
+                f.write("\t".join(o.row(line if o.tree is not None else None)) + "\n")
+    rest = [o for o in outcomes if o.tree is None]
+    if not listing:
+        for o in rest:
+            print(f"ranker: not finished: {o.sentence_id}: {o.status}"
+                  + (f" ({o.left} bracketings left)" if o.status in ("untouched", "started") else ""),
+                  file=sys.stderr)
+    where = f"{args.output}: " if args.output else ""
+    print(f"{where}{len(done)} finished sentences of {len(outcomes)}; {len(rest)} not finished"
+          + (f" (listed in {listing})" if listing and rest else ""), file=sys.stderr)
     return 0
