@@ -172,6 +172,9 @@ class EvaluationSection:
 @dataclass(frozen=True)
 class ReportSection:
     plots: bool = True
+    # a breakdown of the test split by document group: a regular expression over document names
+    # whose first group names a document's group ("GUM_([a-z]+)_": by genre); "" = none
+    group_documents: str = ""
     learning_curve: tuple[float, ...] = setting((0.1, 0.25, 0.5, 1.0), range=Range(0, 1, low_open=True))
 
 

@@ -184,7 +184,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             choices = picked.rankers
 
         with clock("evaluate"):
-            scored = stages.evaluate(ctx, ev, cfg.experiment.seed, test, fcs, choices, primary)
+            scored = stages.evaluate(ctx, ev, cfg.experiment.seed, test, fcs, choices, primary,
+                                     cfg.report.group_documents)
             tables, by_quality, by_length = scored.tables, scored.by_quality, scored.by_length
             plots = [scored.forest_size]
             plots.append(Plot("k_sensitivity", "Heidorn: held-out score against a uniform K",
@@ -229,6 +230,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                              "system is charged their gold brackets (EVALB would skip their empty "
                              "lines in selected/*.mrg).")
             report = Report(cfg.experiment.name, tables, by_quality, by_length, counts,
-                            dict(clock.seconds), plots, notes, _versions(), dict(clock.peak_mb), fits)
+                            dict(clock.seconds), plots, notes, _versions(), dict(clock.peak_mb), fits,
+                            scored.by_group)
             write_report(report, out, plots=cfg.report.plots)
     return report

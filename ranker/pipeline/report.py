@@ -80,6 +80,7 @@ class Report:
     versions: dict[str, str] = field(default_factory=dict)
     peak_memory_mb: dict[str, float | None] = field(default_factory=dict)   # per stage, workers included
     fits: dict[str, dict] = field(default_factory=dict)   # ranker -> typed fit record (FitSummary + choice)
+    by_group: list[BreakdownGroup] = field(default_factory=list)   # by document group ([report] group_documents)
 
 
 def _clean(x):
@@ -116,6 +117,8 @@ def _fit_rows(fits: dict[str, dict]) -> list[list[str]]:
 def report_to_json(report: Report) -> dict:
     """The JSON document: ``metrics -> name -> {upper, lower, rankers -> name -> {score, ...}}``."""
     doc = asdict(report)
+    if not report.by_group:   # reports without [report] group_documents read as before
+        doc.pop("by_group")
     doc["format"] = REPORT_FORMAT
     doc.pop("plots")
     doc["plots"] = {p.name: {"title": p.title, "xlabel": p.xlabel, "ylabel": p.ylabel,
@@ -222,6 +225,7 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
         out.append("")
     out.append(_breakdown_md("Breakdown by parse quality", report.by_quality))
     out.append(_breakdown_md("Breakdown by sentence length", report.by_length))
+    out.append(_breakdown_md("Breakdown by document group", report.by_group))
     if report.counts:
         out += ["## Counts", "", _md_table(["what", "value"], [[k, _num(v)] for k, v in
                                                                report.counts.items()]), ""]
@@ -294,7 +298,8 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
         parts.append(f"<h2>{e(name)}: {e(t.title)}</h2>")
         parts.append(table(_HEAD, _metric_rows(t, with_stats=True)))
     for title, groups in (("Breakdown by parse quality", report.by_quality),
-                          ("Breakdown by sentence length", report.by_length)):
+                          ("Breakdown by sentence length", report.by_length),
+                          ("Breakdown by document group", report.by_group)):
         if groups:
             parts.append(f"<h2>{e(title)}</h2>")
             parts.append(table(_breakdown_header(groups), _breakdown_rows(groups)))

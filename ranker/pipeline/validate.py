@@ -120,7 +120,17 @@ def validate_config(cfg: ExperimentConfig) -> None:
         _check(src, f"[data] {key}", lambda: CORPORA.get(corpus))
     readers: list = []
     _check(src, "[data]", lambda: readers.append(corpus_reader(d)))
-    if not readers[0].has_gold:
+    if cfg.report.group_documents:
+        import re
+
+        try:
+            groups = re.compile(cfg.report.group_documents).groups
+        except re.error as e:
+            raise ConfigError(f"{src}: [report] group_documents: not a regular expression ({e})") from None
+        if groups < 1:
+            raise ConfigError(f"{src}: [report] group_documents needs a group, as \"GUM_([a-z]+)_\": "
+                              "its first group names a document's group")
+    if not readers[0].has_gold and not readers[0].has_annotation:
         raise ConfigError(f"{src}: [data] corpus {d.corpus!r} has no gold trees, and ranker run trains and "
                           "scores against gold; apply a trained model to it with ranker apply, or "
                           "treebank it with ranker serve")

@@ -35,6 +35,7 @@ class CorpusReader:
 
     name: str = ""
     has_gold: bool = True
+    has_annotation: bool = False   # partial annotation of its own (CoNLL-2000's chunks)
 
     @classmethod
     def from_section(cls, data) -> "CorpusReader":

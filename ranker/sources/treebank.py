@@ -334,6 +334,7 @@ class NltkConll2000(NltkCorpus):
 
     corpus = "conll2000"
     has_gold = False
+    has_annotation = True
 
     def items(self):
         return (CorpusItem(s, None, a) for s, a in conll2000_sentences())

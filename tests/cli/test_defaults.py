@@ -25,6 +25,7 @@ OWN_DEFAULTS = {
     ("models", "kind"),                                    # retrain: people's decisions (user), not the run's kind
     ("store", "store"), ("store", "corpus"),               # positional store, export's corpus filter
     ("import", "corpus"),                                  # None: every stored sentence, new ones added
+    ("apply", "store"),                                    # None: a temporary store
     ("run", "store"), ("run", "workers"),                  # None: keep the config's own value
     # None: the settings the store's counts were computed with (stages.stored_evaluation)
     *((c, k) for c in ("train", "select", "annotate") for k in ("evalb_param", "head_rules", "flatten_rules")),

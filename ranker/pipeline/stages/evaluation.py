@@ -40,11 +40,28 @@ class Evaluation(NamedTuple):
     by_quality: list                 # BreakdownGroup per parse-quality class
     by_length: list                  # BreakdownGroup per sentence-length class
     forest_size: object              # Plot of the primary metric against forest size
+    by_group: list = []              # BreakdownGroup per document group (``group_documents``)
+
+
+def document_groups(sentences, pattern: str) -> list[str]:
+    """Each sentence's document group: the first group of ``pattern`` in its document's name ("other": none)."""
+    import re
+
+    rx = re.compile(pattern)
+    out = []
+    for s in sentences:
+        m = rx.search(s.document)
+        out.append(m.group(1) if m and m.group(1) else "other")
+    return out
 
 
 def evaluate(ctx: StageContext, evaluation: EvaluationSection, seed: int, test: SplitSelection,
-             counts: dict[str, ForestCounts], choices: dict[str, np.ndarray], primary: str) -> Evaluation:
-    """Bounds, every ranker's score with its interval and p-values, and the breakdowns."""
+             counts: dict[str, ForestCounts], choices: dict[str, np.ndarray], primary: str,
+             group_documents: str = "") -> Evaluation:
+    """Bounds, every ranker's score with its interval and p-values, and the breakdowns.
+
+    ``group_documents`` (``[report] group_documents``) adds a breakdown by document group.
+    """
     from ..tables import breakdown, forest_size_plot, metric_table
 
     ev = evaluation
@@ -55,4 +72,9 @@ def evaluate(ctx: StageContext, evaluation: EvaluationSection, seed: int, test: 
     lengths = [f"< {ev.length_cutoff} words" if len(s.tokens) < ev.length_cutoff else
                f">= {ev.length_cutoff} words" for s in test.sentences]
     by_length = breakdown(lengths, (f"< {ev.length_cutoff} words", "all"), counts, choices, ev, seed)
-    return Evaluation(tables, by_quality, by_length, forest_size_plot(counts[primary], choices, primary))
+    by_group = []
+    if group_documents:
+        labels = document_groups(test.sentences, group_documents)
+        by_group = breakdown(labels, (*sorted(set(labels)), "all"), counts, choices, ev, seed)
+    return Evaluation(tables, by_quality, by_length, forest_size_plot(counts[primary], choices, primary),
+                      by_group)
