@@ -1,0 +1,83 @@
+"""A model trained on one treebank applied to another's test split: the transfer rows of experiments/gum.
+
+    python experiments/gum/transfer.py --config configs/gum.toml --model wsj.json [--label wsj-on-gum]
+
+reads the target experiment's store and test split (its config, after ``ranker run`` of it), applies
+the exported model (``ranker models export``) with its own feature configuration, and prints, per
+metric of the report, the bounds, the target's own native choice and the transferred model's score
+with its error reduction and phi, computed exactly as the report computes them (the stored
+per-candidate counts, :func:`ranker.pipeline.tables.metric_table`).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", required=True, help="the target experiment's config (its store and test split)")
+    p.add_argument("--model", required=True, help="an exported log-linear model (ranker models export)")
+    p.add_argument("--label", default="transfer", help="the row's name")
+    p.add_argument("--workers", type=int, default=0)
+    args = p.parse_args(argv)
+    try:
+        rows = transfer(args.config, args.model, args.label, args.workers)
+    except Exception as e:   # a research script: one line, not a traceback, for the usual mistakes
+        from ranker.errors import RankerError
+
+        if not isinstance(e, (RankerError, OSError)):
+            raise
+        print(f"transfer: error: {e}", file=sys.stderr)
+        return 2
+    print("| metric | upper | lower | native | " + args.label + " | error red. | phi |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+    return 0
+
+
+def transfer(config: str, model_path: str, label: str, workers: int = 0) -> list[list[str]]:
+    import numpy as np
+
+    from ranker.features import feature_set_from_dict
+    from ranker.models import load_model
+    from ranker.models.persistence import applying
+    from ranker.pipeline import stages
+    from ranker.pipeline.config import load_config
+    from ranker.pipeline.feature_cache import cached_matrix
+    from ranker.pipeline.splits import select_split
+    from ranker.pipeline.tables import metric_table
+    from ranker.pipeline.validate import validate_config
+    from ranker.store import Store
+
+    cfg = load_config(config)
+    validate_config(cfg)
+    saved = load_model(model_path, kind="loglinear")
+    fs = feature_set_from_dict(saved.feature_config, model_path)
+    with Store.open(cfg.experiment.store, create=False) as st:   # the matrix is cached in it
+        reader = stages.corpus_reader(cfg.data)
+        test = select_split(st, reader.name, cfg.data.test, cfg.data.limit, documents=reader.documents())
+        source = stages.stored_source(st, None if len(stages.stored_sources(st)) == 1 else "link-grammar")
+        ctx = stages.StageContext(st, source, workers, False, config)
+        names = stages.metric_names(cfg.evaluation)
+        stages.require_counts(ctx, cfg.evaluation, test)
+        counts = stages.load_counts(ctx, cfg.evaluation, test, names)
+        m = cached_matrix(st, fs, test, source, stages.resolve_workers(workers))
+        with applying(model_path, saved):
+            picks = stages.choose(saved.ranker, {"features": lambda: (m.restrict(saved.feature_names), m.groups())})
+        ids = list(m.sentence_ids)
+        choice = stages.per_sentence(test, ids, np.asarray(picks))
+        native = stages.per_sentence(test, ids, np.zeros(len(ids), dtype=np.int64))
+    rows = []
+    for name in names:
+        t = metric_table(name, counts[name], {"native": native, label: choice}, cfg.evaluation,
+                         cfg.experiment.seed, False)
+        r = t.rankers[label]
+        rows.append([name, f"{t.upper:.1f}", f"{t.lower:.1f}", f"{t.rankers['native'].score:.1f}",
+                     f"{r.score:.1f}", f"{r.error_reduction:.0f}%", f"{r.phi:.0f}%"])
+    return rows
+
+
+if __name__ == "__main__":
+    sys.exit(main())
