@@ -7,8 +7,8 @@ from the held-out split's gold trees here (in memory, the store is only read) an
 stored MPH and untyped dependency counts show what the set contains: its size, the share of
 sentences a training filter would drop (none consistent, or all), the mean and worst F inside the set
 against the forest's oracle, and how often the oracle candidate is consistent. Variants: the
-consistency rule (every rule of :data:`ranker.store.store.RULES`, chosen by the store's own
-:func:`~ranker.store.store.choose_consistent` from each candidate's missing and crossing counts)
+consistency rule (every rule of :data:`ranker.store.consistency.RULES`, chosen by the store's own
+:func:`~ranker.store.consistency.choose_consistent` from each candidate's missing and crossing counts)
 and labelled or unlabelled matching; ``RULE-only`` rows look at the sets a fallback rule keeps
 where the strict set is empty, the sentences the strict rule drops.
 
@@ -32,7 +32,7 @@ from ranker.pipeline.splits import select_split
 from ranker.sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_candidate,
                                         riezler_brackets)
 from ranker.store import Store, choose_consistent
-from ranker.store.store import RULES
+from ranker.store.consistency import RULES
 from ranker.trees.penn import parse_tree
 
 SOURCE = "link-grammar"

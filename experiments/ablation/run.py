@@ -49,7 +49,7 @@ from ranker.pipeline.splits import select_split
 from ranker.pipeline.stages import StageContext, consistency
 from ranker.pipeline.training import select_model, training_data
 from ranker.store import Store
-from ranker.store.store import RULES
+from ranker.store.consistency import RULES
 
 SOURCE = "link-grammar"
 REPORTED = ("mph", "deps_untyped")

@@ -51,7 +51,7 @@ def _open(path):
 
 
 def run_backup(args) -> int:
-    from ..store.store import backup_destination
+    from ..store.connection import backup_destination
     from .signals import Stopped, stopped_by_signals
 
     backup_destination(args.store, args.dest)   # refused before the store is even opened

@@ -18,7 +18,7 @@ import tomli_w
 
 from ..errors import RankerError
 from ..registries import OBJECTIVES
-from ..store.store import RULES
+from ..store.consistency import RULES
 from ..textfiles import decode_text
 
 SCHEMA_VERSION = 1
@@ -118,7 +118,7 @@ class AnnotationSection:
     kind: str = "riezler"                  # riezler: partial bracketing from gold (Crouch et al. 2.1);
                                            # best_f: full annotation; user: the stored discriminant decisions
     extra_kind: str = "chunks"             # the partial annotation of the extra corpora
-    # consistency rule (:func:`ranker.store.store.choose_consistent`): "strict", "fewest" (the
+    # consistency rule (:func:`ranker.store.consistency.choose_consistent`): "strict", "fewest" (the
     # least-violating candidates when none is consistent), "compatible", "strict-else-compatible",
     # "lexicographic"
     rule: str = setting("fewest", choices=RULES)

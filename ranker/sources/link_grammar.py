@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ..errors import RankerError
 from ..store.records import Candidate, Link, Sentence
-from ..store.store import candidate_row, encode_json
+from ..store.encoding import candidate_row, encode_json
 from ..trees.tree import Tree
 from .alignment import (BracketSyntaxError, align_words, bracket_penn, build_tree, flat_tree, parse_label_brackets,
                         token_offsets)
@@ -51,7 +51,7 @@ class SentenceResult(NamedTuple):
 
 
 class EncodedResult(NamedTuple):
-    """:class:`SentenceResult` with candidates already as store rows (:func:`ranker.store.store.candidate_row`)."""
+    """:class:`SentenceResult` with candidates already as store rows (:func:`ranker.store.encoding.candidate_row`)."""
 
     sentence_id: str
     status: str

@@ -154,7 +154,7 @@ class ConsistentSet(NamedTuple):
     (the strict set), ``"fewest-violations"`` (strict set empty, Charniak-Johnson's convention of
     keeping the best candidates), ``"compatible"`` (the candidates crossing no annotated bracket),
     ``"fewest-crossing"`` or ``"lexicographic"`` (strict set empty, the fallbacks of
-    :func:`~ranker.store.store.choose_consistent`) or ``"none"`` (nothing kept).
+    :func:`~ranker.store.consistency.choose_consistent`) or ``"none"`` (nothing kept).
     """
 
     sentence_id: str

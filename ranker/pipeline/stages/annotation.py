@@ -16,7 +16,7 @@ class AnnotationOutcome(NamedTuple):
 
     kind: str          # of the main corpus
     extra_kind: str    # of the extra corpora
-    rule: str          # [annotation] rule, one of ranker.store.store.RULES (:meth:`Store.consistent_sets`)
+    rule: str          # [annotation] rule, one of ranker.store.consistency.RULES (:meth:`Store.consistent_sets`)
     annotated: int = 0             # sentences annotated now
     checked: object = None         # CheckSummary of the main kind: candidates checked now
     best_f: tuple | None = None    # kind best_f: (metric, ScoringSettings) its weights are read by
