@@ -25,10 +25,15 @@ Pairs are read by position: the n-th TEST tree against the n-th GOLD tree. An em
 constituents) count, nothing is proposed, matched, crossed or violated, and it is no complete
 match. Unlike ``ranker evalb``, which skips such lines as EVALB does, this is how the pipeline
 charges a sentence without a candidate, so a report's score equals ``ranker evaluate`` on its
-selected-parse file. Any sentence that cannot be scored (different words, malformed brackets,
-different numbers of sentences) stops the run with one ``ranker: error:`` line naming file and
-line: no score is printed rather than a wrong one; so does a pair of files with no sentence at
-all (nothing to score).
+selected-parse file. A pair over the same words that a scheme cannot align because the two sides'
+tags put different words in what it deletes (a parser's ``''`` for the gold's possessive ``(POS
+')``: COLLINS.prm deletes ``''``) is **skipped** as EVALB skips it: one ``ranker: skipped:
+FILE:LINE: why`` line on stderr each, their number in ``skipped``, exit status 0; ``evalb``
+leaves it out of the totals (EVALB's error sentence), ``mph`` (which has no skip rule) charges it
+as no parse, each as the report's stored counts do. Any other sentence that cannot be scored
+(different words, malformed brackets, different numbers of sentences) stops the run with one
+``ranker: error:`` line naming file and line: no score is printed rather than a wrong one; so
+does a pair of files with no sentence at all (nothing to score).
 
 Files of one tree per line in Penn notation are counted by a compiled kernel (built with ``cc`` on
 first use and cached, like ``ranker evalb``'s); everything else by the Python reference, with the
@@ -42,7 +47,7 @@ bracket schemes; the rows of Ringger et al.'s Table 1 for mph); for parseval Bla
 ``averaged_recall``/``averaged_precision`` and the ``crossing_distribution``; for flat
 ``key_violated`` and ``conformance`` (there ``crossing`` is the number of key constituents violated,
 the paper's modified crossing measure); for deps ``typed_*`` figures (null when the gold has no
-relation labels) and ``crossing`` null. ``--format text`` prints the same, one figure a line.
+relation labels) and ``crossing`` null; last, ``skipped`` (sentences skipped, see above). ``--format text`` prints the same, one figure a line.
 """
 from __future__ import annotations
 
@@ -145,19 +150,22 @@ def evaluate(args: argparse.Namespace) -> dict:
     from ..evaluation.inputs import EvaluationInputError
 
     check_options(args)
+    from ..evaluation.schemes import SKIPPED
     from ..evaluation.schemes_native import evaluate_native
 
     out = evaluate_native(args)         # the compiled path; None where it does not apply
-    if out is not None:
-        return {"scheme": args.scheme, **out}
-    pairs = _pairs(args)
-    try:
-        out = SCHEMES.get(args.scheme, "--scheme")(args, pairs)
-    except RankerError:                          # bad rule files, parameters: already one line
-        raise
-    except ValueError as e:                      # a pair the per-pair function cannot score
-        raise EvaluationInputError(f"{args.test}:{_failing_line(args, pairs)}: {e}") from None
-    return {"scheme": args.scheme, **out}
+    if out is None:
+        pairs = _pairs(args)
+        try:
+            out = SCHEMES.get(args.scheme, "--scheme")(args, pairs)
+        except RankerError:                          # bad rule files, parameters: already one line
+            raise
+        except ValueError as e:                      # a pair the per-pair function cannot score
+            raise EvaluationInputError(f"{args.test}:{_failing_line(args, pairs)}: {e}") from None
+    skipped = sorted(out.pop(SKIPPED, ()))
+    for line, why in skipped:
+        print(f"ranker: skipped: {args.test}:{line}: {why}", file=sys.stderr)
+    return {"scheme": args.scheme, **out, "skipped": len(skipped)}
 
 
 def _failing_line(args, pairs) -> int:
