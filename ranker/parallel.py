@@ -26,6 +26,31 @@ from typing import Callable, Iterable, Iterator
 # fork: workers start in milliseconds and inherit the imported modules; they never touch the
 # parent's open SQLite connection.
 _CTX = mp.get_context("fork")
+#: Worker counts above the cores already warned about (one warning a process, not one a stage).
+_WARNED: set[int] = set()
+
+
+def resolve_workers(workers: int) -> int:
+    """Processes (or threads) to use: the one rule of ``--workers`` and ``[experiment] workers``.
+
+    ``0`` means every core; a negative number is refused; a number above the cores is kept (a
+    user may mean it) with one ``ranker: warning:`` line, the first time, since the processes then
+    only compete for the cores. No pool starts more workers than it has tasks (:func:`run_pool`,
+    :func:`ordered_map`), so ``--workers 1000`` never forks a thousand processes for ten sentences.
+    """
+    import os
+    import sys
+
+    if workers < 0:
+        from .errors import RankerError
+
+        raise RankerError(f"workers must be >= 0 (0 = every core), not {workers}")
+    cores = os.cpu_count() or 1
+    if workers > cores and workers not in _WARNED:
+        _WARNED.add(workers)
+        print(f"ranker: warning: workers = {workers} is more than this machine's {cores} cores: the "
+              "processes compete for them (each pool starts no more than it has tasks)", file=sys.stderr)
+    return workers or cores
 
 
 def _worker_main(conn, parent_end, make_handler, init_arg) -> None:
@@ -105,12 +130,22 @@ def run_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
 
 def _fork_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
                on_failure: Callable[[object, str], object], hard_timeout: float | None = None) -> Iterator:
-    """:func:`run_pool` in forked processes of this machine (the local executor's)."""
+    """:func:`run_pool` in forked processes of this machine (the local executor's).
+
+    A worker starts only when there is an item for it: never more workers than items.
+    """
     pending = iter(items)
-    pool = [_Worker(make_handler, init_arg) for _ in range(max(1, workers))]
+    pool: list[_Worker] = []
     exhausted = False
     try:
         while True:
+            while len(pool) < max(1, workers) and not exhausted:
+                nxt = next(pending, _END)
+                if nxt is _END:
+                    exhausted = True
+                else:
+                    pool.append(_Worker(make_handler, init_arg))
+                    pool[-1].give(nxt)
             for w in pool:
                 if w.item is None and not exhausted:
                     nxt = next(pending, _END)
@@ -208,9 +243,11 @@ def _call_forked(task):
 
 def _fork_ordered(fn: Callable, tasks: list, workers: int, state) -> Iterator:
     """:func:`ordered_map` in forked processes of this machine (the local executor's)."""
+    if not tasks:
+        return
     _FORKED.update(fn=fn, state=state)
     try:
-        with _CTX.Pool(workers) as pool:
+        with _CTX.Pool(max(1, min(workers, len(tasks)))) as pool:   # never more workers than tasks
             yield from pool.imap(_call_forked, tasks, chunksize=1)   # in order: same result for any N
     finally:
         _FORKED.clear()

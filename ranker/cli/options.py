@@ -72,7 +72,8 @@ def add_workers(parser) -> None:
     from ..pipeline.config import ExperimentSection
 
     config_option(parser, "--workers", section=ExperimentSection, key="workers", type=int,
-                  help="processes (or threads) to use, 0 = every core; results do not depend on it")
+                  help="processes (or threads) to use, 0 = every core; more than the cores warns, and no "
+                  "pool starts more than it has tasks; results do not depend on it")
 
 
 def add_selection(parser, split_key: str | None) -> None:

@@ -7,14 +7,13 @@ Link Grammar's repeatable sampling the resumed store equals an uninterrupted run
 """
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter
 from typing import NamedTuple, Sequence
 
 from ..store.records import Sentence
 from .link_grammar import SOURCE, EncodedResult, LinkGrammarOptions, LinkGrammarParser
-from ..parallel import run_pool
+from ..parallel import resolve_workers, run_pool
 
 
 class ParseSummary(NamedTuple):
@@ -67,7 +66,7 @@ def parse_into_store(store, sentences: Sequence[Sentence], options: LinkGrammarO
     -------
     ParseSummary
     """
-    workers = workers or os.cpu_count() or 1
+    workers = resolve_workers(workers)
     store.add_source(source, options._asdict())
     done = store.parsed_ids(source)
     todo = [s for s in sentences if s.id not in done]

@@ -17,6 +17,8 @@ GOLD = ("(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))\n"
         "(S (NP (NP (NNS investors) (POS ')) (NN money)) (VP (VBD rose)) (. .))\n"
         "(S (NP (DT A) (NN dog)) (VP (VBD ran)) (. .))\n")
 TEST = GOLD.replace("(POS ')", "('' ')")
+#: A bracket file over two of the small store's sentences.
+BRACKETS = "mine/d0000/0\tNP\t0\t1\nmine/d0001/0\tNP\t0\t1\n"
 
 #: name: (argv, {file: text}, exit status, first stderr line's start (a regular expression)).
 CASES = {
@@ -33,6 +35,10 @@ CASES = {
     "3 evaluate evalb, other words": (["evaluate", "{t}/g.mrg", "{t}/t.mrg"],
                                       {"g.mrg": GOLD, "t.mrg": TEST.replace("money", "cash")}, 2,
                                       r"ranker: error: {t}/t\.mrg:2: Length unmatch \(4\|3\)$"),
+    # item 6: workers above the cores warn (one line), and no pool starts more than it has tasks
+    "6 annotate --workers 1000": (["annotate", "--store", "{s}", "--kind", "file", "--file", "{t}/b.tsv",
+                                   "--name", "mine1", "--workers", "1000"], {"b.tsv": BRACKETS}, 0,
+                                  r"ranker: warning: workers = 1000 is more than this machine's \d+ cores"),
 }
 
 
@@ -43,8 +49,11 @@ def small_store(tmp_path_factory) -> bytes:
     return path.read_bytes()
 
 
-def run_case(name, tmp_path, small_store, capsys):
+def run_case(name, tmp_path, small_store, capsys, monkeypatch):
     """Run case ``name`` in ``tmp_path``: its exit status and stderr (placeholders filled in)."""
+    from ranker import parallel
+
+    monkeypatch.setattr(parallel, "_WARNED", set())   # the warnings of this process so far
     argv, files, _, _ = CASES[name]
     (tmp_path / "s.sqlite").write_bytes(small_store)
     fill = {"t": str(tmp_path), "s": str(tmp_path / "s.sqlite")}
@@ -55,8 +64,8 @@ def run_case(name, tmp_path, small_store, capsys):
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_issue36_case(name, tmp_path, small_store, capsys):
-    code, err, fill = run_case(name, tmp_path, small_store, capsys)
+def test_issue36_case(name, tmp_path, small_store, capsys, monkeypatch):
+    code, err, fill = run_case(name, tmp_path, small_store, capsys, monkeypatch)
     _, _, want_code, want_first = CASES[name]
     assert code == want_code, err
     if want_first is None:

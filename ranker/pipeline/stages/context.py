@@ -1,7 +1,6 @@
 """What every stage runs with: the :class:`StageContext`, its workers and the executor it runs on."""
 from __future__ import annotations
 
-import os
 from typing import NamedTuple
 
 from ...errors import RankerError
@@ -49,10 +48,11 @@ class StageContext(NamedTuple):
 
 
 def resolve_workers(workers: int) -> int:
-    """Processes (or threads) to use: ``0`` means every core, as ``[experiment] workers`` says."""
-    if workers < 0:
-        raise RankerError(f"workers must be >= 0 (0 = every core), not {workers}")
-    return workers or os.cpu_count() or 1
+    """Processes (or threads) to use: ``0`` means every core, as ``[experiment] workers`` says; above
+    the cores, one warning (:func:`ranker.parallel.resolve_workers`, the one rule)."""
+    from ...parallel import resolve_workers as resolve
+
+    return resolve(workers)
 
 
 def make_executor(experiment: ExperimentSection):
