@@ -79,7 +79,8 @@ def list_rows(store, served, f: Filters, who: str | None = None) -> tuple[list[L
     """The filtered page of rows, how many match, how many of the selection are done, and its size.
 
     With ``who``, decisions and statuses are that annotator's own (each annotator's work is kept
-    apart); a sentence they said has no correct candidate is done.
+    apart); a sentence they said has no correct candidate, or whose one bracketing left they
+    confirmed, is done.
     """
     rows, done, with_forest = matching_rows(store, served, f, who)
     return rows[f.page * PAGE:(f.page + 1) * PAGE], len(rows), done, with_forest
@@ -119,12 +120,13 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> tuple[li
     for sid, d in store.decisions():   # one query for the whole store
         if who is None or d.who == who:
             decided.setdefault(sid, []).append(d)
-    no_correct = {sid for sid, v in store.verdicts() if v.no_correct and (who is None or v.who == who)}
+    # "no correct candidate", or the one bracketing left confirmed: the annotator's work is done
+    said_done = {sid for sid, v in store.verdicts() if (v.no_correct or v.confirmed) and (who is None or v.who == who)}
     disagree_of = served.choices.disagree(store, [s.id for s in sentences]) if f.disagree is not None else {}
     for s in sentences:
         n_dec, status = sentence_status(store, served, s.id, decided.get(s.id, ()))
-        if s.id in no_correct:
-            status = "done"   # the annotator's answer is that no candidate is right
+        if s.id in said_done:
+            status = "done"   # no candidate is right, or the only bracketing is
         done += status == "done"   # the progress count is the whole selection's
         size = served.sizes.get(s.id, 0)
         quality = served.qualities.get(s.id, "no parse")

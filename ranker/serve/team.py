@@ -9,6 +9,9 @@ the server runs without accounts) picks whose work stands. Training reads that a
 
 A verdict (``/verdict``) is an annotator's word on the whole sentence: "no correct candidate"
 (counted done, left out of training) and a free comment (shown escaped, as everything is).
+``/confirm`` says that the one bracketing left is correct: a forest of one bracketing (or one
+pack of identical bracketings) has no discriminant to answer, and this is how it is checked and
+counted done (and finished, :mod:`ranker.sources.finished`).
 """
 from __future__ import annotations
 
@@ -72,7 +75,8 @@ def sentence_team(store, sentence_id: str) -> SentenceTeam:
     who = current_annotator()
     work = work_by_annotator(store.decisions(sentence_id), store.verdicts(sentence_id))
     mine = work.get(who)
-    others = {w.who: ("no correct candidate" if w.no_correct else f"{len(w.decisions)} decisions")
+    others = {w.who: ("no correct candidate" if w.no_correct else
+                      f"{len(w.decisions)} decisions{', confirmed' if w.confirmed else ''}")
               for w in work.values() if w.who != who and w.present}
     row = _sentence_agreement(served, sentence_id, work) if others else None
     return SentenceTeam(who, mine.verdict if mine else None, others, bool(row and row.conflict),
@@ -90,7 +94,35 @@ def verdict():
     comment = request.form.get("comment", "")
     if len(comment) > MAX_COMMENT:
         raise FormError(f"parameter comment: at most {MAX_COMMENT} characters, found {len(comment)}")
-    st.set_verdict(sid, annotator(), no_correct, comment)
+    who = annotator()
+    before = next((v for v in st.verdicts(sid) if v.who == who), None)
+    # a confirmation stands until withdrawn, or until the annotator says no candidate is correct
+    st.set_verdict(sid, who, no_correct, comment, confirmed=bool(before and before.confirmed) and not no_correct)
+    return redirect(url_for("serve.sentence", id=sid))
+
+
+@bp.post("/confirm")
+def confirm():
+    """Confirm that the one bracketing this annotator's decisions leave is correct (``withdraw=1``
+    takes the confirmation back). Refused while two or more bracketings remain: answer the
+    discriminants first."""
+    from ..sources.discriminants import packs, remaining_mask
+
+    s = views.served()
+    st = s.store()
+    sid = forms.sentence_id(st, request.form.get("id"))
+    withdraw = forms.boolean(request.form.get("withdraw") or "0", "withdraw")
+    who = annotator()
+    before = next((v for v in st.verdicts(sid) if v.who == who), None)
+    if not withdraw:
+        spans = s.forest_data(sid).spans
+        if not spans:
+            raise FormError("this sentence has no candidates: there is no bracketing to confirm")
+        left = len(packs(spans, remaining_mask(spans, [d for d in st.decisions(sid) if d.who == who])))
+        if left != 1:
+            raise FormError(f"{left} bracketings remain: answer the discriminants until one is left, "
+                            "then confirm it", 409)
+    st.set_verdict(sid, who, False, before.comment if before else "", confirmed=not withdraw)
     return redirect(url_for("serve.sentence", id=sid))
 
 

@@ -43,9 +43,15 @@ class AnnotatorWork(NamedTuple):
         return self.verdict is not None and self.verdict.no_correct
 
     @property
+    def confirmed(self) -> bool:
+        """Whether the annotator confirmed that the one bracketing left is correct."""
+        return self.verdict is not None and self.verdict.confirmed
+
+    @property
     def present(self) -> bool:
-        """Whether the annotator said anything that selects: a decision or "no correct candidate"."""
-        return bool(self.decisions) or self.no_correct
+        """Whether the annotator said anything that selects: a decision, "no correct candidate", or
+        a confirmation of the one bracketing left (a forest of one bracketing has nothing to answer)."""
+        return bool(self.decisions) or self.no_correct or self.confirmed
 
 
 class SentenceAgreement(NamedTuple):

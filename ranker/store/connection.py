@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import SchemaVersionError, StoreError
-from .schema import DDL, SCHEMA_VERSION
+from .schema import ADDED_COLUMNS, DDL, SCHEMA_VERSION
 
 PAGE_SIZE = 32768
 
@@ -164,6 +164,9 @@ class Connection:
             for statement in DDL.split(";"):
                 if statement.strip():
                     self._conn.execute(statement)
+            for table, column, declaration in ADDED_COLUMNS:   # a file written before the column
+                if not self._has_column(table, column):
+                    self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
             self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
@@ -273,6 +276,11 @@ class Connection:
     def _has_table(self, name: str) -> bool:
         return self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
                                   (name,)).fetchone() is not None
+
+    def _has_column(self, table: str, column: str) -> bool:
+        """Whether ``table`` has ``column`` (a file written before :data:`~.schema.ADDED_COLUMNS`
+        opened read-only may lack it)."""
+        return any(r[1] == column for r in self._conn.execute(f"PRAGMA table_info({table})"))
 
 
 def _first_file(folder: Path) -> Path:

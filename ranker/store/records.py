@@ -113,25 +113,35 @@ class Decision(NamedTuple):
 
 
 class Verdict(NamedTuple):
-    """An annotator's word on a whole sentence: ``no_correct`` (no candidate is right) and a free comment.
+    """An annotator's word on a whole sentence: ``no_correct`` (no candidate is right), ``confirmed``
+    (the one bracketing their decisions leave, or the forest's only one, is correct) and a free comment.
 
     A sentence with ``no_correct`` counts as done in that annotator's progress and teaches the
-    model nothing (its decisions are left out of training).
+    model nothing (its decisions are left out of training). A ``confirmed`` one counts as done and
+    finished (:mod:`ranker.sources.finished`): a forest of one bracketing has no discriminant to
+    answer, so the confirmation is the annotator's check. The two never hold together.
     """
 
     no_correct: bool
     comment: str
     who: str
     at: str               # ISO-8601 UTC
+    confirmed: bool = False
 
 
 class Adjudication(NamedTuple):
-    """An adjudicator's pick where annotators conflict on a sentence: ``chosen``'s work is the sentence's."""
+    """An adjudicator's pick where annotators conflict on a sentence: ``chosen``'s work is the sentence's.
+
+    ``work`` is the digest of the chosen annotator's work as the adjudicator reviewed it
+    (:func:`ranker.sources.adjudication.work_digest`): when their answers change afterwards the
+    adjudication no longer stands (it is *reopened*); '' for one recorded before digests were kept.
+    """
 
     sentence_id: str
     chosen: str           # the annotator whose decisions (or no-correct verdict) stand
     who: str              # the adjudicator
     at: str               # ISO-8601 UTC
+    work: str = ""        # digest of the chosen annotator's work reviewed ('' unknown)
 
 
 class Annotation(NamedTuple):

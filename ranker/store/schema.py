@@ -11,9 +11,19 @@ The store is also the record of what was done to it: ``runs`` holds every comman
 the model file itself is the ``model`` artifact of the same key), and ``scorings`` the evaluation
 settings each source's per-candidate counts were computed with, so later commands read the settings
 instead of assuming defaults.
+
+A column added to a table with a default that reads as before (a verdict not confirmed, an
+adjudication of unrecorded work) is no change of meaning either: :data:`ADDED_COLUMNS` lists them,
+and every writable open adds those a file lacks (a read-only open reads the default instead).
 """
 
 SCHEMA_VERSION = 1
+
+#: Columns added after a table was first released: ``(table, column, declaration)``.
+ADDED_COLUMNS = (
+    ("verdicts", "confirmed", "INTEGER NOT NULL DEFAULT 0"),   # the one bracketing left is correct
+    ("adjudications", "work", "TEXT NOT NULL DEFAULT ''"),     # digest of the chosen annotator's work reviewed
+)
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -50,9 +60,10 @@ CREATE TABLE IF NOT EXISTS decisions (
     PRIMARY KEY (sentence_id, seq)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS verdicts (
     sentence_id TEXT NOT NULL, who TEXT NOT NULL, no_correct INTEGER NOT NULL, comment TEXT NOT NULL,
-    at TEXT NOT NULL, PRIMARY KEY (sentence_id, who)) WITHOUT ROWID;
+    at TEXT NOT NULL, confirmed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sentence_id, who)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS adjudications (
-    sentence_id TEXT PRIMARY KEY, chosen TEXT NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL);
+    sentence_id TEXT PRIMARY KEY, chosen TEXT NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL,
+    work TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, command TEXT NOT NULL, settings TEXT NOT NULL, version TEXT NOT NULL,
     started TEXT NOT NULL, ended TEXT NOT NULL, outcome TEXT NOT NULL);

@@ -30,16 +30,19 @@ class TeamRecords:
 
     # ---------------------------------------------------------------- verdicts
     def set_verdict(self, sentence_id: str, who: str, no_correct: bool, comment: str = "",
-                    at: str | None = None) -> Verdict | None:
+                    at: str | None = None, confirmed: bool = False) -> Verdict | None:
         """Record ``who``'s verdict on a sentence, replacing theirs before; nothing said removes it.
 
-        Returns the stored :class:`Verdict`, or None when ``no_correct`` is False and the comment
-        empty (the row is deleted: there is nothing to keep).
+        ``confirmed``: the one bracketing left is correct (a forest of one bracketing has no
+        discriminant, so this is how it is checked); it cannot go with ``no_correct``. Returns the
+        stored :class:`Verdict`, or None when neither flag is set and the comment is empty (the row
+        is deleted: there is nothing to keep).
 
         Raises
         ------
         StoreError
-            For a sentence not stored, an empty ``who`` or a comment over :data:`MAX_COMMENT` characters.
+            For a sentence not stored, an empty ``who``, a comment over :data:`MAX_COMMENT`
+            characters, or both ``no_correct`` and ``confirmed``.
         """
         self._tokens(sentence_id)   # a StoreError naming the sentence when it is not stored
         comment = (comment or "").strip()
@@ -48,29 +51,38 @@ class TeamRecords:
         if len(comment) > MAX_COMMENT:
             raise StoreError(f"{self.path}: a comment holds at most {MAX_COMMENT} characters, "
                              f"found {len(comment)}")
+        if no_correct and confirmed:
+            raise StoreError(f"{self.path}: a verdict cannot both confirm the bracketing left and say "
+                             "that no candidate is correct")
         with self.batch():
-            if not no_correct and not comment:
+            if not no_correct and not confirmed and not comment:
                 self._conn.execute("DELETE FROM verdicts WHERE sentence_id=? AND who=?", (sentence_id, who))
                 return None
-            v = Verdict(bool(no_correct), comment, who, at or now_utc())
-            self._conn.execute("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?)",
-                               (sentence_id, who, int(v.no_correct), v.comment, v.at))
+            v = Verdict(bool(no_correct), comment, who, at or now_utc(), bool(confirmed))
+            self._conn.execute("INSERT OR REPLACE INTO verdicts (sentence_id, who, no_correct, comment, at, "
+                               "confirmed) VALUES (?,?,?,?,?,?)",
+                               (sentence_id, who, int(v.no_correct), v.comment, v.at, int(v.confirmed)))
         return v
 
     def verdicts(self, sentence_id: str | None = None) -> list:
         """The verdicts on ``sentence_id`` (a list of :class:`Verdict`), or all as ``(sentence_id, Verdict)``."""
         if not self._has_table("verdicts"):
             return []    # an older store opened read-only
-        sql, args = "SELECT sentence_id, no_correct, comment, who, at FROM verdicts", ()
+        confirmed = "confirmed" if self._has_column("verdicts", "confirmed") else "0"
+        sql, args = f"SELECT sentence_id, no_correct, comment, who, at, {confirmed} FROM verdicts", ()
         if sentence_id is not None:
             sql, args = sql + " WHERE sentence_id=?", (sentence_id,)
         rows = self._conn.execute(sql + " ORDER BY sentence_id, who", args).fetchall()
-        out = [(r[0], Verdict(bool(r[1]), r[2], r[3], r[4])) for r in rows]
+        out = [(r[0], Verdict(bool(r[1]), r[2], r[3], r[4], bool(r[5]))) for r in rows]
         return [v for _, v in out] if sentence_id is not None else out
 
     # ---------------------------------------------------------------- adjudications
-    def adjudicate(self, sentence_id: str, chosen: str, who: str, at: str | None = None) -> Adjudication:
+    def adjudicate(self, sentence_id: str, chosen: str, who: str, at: str | None = None,
+                   work: str = "") -> Adjudication:
         """Record that ``who`` chose ``chosen``'s work on a sentence (replacing an earlier pick).
+
+        ``work`` is the digest of ``chosen``'s work as reviewed
+        (:func:`ranker.sources.adjudication.work_digest`); when it changes, the pick is reopened.
 
         Raises
         ------
@@ -80,9 +92,10 @@ class TeamRecords:
         self._tokens(sentence_id)
         if not chosen or not who:
             raise StoreError(f"{self.path}: an adjudication needs the chosen annotator and the adjudicator")
-        a = Adjudication(sentence_id, chosen, who, at or now_utc())
+        a = Adjudication(sentence_id, chosen, who, at or now_utc(), work or "")
         with self.batch():
-            self._conn.execute("INSERT OR REPLACE INTO adjudications VALUES (?,?,?,?)", tuple(a))
+            self._conn.execute("INSERT OR REPLACE INTO adjudications (sentence_id, chosen, who, at, work) "
+                               "VALUES (?,?,?,?,?)", tuple(a))
         return a
 
     def clear_adjudication(self, sentence_id: str) -> bool:
@@ -95,7 +108,9 @@ class TeamRecords:
         """Every adjudication, by sentence id."""
         if not self._has_table("adjudications"):
             return {}
-        rows = self._conn.execute("SELECT sentence_id, chosen, who, at FROM adjudications ORDER BY sentence_id")
+        work = "work" if self._has_column("adjudications", "work") else "''"
+        rows = self._conn.execute(f"SELECT sentence_id, chosen, who, at, {work} FROM adjudications "
+                                  "ORDER BY sentence_id")
         return {r[0]: Adjudication(*r) for r in rows}
 
     # ---------------------------------------------------------------- names

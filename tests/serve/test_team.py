@@ -242,3 +242,81 @@ def test_a_name_with_a_bad_page_id_is_refused_before_it_takes_any_decision(app, 
     with Store.open(store_path, readonly=True) as st:
         assert [d.who.startswith("anon-") for d in st.decisions(test_sentence)] == [True]
     assert 'name="who" value=""' in _page(client, test_sentence)
+
+
+# ---------------------------------------------------------------------------------- one bracketing (issue 37, item 4)
+@pytest.fixture
+def one_bracketing(store_path, test_sentence):
+    """A test-split sentence (not ``test_sentence``) whose forest is cut to its first candidate, put
+    back afterwards: a forest of one bracketing, with no discriminant to answer."""
+    with Store.open(store_path) as st:
+        sid = next(s.id for s in st.sentences("treebank", "test")
+                   if s.id != test_sentence and len(st.candidate_texts(s.id)) > 1)
+        forest = st.forest(sid)
+        st.replace_forest(sid, forest.candidates[0].source, forest.candidates[:1])
+    yield sid
+    with Store.open(store_path) as st:
+        st.replace_forest(sid, forest.candidates[0].source, forest.candidates)
+
+
+def test_a_sentence_of_one_bracketing_is_confirmed_done_and_finished(store_path, test_sentence, one_bracketing):
+    """Regression (issue 37, item 4): a forest of one bracketing stayed 'untouched' for ever: no
+    discriminant to answer and no way to say the parse is right, so progress never reached 100%."""
+    from ranker.serve.app import create_app
+    from ranker.sources.finished import finished_trees
+
+    app = create_app(store_path)
+    client = app.test_client()
+    page = _page(client, one_bracketing)
+    assert _keys(page) == [] and 'id="confirm-hint"' in page and "confirm: this bracketing is correct" in page
+    listing = client.get("/sentences?corpus=treebank&split=test").get_data(as_text=True)
+    done_before = int(re.search(r'id="progress"><strong>(\d+)</strong>', listing).group(1))
+    with Store.open(store_path, readonly=True) as st:
+        assert finished_trees(st, [st.sentence(one_bracketing)])[0].status == "untouched"
+    # no confirming while several bracketings remain
+    r = client.post("/confirm", data={"id": test_sentence, "token": _token(page)})
+    assert r.status_code == 409 and "bracketings remain" in r.get_data(as_text=True)
+    assert client.post("/confirm", data={"id": one_bracketing, "token": _token(page)}).status_code == 302
+    page = _page(client, one_bracketing)
+    assert 'id="verdict-confirmed"' in page and 'id="confirm-hint"' not in page
+    listing = client.get("/sentences?corpus=treebank&split=test&status=done").get_data(as_text=True)
+    assert one_bracketing in re.findall(r'<a href="/sentence\?id=([^"]+)">', listing)
+    assert int(re.search(r'id="progress"><strong>(\d+)</strong>', listing).group(1)) == done_before + 1
+    with Store.open(store_path, readonly=True) as st:
+        (v,) = st.verdicts(one_bracketing)
+        assert v.confirmed and not v.no_correct and st.verdicts(test_sentence) == []
+        (out,) = finished_trees(st, [st.sentence(one_bracketing)])
+        assert out.status == "finished" and out.tree == st.candidate_texts(one_bracketing)[0]
+    # a comment keeps the confirmation; "no correct candidate" replaces it; withdrawing removes it
+    client.post("/verdict", data={"id": one_bracketing, "comment": "fine", "token": _token(page)})
+    with Store.open(store_path, readonly=True) as st:
+        assert st.verdicts(one_bracketing)[0][:2] == (False, "fine") and st.verdicts(one_bracketing)[0].confirmed
+    client.post("/confirm", data={"id": one_bracketing, "withdraw": "1", "token": _token(page)})
+    with Store.open(store_path, readonly=True) as st:
+        (v,) = st.verdicts(one_bracketing)
+        assert not v.confirmed and v.comment == "fine"
+        assert finished_trees(st, [st.sentence(one_bracketing)])[0].status == "untouched"
+
+
+def test_a_store_written_before_confirmations_reads_and_gains_the_column(store_path, test_sentence, tmp_path):
+    import shutil
+    import sqlite3
+
+    old = tmp_path / "old.sqlite"
+    shutil.copy(store_path, old)
+    con = sqlite3.connect(old)
+    con.executescript("DROP TABLE verdicts; CREATE TABLE verdicts (sentence_id TEXT NOT NULL, who TEXT NOT NULL, "
+                      "no_correct INTEGER NOT NULL, comment TEXT NOT NULL, at TEXT NOT NULL, "
+                      "PRIMARY KEY (sentence_id, who)) WITHOUT ROWID; DROP TABLE adjudications; "
+                      "CREATE TABLE adjudications (sentence_id TEXT PRIMARY KEY, chosen TEXT NOT NULL, "
+                      "who TEXT NOT NULL, at TEXT NOT NULL);")
+    con.execute("INSERT INTO verdicts VALUES (?, 'ann', 1, 'old', 'x')", (test_sentence,))
+    con.execute("INSERT INTO adjudications VALUES (?, 'ann', 'boss', 'x')", (test_sentence,))
+    con.commit()
+    con.close()
+    with Store.open(old, readonly=True) as st:
+        assert st.verdicts(test_sentence)[0].confirmed is False
+        assert st.adjudications()[test_sentence].work == ""
+    with Store.open(old) as st:   # a writable open adds the columns
+        st.set_verdict(test_sentence, "bob", False, "", confirmed=True)
+        assert [v.confirmed for v in st.verdicts(test_sentence)] == [False, True]
