@@ -53,10 +53,22 @@ def resolve_workers(workers: int) -> int:
     return workers or cores
 
 
+def _quiet_on_interrupt() -> None:
+    """In a worker: Ctrl-C (SIGINT, sent to the whole process group) is the parent's to handle.
+
+    The parent prints one ``ranker: interrupted`` line and stops its workers (a busy one is
+    killed); a worker that raised KeyboardInterrupt itself printed a traceback each.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _worker_main(conn, parent_end, make_handler, init_arg) -> None:
     # The fork copied the parent's end of this pipe too: close it, or the worker holds its own
     # pipe open and never reads EOF when the parent is killed (it would wait forever, orphaned).
     parent_end.close()
+    _quiet_on_interrupt()
     handler = make_handler(init_arg)
     while True:
         try:
@@ -247,7 +259,7 @@ def _fork_ordered(fn: Callable, tasks: list, workers: int, state) -> Iterator:
         return
     _FORKED.update(fn=fn, state=state)
     try:
-        with _CTX.Pool(max(1, min(workers, len(tasks)))) as pool:   # never more workers than tasks
+        with _CTX.Pool(max(1, min(workers, len(tasks))), _quiet_on_interrupt) as pool:   # <= tasks
             yield from pool.imap(_call_forked, tasks, chunksize=1)   # in order: same result for any N
     finally:
         _FORKED.clear()

@@ -82,3 +82,57 @@ def test_issue36_workers_above_the_cores_warn_once_and_below_zero_are_refused(mo
                    "the processes compete for them (each pool starts no more than it has tasks)\n")
     with pytest.raises(RankerError, match="workers must be >= 0"):
         resolve_workers(-1)
+
+
+_INTERRUPTED = r"""
+import sys, time
+from ranker.cli import main as cli
+from ranker import parallel
+
+def make(arg):
+    def handle(x):
+        time.sleep(30)
+    return handle
+
+def slow(state, task):
+    time.sleep(30)
+
+def command(args):
+    print("started", flush=True)
+    if sys.argv[1] == "run_pool":
+        list(parallel.run_pool(range(4), make, None, 2, lambda item, why: why))
+    else:
+        list(parallel.ordered_map(slow, list(range(4)), 2))
+    return 0
+
+class Args:
+    func = staticmethod(command)
+
+cli.build_parser = lambda argv: type("P", (), {"parse_args": lambda self, a: Args()})()
+sys.exit(cli.main([]))
+"""
+
+
+@pytest.mark.parametrize("pool", ["run_pool", "ordered_map"])
+def test_issue36_ctrl_c_is_one_line_and_status_130_and_the_workers_die_quietly(tmp_path, pool):
+    """Regression (issue 36, item 8): Ctrl-C during ``parse`` or ``counts`` printed a KeyboardInterrupt
+    traceback from every worker (SIGINT reaches the whole process group); now the parent alone says
+    ``ranker: interrupted`` and exits 130, and no worker is left."""
+    import signal
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", _INTERRUPTED, pool], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert p.stdout.readline() == "started\n"
+    time.sleep(1.0)                                   # the workers are forked and busy
+    os.killpg(p.pid, signal.SIGINT)                    # as Ctrl-C: the whole group
+    out, err = p.communicate(timeout=60)
+    assert (p.returncode, err) == (130, "ranker: interrupted\n")
+    time.sleep(0.5)
+    try:
+        os.killpg(p.pid, 0)
+        left = True
+    except ProcessLookupError:
+        left = False
+    assert not left, "a worker outlived the command"

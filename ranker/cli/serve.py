@@ -138,11 +138,11 @@ def run(args) -> int:
     from werkzeug.serving import make_server
 
     from ..pipeline.config import ServeSection
-    from ..serve.users import default_users_file, needs_accounts
+    from ..serve.users import default_users_file, needs_accounts, users_file_exists
     from ..serve.app import create_app
 
     users = args.users
-    if users is None and default_users_file(args.store).exists():
+    if users is None and users_file_exists(default_users_file(args.store)):   # unreadable: one error line
         users = default_users_file(args.store)
     if users is not None and not Path(users).is_file():
         raise RankerError(f"--users {users}: no such file (make it with ranker serve users add NAME --users {users})")

@@ -158,14 +158,20 @@ class HeidornSection:
     tune_rounds: int = setting(2, range=Range(0))
 
 
+#: The most bootstrap or randomization resamples a config may ask for (100 times the defaults' 10,000).
+MAX_RESAMPLES = 1_000_000
+
+
 @dataclass(frozen=True)
 class EvaluationSection:
     evalb_param: str = "COLLINS"           # configs/evalb/<name>.prm, or a path
     head_rules: str = "collins"
     flatten_rules: str = "ptb"
     length_cutoff: int = setting(25, range=Range(1))   # breakdown "under N words"
-    bootstrap_resamples: int = setting(1000, range=Range(1))
-    randomization_resamples: int = setting(10000, range=Range(1))
+    # at most MAX_RESAMPLES: each resample is a row of a (resamples x sentences) array, and 10^12 of
+    # them failed in numpy (ArrayMemoryError) only after the whole pipeline had run
+    bootstrap_resamples: int = setting(1000, range=Range(1, MAX_RESAMPLES))
+    randomization_resamples: int = setting(10000, range=Range(1, MAX_RESAMPLES))
     confidence: float = setting(0.95, range=Range(0, 1, low_open=True, high_open=True))
 
 

@@ -50,7 +50,7 @@ def read_users(path: str | Path) -> dict[str, User]:
         Naming the file and line of a malformed row, an unknown role or a repeated name.
     """
     path = Path(path)
-    if not path.exists():
+    if not users_file_exists(path):
         return {}
     if path.is_dir():
         raise RankerError(f"{path}: is a folder, not a users file")
@@ -79,19 +79,32 @@ def read_users(path: str | Path) -> dict[str, User]:
     return users
 
 
+def users_file_exists(path: Path) -> bool:
+    """Whether the users file is there: a missing one (or a link to none) holds no account, one that
+    cannot be reached (a symbolic-link loop, a folder without permission) is an error."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        raise RankerError(f"{path}: cannot read the users file ({e.strerror or e})") from None
+    return True
+
+
 def write_users(path: str | Path, users: dict[str, User]) -> None:
     """Write the users file (readable by its owner only), replacing it once complete."""
     from ..atomicfile import atomic_write
 
     path = Path(path)
-    if not path.exists():
-        try:   # made private before anything is in it (atomic_write keeps an existing file's mode)
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        except FileExistsError:
-            pass
-        except OSError as e:
-            raise RankerError(f"{path}: cannot write the users file ({e.strerror or e})") from None
-    os.chmod(path, 0o600)
+    try:
+        if not users_file_exists(path):
+            try:   # made private before anything is in it (atomic_write keeps an existing file's mode)
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                pass
+        os.chmod(path, 0o600)
+    except OSError as e:
+        raise RankerError(f"{path}: cannot write the users file ({e.strerror or e})") from None
     with atomic_write(path) as out:
         out.write("# ranker serve accounts: name<TAB>role<TAB>salted password hash "
                   "(manage with ranker serve users)\n")
@@ -129,7 +142,7 @@ def add_user(path: str | Path, name: str, password: str, role: str = "annotator"
 def remove_user(path: str | Path, name: str) -> None:
     """Remove an account (its decisions stay in the store, attributed to the name)."""
     absent = RankerError(f"{path}: no account {name!r}")
-    if not Path(path).exists():   # no file: nothing to lock (no lock file is made for nothing)
+    if not users_file_exists(Path(path)):   # no file: nothing to lock (no lock file is made for nothing)
         raise absent
     with _locked(path):
         users = read_users(path)

@@ -4,6 +4,7 @@ Each case is a command (``{t}`` the test's folder, ``{s}`` a copy of a five-sent
 corpus ``mine``, documents d0000-d0004, three candidates each, source ``penn:x``), the files it
 needs, its expected exit status and the start of its first stderr line (``None``: stderr empty).
 """
+import io
 import re
 from pathlib import Path
 
@@ -17,6 +18,10 @@ GOLD = ("(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))\n"
         "(S (NP (NP (NNS investors) (POS ')) (NN money)) (VP (VBD rose)) (. .))\n"
         "(S (NP (DT A) (NN dog)) (VP (VBD ran)) (. .))\n")
 TEST = GOLD.replace("(POS ')", "('' ')")
+class Link(str):
+    """A file of a case that is a symbolic link to this (relative) target."""
+
+
 #: A bracket file over two of the small store's sentences.
 BRACKETS = "mine/d0000/0\tNP\t0\t1\nmine/d0001/0\tNP\t0\t1\n"
 
@@ -39,6 +44,21 @@ CASES = {
     "6 annotate --workers 1000": (["annotate", "--store", "{s}", "--kind", "file", "--file", "{t}/b.tsv",
                                    "--name", "mine1", "--workers", "1000"], {"b.tsv": BRACKETS}, 0,
                                   r"ranker: warning: workers = 1000 is more than this machine's \d+ cores"),
+    # item 8: no traceback
+    "8 users list, a symlink loop": (["serve", "users", "list", "--store", "{s}"],
+                                     {"s.sqlite.users": Link("s.sqlite.users")}, 2,
+                                     r"ranker: error: {s}\.users: cannot read the users file \(Too many levels"),
+    "8 users add, a symlink loop": (["serve", "users", "add", "erin", "--store", "{s}"],
+                                    {"s.sqlite.users": Link("s.sqlite.users")}, 2,
+                                    r"ranker: error: {s}\.users: cannot read the users file \(Too many levels"),
+    "8 serve, a symlink loop": (["serve", "--store", "{s}", "--port", "0", "--host", "0.0.0.0"],
+                                {"s.sqlite.users": Link("s.sqlite.users")}, 2,
+                                r"ranker: error: {s}\.users: cannot read the users file \(Too many levels"),
+    **{f"8 {key} = 10^12": (["run", "{t}/c.toml", "--out", "{t}/run"],
+                            {"c.toml": f"[evaluation]\n{key} = 1000000000000\n"}, 2,
+                            rf"ranker: error: {{t}}/c\.toml: \[evaluation\] {key}: must be <= 1000000, "
+                            r"got 1000000000000$")
+       for key in ("bootstrap_resamples", "randomization_resamples")},
 }
 
 
@@ -58,7 +78,11 @@ def run_case(name, tmp_path, small_store, capsys, monkeypatch):
     (tmp_path / "s.sqlite").write_bytes(small_store)
     fill = {"t": str(tmp_path), "s": str(tmp_path / "s.sqlite")}
     for rel, text in files.items():
-        (tmp_path / rel).write_text(text.format(**fill) if "{" in rel else text)
+        if isinstance(text, Link):
+            (tmp_path / rel).symlink_to(text)
+        else:
+            (tmp_path / rel).write_text(text)
+    monkeypatch.setattr("sys.stdin", io.StringIO("a password\n"))   # serve users add reads one
     code = main([a.format(**fill) for a in argv])
     return code, capsys.readouterr().err, fill
 

@@ -35,3 +35,25 @@ def test_parse_conll2000(tmp_path, capsys):
         assert st.source_options()["link-grammar"]["linkage_limit"] == 10
     assert main(["parse", "--store", str(store), "--corpus", "brown"]) == 2
     assert "unknown corpus 'brown'" in capsys.readouterr().err
+
+
+@pytest.mark.linkgrammar
+def test_issue36_ctrl_c_during_parse_is_one_line_and_status_130(tmp_path):
+    """Regression (issue 36, item 8): Ctrl-C during ``ranker parse --workers 2`` printed a
+    KeyboardInterrupt traceback from each worker under ``ranker: interrupted``."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    words = ("the old man who lived in the house that Jack built said that the dogs which barked all "
+             "night were tired of the cats that the children of the village had brought home")
+    text = tmp_path / "long.txt"
+    text.write_text("".join(f"{words} {i}\n" for i in range(200)))
+    p = subprocess.Popen(["ranker", "parse", "--store", str(tmp_path / "s.sqlite"), "--corpus", "text",
+                          "--path", str(text), "--workers", "2", "--no-progress"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(4)                                      # the workers are parsing
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert (p.returncode, err) == (130, "ranker: interrupted\n"), err[-2000:]
