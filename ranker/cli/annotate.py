@@ -17,7 +17,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--kind", required=True, choices=["riezler", "chunks", "user", "file", "best_f"])
     p.add_argument("--file", default=None, help="bracket file for --kind file "
                    "(sentence_id<TAB>label<TAB>start<TAB>end; label * = unlabelled)")
-    p.add_argument("--name", default=None, help="annotation kind name for --kind file (default: file)")
+    p.add_argument("--name", default=None, help="annotation kind name for --kind file (default: file); not "
+                   "a built-in kind's (riezler, best_f, chunks, user), whose annotations it would replace")
     p.add_argument("--export", default=None, metavar="FILE",
                    help="with --kind user: also write the stored annotation (the adjudicated decisions of "
                         "ranker serve) as a bracket file, rejected spans marked reject, which --kind file reads back")
@@ -53,6 +54,8 @@ def run(args) -> int:
         raise RankerError(f"--export writes the user decisions: it needs --kind user, not --kind {args.kind}")
     check_not_store(args.export, args.store, "--export")
     kind = (args.name or "file") if args.kind == "file" else args.kind
+    if args.kind == "file":
+        _own_name(kind)
     # the run's [annotation] defaults, with this command's kind
     annotation = dataclasses.replace(AnnotationSection(), kind=kind)
     if args.kind == BEST_F:
@@ -84,6 +87,19 @@ def run(args) -> int:
         print(f"{args.export}: {written} brackets of {n} sentences (ranker annotate --kind file --file "
               f"{args.export} reads them back)")
     return 0
+
+
+def _own_name(name: str) -> None:
+    """Refuse a built-in kind's name for a bracket file: ``--name user`` replaced the decisions made in
+    ranker serve by the file's (5 sentences became 1), ``--name riezler`` merged into the gold's."""
+    from ..errors import RankerError
+    from ..registries import ANNOTATIONS
+
+    builtin = ANNOTATIONS.names(bare=True)
+    if name.partition("/")[0] in builtin:
+        raise RankerError(f"--name {name}: the name of a built-in annotation kind ({', '.join(builtin)}), "
+                          "whose annotations a bracket file would replace or merge into: give it a name "
+                          "of its own (default: file)")
 
 
 def _best_f(args, annotation) -> int:

@@ -2,7 +2,8 @@
 
 Each case is a command (``{t}`` the test's folder, ``{s}`` a copy of a five-sentence store,
 corpus ``mine``, documents d0000-d0004, three candidates each, source ``penn:x``), the files it
-needs, its expected exit status and the start of its first stderr line (``None``: stderr empty).
+needs, its expected exit status and the start of its first stderr line (``None``: stderr empty). A
+case refused (exit status 2) leaves every file of its folder as it was and adds none.
 """
 import io
 import re
@@ -59,6 +60,12 @@ CASES = {
                             rf"ranker: error: {{t}}/c\.toml: \[evaluation\] {key}: must be <= 1000000, "
                             r"got 1000000000000$")
        for key in ("bootstrap_resamples", "randomization_resamples")},
+    # item 9: a bracket file never takes a built-in kind's name (it replaced people's decisions)
+    **{f"9 annotate --kind file --name {name}": (["annotate", "--store", "{s}", "--kind", "file", "--file",
+                                                  "{t}/b.tsv", "--name", name], {"b.tsv": BRACKETS}, 2,
+                                                 rf"ranker: error: --name {name}: the name of a built-in "
+                                                 r"annotation kind \(best_f, chunks, riezler, user\)")
+       for name in ("user", "riezler", "best_f", "chunks", "user/1")},
 }
 
 
@@ -83,8 +90,16 @@ def run_case(name, tmp_path, small_store, capsys, monkeypatch):
         else:
             (tmp_path / rel).write_text(text)
     monkeypatch.setattr("sys.stdin", io.StringIO("a password\n"))   # serve users add reads one
+    before = _snapshot(tmp_path)
     code = main([a.format(**fill) for a in argv])
+    if code == 2:    # a refusal writes nothing: the store and every file as they were, none added
+        assert _snapshot(tmp_path) == before, name
     return code, capsys.readouterr().err, fill
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): None if p.is_dir() or not p.exists() else p.read_bytes()
+            for p in sorted(folder.rglob("*")) if not p.name.endswith(".lock")}
 
 
 @pytest.mark.parametrize("name", CASES)
