@@ -17,7 +17,9 @@ A retrained model is a function of (base model, all the annotations): a model re
 annotation kind is never the base of another retrain on that kind (its base is used instead, with
 all the annotations at once), so retraining again without a new decision gives the same model, and
 a model is never adapted twice to the same answers. For people's decisions the store keeps an index
-from a digest of (base key, decisions) to the model, so that case is a lookup, not a fit.
+from a digest of (base key, everything the adjudicated set is made of: decisions, verdicts,
+adjudications; :func:`training_digest`) to the model, so that case is a lookup, not a fit; an
+adjudication or a "no correct candidate" changes the training data, and so the digest.
 """
 from __future__ import annotations
 
@@ -41,7 +43,8 @@ class RetrainOutcome(NamedTuple):
     n_iter: int                   # solver iterations (0: loaded from the store)
 
 
-#: Artifact kind: a digest of (base model, annotation kind, rule, source, decisions) -> the retrained model's key.
+#: Artifact kind: a digest of (base model, annotation kind, rule, source, decisions, verdicts,
+#: adjudications) -> the retrained model's key.
 RETRAIN_INDEX = "retrain-index"
 
 
@@ -63,14 +66,23 @@ def root_model(store: Store, key: str, kind: str) -> str:
         key = parent
 
 
-def decisions_digest(base_key: str, kind: str, rule: str, source: str, decisions) -> str:
-    """The digest of a retrain's inputs: its base model and every stored decision (who and when aside)."""
+def training_digest(base_key: str, kind: str, rule: str, source: str, decisions, verdicts=(),
+                    adjudications=None) -> str:
+    """The digest of a retrain's inputs: its base model and everything the training set of people's
+    work is made of (:meth:`ranker.sources.adjudication.TeamWork.adjudicated`): every stored
+    decision with who gave it (an adjudication picks a person's work), every verdict's flags
+    ("no correct candidate" leaves a sentence out; comments teach nothing) and every adjudication
+    (whose work stands, and the digest of the work reviewed). Times aside.
+    """
     import hashlib
     import json
 
-    rows = sorted((sid, d.label, d.start, d.end, bool(d.accept)) for sid, d in decisions)
+    rows = sorted((sid, d.label, d.start, d.end, bool(d.accept), d.who) for sid, d in decisions)
+    said = sorted((sid, v.who, bool(v.no_correct), bool(v.confirmed)) for sid, v in verdicts
+                  if v.no_correct or v.confirmed)
+    picks = sorted((sid, a.chosen, a.work) for sid, a in (adjudications or {}).items())
     text = json.dumps({"base": base_key, "kind": kind, "rule": rule, "source": source, "decisions": rows,
-                       "retrain": "map-adaptation/1"})
+                       "verdicts": said, "adjudications": picks, "retrain": "map-adaptation/1"})
     return hashlib.sha1(text.encode()).hexdigest()
 
 
@@ -240,10 +252,11 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
             raise RankerError(f"{store.path}: no discriminant decisions are stored, so annotation "
                               f"{kind!r} is empty: make some in ranker serve first")
         if base_key is not None:
-            index_key = decisions_digest(base_key, kind, rule, source, decisions)
+            index_key = training_digest(base_key, kind, rule, source, decisions, store.verdicts(),
+                                        store.adjudications())
             known = store.get_artifact(RETRAIN_INDEX, index_key)
             payload = store.model_file(known[1]["model"]) if known else None
-            if payload is not None:   # these decisions were learnt from this base before
+            if payload is not None:   # this work was learnt from this base before
                 key = known[1]["model"]
                 meta = store.get_artifact(MODEL_KIND, key)[1]
                 got = load_payload(payload, saved.feature_names, where=key)

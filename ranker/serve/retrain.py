@@ -3,9 +3,9 @@
 One job at a time per server. The job opens its own store connection (SQLite connections stay in
 their thread), reports progress through the stage's callback, and on success swaps the served
 model, keeping the old one so the page can show how each candidate's place changed. The model is
-always adapted from the served model's base with all the decisions
-(:func:`ranker.pipeline.retrain.retrain`), so a click without a new decision changes nothing, and
-says so. The store's log is checkpointed after each retrain.
+always adapted from the served model's base with the team's work as training reads it (decisions,
+verdicts, adjudications: :func:`ranker.pipeline.retrain.retrain`), so a click with nothing new
+changes nothing, and says so. The store's log is checkpointed after each retrain.
 """
 from __future__ import annotations
 
@@ -69,7 +69,8 @@ def _run(served, job: RetrainJob) -> None:
             if current is not None and model.key == current.key:
                 # a retrain is a function of (base model, decisions): the same inputs, the same model
                 st.checkpoint()
-                job.finish("done", f"nothing to do: no new decision since model {model.key[:12]} was trained")
+                job.finish("done", f"nothing to do: no new decision, verdict or adjudication since model "
+                                   f"{model.key[:12]} was trained")
                 return
             # the list's "rankers disagree" filter under the new model, computed here rather than
             # by the first list page after the switch
@@ -79,7 +80,7 @@ def _run(served, job: RetrainJob) -> None:
                 served.choices.disagree(st, listed, model)
             st.checkpoint()   # the new model and the decisions it learnt from: in the .sqlite file itself
         served.set_model(model)
-        job.finish("done", f"retrained on the decisions: now ranking with model {model.key[:12]}")
+        job.finish("done", f"retrained on the team's work: now ranking with model {model.key[:12]}")
     except RankerError as e:
         job.finish("failed", str(e))
     except Exception as e:   # a bug: keep the server up, say what happened

@@ -320,3 +320,46 @@ def test_a_store_written_before_confirmations_reads_and_gains_the_column(store_p
     with Store.open(old) as st:   # a writable open adds the columns
         st.set_verdict(test_sentence, "bob", False, "", confirmed=True)
         assert [v.confirmed for v in st.verdicts(test_sentence)] == [False, True]
+
+
+# ---------------------------------------------------------------------------------- retrain inputs (issue 37, item 1)
+def _answer(st, sid, who, k, accept):
+    """``who`` answers the ``k``-th discriminant left by their own decisions on ``sid``; returns its key."""
+    from ranker.sources.discriminants import decision, discriminants, forest_spans, remaining_mask
+
+    spans = forest_spans(st.forest(sid).candidates)
+    mine = [d for d in st.decisions(sid) if d.who == who]
+    key = discriminants(spans, remaining_mask(spans, mine))[k].key
+    st.add_decision(sid, decision(key, accept, who))
+    return key
+
+
+def test_a_retrain_learns_from_adjudications_and_verdicts_not_from_decisions_alone(store_path, test_sentence):
+    """Regression (issue 37, item 1): the retrain's key was a digest of decision rows only, so after an
+    adjudication, or a "no correct candidate" on a trained sentence, a retrain said "nothing to do"
+    and kept a model trained on the old set (the sentence left out stayed in the training data)."""
+    from ranker.pipeline.retrain import retrain
+    from ranker.serve.model import stored_model_keys
+    from ranker.sources.discriminants import decision
+
+    with Store.open(store_path) as st:
+        base = stored_model_keys(st)[0]
+        other = next(s.id for s in st.sentences("treebank", "test")
+                     if s.id != test_sentence and len(st.candidate_texts(s.id)) >= 10)
+        k = _answer(st, test_sentence, "ann", 0, True)
+        st.add_decision(test_sentence, decision(k, True, "bob"))
+        _answer(st, test_sentence, "ann", 0, True)
+        _answer(st, test_sentence, "bob", 0, False)     # the same span answered apart: a conflict
+        _answer(st, other, "ann", 0, False)
+        first = retrain(st, base)
+        assert set(st.annotations("user")) == {other}
+        st.adjudicate(test_sentence, "bob", "boss")
+        second = retrain(st, base)
+        assert second.key != first.key and second.n_iter > 0 and second.sentences == 2
+        assert set(st.annotations("user")) == {test_sentence, other}
+        st.set_verdict(other, "ann", True, "")     # a trained sentence: no candidate is correct after all
+        third = retrain(st, base)
+        assert third.key not in (first.key, second.key) and third.sentences == 1
+        assert set(st.annotations("user")) == {test_sentence}
+        again = retrain(st, base)   # nothing new: looked up, not fitted
+        assert again.key == third.key and again.n_iter == 0
