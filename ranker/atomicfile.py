@@ -136,6 +136,33 @@ def check_not_store(path: str | Path | None, store: str | Path | None, what: str
                                   "(nothing was written)")
 
 
+def check_output(path: str | Path | None, store: str | Path | None, what: str) -> None:
+    """Refuse now, before anything is written, an output ``path`` (given as ``what``, e.g. ``--out``)
+    that could not be written: one of the store's files (:func:`check_not_store`), a folder, a file
+    in a folder that does not exist, or a place this process may not write (a read-only file system).
+
+    A command that finds out only when it writes its output has by then changed the store (``annotate
+    --kind user --export /tmp`` stored the annotation and then exited 2).
+
+    Raises
+    ------
+    RankerError
+        ``WHAT PATH: why`` in one line.
+    """
+    if path is None:
+        return
+    check_not_store(path, store, what)
+    p = Path(path)
+    if p.is_dir() or os.fspath(path).endswith(os.sep):
+        raise RankerError(f"{what} {path}: is a folder; give a file name")
+    parent = p.parent
+    if not parent.is_dir():
+        raise RankerError(f"{what} {path}: no such directory {parent}")
+    # the file is written to a temporary file beside it and renamed (atomic_write): the folder too
+    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise RankerError(f"{what} {path}: not writable")
+
+
 def _same_file(found: os.stat_result, other: str) -> bool:
     try:
         return os.path.samestat(found, os.stat(other))

@@ -41,7 +41,7 @@ _CORPUS = {"riezler": "treebank", "chunks": "conll2000", "best_f": "treebank"}
 def run(args) -> int:
     import dataclasses
 
-    from ..atomicfile import check_not_store
+    from ..atomicfile import check_output
     from ..errors import RankerError
     from ..pipeline import stages
     from ..pipeline.best_f import KIND as BEST_F
@@ -52,7 +52,7 @@ def run(args) -> int:
         raise RankerError("--kind file needs --file BRACKETS.tsv")
     if args.export and args.kind != "user":
         raise RankerError(f"--export writes the user decisions: it needs --kind user, not --kind {args.kind}")
-    check_not_store(args.export, args.store, "--export")
+    check_output(args.export, args.store, "--export")   # before the annotation is stored
     kind = (args.name or "file") if args.kind == "file" else args.kind
     if args.kind == "file":
         _own_name(kind)

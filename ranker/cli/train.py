@@ -60,21 +60,9 @@ def add_parser(subparsers) -> None:
 
 def check_writable(path: str, store: str) -> None:
     """Fail now, not after fitting, when ``path`` cannot be written or is one of ``store``'s files."""
-    import os
-    from pathlib import Path
+    from ..atomicfile import check_output
 
-    from ..atomicfile import check_not_store
-    from ..errors import RankerError
-
-    check_not_store(path, store, "--out")
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if p.is_dir():
-        raise RankerError(f"--out {path} is a directory")
-    if not parent.is_dir():
-        raise RankerError(f"--out {path}: no such directory {parent}")
-    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise RankerError(f"--out {path}: not writable")
+    check_output(path, store, "--out")
 
 
 def run(args) -> int:

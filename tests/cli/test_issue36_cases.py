@@ -66,6 +66,18 @@ CASES = {
                                                  rf"ranker: error: --name {name}: the name of a built-in "
                                                  r"annotation kind \(best_f, chunks, riezler, user\)")
        for name in ("user", "riezler", "best_f", "chunks", "user/1")},
+    # item 10: every output path is checked before the annotation is stored
+    "10 annotate --export a folder": (["annotate", "--store", "{s}", "--kind", "user", "--export", "{t}"], {}, 2,
+                                      r"ranker: error: --export {t}: is a folder; give a file name$"),
+    "10 annotate --export dir/": (["annotate", "--store", "{s}", "--kind", "user", "--export", "{t}/new/"], {}, 2,
+                                  r"ranker: error: --export {t}/new/: is a folder; give a file name$"),
+    "10 annotate --export, a missing folder": (["annotate", "--store", "{s}", "--kind", "user", "--export",
+                                                "{t}/nosuch/u.tsv"], {}, 2,
+                                               r"ranker: error: --export {t}/nosuch/u\.tsv: no such directory "
+                                               r"{t}/nosuch$"),
+    "10 annotate --export, under a file": (["annotate", "--store", "{s}", "--kind", "user", "--export",
+                                            "{t}/b.tsv/u.tsv"], {"b.tsv": BRACKETS}, 2,
+                                           r"ranker: error: --export {t}/b\.tsv/u\.tsv: no such directory"),
 }
 
 
