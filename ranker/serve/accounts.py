@@ -13,12 +13,21 @@ so two people on one sentence never undo each other's work.
   hashes (Werkzeug's ``generate_password_hash``, scrypt) managed by ``ranker serve users``; every
   page asks to sign in (reading may stay open with ``--public-read``), every decision is the
   signed-in account's, and the role ``adjudicator`` may resolve conflicts between annotators.
+* Signing in is throttled (:class:`SignInThrottle`): after :data:`ACCOUNT_LIMIT` failures for one
+  account name, or :data:`ADDRESS_LIMIT` from one client address, within :data:`WINDOW` seconds,
+  sign-ins for that name (from that address) are refused with 429 for a growing time (1 minute,
+  then 2, 4, ... at most :data:`MAX_LOCK`), the right password too; the page says when to try
+  again. Every failed or refused sign-in is logged (logger ``ranker.serve``: the server's stderr).
 
 The users file itself is :mod:`.users` (no Flask needed to manage it).
 """
 from __future__ import annotations
 
+import logging
+import math
 import secrets
+import threading
+import time
 from pathlib import Path
 
 from flask import (Blueprint, after_this_request, current_app, redirect, render_template, request, session,
@@ -34,6 +43,95 @@ NAME_COOKIE = "ranker_who"
 NAME_COOKIE_DAYS = 400          # browsers cap cookie lifetimes at about this
 
 bp = Blueprint("accounts", __name__)
+log = logging.getLogger("ranker.serve")
+
+#: Failed sign-ins within :data:`WINDOW` seconds before an account name is locked.
+ACCOUNT_LIMIT = 5
+#: Failed sign-ins (any names) within :data:`WINDOW` seconds before a client address is locked
+#: (higher: a team behind one address mistypes together).
+ADDRESS_LIMIT = 20
+WINDOW = 15 * 60
+FIRST_LOCK = 60           # seconds of the first lock; each failure after it doubles the next
+MAX_LOCK = 60 * 60
+
+
+class Throttle:
+    """Failed attempts per key (an account name, a client address) and the lock they earn.
+
+    A key's failures are forgotten after :data:`WINDOW` quiet seconds (no failure, no lock). The
+    ``limit``-th failure locks the key for :data:`FIRST_LOCK` seconds, each failure after that
+    (once the lock is over) for twice as long as the one before, at most :data:`MAX_LOCK`.
+    """
+
+    def __init__(self, limit: int, clock=time.time):
+        self.limit = limit
+        self.clock = clock
+        self._state: dict[str, list] = {}   # key -> [failures, last failure, locked until]
+        self._lock = threading.Lock()
+
+    def _get(self, key: str, now: float) -> list:
+        st = self._state.get(key)
+        if st is not None and now - max(st[1], st[2]) > WINDOW:
+            del self._state[key]   # quiet long enough: a fresh start
+            st = None
+        return st or [0, 0.0, 0.0]
+
+    def wait(self, key: str) -> float:
+        """Seconds until ``key`` may try again (0: now)."""
+        with self._lock:
+            now = self.clock()
+            return max(0.0, self._get(key, now)[2] - now)
+
+    def failed(self, key: str) -> float:
+        """Count a failure; the seconds of the lock it earns (0: none)."""
+        with self._lock:
+            now = self.clock()
+            st = self._get(key, now)
+            st[0], st[1] = st[0] + 1, now
+            if st[0] >= self.limit:
+                st[2] = now + min(FIRST_LOCK * 2 ** (st[0] - self.limit), MAX_LOCK)
+            self._state[key] = st
+            if len(self._state) > 100_000:   # an attack spraying names: keep what still counts
+                self._state = {k: v for k, v in self._state.items() if now - max(v[1], v[2]) <= WINDOW}
+            return max(0.0, st[2] - now)
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._state.pop(key, None)
+
+
+class SignInThrottle:
+    """Sign-in failures counted per account name and per client address (:class:`Throttle`)."""
+
+    def __init__(self, clock=time.time):
+        self.accounts = Throttle(ACCOUNT_LIMIT, clock)
+        self.addresses = Throttle(ADDRESS_LIMIT, clock)
+
+    def wait(self, name: str, address: str) -> tuple[float, str]:
+        """``(seconds, why)`` until this name from this address may try again (0 and '': now)."""
+        by_name, by_address = self.accounts.wait(name), self.addresses.wait(address)
+        if by_name >= by_address:
+            return by_name, ("too many failed sign-ins for this account" if by_name else "")
+        return by_address, "too many failed sign-ins from your address"
+
+    def failed(self, name: str, address: str) -> tuple[float, str]:
+        """Count a failure for both; ``(seconds, why)`` of the lock it earns (0 and '': none)."""
+        by_name, by_address = self.accounts.failed(name), self.addresses.failed(address)
+        if by_name >= by_address:
+            return by_name, ("too many failed sign-ins for this account" if by_name else "")
+        return by_address, "too many failed sign-ins from your address"
+
+    def succeeded(self, name: str) -> None:
+        """The account's failures are forgotten (the address's still count)."""
+        self.accounts.forget(name)
+
+
+def retry_message(why: str, seconds: float, clock=time.time) -> str:
+    """'WHY: try again in N minutes (after HH:MM:SS UTC)'."""
+    wait = math.ceil(seconds)
+    at = time.strftime("%H:%M:%S", time.gmtime(clock() + wait))
+    span = f"{wait} seconds" if wait < 120 else f"{math.ceil(wait / 60)} minutes"
+    return f"{why}: try again in {span} (after {at} UTC)"
 
 
 class Accounts:
@@ -45,6 +143,7 @@ class Accounts:
         self._users: dict[str, User] = {}
         self._stamp = None
         self._dummy: str | None = None
+        self.throttle = SignInThrottle()
         if not self.users():
             raise RankerError(f"{self.path}: no accounts: add one with ranker serve users add NAME "
                               f"--users {self.path}")
@@ -175,17 +274,34 @@ def login():
     acc = accounts()
     if acc is None:
         return redirect(url_for("serve.index"))
-    message, status = "", 200
+    message, status, headers = "", 200, {}
     if request.method == "POST":
         forms.check_token(session, request.form, request.headers)
         name, password = request.form.get("name", ""), request.form.get("password", "")
-        user = acc.check(name, password) if len(name) <= 40 and len(password) <= 1000 else None
-        if user is not None:
-            session.clear()              # nothing of the signed-out session carries over, not its token
-            session["user"] = user.name
-            return redirect(_safe_next(request.form.get("next")))
-        message, status = "wrong name or password", 401
-    return render_template("login.html", message=message, next=_safe_next(request.values.get("next"))), status
+        address = request.remote_addr or "-"
+        throttle = acc.throttle
+        wait, why = throttle.wait(name, address)
+        if wait:   # locked: refused before the password is even checked (the right one too)
+            log.warning("sign-in refused: account %r from %s: %s, %d s left", name[:40], address, why,
+                        math.ceil(wait))
+            message, status = retry_message(why, wait, throttle.accounts.clock), 429
+            headers["Retry-After"] = str(math.ceil(wait))
+        else:
+            user = acc.check(name, password) if len(name) <= 40 and len(password) <= 1000 else None
+            if user is not None:
+                throttle.succeeded(name)
+                session.clear()              # nothing of the signed-out session carries over, not its token
+                session["user"] = user.name
+                return redirect(_safe_next(request.form.get("next")))
+            lock, why = throttle.failed(name, address)
+            log.warning("sign-in failed: account %r from %s: wrong name or password%s", name[:40], address,
+                        f"; {why}: locked for {math.ceil(lock)} s" if lock else "")
+            message, status = "wrong name or password", 401
+            if lock:
+                message += "; " + retry_message(why, lock, throttle.accounts.clock)
+                headers["Retry-After"] = str(math.ceil(lock))
+    return (render_template("login.html", message=message, next=_safe_next(request.values.get("next"))),
+            status, headers)
 
 
 @bp.post("/logout")

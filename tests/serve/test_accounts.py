@@ -150,3 +150,78 @@ def test_an_account_removed_while_the_server_runs_is_signed_out(store_path, tmp_
     assert client.get("/sentences?corpus=treebank").status_code == 200
     remove_user(path, "carl")
     assert client.get("/sentences?corpus=treebank").status_code == 302
+
+
+# ---------------------------------------------------------------------------------- throttling (issue 37, item 2)
+class _Clock:
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_failed_sign_ins_lock_the_account_for_a_growing_time_and_are_logged(store_path, users, caplog):
+    """Regression (issue 37, item 2): 30 wrong passwords in a row, then the right one, signed in at
+    once, and nothing but the access log's 401s recorded them."""
+    import logging
+
+    from ranker.serve.accounts import ACCOUNT_LIMIT, FIRST_LOCK
+
+    from ranker.serve.app import create_app
+
+    app = create_app(store_path, users=users)
+    clock = _Clock()
+    throttle = app.extensions["ranker-accounts"].throttle
+    throttle.accounts.clock = throttle.addresses.clock = clock
+    client = app.test_client()
+    caplog.set_level(logging.WARNING, logger="ranker.serve")
+    for k in range(ACCOUNT_LIMIT):
+        r = _sign_in(client, "ann", f"wrong-{k}")
+        assert r.status_code == 401 and "wrong name or password" in r.get_data(as_text=True)
+    assert r.headers["Retry-After"] == str(FIRST_LOCK) and "try again in 60 seconds" in r.get_data(as_text=True)
+    r = _sign_in(client, "ann", "ann-secret-1")   # the right password, while locked
+    page = r.get_data(as_text=True)
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) == FIRST_LOCK
+    assert "too many failed sign-ins for this account: try again in 60 seconds (after " in page
+    assert client.get("/sentences?corpus=treebank").status_code == 302   # not signed in
+    failed = [m for m in caplog.messages if m.startswith("sign-in failed: account 'ann' from 127.0.0.1")]
+    refused = [m for m in caplog.messages if m.startswith("sign-in refused: account 'ann' from 127.0.0.1")]
+    assert len(failed) == ACCOUNT_LIMIT and len(refused) == 1
+    # another account from the same address is not locked
+    other = app.test_client()
+    assert _sign_in(other, "boss", "boss-secret-1").status_code == 302
+    # after the lock a failure locks again, twice as long; the right password then signs in
+    clock.now += FIRST_LOCK + 1
+    r = _sign_in(client, "ann", "wrong-again")
+    assert r.status_code == 401 and r.headers["Retry-After"] == str(2 * FIRST_LOCK)
+    clock.now += FIRST_LOCK
+    assert _sign_in(client, "ann", "ann-secret-1").status_code == 429
+    clock.now += FIRST_LOCK + 1
+    assert _sign_in(client, "ann", "ann-secret-1").status_code == 302
+    client.post("/logout", data={"token": _token(client.get("/sentences?corpus=treebank").get_data(as_text=True))})
+    # a success forgets the account's failures: one wrong password is one again
+    r = _sign_in(client, "ann", "wrong")
+    assert r.status_code == 401 and "Retry-After" not in r.headers
+
+
+def test_failed_sign_ins_from_one_address_lock_that_address_for_every_name(store_path, users):
+    from ranker.serve.accounts import ADDRESS_LIMIT
+
+    from ranker.serve.app import create_app
+
+    app = create_app(store_path, users=users)
+    clock = _Clock()
+    throttle = app.extensions["ranker-accounts"].throttle
+    throttle.accounts.clock = throttle.addresses.clock = clock
+    spray = app.test_client()
+    spray.environ_base["REMOTE_ADDR"] = "10.0.0.9"
+    for k in range(ADDRESS_LIMIT):   # a name each time: no account reaches its own limit
+        assert _sign_in(spray, f"user{k}", "guess").status_code == 401
+    r = _sign_in(spray, "boss", "boss-secret-1")
+    assert r.status_code == 429 and "too many failed sign-ins from your address" in r.get_data(as_text=True)
+    elsewhere = app.test_client()
+    elsewhere.environ_base["REMOTE_ADDR"] = "10.0.0.10"
+    assert _sign_in(elsewhere, "boss", "boss-secret-1").status_code == 302
+    clock.now += 16 * 60   # the lock over and a quiet window: the address may try again
+    assert _sign_in(spray, "boss", "boss-secret-1").status_code == 302
