@@ -4,7 +4,7 @@ from __future__ import annotations
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import AnnotationSection
-    from .options import add_evaluation_settings, add_source, add_store, add_workers, config_option
+    from .options import add_evaluation_settings, add_store, add_workers, config_option
 
     p = subparsers.add_parser("annotate", help="derive or read partial bracketings and compute X(y, z)",
                               description="Store an annotation kind (riezler: Crouch et al. 2.1 bracketing "
@@ -28,7 +28,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--recheck", action="store_true", help="recheck candidates checked before")
     config_option(p, "--best-f-metric", section=AnnotationSection, key="best_f_metric",
                   help="with --kind best_f: the metric whose best candidates form the consistent set")
-    add_source(p)
+    p.add_argument("--source", default=None,
+                   help="candidate source in the store whose candidates are checked (default: every "
+                        "source's), or, with --kind best_f, scored (default: the only one there)")
     add_evaluation_settings(p)
     add_workers(p)
     p.set_defaults(func=run)
@@ -50,6 +52,9 @@ def run(args) -> int:
 
     if args.kind == "file" and not args.file:
         raise RankerError("--kind file needs --file BRACKETS.tsv")
+    for option, value in (("--file", args.file), ("--name", args.name)):
+        if value is not None and args.kind != "file":   # ignored, it said nothing of it: exit 0
+            raise RankerError(f"{option} is for --kind file: --kind {args.kind} reads no bracket file")
     if args.export and args.kind != "user":
         raise RankerError(f"--export writes the user decisions: it needs --kind user, not --kind {args.kind}")
     check_output(args.export, args.store, "--export")   # before the annotation is stored
@@ -66,7 +71,10 @@ def run(args) -> int:
         corpus = _CORPUS.get(args.kind)
         if corpus is not None:
             stages.load_corpus(st, corpus)
-        ctx = stages.StageContext(st, None, args.workers, False, "ranker annotate")
+        # --source: whose candidates are checked (and whose forests the decisions are read over);
+        # a source the store does not hold is refused (it was ignored); by default every source's
+        source = stages.stored_source(st, args.source) if args.source is not None else None
+        ctx = stages.StageContext(st, source, args.workers, False, "ranker annotate")
         out = stages.annotate(ctx, annotation, st.sentences(corpus) if corpus else [],
                               equivalences=args.equivalences,
                               labelled=not args.unlabelled, recheck=args.recheck,

@@ -33,7 +33,10 @@ def add_parser(subparsers) -> None:
                         "way to serve beyond loopback without accounts)")
     p.add_argument("--users", default=None, metavar="FILE",
                    help="accounts file (ranker serve users): every annotator signs in and decisions are "
-                        "the account's; required when --host is not loopback (default STORE.users when it exists)")
+                        "the account's; required when --host is not loopback (default STORE.users when it "
+                        "exists). Sign-in is throttled: 5 failures for one name (20 from one address) in 15 "
+                        "minutes lock it for a minute, doubling with each further failure (at most an "
+                        "hour); failed and refused sign-ins are logged on stderr")
     p.add_argument("--public-read", action="store_true",
                    help="with accounts: pages may be read without signing in (deciding still needs it)")
     p.set_defaults(func=run)
@@ -47,7 +50,8 @@ def _add_users_commands(p) -> None:
     sub = p.add_subparsers(dest="serve_command", metavar="ACTION")
     u = sub.add_parser("users", help="manage the accounts annotators sign in with",
                        description="Manage the accounts file (name, role, salted password hash; "
-                       "readable by its owner only). Without --users it is STORE.users beside the store.")
+                       "readable by its owner only). Without --users it is STORE.users beside the store, which must "
+                       "exist.")
     actions = u.add_subparsers(dest="users_command", metavar="ACTION")
     actions.required = True
     from .options import add_store
@@ -70,12 +74,20 @@ def _add_users_commands(p) -> None:
 
 
 def _users_file(args):
+    """The users file the command manages: --users, or STORE.users beside a store that exists."""
+    from pathlib import Path
+
     from ..atomicfile import check_not_store
     from ..serve.users import default_users_file
 
     if args.users:   # rewritten whole by add and remove: never over the store or its log
         check_not_store(args.users, args.store, "--users", users=False)
         return args.users
+    if not Path(args.store).is_file():   # add made nosuch.sqlite.users for a store that is not there
+        from ..errors import RankerError
+
+        raise RankerError(f"--store {args.store}: no such store (its users file would be "
+                          f"{default_users_file(args.store)}); name the store, or the file with --users")
     return default_users_file(args.store)
 
 
@@ -166,6 +178,7 @@ def run(args) -> int:
           f"{f', accounts of {users}' if users is not None else ''}, candidates of {served.source}, ranking with "
           f"{'model ' + model.key if model else 'no model (source order)'}"
           f"{f' (evidence: {served.evidence})' if served.evidence else ''}; Ctrl-C (or SIGTERM) stops", flush=True)
+    _log_to_stderr()   # refused sign-ins (ranker.serve), beside Werkzeug's access log
     from .signals import Stopped, stopped_by_signals
 
     try:
@@ -178,6 +191,20 @@ def run(args) -> int:
         served.close()   # checkpoint: every decision in the .sqlite file itself, none only in -wal
     print(f"ranker serve: stopped; {args.store} holds every decision", flush=True)
     return 0
+
+
+def _log_to_stderr() -> None:
+    """The server's own log lines (logger ``ranker.serve``: failed and refused sign-ins) on stderr."""
+    import logging
+    import sys
+
+    logger = logging.getLogger("ranker.serve")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s ranker serve: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
 
 
 def _need_flask() -> None:

@@ -26,6 +26,8 @@ class Link(str):
 #: A bracket file over two of the small store's sentences.
 BRACKETS = "mine/d0000/0\tNP\t0\t1\nmine/d0001/0\tNP\t0\t1\n"
 
+ANNOTATE = ["annotate", "--store", "{s}"]
+
 #: name: (argv, {file: text}, exit status, first stderr line's start (a regular expression)).
 CASES = {
     # item 3: a sentence whose deleted words differ is skipped, counted and named, as EVALB does
@@ -42,7 +44,7 @@ CASES = {
                                       {"g.mrg": GOLD, "t.mrg": TEST.replace("money", "cash")}, 2,
                                       r"ranker: error: {t}/t\.mrg:2: Length unmatch \(4\|3\)$"),
     # item 6: workers above the cores warn (one line), and no pool starts more than it has tasks
-    "6 annotate --workers 1000": (["annotate", "--store", "{s}", "--kind", "file", "--file", "{t}/b.tsv",
+    "6 annotate --workers 1000": ([*ANNOTATE, "--kind", "file", "--file", "{t}/b.tsv",
                                    "--name", "mine1", "--workers", "1000"], {"b.tsv": BRACKETS}, 0,
                                   r"ranker: warning: workers = 1000 is more than this machine's \d+ cores"),
     # item 8: no traceback
@@ -61,23 +63,42 @@ CASES = {
                             r"got 1000000000000$")
        for key in ("bootstrap_resamples", "randomization_resamples")},
     # item 9: a bracket file never takes a built-in kind's name (it replaced people's decisions)
-    **{f"9 annotate --kind file --name {name}": (["annotate", "--store", "{s}", "--kind", "file", "--file",
+    **{f"9 annotate --kind file --name {name}": ([*ANNOTATE, "--kind", "file", "--file",
                                                   "{t}/b.tsv", "--name", name], {"b.tsv": BRACKETS}, 2,
                                                  rf"ranker: error: --name {name}: the name of a built-in "
                                                  r"annotation kind \(best_f, chunks, riezler, user\)")
        for name in ("user", "riezler", "best_f", "chunks", "user/1")},
     # item 10: every output path is checked before the annotation is stored
-    "10 annotate --export a folder": (["annotate", "--store", "{s}", "--kind", "user", "--export", "{t}"], {}, 2,
+    "10 annotate --export a folder": ([*ANNOTATE, "--kind", "user", "--export", "{t}"], {}, 2,
                                       r"ranker: error: --export {t}: is a folder; give a file name$"),
-    "10 annotate --export dir/": (["annotate", "--store", "{s}", "--kind", "user", "--export", "{t}/new/"], {}, 2,
+    "10 annotate --export dir/": ([*ANNOTATE, "--kind", "user", "--export", "{t}/new/"], {}, 2,
                                   r"ranker: error: --export {t}/new/: is a folder; give a file name$"),
-    "10 annotate --export, a missing folder": (["annotate", "--store", "{s}", "--kind", "user", "--export",
+    "10 annotate --export, a missing folder": ([*ANNOTATE, "--kind", "user", "--export",
                                                 "{t}/nosuch/u.tsv"], {}, 2,
                                                r"ranker: error: --export {t}/nosuch/u\.tsv: no such directory "
                                                r"{t}/nosuch$"),
-    "10 annotate --export, under a file": (["annotate", "--store", "{s}", "--kind", "user", "--export",
+    "10 annotate --export, under a file": ([*ANNOTATE, "--kind", "user", "--export",
                                             "{t}/b.tsv/u.tsv"], {"b.tsv": BRACKETS}, 2,
                                            r"ranker: error: --export {t}/b\.tsv/u\.tsv: no such directory"),
+    # item 11: an option a command would ignore is refused
+    "11 annotate --kind riezler --file": ([*ANNOTATE, "--kind", "riezler", "--file", "{t}/b.tsv"],
+                                          {"b.tsv": BRACKETS}, 2,
+                                          r"ranker: error: --file is for --kind file: --kind riezler reads no "
+                                          r"bracket file$"),
+    "11 annotate --kind user --name": ([*ANNOTATE, "--kind", "user", "--name", "mine"], {}, 2,
+                                       r"ranker: error: --name is for --kind file: --kind user reads no bracket "
+                                       r"file$"),
+    "11 annotate --kind user --source nosuch": ([*ANNOTATE, "--kind", "user", "--source",
+                                                 "nosuch"], {}, 2,
+                                                r"ranker: error: {s}: no candidates from source 'nosuch' "
+                                                r"\(stored: penn:x\)$"),
+    "11 annotate --kind user --source penn:x": ([*ANNOTATE, "--kind", "user", "--source",
+                                                 "penn:x"], {}, 0, None),
+    "11 serve users add, no such store": (["serve", "users", "add", "erin", "--store", "{t}/nosuch.sqlite"], {}, 2,
+                                          r"ranker: error: --store {t}/nosuch\.sqlite: no such store \(its users "
+                                          r"file would be {t}/nosuch\.sqlite\.users\)"),
+    "11 serve users list, no such store": (["serve", "users", "list", "--store", "{t}/nosuch.sqlite"], {}, 2,
+                                           r"ranker: error: --store {t}/nosuch\.sqlite: no such store"),
 }
 
 

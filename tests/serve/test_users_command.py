@@ -19,8 +19,17 @@ def _users(*argv, password: str | None = None):
     return subprocess.run(cmd, input=password, capture_output=True, text=True, env=ENV, timeout=60, cwd=ROOT)
 
 
+def _new_store(path):
+    """An empty store: ``users add --store S`` refuses a store that is not there (issue 36, item 11)."""
+    from ranker.store import Store
+
+    with Store.open(path):
+        pass
+    return path
+
+
 def test_users_add_list_remove_with_the_password_from_stdin(tmp_path):
-    store = tmp_path / "s.sqlite"
+    store = _new_store(tmp_path / "s.sqlite")
     got = _users("add", "ann", "--store", store, password="a-long-secret\n")
     assert got.returncode == 0 and f"{store}.users: account ann (annotator)" in got.stdout, got.stderr
     got = _users("add", "boss", "--role", "adjudicator", "--users", f"{store}.users", password="boss-secret-9")
@@ -34,7 +43,7 @@ def test_users_add_list_remove_with_the_password_from_stdin(tmp_path):
 def test_issue_36_ten_accounts_added_at_once_are_all_kept(tmp_path):
     """Ten ``serve users add`` at once each read the file, added one account and wrote it whole: one
     survived. Each now holds the file's lock from reading to writing."""
-    store = tmp_path / "s.sqlite"
+    store = _new_store(tmp_path / "s.sqlite")
     procs = [subprocess.Popen([sys.executable, "-m", "ranker.cli.main", "serve", "users", "add", f"user{i}",
                                "--store", str(store)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT) for i in range(10)]
@@ -50,7 +59,7 @@ def test_issue_36_ten_accounts_added_at_once_are_all_kept(tmp_path):
     from werkzeug.security import check_password_hash
 
     assert all(check_password_hash(u.hash, f"secret-of-{u.name}") for u in users.values())
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite.users", "s.sqlite.users.lock"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite", "s.sqlite.users", "s.sqlite.users.lock"]
 
 
 @pytest.mark.parametrize("argv, password, says", [
