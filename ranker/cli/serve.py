@@ -34,7 +34,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--users", default=None, metavar="FILE",
                    help="accounts file (ranker serve users): every annotator signs in and decisions are "
                         "the account's; required when --host is not loopback (default STORE.users when it "
-                        "exists). Sign-in is throttled: 5 failures for one name (20 from one address) in 15 "
+                        "holds an account). Sign-in is throttled: 5 failures for one name (20 from one address) in 15 "
                         "minutes lock it for a minute, doubling with each further failure (at most an "
                         "hour); failed and refused sign-ins are logged on stderr")
     p.add_argument("--public-read", action="store_true",
@@ -150,12 +150,16 @@ def run(args) -> int:
     from werkzeug.serving import make_server
 
     from ..pipeline.config import ServeSection
-    from ..serve.users import default_users_file, needs_accounts, users_file_exists
+    from ..serve.users import default_users_file, needs_accounts, read_users, users_file_exists
     from ..serve.app import create_app
 
     users = args.users
-    if users is None and users_file_exists(default_users_file(args.store)):   # unreadable: one error line
-        users = default_users_file(args.store)
+    beside = default_users_file(args.store)
+    # STORE.users is used when it holds an account: once the last one is removed (serve users remove)
+    # the file stays, empty, and must not stop serving on loopback without accounts (beyond loopback
+    # no accounts is refused below); an unreadable one is one error line
+    if users is None and users_file_exists(beside) and read_users(beside):
+        users = beside
     if users is not None and not Path(users).is_file():
         raise RankerError(f"--users {users}: no such file (make it with ranker serve users add NAME --users {users})")
     if needs_accounts(args.host) and users is None and not args.read_only:

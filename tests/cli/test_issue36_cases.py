@@ -148,3 +148,33 @@ def test_issue36_case(name, tmp_path, small_store, capsys, monkeypatch):
         assert re.match(pattern, first), (first, pattern)
         if want_code == 2:
             assert err.count("\n") == 1, err          # one line, no traceback
+
+
+def test_issue36_item12_serving_on_loopback_after_the_last_account_is_removed(tmp_path, small_store):
+    """Regression (issue 36, item 12): once ``serve users remove`` took the last account, STORE.users
+    stayed (empty) and ``ranker serve`` refused to start ("S.users: no accounts"); an empty users file
+    is now no accounts: served on loopback as without one, still refused beyond it."""
+    import subprocess
+    import sys
+
+    store = tmp_path / "s.sqlite"
+    store.write_bytes(small_store)
+
+    def ranker(*argv, stdin=None):
+        return subprocess.run([sys.executable, "-m", "ranker.cli.main", *argv], input=stdin, text=True,
+                              capture_output=True, timeout=120)
+
+    assert ranker("serve", "users", "add", "erin", "--store", str(store), stdin="a password\n").returncode == 0
+    assert ranker("serve", "users", "remove", "erin", "--store", str(store)).returncode == 0
+    assert (tmp_path / "s.sqlite.users").exists()
+    proc = subprocess.Popen([sys.executable, "-m", "ranker.cli.main", "serve", "--store", str(store), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    assert line.startswith(f"ranker serve: {store} on http://127.0.0.1:") and "accounts of" not in line, \
+        line + proc.stderr.read()
+    beyond = ranker("serve", "--store", str(store), "--port", "0", "--host", "0.0.0.0")
+    assert beyond.returncode == 2 and beyond.stderr.startswith("ranker: error: --host 0.0.0.0 lets other machines in")
