@@ -36,6 +36,9 @@ def add_parser(subparsers) -> None:
     add_evaluation_settings(p)
     add_workers(p)
     p.add_argument("--out", required=True, help="output .mrg file")
+    p.add_argument("--force", action="store_true",
+                   help="select with a model whose record (the model in the store that --model is a copy "
+                        "of) says it was trained on another source's candidates: refused without it")
     p.set_defaults(func=run)
 
 
@@ -74,6 +77,8 @@ def run(args) -> int:
                           "export it again (ranker models export) or retrain")
     with recorded_store(args, "select") as (st, settings):
         source = stages.stored_source(st, args.source)
+        if args.model and not args.force:
+            _check_trained_on(st, args.model, source)
         evidence = None if args.evidence is None else stages.stored_source(st, args.evidence)
         ev = stored_evaluation(st, source, args)   # the settings the store's counts were computed with
         settings["evaluation"] = dataclasses.asdict(ev)
@@ -128,3 +133,25 @@ def run(args) -> int:
     print(f"{name}: chose among {int(sum(sizes))} candidates of {len(ids)} sentences "
           f"({len(sel.sentences) - len(ids)} without a parse); wrote {args.out}")
     return 0
+
+
+def _check_trained_on(store, model: str, source: str) -> None:
+    """Refuse a model file the store records as trained on another source's candidates.
+
+    A model file is a copy of a stored model (``ranker train --out``, ``ranker models export``) when
+    its bytes are that model's; the model's record names the source of its training run
+    (:func:`ranker.pipeline.retrain.model_sources`). Another parser's candidates have other
+    structures and features: the weights would rank them, but mean something else (a Link Grammar
+    model selected on BLLIP lists with exit 0). A file the store has no record of is not checked.
+    """
+    from pathlib import Path
+
+    from ..errors import RankerError
+    from ..pipeline.retrain import model_sources
+
+    key = store.model_key_of(Path(model).read_bytes())
+    trained_on = model_sources(store, key)[0] if key else None
+    if trained_on is not None and trained_on != source:
+        raise RankerError(f"{model}: a model trained on the candidates of {trained_on} (stored model "
+                          f"{key[:12]}), not of {source}: give --source {trained_on}, a model trained on "
+                          f"{source}, or --force to select with it anyway")

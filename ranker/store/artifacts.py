@@ -142,6 +142,13 @@ class ArtifactTables:
                                        "heldout" if "trials" in meta else "", None, "", {}))
         return out
 
+    def model_key_of(self, payload: bytes) -> str | None:
+        """The key of a stored model whose file is ``payload`` byte for byte (``ranker train --out``
+        and ``ranker models export`` write exactly the stored file), or None."""
+        got = self._conn.execute("SELECT key FROM artifacts WHERE kind='model' AND payload=? ORDER BY key LIMIT 1",
+                                 (sqlite3.Binary(bytes(payload)),)).fetchone()
+        return None if got is None else got[0]
+
     def model_file(self, key: str) -> bytes | None:
         """The stored model file (JSON bytes) of ``key``."""
         got = self.get_artifact("model", key)

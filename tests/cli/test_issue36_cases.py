@@ -102,6 +102,41 @@ CASES = {
 }
 
 
+#: Item 13, on a store of two sources (penn:x, penn:y) holding m.json, a model trained on penn:y.
+SELECT = ["select", "--store", "{s}", "--corpus", "mine", "--split", "d0000-0004", "--ranker", "loglinear",
+          "--model", "{t}/m.json", "--out", "{t}/sel.mrg"]
+CASES_13 = {
+    "13 select, a model trained on another source": ([*SELECT, "--source", "penn:x"], {}, 2,
+                                                     r"ranker: error: {t}/m\.json: a model trained on the "
+                                                     r"candidates of penn:y \(stored model [0-9a-f]{12}\), not of "
+                                                     r"penn:x: give --source penn:y"),
+    "13 select, the same with --force": ([*SELECT, "--source", "penn:x", "--force"], {}, 0, None),
+    "13 select, the model's own source": ([*SELECT, "--source", "penn:y"], {}, 0, None),
+}
+
+
+@pytest.fixture(scope="module")
+def two_sources(tmp_path_factory, small_store) -> tuple[bytes, bytes]:
+    """The small store with a second source penn:y, and a model trained on penn:y (store, model bytes)."""
+    from ranker.store import Candidate, Store
+    from ranker.trees.penn import parse_tree
+
+    folder = tmp_path_factory.mktemp("two")
+    store = folder / "s.sqlite"
+    store.write_bytes(small_store)
+    with Store.open(store) as st:
+        st.add_candidates([Candidate(f"mine/d{i:04d}/0", "penn:y", r, parse_tree(t), "full", {})
+                           for i in range(5) for r, t in enumerate(["(S (NP (NN dogs)) (VP (VBP bark)))",
+                                                                    "(S (NN dogs) (VBP bark))"])])
+    (folder / "b.tsv").write_text("".join(f"mine/d000{i}/0\tNP\t0\t1\n" for i in range(3)))
+    assert main(["annotate", "--store", str(store), "--kind", "file", "--file", str(folder / "b.tsv"),
+                 "--name", "mine1", "--workers", "1"]) == 0
+    assert main(["train", "--store", str(store), "--corpus", "mine", "--split", "d0000-0004", "--kind", "mine1",
+                 "--source", "penn:y", "--sigma2", "1", "--workers", "1", "--no-progress",
+                 "--out", str(folder / "m.json")]) == 0
+    return store.read_bytes(), (folder / "m.json").read_bytes()
+
+
 @pytest.fixture(scope="module")
 def small_store(tmp_path_factory) -> bytes:
     path = tmp_path_factory.mktemp("small") / "s.sqlite"
@@ -109,13 +144,13 @@ def small_store(tmp_path_factory) -> bytes:
     return path.read_bytes()
 
 
-def run_case(name, tmp_path, small_store, capsys, monkeypatch):
-    """Run case ``name`` in ``tmp_path``: its exit status and stderr (placeholders filled in)."""
+def run_case(case, tmp_path, store, capsys, monkeypatch):
+    """Run ``case`` in ``tmp_path`` on a copy of ``store`` (bytes): its exit status and stderr."""
     from ranker import parallel
 
     monkeypatch.setattr(parallel, "_WARNED", set())   # the warnings of this process so far
-    argv, files, _, _ = CASES[name]
-    (tmp_path / "s.sqlite").write_bytes(small_store)
+    argv, files, _, _ = case
+    (tmp_path / "s.sqlite").write_bytes(store)
     fill = {"t": str(tmp_path), "s": str(tmp_path / "s.sqlite")}
     for rel, text in files.items():
         if isinstance(text, Link):
@@ -126,7 +161,7 @@ def run_case(name, tmp_path, small_store, capsys, monkeypatch):
     before = _snapshot(tmp_path)
     code = main([a.format(**fill) for a in argv])
     if code == 2:    # a refusal writes nothing: the store and every file as they were, none added
-        assert _snapshot(tmp_path) == before, name
+        assert _snapshot(tmp_path) == before, argv
     return code, capsys.readouterr().err, fill
 
 
@@ -137,8 +172,20 @@ def _snapshot(folder: Path) -> dict:
 
 @pytest.mark.parametrize("name", CASES)
 def test_issue36_case(name, tmp_path, small_store, capsys, monkeypatch):
-    code, err, fill = run_case(name, tmp_path, small_store, capsys, monkeypatch)
-    _, _, want_code, want_first = CASES[name]
+    check_case(CASES[name], tmp_path, small_store, capsys, monkeypatch)
+
+
+@pytest.mark.parametrize("name", CASES_13)
+def test_issue36_case_of_two_sources(name, tmp_path, two_sources, capsys, monkeypatch):
+    store, model = two_sources
+    (tmp_path / "m.json").write_bytes(model)
+    check_case(CASES_13[name], tmp_path, store, capsys, monkeypatch)
+
+
+def check_case(case, tmp_path, store, capsys, monkeypatch):
+    """Run ``case`` and compare its exit status and first stderr line with the table's."""
+    code, err, fill = run_case(case, tmp_path, store, capsys, monkeypatch)
+    _, _, want_code, want_first = case
     assert code == want_code, err
     if want_first is None:
         assert err == ""
