@@ -14,14 +14,18 @@ def add_parser(subparsers) -> None:
         "filters, each sentence's candidates ranked by a model with their probabilities, each "
         "ranker's choice and every metric's score against gold, trees drawn beside gold, and "
         "discriminants to accept or reject; decisions are stored as partial annotations of kind "
-        "'user', which retraining (from the page) learns from. Needs the 'serve' extra: "
+        "'user', which retraining (from the page) learns from. A restart keeps the team's state: "
+        "the model a retrain switched to ranks again (recorded in the store), and with accounts "
+        "everyone stays signed in (the cookies' secret is kept in USERS.secret beside the users "
+        "file, mode 0600; delete it to sign everybody out). Needs the 'serve' extra: "
         "pip install 'ranker[serve]'.")
     add_store(p)
     add_source(p)
     add_evidence(p, EVIDENCE_OF_MODEL)
     p.add_argument("--model", default=None,
                    help="a stored model's key or unique prefix (ranker models list), or a model file "
-                        "(default: the stored model chosen on held-out, else the first stored model "
+                        "(default: the model this store's server ranked with last, a retrain's "
+                        "included; else the stored model chosen on held-out, else the first stored model "
                         "that carries its features; none: source order)")
     # defaults from ServeSection (the web page is no stage of an experiment config)
     host, port = config_default(ServeSection, "host"), config_default(ServeSection, "port")
@@ -180,7 +184,7 @@ def run(args) -> int:
     print(f"ranker serve: {args.store} on http://{args.host}:{server.port}/"
           f"{' (read-only)' if args.read_only else ''}"
           f"{f', accounts of {users}' if users is not None else ''}, candidates of {served.source}, ranking with "
-          f"{'model ' + model.key if model else 'no model (source order)'}"
+          f"{f'model {model.key} ({served.model_origin})' if model else 'no model (source order)'}"
           f"{f' (evidence: {served.evidence})' if served.evidence else ''}; Ctrl-C (or SIGTERM) stops", flush=True)
     _log_to_stderr()   # refused sign-ins (ranker.serve), beside Werkzeug's access log
     from .signals import Stopped, stopped_by_signals

@@ -3,11 +3,18 @@
 Each request thread reads through its own SQLite connection (a connection must stay in its
 thread); decisions are written in one short store transaction each, so two browsers annotating
 at once never lose one (SQLite serialises the writers). ``read_only`` opens the store with
-``mode=ro`` and refuses every POST. The secret that signs session cookies is new at every start,
-so a token from an earlier server is worthless.
+``mode=ro`` and refuses every POST.
+
+A restart keeps what the team had: the served model is recorded in the store when a retrain
+switches to it (:func:`.model.remember_served`) and served again at the next start unless
+``--model`` names another; with accounts the secret that signs session cookies is kept in a file
+beside the users file (``USERS.secret``, mode 0600, :func:`session_secret`), so nobody is signed
+out. Without accounts the secret is new at every start (the anonymous sessions start again; a
+name set on the page is kept in its own cookie).
 """
 from __future__ import annotations
 
+import os
 import secrets
 import threading
 from collections import OrderedDict
@@ -55,7 +62,7 @@ class Served:
         from ..pipeline.stages import stored_evaluation, stored_source
         from ..store import Store
         from .choices import StoredChoices
-        from .model import load_served_model, tuned_heidorn, tuned_heidorn_key
+        from .model import tuned_heidorn, tuned_heidorn_key
 
         self.store_path = Path(store_path)
         self.read_only = read_only
@@ -66,7 +73,7 @@ class Served:
             self.source = stored_source(st, source)   # --source, else the store's only one
             # the settings the store's counts were computed with (ranker counts recorded them)
             self.evaluation = stored_evaluation(st, self.source)
-            self.model = load_served_model(st, model_spec, evidence, self.source)
+            self.model, self.model_origin = _first_model(st, model_spec, evidence, self.source, read_only)
             # the second source the model's evidence families read (its record's, or --evidence)
             self.evidence = self.model.evidence if self.model is not None else None
             self.heidorn = tuned_heidorn(st)
@@ -156,10 +163,78 @@ class Served:
             with Store.open(self.store_path, create=False) as st:
                 st.checkpoint()
 
-    def set_model(self, model) -> None:
+    def set_model(self, model, origin: str = "") -> None:
         """Rank with ``model`` from now on; the old one is kept to show how the ranking changed."""
         with self.lock:
             self.previous, self.model = self.model, model
+            self.model_origin = origin or self.model_origin
+
+
+def _first_model(store, spec: str | None, evidence: str | None, source: str, read_only: bool):
+    """``(ServedModel or None, what the page says of where it came from)`` at start.
+
+    ``--model`` first (a stored one is recorded as the served model); else the model served last
+    for this source (a retrain's, kept across restarts); else the store's default.
+    """
+    import logging
+
+    from ..errors import RankerError
+    from .model import load_served_model, remember_served, remembered_served
+
+    if spec is not None:
+        model = load_served_model(store, spec, evidence, source)
+        if not read_only and store.model_record(model.key) is not None:
+            remember_served(store, source, model.key, "named with --model")
+        return model, "named with --model"
+    kept = remembered_served(store, source)
+    if kept is not None and store.model_file(kept["model"]) is not None:
+        try:
+            model = load_served_model(store, kept["model"], evidence, source)
+            return model, f"{kept.get('how', 'served')} at {kept.get('at', '?')}, kept across restarts"
+        except RankerError as e:   # removed or unreadable since: the default, and say why
+            logging.getLogger("ranker.serve").warning("the model served before the restart: %s", e)
+    model = load_served_model(store, None, evidence, source)
+    return model, ("the store's default (chosen on held-out)" if model is not None else "")
+
+
+def session_secret(users: Path) -> bytes:
+    """The secret signing session cookies, kept in ``USERS.secret`` beside the users file (mode 0600).
+
+    Made on first use (written whole to a temporary file and linked into place, so two servers
+    starting at once read one secret). Deleting the file signs everybody out at the next start.
+
+    Raises
+    ------
+    RankerError
+        For a secret file others may read, or one that holds no secret.
+    """
+    import tempfile
+
+    from ..errors import RankerError
+
+    path = Path(f"{users}.secret")
+    if not path.exists():
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)   # mode 0600
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(32) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            try:
+                os.link(tmp, path)
+            except FileExistsError:   # another server made it meanwhile: theirs
+                pass
+        finally:
+            os.unlink(tmp)
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        raise RankerError(f"{path}: the session secret is readable by others (mode {mode:04o}): "
+                          f"chmod 600 {path}, or delete it (everybody signs in again)")
+    text = path.read_text(encoding="ascii", errors="replace").strip()
+    if len(text) < 32 or any(c not in "0123456789abcdef" for c in text):
+        raise RankerError(f"{path}: holds no session secret (64 hex digits): delete it and start again "
+                          "(everybody signs in again)")
+    return bytes.fromhex(text)
 
 
 def forest_summary(store, source: str) -> tuple[dict[str, int], dict[str, str]]:
@@ -219,7 +294,8 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
 
     here = Path(__file__).parent
     app = Flask("ranker.serve", template_folder=str(here / "templates"), static_folder=str(here / "static"))
-    app.secret_key = secrets.token_bytes(32)
+    # with accounts the cookies' secret outlives the server, so a restart signs nobody out
+    app.secret_key = session_secret(Path(users)) if users is not None else secrets.token_bytes(32)
     app.config.update(SESSION_COOKIE_SAMESITE="Strict", SESSION_COOKIE_HTTPONLY=True,
                       MAX_CONTENT_LENGTH=64 * 1024, PERMANENT_SESSION_LIFETIME=timedelta(days=30))
     app.extensions["ranker"] = Served(Path(store_path), model, read_only, settings or ServeSection(), source,

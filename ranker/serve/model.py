@@ -132,6 +132,24 @@ def tuned_heidorn_key(store) -> str | None:
     return None
 
 
+#: Artifact kind: the model a server ranked a source's candidates with last (key: the source), so that a
+#: restart ranks with the model the team retrained rather than the stored default.
+SERVED_KIND = "serve-model"
+
+
+def remember_served(store, source: str, key: str, how: str) -> None:
+    """Record that ``source``'s candidates are ranked with the stored model ``key`` (``how``: why)."""
+    from ..store.team import now_utc
+
+    store.put_artifact(SERVED_KIND, source, b"", {"model": key, "how": how, "at": now_utc()})
+
+
+def remembered_served(store, source: str) -> dict | None:
+    """``{"model", "how", "at"}`` of the model last served for ``source`` (None: never recorded)."""
+    got = store.get_artifact(SERVED_KIND, source)
+    return got[1] if got and got[1].get("model") else None
+
+
 def retrained_model(store, current: ServedModel | None, update, source: str | None = None) -> ServedModel:
     """``current`` adapted to the ``user`` decisions (:func:`ranker.pipeline.retrain.retrain`, warm-started).
 

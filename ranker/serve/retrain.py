@@ -2,7 +2,8 @@
 
 One job at a time per server. The job opens its own store connection (SQLite connections stay in
 their thread), reports progress through the stage's callback, and on success swaps the served
-model, keeping the old one so the page can show how each candidate's place changed. The model is
+model, keeping the old one so the page can show how each candidate's place changed, and records it
+in the store as the served model (a restart ranks with it). The model is
 always adapted from the served model's base with the team's work as training reads it (decisions,
 verdicts, adjudications: :func:`ranker.pipeline.retrain.retrain`), so a click with nothing new
 changes nothing, and says so. The store's log is checkpointed after each retrain.
@@ -59,7 +60,8 @@ def start_retrain(served) -> RetrainJob:
 def _run(served, job: RetrainJob) -> None:
     from ..errors import RankerError
     from ..store import Store
-    from .model import retrained_model
+    from ..store.team import now_utc
+    from .model import remember_served, retrained_model
 
     try:
         with served.lock:
@@ -78,8 +80,9 @@ def _run(served, job: RetrainJob) -> None:
             if listed:
                 job.update(0.95, f"the rankers' choices of {len(listed)} listed sentences under the new model")
                 served.choices.disagree(st, listed, model)
+            remember_served(st, served.source, model.key, "retrained from the team's work")
             st.checkpoint()   # the new model and the decisions it learnt from: in the .sqlite file itself
-        served.set_model(model)
+        served.set_model(model, f"retrained from the team's work at {now_utc()}")
         job.finish("done", f"retrained on the team's work: now ranking with model {model.key[:12]}")
     except RankerError as e:
         job.finish("failed", str(e))

@@ -25,8 +25,11 @@ def served():
 @bp.app_context_processor
 def _common():
     s = served()
+    with s.lock:
+        model, origin = s.model, s.model_origin
     return {"token": forms.session_token(session), "read_only": s.read_only, "who": session.get("who", ""),
-            "token_field": forms.TOKEN_FIELD, "store_name": s.store_path.name, "source": s.source}
+            "token_field": forms.TOKEN_FIELD, "store_name": s.store_path.name, "source": s.source,
+            "served_model": None if model is None else model.key, "served_origin": origin}
 
 
 @bp.app_errorhandler(FormError)

@@ -22,6 +22,21 @@ def app(store_path):
     return create_app(store_path)
 
 
+@pytest.fixture(autouse=True)
+def _forget_the_served_model(store_path):
+    """Each test's server starts with the store's default model: a retrain's record of the model it
+    served (kept for the next start, issue 37 item 5) is removed after each test."""
+    import sqlite3
+
+    from ranker.serve.model import SERVED_KIND
+
+    yield
+    con = sqlite3.connect(store_path)
+    con.execute("DELETE FROM artifacts WHERE kind=?", (SERVED_KIND,))
+    con.commit()
+    con.close()
+
+
 def _token(client, path="/sentences?corpus=treebank&split=test") -> str:
     html = client.get(path).get_data(as_text=True)
     return re.search(r'name="token" value="([^"]+)"', html).group(1)
@@ -662,3 +677,51 @@ def test_a_retrain_computes_the_new_models_choices_for_the_sentences_listed_befo
     assert got is not None and got[1]["sentences"] == len(before)
     assert sorted(served.choices.listed(new)) == sorted(before)
     _clear(store_path, test_sentence)
+
+
+def test_a_restart_keeps_the_served_model_and_every_annotator_signed_in(built_store, tmp_path, test_sentence):
+    """Regression (issue 37, item 5): after a restart the server ranked with the base model again, not
+    the one the team retrained, and every annotator was signed out (a new session secret at each start)."""
+    import os
+    import stat
+
+    from ranker.serve.app import create_app
+    from ranker.serve.users import add_user
+
+    path = tmp_path / "store.sqlite"
+    shutil.copy(built_store, path)
+    users = tmp_path / "team.users"
+    add_user(users, "boss", "boss-secret-1", role="adjudicator")
+    app = create_app(path, users=users)
+    base = app.extensions["ranker"].model.key
+    secret = tmp_path / "team.users.secret"
+    assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600
+    client = app.test_client()
+    page = client.get("/login").get_data(as_text=True)
+    token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+    assert client.post("/login", data={"name": "boss", "password": "boss-secret-1", "token": token}).status_code == 302
+    page = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+    assert f"ranked by <code>{base[:12]}</code> <span class=\"origin\">(the store&#39;s default" in page
+    key = re.findall(r'<tr data-key="([^"]+)"', page)[0]
+    assert client.post("/decide", data={"id": test_sentence, "key": key, "accept": "0",
+                                        "token": token}).status_code == 302
+    assert _retrain_and_wait(client, token, test_sentence)["state"] == "done"
+    retrained = app.extensions["ranker"].model.key
+    assert retrained != base
+    # the restart: a new application on the same files, the browser's cookie as it was
+    again = create_app(path, users=users)
+    assert again.extensions["ranker"].model.key == retrained
+    later = again.test_client()
+    later.set_cookie("session", client.get_cookie("session").value)
+    r = later.get("/sentence", query_string={"id": test_sentence})
+    page = r.get_data(as_text=True)
+    assert r.status_code == 200 and 'id="signed-in">boss<' in page
+    assert f"ranked by <code>{retrained[:12]}</code>" in page and "kept across restarts" in page
+    # --model still names another; a secret others can read is refused
+    named = create_app(path, users=users, model=base)
+    assert named.extensions["ranker"].model.key == base
+    os.chmod(secret, 0o644)
+    with pytest.raises(Exception, match="readable by others"):
+        create_app(path, users=users)
+
