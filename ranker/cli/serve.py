@@ -68,7 +68,8 @@ def _add_users_commands(p) -> None:
                            "line of standard input (echo ... | ranker serve users add NAME).")
     a.add_argument("name", help="account name (1-40 letters, digits, spaces or .@-)")
     a.add_argument("--role", choices=["annotator", "adjudicator"], default="annotator",
-                   help="adjudicators may also resolve conflicts between annotators (default annotator)")
+                   help="annotators answer, give verdicts and comment; adjudicators may also resolve "
+                        "conflicts between annotators and retrain the served model (default annotator)")
     a.set_defaults(func=run_users_add)
     ls = actions.add_parser("list", parents=[common], help="the accounts and their roles")
     ls.set_defaults(func=run_users_list)

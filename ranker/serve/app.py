@@ -83,6 +83,8 @@ class Served:
             for s in st.sentences(None):
                 self.corpora.setdefault(s.corpus, []).append(s)
         self.previous = None           # the model before the last retraining
+        # models served lately by key: a page stays ranked by the model it was opened with (views.PIN)
+        self.recent: OrderedDict = OrderedDict() if self.model is None else OrderedDict([(self.model.key, self.model)])
         self.retrain = None            # the running or last RetrainJob
         # forests, spans and counts do not change while serving; scores only with the model
         self.forests = LRU(settings.cached_forests)
@@ -168,6 +170,10 @@ class Served:
         with self.lock:
             self.previous, self.model = self.model, model
             self.model_origin = origin or self.model_origin
+            self.recent[model.key] = model
+            self.recent.move_to_end(model.key)
+            while len(self.recent) > 4:
+                self.recent.popitem(last=False)
 
 
 def _first_model(store, spec: str | None, evidence: str | None, source: str, read_only: bool):

@@ -17,7 +17,8 @@ import time
 class RetrainJob:
     """One retraining run: its state (``running``, ``done``, ``failed``), progress and message."""
 
-    def __init__(self):
+    def __init__(self, by: str | None = None):
+        self.by = by              # who started it (their page shows the new model at once)
         self.state = "running"
         self.progress = 0.0
         self.message = "starting"
@@ -46,13 +47,14 @@ class RetrainJob:
                     "seconds": round((self.finished or time.time()) - self.started, 1)}
 
 
-def start_retrain(served) -> RetrainJob:
-    """Start retraining from the ``user`` decisions unless a job is running; returns the job."""
+def start_retrain(served, by: str | None = None) -> RetrainJob:
+    """Start retraining from the ``user`` decisions unless a job is running (``by``: who asks);
+    returns the job."""
     with served.lock:
         job = served.retrain
         if job is not None and job.state == "running":
             return job
-        job = served.retrain = RetrainJob()
+        job = served.retrain = RetrainJob(by)
     threading.Thread(target=_run, args=(served, job), name="ranker-retrain", daemon=True).start()
     return job
 

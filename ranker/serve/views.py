@@ -114,8 +114,7 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
 
     s = served()
     st = s.store()
-    with s.lock:
-        model, previous = s.model, s.previous
+    model, previous, pinned = _page_model(s, sid)
     view = sentence_view(s.forest_data(sid), own_decisions(st.decisions(sid)), s.model_scores(model, sid),
                          s.model_scores(previous, sid), s.heidorn_choice(sid),
                          None if model is None else model.key)
@@ -159,7 +158,35 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
                            neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
-                           retrain=s.retrain, conflict=conflict, team=sentence_team(st, sid)), status
+                           retrain=s.retrain, conflict=conflict, team=sentence_team(st, sid),
+                           pinned=pinned), status
+
+
+#: Session key of the sentence this session is on and the model that ranks it: a retrain takes
+#: effect for an annotator at their next sentence, never under their cursor.
+PIN = "pin"
+
+
+def _page_model(s, sid: str):
+    """``(model, previous, pinned)``: the model ranking this session's page of ``sid``.
+
+    The served model, except on the sentence this session was on when a retrain switched models:
+    there the model it was ranked with stays (so the order of the candidates and discriminants
+    does not change under the annotator) until they open another sentence; ``pinned`` is then True
+    and no "before" column is shown. The session that started the retrain sees the new model at once.
+    """
+    with s.lock:
+        model, previous, recent, job = s.model, s.previous, dict(s.recent), s.retrain
+    pin = session.get(PIN)
+    if model is None:
+        return None, None, False
+    mine = job is not None and job.by is not None and job.by == current_annotator()
+    if (isinstance(pin, list) and len(pin) == 2 and pin[0] == sid and pin[1] != model.key
+            and pin[1] in recent and not mine):
+        return recent[pin[1]], None, True
+    if pin != [sid, model.key]:
+        session[PIN] = [sid, model.key]
+    return model, previous, False
 
 
 #: Session key of the sentence list's filters last shown, so "previous" and "next" walk that list.
@@ -234,11 +261,16 @@ def _back_to(value: str | None):
 # ---------------------------------------------------------------------------------- retrain
 @bp.post("/retrain")
 def retrain():
-    """Start retraining from the decisions in the background."""
+    """Start retraining from the team's work in the background (an adjudicator's action: it changes
+    the ranking and the order of discriminants for everyone, from their next sentence on)."""
+    from .accounts import may_adjudicate
     from .retrain import start_retrain
 
+    if not may_adjudicate():
+        raise FormError("only an account with the adjudicator role may retrain: it changes the ranking "
+                        "for everyone", 403)
     back = _back_to(request.form.get("id"))   # a bad id is refused before anything starts
-    start_retrain(served())
+    start_retrain(served(), annotator())
     return back
 
 

@@ -225,3 +225,61 @@ def test_failed_sign_ins_from_one_address_lock_that_address_for_every_name(store
     assert _sign_in(elsewhere, "boss", "boss-secret-1").status_code == 302
     clock.now += 16 * 60   # the lock over and a quiet window: the address may try again
     assert _sign_in(spray, "boss", "boss-secret-1").status_code == 302
+
+
+# ---------------------------------------------------------------------------------- retraining (issue 37, item 8)
+def test_only_adjudicators_retrain_and_the_new_model_reaches_others_at_their_next_sentence(store_path, users,
+                                                                                          test_sentence):
+    """Regression (issue 37, item 8): any annotator could retrain, and the new model re-ranked the
+    candidates and reordered the discriminants of every other annotator's sentence under their cursor."""
+    import sqlite3
+    import time
+
+    from ranker.serve.app import create_app
+    from ranker.serve.model import SERVED_KIND
+
+    app = create_app(store_path, users=users)
+    served = app.extensions["ranker"]
+    base = served.model.key
+    ann, boss = app.test_client(), app.test_client()
+    _sign_in(ann, "ann", "ann-secret-1")
+    _sign_in(boss, "boss", "boss-secret-1")
+    with Store.open(store_path, readonly=True) as st:
+        ids = [s.id for s in st.sentences("treebank", "test") if len(st.candidate_texts(s.id)) >= 10]
+    other, third = [sid for sid in ids if sid != test_sentence][:2]
+    page = ann.get("/sentence", query_string={"id": other}).get_data(as_text=True)
+    assert 'id="retrain-role"' in page and '<button class="retrain"' not in page
+    assert f'id="model-key">{base[:12]}<' in page
+    r = ann.post("/retrain", data={"id": other, "token": _token(page)})
+    assert r.status_code == 403 and "adjudicator" in r.get_data(as_text=True)
+    assert served.retrain is None and served.model.key == base
+    # the adjudicator retrains (a decision the model did not expect first)
+    page = boss.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert '<button class="retrain"' in page
+    token = _token(page)
+    masses = re.findall(r'data-key="([^"]+)"[^>]*>.*?<td class="num mass">([\d.]+)</td>', page, re.S)
+    key = max(masses, key=lambda km: float(km[1]))[0]
+    boss.post("/decide", data={"id": test_sentence, "key": key, "accept": "0", "token": token})
+    assert boss.post("/retrain", data={"id": test_sentence, "token": token}).status_code == 302
+    for _ in range(240):
+        if served.retrain.state != "running":
+            break
+        time.sleep(0.25)
+    assert served.retrain.state == "done", served.retrain.status()
+    new = served.model.key
+    assert new != base
+    # ann's sentence keeps its ranking until she moves on; the header says what ranks now
+    page = ann.get("/sentence", query_string={"id": other}).get_data(as_text=True)
+    assert f'id="model-key">{base[:12]}<' in page and 'id="pinned"' in page
+    assert f"ranked by <code>{new[:12]}</code>" in page
+    page = ann.get("/sentence", query_string={"id": third}).get_data(as_text=True)
+    assert f'id="model-key">{new[:12]}<' in page and 'id="pinned"' not in page
+    page = ann.get("/sentence", query_string={"id": other}).get_data(as_text=True)
+    assert f'id="model-key">{new[:12]}<' in page
+    # the adjudicator who retrained sees the new model at once
+    page = boss.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert f'id="model-key">{new[:12]}<' in page and 'id="pinned"' not in page
+    con = sqlite3.connect(store_path)   # the next server of this module starts with the default model
+    con.execute("DELETE FROM artifacts WHERE kind=?", (SERVED_KIND,))
+    con.commit()
+    con.close()
