@@ -7,9 +7,13 @@ configuration is used. The output holds one line per input line (text) or per li
 input order: the chosen tree, or an empty line where there is none (an empty or skipped line, a
 sentence Link Grammar could not parse, a bad list), counted on stderr.
 
-The work goes through the same stages as ``ranker run`` (load the corpus, parse or import,
-extract features, select) in a store: a temporary one, removed at the end, unless ``--store``
-names one to keep, so that a rerun on the same input parses and extracts nothing again.
+Lists are streamed: read in chunks of ``--chunk`` sentences, each chunk's features extracted in
+memory and its best trees written before the next is read, so memory is bounded by the chunk and
+the model whatever the input's length; ``-`` reads standard input (``parser | ranker apply --lists
+- --out -``) and writes standard output. Text, and lists with ``--store``, go through the same
+stages as ``ranker run`` (load the corpus, parse or import, extract features, select) in a store:
+a temporary one, removed at the end, unless ``--store`` names one to keep, so that a rerun on the
+same input parses and extracts nothing again. Both give the same trees.
 """
 from __future__ import annotations
 
@@ -32,13 +36,17 @@ def add_parser(subparsers) -> None:
     given = p.add_mutually_exclusive_group(required=True)
     given.add_argument("--text", default=None, metavar="FILE",
                        help="plain text, one sentence a line, parsed with Link Grammar")
-    given.add_argument("--lists", default=None, metavar="FILE", help="a parser's n-best lists (see --format)")
+    given.add_argument("--lists", default=None, metavar="FILE",
+                       help="a parser's n-best lists (see --format; .gz read as gzip; - for standard input)")
     p.add_argument("--format", default="bllip", choices=file_sources(), help="--lists: file format (default bllip)")
     config_option(p, "--text-format", section=DataSection, key="text_format",
                   help="--text: tokens (space-separated), raw (tokenized here with NLTK's Treebank "
                   "tokenizer) or tagged (word/TAG, the tags becoming the trees' preterminals)")
     config_option(p, "--encoding", section=DataSection, key="encoding", help="encoding of --text")
-    p.add_argument("--out", required=True, help="output file: one tree (or empty line) per input sentence")
+    p.add_argument("--out", required=True,
+                   help="output file: one tree (or empty line) per input sentence (- for standard output)")
+    p.add_argument("--chunk", type=int, default=500, metavar="N",
+                   help="--lists without --store: sentences read, ranked and written at a time (default 500)")
     p.add_argument("--store", default=None,
                    help="keep the work in this store (made if missing) so that a rerun is fast "
                    "(default: a temporary store, removed at the end)")
@@ -54,8 +62,17 @@ def run(args) -> int:
 
     from .train import check_writable
 
-    check_writable(args.out, args.store)   # an --out that is the store is refused too
+    from ..errors import RankerError
+
+    if args.chunk < 1:
+        raise RankerError(f"--chunk must be >= 1, not {args.chunk}")
+    if args.out != "-":
+        check_writable(args.out, args.store)   # an --out that is the store is refused too
     model = _load(args.model)
+    if args.lists == "-" or (args.lists and args.store is None):
+        if args.lists == "-" and args.store is not None:
+            raise RankerError("--lists - (standard input) is streamed: it takes no --store")
+        return _stream_lists(args, model)
     given = Path(args.text or args.lists)
     if not given.is_file():
         from ..errors import RankerError
@@ -176,3 +193,125 @@ def _import_lists(st, args):
     summary = got.summaries[0]
     document = path.name[:-3] if path.name.endswith(".gz") else path.name
     return corpus, document, list(summary.order), list(summary.errors), source
+
+
+def _stream_lists(args, model) -> int:
+    """``--lists`` without a store: chunks of lists read, ranked in memory and written in input order."""
+    import gzip
+    import io
+    from contextlib import nullcontext
+    from pathlib import Path
+
+    from ..atomicfile import atomic_write
+    from ..errors import RankerError
+    from ..pipeline.stages import resolve_workers
+    from ..sources.nbest import stream_blocks
+
+    saved, fs = model
+    families = fs.build()
+    if any(f.needs_fit for f in families):
+        raise RankerError(f"{args.model}: the model's features fit tables on a training store "
+                          f"({', '.join(f.name for f in families if f.needs_fit)}); apply it with --store")
+    workers = resolve_workers(args.workers)
+    if args.lists == "-":
+        name, raw = "<stdin>", sys.stdin.buffer
+    else:
+        path = Path(args.lists)
+        if not path.is_file():
+            raise RankerError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
+        name, raw = str(path), open(path, "rb")
+    written = empty = 0
+    skipped: list[str] = []
+    broken = ""
+    try:
+        if raw.peek(2)[:2] == b"\x1f\x8b" if hasattr(raw, "peek") else False:
+            raw = gzip.open(raw, "rb")
+        lines = io.TextIOWrapper(raw, encoding="utf-8")
+        blocks = stream_blocks(lines, name, args.format)
+        out_cm = nullcontext(sys.stdout) if args.out == "-" else atomic_write(args.out)
+        with out_cm as out:
+            number, more = 0, True
+            while more:
+                chunk = []
+                try:   # a damaged stream ends the input: the lists read before it are still ranked
+                    for block in blocks:
+                        chunk.append(block)
+                        if len(chunk) >= args.chunk:
+                            break
+                    else:
+                        more = False
+                except (UnicodeDecodeError, OSError, EOFError) as e:
+                    broken = f"{name}: cannot be read after its {number + len(chunk)}th list ({e})"
+                    more = False
+                if not chunk:
+                    break
+                for text in _rank_chunk(chunk, number, name, args.model, saved, families, workers, skipped):
+                    out.write(text + "\n")
+                    written += bool(text)
+                    empty += not text
+                number += len(chunk)
+                if args.out == "-":
+                    out.flush()
+    finally:
+        if args.lists != "-":
+            raw.close()
+    for line in skipped[:20]:
+        print(f"ranker: skipped: {line}", file=sys.stderr)
+    if empty:
+        print(f"ranker: {empty} of {written + empty} input sentences have no tree (empty lines in "
+              f"{args.out}): {len(skipped)} skipped input", file=sys.stderr)
+    where = "standard output" if args.out == "-" else args.out
+    print(f"wrote {written} trees to {where} ({written + empty} input sentences)", file=sys.stderr
+          if args.out == "-" else sys.stdout)
+    if broken:   # the trees of the lists read are written; the rest of the input is not there
+        print(f"ranker: error: {broken}; the trees of the lists before it are written", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _rank_chunk(chunk, first: int, name: str, model_path: str, saved, families, workers: int,
+                skipped: list) -> list[str]:
+    """The chosen tree's text (or ``""``) for each block of ``chunk``, in order; bad blocks go to ``skipped``."""
+    import numpy as np
+
+    from ..features.vectorizer import extract
+    from ..models.persistence import applying
+    from ..pipeline.stages import choose
+    from ..sources.nbest import NbestError
+    from ..store.encoding import penn_text
+    from ..store.records import Candidate, Forest, Sentence
+    from ..trees.transforms import normalize_root
+
+    forests, texts = [], []
+    for k, block in enumerate(chunk):
+        if isinstance(block, NbestError):
+            skipped.append(str(block))
+            texts.append(None)
+            continue
+        words = block.trees[0].words
+        bad = next((i for i, t in enumerate(block.trees) if t.words != words), None)
+        if bad is not None:
+            skipped.append(f"{name}:{block.line}: candidate {bad} has other words than candidate 0 "
+                           f"({len(block.trees[bad].words)} tokens against {len(words)}); list not ranked")
+            texts.append(None)
+            continue
+        trees = [normalize_root(t) for t in block.trees]
+        sid = f"lists/{first + k}"
+        sentence = Sentence(sid, "lists", name, first + k, tuple(words),
+                            tuple(t or "" for t in trees[0].tags()))
+        cands = tuple(Candidate(sid, "lists", r, t, "full", dict(sc)) for r, (t, sc) in
+                      enumerate(zip(trees, block.scores)))
+        forests.append(Forest(sentence, None, cands))
+        texts.append([penn_text(t) for t in trees])
+    if not forests:
+        return ["" for _ in chunk]
+    m = extract(forests, families, workers if len(forests) > 1 else 1)
+    X, groups = m.restrict(saved.feature_names), m.groups()
+    with applying(model_path, saved):
+        picks = np.asarray(choose(saved.ranker, {"features": lambda: (X, groups)})).tolist()
+    chosen = dict(zip(list(m.sentence_ids), picks))
+    out = []
+    for k, t in enumerate(texts):
+        c = chosen.get(f"lists/{first + k}", -1) if t is not None else -1
+        out.append(t[c] if c >= 0 else "")
+    return out

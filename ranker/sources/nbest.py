@@ -67,10 +67,11 @@ class ImportSummary(NamedTuple):
     order: tuple = ()                # per block of the file, in file order: its sentence's id, or None (skipped)
 
 
-def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Blank-line separated blocks as (first line number, lines)."""
+def _blocks(text) -> Iterator[tuple[int, list[str]]]:
+    """Blank-line separated blocks as (first line number, lines), of a text or an iterable of lines."""
     start, lines = 0, []
-    for no, line in enumerate(text.splitlines(), 1):
+    for no, line in enumerate(text.splitlines() if isinstance(text, str) else text, 1):
+        line = line.rstrip("\n")
         if line.strip():
             if not lines:
                 start = no
@@ -83,7 +84,8 @@ def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def _penn_block(path: str, start: int, lines: list[str]) -> ForestBlock:
-    trees = tuple(iter_trees("\n".join(lines), path, line_offset=start - 1))
+    # one block's candidates share their equal subtrees (as the store's reader makes them share)
+    trees = tuple(iter_trees("\n".join(lines), path, line_offset=start - 1, shared={}))
     return ForestBlock(start, None, trees, tuple({} for _ in trees))
 
 
@@ -97,6 +99,7 @@ def _bllip_block(path: str, start: int, lines: list[str]) -> ForestBlock:
         raise NbestError(f"{path}:{start}: header says {count} candidates but the block has "
                          f"{len(body)} lines after it (expected {2 * count}: log probability, tree)")
     trees, scores = [], []
+    shared: dict = {}   # one block's candidates share their equal subtrees
     for k in range(count):
         no = start + 1 + 2 * k
         try:
@@ -107,7 +110,7 @@ def _bllip_block(path: str, start: int, lines: list[str]) -> ForestBlock:
             # inf, nan and numbers past the float range (1e400 reads as inf) would be stored and
             # break a ranker or a report much later, far from this file
             raise NbestError(f"{path}:{no}: log probability {body[2 * k].strip()[:40]!r} is not a finite number")
-        found = list(iter_trees(body[2 * k + 1], path, line_offset=no))
+        found = list(iter_trees(body[2 * k + 1], path, line_offset=no, shared=shared))
         if len(found) != 1:
             raise NbestError(f"{path}:{no + 1}: expected one tree, found {len(found)}")
         trees.append(found[0])
@@ -132,14 +135,27 @@ def read_blocks(path: str | Path, fmt: str) -> Iterator[ForestBlock | NbestError
         raise RefusedFile(f"{path}: not UTF-8 text ({e})") from None
     except (OSError, EOFError) as e:     # gzip: not a gzip file, or cut short
         raise RefusedFile(f"{path}: cannot be read as gzip ({e})") from None
+    yield from parse_blocks(_blocks(text), str(path), fmt)
+
+
+def parse_blocks(blocks, name: str, fmt: str) -> Iterator[ForestBlock | NbestError]:
+    """Each ``(first line, lines)`` block read as a forest of ``fmt``; a malformed block as its error."""
     read = _penn_block if fmt == "penn" else _bllip_block
-    for start, lines in _blocks(text):
+    for start, lines in blocks:
         try:
-            yield read(str(path), start, lines)
+            yield read(name, start, lines)
         except TreeSyntaxError as e:
             yield NbestError(str(e))
         except NbestError as e:
             yield e
+
+
+def stream_blocks(lines, name: str, fmt: str) -> Iterator[ForestBlock | NbestError]:
+    """The forest blocks of an n-best stream, read as its lines arrive (``ranker apply``: one block in
+    memory at a time, whatever the input's length); a malformed block is yielded as its error."""
+    if fmt not in FORMATS:
+        raise RankerError(f"unknown n-best format {fmt!r} (known: {', '.join(FORMATS)})")
+    yield from parse_blocks(_blocks(lines), name, fmt)
 
 
 _FILE_DOT_INDEX = re.compile(r"(?P<file>[^/]+?)\.(?P<index>\d+)")

@@ -174,3 +174,35 @@ learning_curve = [1.0]
     raw = (tmp_path / "raw.mrg").read_text().split("\n")
     assert raw[0].startswith("(") and "-LRB-" in raw[0] and raw[1] == "" and raw[2].startswith("(")
     assert "raw.txt:2: an empty line" in got.stderr
+
+
+def test_lists_stream_from_standard_input_to_standard_output_in_any_chunk_size(bllip, tmp_path):
+    import gzip
+
+    work, _, files = bllip
+    want = (work / "selected.mrg").read_text()
+    got = subprocess.run([sys.executable, "-m", "ranker.cli.main", "apply", "--model", str(work / "model.json"),
+                          "--lists", "-", "--out", "-", "--chunk", "3", "--no-progress"],
+                         input=files["test"].read_bytes(), capture_output=True)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.decode() == want   # the trees alone on standard output; the summary on stderr
+    (tmp_path / "test.nbest.gz").write_bytes(gzip.compress(files["test"].read_bytes()))
+    for chunk in ("1", "1000"):
+        _ok(_ranker("apply", "--model", work / "model.json", "--lists", tmp_path / "test.nbest.gz", "--chunk", chunk,
+                    "--out", tmp_path / f"c{chunk}.mrg", "--no-progress"))
+        assert (tmp_path / f"c{chunk}.mrg").read_text() == want
+
+
+def test_a_truncated_gz_keeps_the_trees_of_the_lists_before_it(bllip, tmp_path):
+    import gzip
+
+    work, _, files = bllip
+    data = gzip.compress(files["test"].read_bytes())
+    (tmp_path / "cut.nbest.gz").write_bytes(data[: len(data) * 2 // 3])
+    got = _ranker("apply", "--model", work / "model.json", "--lists", tmp_path / "cut.nbest.gz", "--chunk", "2",
+                  "--out", tmp_path / "best.mrg", "--no-progress")
+    assert got.returncode == 1 and "Traceback" not in got.stderr
+    assert f"ranker: error: {tmp_path / 'cut.nbest.gz'}: cannot be read after its" in got.stderr
+    lines = (tmp_path / "best.mrg").read_text().splitlines()
+    want = (work / "selected.mrg").read_text().splitlines()
+    assert 0 < len(lines) < len(want) and lines == want[:len(lines)]
