@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from flask import Blueprint, redirect, render_template, request, url_for
 
-from ..sources.adjudication import AnnotatorWork, sentence_agreement, store_team_work
+from ..sources.adjudication import AnnotatorWork, reopened, sentence_agreement, store_team_work, work_digest
 from ..store.team import MAX_COMMENT
 from . import forms, views
 from .accounts import annotator, current_annotator, may_adjudicate
@@ -37,7 +37,8 @@ class SentenceTeam(NamedTuple):
     verdict: object                  # their Verdict or None
     others: dict                     # other annotator -> number of decisions (or 'no correct candidate')
     conflict: bool                   # whether the sentence's annotators conflict (computed when others exist)
-    adjudicated: object              # the Adjudication or None
+    adjudicated: object              # the Adjudication that stands, or None
+    reopened: object = None          # an Adjudication whose chosen annotator changed their answers since
 
 
 def own_decisions(decisions) -> list:
@@ -79,8 +80,10 @@ def sentence_team(store, sentence_id: str) -> SentenceTeam:
                       f"{len(w.decisions)} decisions{', confirmed' if w.confirmed else ''}")
               for w in work.values() if w.who != who and w.present}
     row = _sentence_agreement(served, sentence_id, work) if others else None
+    adj = store.adjudications().get(sentence_id)
+    stale = adj is not None and reopened(adj, work)
     return SentenceTeam(who, mine.verdict if mine else None, others, bool(row and row.conflict),
-                        store.adjudications().get(sentence_id) if others else None)
+                        adj if others and not stale else None, adj if stale else None)
 
 
 # ---------------------------------------------------------------------------------- verdicts
@@ -141,7 +144,7 @@ def adjudicate_list():
     rows = [r for r in overall.sentences if only == "all" or r.conflict]
     rows.sort(key=lambda r: (not r.conflict, r.sentence_id in team.adjudications, r.sentence_id))
     return render_template("adjudicate.html", rows=rows, overall=overall, adjudications=team.adjudications,
-                           show=only, texts={r.sentence_id: " ".join(st.sentence(r.sentence_id).tokens)
+                           reopened=team.reopened, show=only, texts={r.sentence_id: " ".join(st.sentence(r.sentence_id).tokens)
                                              for r in rows})
 
 
@@ -171,8 +174,11 @@ def adjudicate_sentence():
             against = data.forest.candidates[picks[other][0]].tree if picks[other] else None
             drawings[who] = tree_svg(tree, compare_brackets(tree, against, DIFFERENT),
                                      f"{who}: candidate {picks[who][0]}")
+    adj = st.adjudications().get(sid)
     return render_template("adjudicate_sentence.html", sentence=st.sentence(sid), work=work, row=row,
-                           picks=picks, drawings=drawings, adjudication=st.adjudications().get(sid))
+                           picks=picks, drawings=drawings, adjudication=adj,
+                           reopened=adj is not None and reopened(adj, work),
+                           digests={who: work_digest(w) for who, w in work.items()})
 
 
 @bp.post("/adjudicate")
@@ -188,12 +194,18 @@ def adjudicate():
     if not clear:
         from ..sources.adjudication import work_by_annotator
 
-        present = [w for w, aw in work_by_annotator(st.decisions(sid), st.verdicts(sid)).items() if aw.present]
+        work = work_by_annotator(st.decisions(sid), st.verdicts(sid))
+        present = [w for w, aw in work.items() if aw.present]
         chosen = forms.choice(request.form.get("chosen"), "chosen", present)
         if chosen is None:
             raise FormError("parameter chosen: name the annotator whose work stands")
+        digest = work_digest(work[chosen])
+        reviewed = request.form.get("work") or digest   # the work the adjudicator's page showed
+        if reviewed != digest:
+            raise FormError(f"{chosen} changed their answers since your page was loaded: review their work "
+                            "again before it stands", 409)
     if clear:
         st.clear_adjudication(sid)
     else:
-        st.adjudicate(sid, chosen, annotator())
+        st.adjudicate(sid, chosen, annotator(), work=digest)
     return redirect(url_for("team.adjudicate_sentence", id=sid))

@@ -19,6 +19,11 @@ chosen annotator's work where an adjudicator picked (:class:`~ranker.store.recor
 and left out until then. A "no correct candidate" verdict leaves the sentence out: no candidate
 is the answer, so there is nothing to prefer.
 
+An adjudication is of the work reviewed, not of a person: it keeps the digest of the chosen
+annotator's work as the adjudicator saw it (:func:`work_digest`), and when that annotator's answers
+change afterwards the adjudication is *reopened* (:func:`reopened`): it stands no more, training
+does not take it, and the pages say so until an adjudicator looks again.
+
 Pure logic over records and candidate spans, plus :func:`store_team_work` to read them from a store.
 """
 from __future__ import annotations
@@ -91,6 +96,26 @@ def work_by_annotator(decisions: Iterable[Decision], verdicts: Iterable[Verdict]
         said[v.who] = v
         got.setdefault(v.who, [])
     return {w: AnnotatorWork(w, tuple(ds), said.get(w)) for w, ds in got.items()}
+
+
+def work_digest(work: AnnotatorWork | None) -> str:
+    """The digest of one annotator's work on a sentence as an adjudicator reviews it: their answers
+    (the set of answered spans and answers, so undoing and giving the same answer again changes
+    nothing) and their verdict's flags (a comment is no part of it)."""
+    import hashlib
+    import json
+
+    answers = sorted({(d.label, d.start, d.end, bool(d.accept)) for d in work.decisions}) if work else []
+    flags = [bool(work and work.no_correct), bool(work and work.confirmed)]
+    return hashlib.sha1(json.dumps([answers, flags]).encode()).hexdigest()
+
+
+def reopened(adjudication: Adjudication | None, work: Mapping[str, AnnotatorWork]) -> bool:
+    """Whether the chosen annotator's work changed since ``adjudication`` reviewed it (one recorded
+    without a digest, before digests were kept, is taken as it stands)."""
+    if adjudication is None or not adjudication.work:
+        return False
+    return work_digest(work.get(adjudication.chosen)) != adjudication.work
 
 
 def _last_answers(work: AnnotatorWork) -> dict[tuple, bool]:
@@ -198,12 +223,13 @@ def resolve(work: Mapping[str, AnnotatorWork], conflict: bool, adjudication: Adj
     """The decisions a sentence teaches (its adjudicated set), or None when it teaches nothing.
 
     ``conflict`` is :func:`sentence_agreement`'s verdict on the sentence (False with one annotator).
-    An adjudication naming an annotator with no work left on the sentence is stale and ignored.
+    An adjudication naming an annotator with no work left on the sentence, or whose work changed
+    since it was reviewed (:func:`reopened`), is stale and ignored.
     """
     present = {w.who: w for w in work.values() if w.present}
     if not present:
         return None
-    if adjudication is not None and adjudication.chosen in present:
+    if adjudication is not None and adjudication.chosen in present and not reopened(adjudication, work):
         chosen = present[adjudication.chosen]
         return None if chosen.no_correct else chosen.decisions
     if conflict or any(w.no_correct for w in present.values()):
@@ -219,7 +245,8 @@ class TeamWork(NamedTuple):
     """Everything the team did in a store, per sentence (:func:`store_team_work`)."""
 
     by_sentence: dict[str, dict[str, AnnotatorWork]]
-    adjudications: dict[str, Adjudication]
+    adjudications: dict[str, Adjudication]     # those that stand
+    reopened: dict = {}                        # sentence id -> Adjudication whose chosen work changed since
 
     def agreement(self, spans_of) -> Agreement:
         return agreement(self.by_sentence, spans_of, self.adjudications)
@@ -238,7 +265,8 @@ class TeamWork(NamedTuple):
 
 
 def store_team_work(store) -> TeamWork:
-    """Read every decision, verdict and adjudication of a store, grouped by sentence and annotator."""
+    """Read every decision, verdict and adjudication of a store, grouped by sentence and annotator;
+    adjudications whose chosen work changed since are apart (:attr:`TeamWork.reopened`)."""
     decisions: dict[str, list] = {}
     verdicts: dict[str, list] = {}
     for sid, d in store.decisions():
@@ -247,7 +275,10 @@ def store_team_work(store) -> TeamWork:
         verdicts.setdefault(sid, []).append(v)
     by_sentence = {sid: work_by_annotator(decisions.get(sid, ()), verdicts.get(sid, ()))
                    for sid in sorted(decisions.keys() | verdicts.keys())}
-    return TeamWork(by_sentence, store.adjudications())
+    standing, stale = {}, {}
+    for sid, adj in store.adjudications().items():
+        (stale if reopened(adj, by_sentence.get(sid, {})) else standing)[sid] = adj
+    return TeamWork(by_sentence, standing, stale)
 
 
 def store_spans(store, source: str | None = None):

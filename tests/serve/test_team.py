@@ -48,6 +48,23 @@ def _annotate_user(store_path):
         return {sid: [tuple(b) for b in a.brackets] for sid, a in st.annotations("user").items()}
 
 
+def _conflict(app, sid):
+    """Two annotators, ann and bob, who both accept the first discriminant of ``sid``, then answer the
+    next one of that (same) remaining set apart: ``(ann, bob, ann_token, bob_token, key answered apart)``."""
+    ann, bob = app.test_client(), app.test_client()
+    page = _page(ann, sid)
+    ann_token, bob_token = _token(page), _token(_page(bob, sid))
+    ann.post("/who", data={"who": "ann", "token": ann_token})
+    bob.post("/who", data={"who": "bob", "token": bob_token})
+    k1 = _keys(page)[0]
+    _decide(ann, sid, k1, True, ann_token)
+    _decide(bob, sid, k1, True, bob_token)
+    k2 = _keys(_page(ann, sid))[0]
+    _decide(ann, sid, k2, True, ann_token)
+    _decide(bob, sid, k2, False, bob_token)
+    return ann, bob, ann_token, bob_token, k2
+
+
 # ---------------------------------------------------------------------------------- identities (defect 2)
 def test_each_browser_session_is_its_own_annotator_and_undo_takes_back_only_its_own(app, store_path, test_sentence):
     ann, bob = app.test_client(), app.test_client()
@@ -148,18 +165,7 @@ def test_a_conflict_is_listed_with_the_agreement_adjudicated_and_training_reads_
                                                                                         test_sentence):
     from ranker.cli.main import main
 
-    ann, bob = app.test_client(), app.test_client()
-    page = _page(ann, test_sentence)
-    ann_token, bob_token = _token(page), _token(_page(bob, test_sentence))
-    ann.post("/who", data={"who": "ann", "token": ann_token})
-    bob.post("/who", data={"who": "bob", "token": bob_token})
-    # both accept the first discriminant, then answer the next one of that (same) remaining set apart
-    k1 = _keys(page)[0]
-    _decide(ann, test_sentence, k1, True, ann_token)
-    _decide(bob, test_sentence, k1, True, bob_token)
-    k2 = _keys(_page(ann, test_sentence))[0]
-    _decide(ann, test_sentence, k2, True, ann_token)
-    _decide(bob, test_sentence, k2, False, bob_token)
+    ann, bob, ann_token, bob_token, k2 = _conflict(app, test_sentence)
     assert 'id="conflict"' in _page(ann, test_sentence)
     listing = ann.get("/adjudicate").get_data(as_text=True)
     assert f'data-id="{test_sentence}"' in listing and "answered differently: " + k2 in listing
@@ -363,3 +369,45 @@ def test_a_retrain_learns_from_adjudications_and_verdicts_not_from_decisions_alo
         assert set(st.annotations("user")) == {test_sentence}
         again = retrain(st, base)   # nothing new: looked up, not fitted
         assert again.key == third.key and again.n_iter == 0
+
+
+# ---------------------------------------------------------------------------------- reopened adjudication (issue 37, item 3)
+def test_an_adjudication_is_reopened_when_the_chosen_annotator_changes_their_answers(app, store_path,
+                                                                                     test_sentence):
+    """Regression (issue 37, item 3): the adjudicator picked alice; alice then undid and answered
+    differently, and the page still said "alice's work stands" and training took the new answers."""
+    ann, bob, ann_token, bob_token, k2 = _conflict(app, test_sentence)
+    detail = ann.get("/adjudicate/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    reviewed = re.search(r'name="chosen" value="ann"><input type="hidden" name="work" value="([0-9a-f]+)"',
+                         detail).group(1)
+    r = ann.post("/adjudicate", data={"id": test_sentence, "chosen": "ann", "work": reviewed, "token": ann_token})
+    assert r.status_code == 302
+    assert test_sentence in _annotate_user(store_path)
+    # the same answer taken back and given again: the work reviewed, still standing
+    ann.post("/undo", data={"id": test_sentence, "token": ann_token})
+    _decide(ann, test_sentence, k2, True, ann_token)
+    assert 'id="chosen">ann<' in ann.get("/adjudicate/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    # a new answer: the adjudication is reopened, visibly, and training leaves the conflict out
+    k3 = _keys(_page(ann, test_sentence))[0]
+    _decide(ann, test_sentence, k3, False, ann_token)
+    says = "reopened: ann changed their answers after adjudication"
+    assert says in _page(bob, test_sentence) and 'id="reopened"' in _page(ann, test_sentence)
+    detail = ann.get("/adjudicate/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    assert says in detail and 'id="chosen"' not in detail
+    listing = ann.get("/adjudicate").get_data(as_text=True)
+    assert says in listing and 'id="n-adjudicated">0<' in listing
+    assert test_sentence not in _annotate_user(store_path)
+    with Store.open(store_path, readonly=True) as st:
+        from ranker.sources.finished import finished_trees
+
+        (out,) = finished_trees(st, [st.sentence(test_sentence)])
+        assert out.status == "conflict" and out.adjudicator == ""
+    # picking from a page loaded before the change is refused; from a fresh page it stands again
+    r = ann.post("/adjudicate", data={"id": test_sentence, "chosen": "ann", "work": reviewed, "token": ann_token})
+    assert r.status_code == 409 and "changed their answers since your page was loaded" in r.get_data(as_text=True)
+    detail = ann.get("/adjudicate/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
+    fresh = re.search(r'name="chosen" value="ann"><input type="hidden" name="work" value="([0-9a-f]+)"',
+                      detail).group(1)
+    assert ann.post("/adjudicate", data={"id": test_sentence, "chosen": "ann", "work": fresh,
+                                         "token": ann_token}).status_code == 302
+    assert says not in _page(bob, test_sentence) and test_sentence in _annotate_user(store_path)
