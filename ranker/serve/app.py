@@ -264,6 +264,10 @@ def forest_summary(store, source: str) -> tuple[dict[str, int], dict[str, str]]:
     return sizes, quality
 
 
+#: The largest request body read (bytes): a form with a comment far over its limit still arrives.
+MAX_BODY = 1024 * 1024
+
+
 def create_app(store_path, model: str | None = None, read_only: bool = False,
                settings: ServeSection | None = None, source: str | None = None,
                users: str | Path | None = None, public_read: bool = False, evidence: str | None = None):
@@ -303,7 +307,10 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
     # with accounts the cookies' secret outlives the server, so a restart signs nobody out
     app.secret_key = session_secret(Path(users)) if users is not None else secrets.token_bytes(32)
     app.config.update(SESSION_COOKIE_SAMESITE="Strict", SESSION_COOKIE_HTTPONLY=True,
-                      MAX_CONTENT_LENGTH=64 * 1024, PERMANENT_SESSION_LIFETIME=timedelta(days=30))
+                      # a long comment reaches the page that keeps it and says the limit (.team.verdict);
+                      # only past MAX_BODY is a request refused unread (413, a page saying the limit)
+                      MAX_CONTENT_LENGTH=MAX_BODY, MAX_FORM_MEMORY_SIZE=MAX_BODY,
+                      PERMANENT_SESSION_LIFETIME=timedelta(days=30))
     app.extensions["ranker"] = Served(Path(store_path), model, read_only, settings or ServeSection(), source,
                                            evidence)
     if users is not None:

@@ -95,8 +95,10 @@ def verdict():
     sid = forms.sentence_id(st, request.form.get("id"))
     no_correct = forms.boolean(request.form.get("no_correct") or "0", "no_correct")
     comment = request.form.get("comment", "")
-    if len(comment) > MAX_COMMENT:
-        raise FormError(f"parameter comment: at most {MAX_COMMENT} characters, found {len(comment)}")
+    if len(comment.strip()) > MAX_COMMENT:   # the page again, the text kept in its field
+        return views._sentence_page(sid, status=400, draft={
+            "comment": comment, "error": f"not saved: a comment holds at most {MAX_COMMENT} characters and "
+                                         f"this one has {len(comment.strip())}; shorten it and save again"})
     who = annotator()
     before = next((v for v in st.verdicts(sid) if v.who == who), None)
     # a confirmation stands until withdrawn, or until the annotator says no candidate is correct

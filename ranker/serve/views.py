@@ -10,6 +10,7 @@ from flask import Blueprint, abort, current_app, jsonify, redirect, render_templ
 
 from ..errors import RankerError
 from ..store.errors import StoreError
+from ..store.team import MAX_COMMENT
 from . import forms
 from .accounts import annotator, current_annotator, set_name
 from .forms import FormError
@@ -29,12 +30,22 @@ def _common():
         model, origin = s.model, s.model_origin
     return {"token": forms.session_token(session), "read_only": s.read_only, "who": session.get("who", ""),
             "token_field": forms.TOKEN_FIELD, "store_name": s.store_path.name, "source": s.source,
-            "served_model": None if model is None else model.key, "served_origin": origin}
+            "served_model": None if model is None else model.key, "served_origin": origin,
+            "max_comment": MAX_COMMENT}
 
 
 @bp.app_errorhandler(FormError)
 def _form_error(e: FormError):
     return render_template("error.html", message=str(e), status=e.status), e.status
+
+
+@bp.app_errorhandler(413)
+def _too_large(e):
+    from .app import MAX_BODY
+
+    message = (f"the form sent is larger than this server reads ({MAX_BODY // 1024} KB), so nothing of it "
+               f"was kept: a comment holds at most {MAX_COMMENT} characters; go back, shorten it and save again")
+    return render_template("error.html", message=message, status=413), 413
 
 
 @bp.app_errorhandler(RankerError)
@@ -106,8 +117,9 @@ def sentence():
     return _sentence_page(forms.sentence_id(served().store(), request.args.get("id")))
 
 
-def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
-    """The sentence page, with ``conflict`` (an answer refused) shown above it when given."""
+def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, draft: dict | None = None):
+    """The sentence page, with ``conflict`` (an answer refused) shown above it when given, and
+    ``draft`` (``{"comment", "error"}``: a verdict refused) kept in its form."""
     from .sentence import default_pair, sentence_view
     from .team import own_decisions, sentence_team
     from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
@@ -159,7 +171,7 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200):
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
                            retrain=s.retrain, conflict=conflict, team=sentence_team(st, sid),
-                           pinned=pinned), status
+                           pinned=pinned, draft=draft), status
 
 
 #: Session key of the sentence this session is on and the model that ranks it: a retrain takes

@@ -148,7 +148,7 @@ def test_no_correct_candidate_counts_done_leaves_training_and_the_comment_is_esc
 
 @pytest.mark.parametrize("data, says", [
     ({"no_correct": "maybe"}, "parameter no_correct"),
-    ({"comment": "x" * 2001}, "parameter comment"),
+    ({"comment": "x" * 2001}, "a comment holds at most 2000 characters and this one has 2001"),
     ({"id": "nosuch"}, "no sentence"),
 ])
 def test_bad_verdicts_are_refused_and_nothing_is_stored(app, store_path, test_sentence, data, says):
@@ -411,3 +411,27 @@ def test_an_adjudication_is_reopened_when_the_chosen_annotator_changes_their_ans
     assert ann.post("/adjudicate", data={"id": test_sentence, "chosen": "ann", "work": fresh,
                                          "token": ann_token}).status_code == 302
     assert says not in _page(bob, test_sentence) and test_sentence in _annotate_user(store_path)
+
+
+# ---------------------------------------------------------------------------------- long comments (issue 37, item 6)
+def test_an_over_long_comment_is_refused_with_its_text_kept_and_the_limit_said(app, store_path, test_sentence):
+    """Regression (issue 37, item 6): a 100 KB comment got Werkzeug's bare 413 page and the text was
+    lost; the field's maxlength=2000 cut typed text without a word."""
+    import html as html_lib
+
+    client = app.test_client()
+    page = _page(client, test_sentence)
+    assert 'maxlength="2000"' not in page and "at most 2000 characters" in page
+    long = "<b>a remark</b> & " + "x" * 100_000 + " the end"
+    r = client.post("/verdict", data={"id": test_sentence, "no_correct": "0", "comment": long, "token": _token(page)})
+    page = r.get_data(as_text=True)
+    assert r.status_code == 400 and 'id="comment-error"' in page
+    assert f"a comment holds at most 2000 characters and this one has {len(long)}" in page
+    kept = re.search(r'<textarea name="comment" id="comment"[^>]*>(.*?)</textarea>', page, re.S).group(1)
+    assert html_lib.unescape(kept) == long
+    # far past what the server reads: a page saying the limit, not the bare 413
+    r = client.post("/verdict", data={"id": test_sentence, "comment": "y" * (2 * 1024 * 1024), "token": _token(page)})
+    assert r.status_code == 413 and "a comment holds at most 2000 characters" in r.get_data(as_text=True)
+    with Store.open(store_path, readonly=True) as st:
+        assert st.verdicts() == []
+

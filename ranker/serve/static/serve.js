@@ -1,5 +1,6 @@
 // ranker serve: poll the retraining status while a job runs; reload the page when it ends;
-// pointing at a discriminant highlights its span in the sentence and in the trees.
+// pointing at a discriminant highlights its span in the sentence and in the trees; the comment
+// field counts its characters against the limit.
 "use strict";
 (function () {
   function poll(box) {
@@ -33,6 +34,16 @@
       row.addEventListener("mouseenter", function () { highlight(row, true); });
       row.addEventListener("mouseleave", function () { highlight(row, false); });
     });
+    var comment = document.getElementById("comment"), limit = document.getElementById("comment-limit");
+    if (comment && limit) {   // say how much of the limit is used; nothing is cut
+      var count = function () {
+        var n = comment.value.trim().length, most = Number(comment.dataset.limit);
+        limit.textContent = n + " of at most " + most + " characters" + (n > most ? ": too long to save" : "");
+        limit.classList.toggle("over", n > most);
+      };
+      comment.addEventListener("input", count);
+      count();
+    }
     var box = document.getElementById("retrain");
     if (box && box.dataset.state === "running") {
       box.dataset.wasRunning = "1";
