@@ -26,6 +26,7 @@ class ListRow(NamedTuple):
     decisions: int
     status: str
     disagree: bool | None          # None: not computed (no disagreement filter asked)
+    comments: int = 0              # verdicts with a comment on the sentence, anyone's
 
 
 class Filters(NamedTuple):
@@ -121,7 +122,12 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> tuple[li
         if who is None or d.who == who:
             decided.setdefault(sid, []).append(d)
     # "no correct candidate", or the one bracketing left confirmed: the annotator's work is done
-    said_done = {sid for sid, v in store.verdicts() if (v.no_correct or v.confirmed) and (who is None or v.who == who)}
+    verdicts = store.verdicts()
+    said_done = {sid for sid, v in verdicts if (v.no_correct or v.confirmed) and (who is None or v.who == who)}
+    comments: dict[str, int] = {}   # everyone's: a remark is for the whole team
+    for sid, v in verdicts:
+        if v.comment:
+            comments[sid] = comments.get(sid, 0) + 1
     disagree_of = served.choices.disagree(store, [s.id for s in sentences]) if f.disagree is not None else {}
     for s in sentences:
         n_dec, status = sentence_status(store, served, s.id, decided.get(s.id, ()))
@@ -141,6 +147,7 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> tuple[li
             disagree = disagree_of.get(s.id, False)
             if disagree != f.disagree:
                 continue
-        rows.append(ListRow(s.id, " ".join(s.tokens), len(s.tokens), size, quality, n_dec, status, disagree))
+        rows.append(ListRow(s.id, " ".join(s.tokens), len(s.tokens), size, quality, n_dec, status, disagree,
+                            comments.get(s.id, 0)))
     with_forest = sum(1 for s in sentences if served.sizes.get(s.id))
     return rows, done, with_forest

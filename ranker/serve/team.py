@@ -39,6 +39,7 @@ class SentenceTeam(NamedTuple):
     conflict: bool                   # whether the sentence's annotators conflict (computed when others exist)
     adjudicated: object              # the Adjudication that stands, or None
     reopened: object = None          # an Adjudication whose chosen annotator changed their answers since
+    comments: tuple = ()             # every annotator's comment on the sentence (Verdict records)
 
 
 def own_decisions(decisions) -> list:
@@ -83,7 +84,8 @@ def sentence_team(store, sentence_id: str) -> SentenceTeam:
     adj = store.adjudications().get(sentence_id)
     stale = adj is not None and reopened(adj, work)
     return SentenceTeam(who, mine.verdict if mine else None, others, bool(row and row.conflict),
-                        adj if others and not stale else None, adj if stale else None)
+                        adj if others and not stale else None, adj if stale else None,
+                        tuple(w.verdict for w in work.values() if w.verdict is not None and w.verdict.comment))
 
 
 # ---------------------------------------------------------------------------------- verdicts

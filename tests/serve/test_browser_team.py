@@ -140,6 +140,12 @@ def test_two_accounts_sign_in_decide_see_their_own_and_an_adjudicator_picks(two_
     with Store.open(store_path, readonly=True) as st:
         assert [(d.who, d.accept) for d in st.decisions(test_sentence)] == [("ann", True), ("boss", False)]
         assert [(v.who, v.comment) for v in st.verdicts(test_sentence)] == [("ann", "<b>two readings</b>")]
+    # the comment is the team's: boss sees it on the sentence page, and a marker in the list (issue 37, item 7)
+    boss.refresh()
+    assert boss.find_element(By.CSS_SELECTOR, '#comments li[data-who="ann"] .text').text == "<b>two readings</b>"
+    boss.get(f"{base}/sentences?corpus=treebank&split=test")
+    row = boss.find_element(By.XPATH, f'//table[@id="sentences"]//a[text()="{test_sentence}"]/..')
+    assert row.find_element(By.CSS_SELECTOR, ".comment-marker").text == "✎1"
     # ann may look at the conflict but not settle it; boss settles it
     ann.get(f"{base}/adjudicate/sentence?id={test_sentence}")
     assert not ann.find_elements(By.CSS_SELECTOR, "button.choose")

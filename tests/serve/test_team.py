@@ -435,3 +435,20 @@ def test_an_over_long_comment_is_refused_with_its_text_kept_and_the_limit_said(a
     with Store.open(store_path, readonly=True) as st:
         assert st.verdicts() == []
 
+
+
+# ---------------------------------------------------------------------------------- comments shown (issue 37, item 7)
+def test_every_comment_is_shown_on_the_sentence_page_and_marked_in_the_list(app, store_path, test_sentence):
+    """Regression (issue 37, item 7): comments appeared only on the adjudication page, and only where two
+    annotators worked: a comment on a sentence one person did was seen by nobody."""
+    ann, bob = app.test_client(), app.test_client()
+    token = _token(_page(ann, test_sentence))
+    r = ann.post("/verdict", data={"id": test_sentence, "comment": "PP attachment <unclear>", "token": token})
+    assert r.status_code == 302
+    page = _page(bob, test_sentence)   # bob never worked on it
+    assert 'id="comments"' in page and "PP attachment &lt;unclear&gt;" in page
+    assert re.search(r'<li class="comment" data-who="anon-[0-9a-f]{8}">', page)
+    listing = bob.get("/sentences?corpus=treebank&split=test").get_data(as_text=True)
+    row = re.search(rf'<a href="/sentence\?id={re.escape(test_sentence)}">[^<]*</a>(.*?)</td>', listing).group(1)
+    assert 'class="comment-marker"' in row and "✎1" in row
+    assert listing.count('class="comment-marker"') == 1
