@@ -11,7 +11,9 @@ decisions only). Their work on a sentence then either agrees or conflicts:
 * **agreement** is measured on the answers two annotators share (the same span answered by both):
   Cohen's kappa pooled over every pair of annotators and every shared answer (for a team of two,
   exactly Cohen's kappa), and the exact match of final selections (the same remaining candidates,
-  or both "no correct candidate"), per sentence and over all sentences two or more annotated.
+  or both "no correct candidate"), per sentence and over the sentences two or more annotators
+  *finished* (each left one bracketing, or said no candidate is correct): a selection still being
+  narrowed is no disagreement. :attr:`Agreement.compared` says how many that is.
 
 Training reads the **adjudicated set** (:func:`resolve`): a sentence one annotator did is theirs;
 one several did without conflict is all their decisions together; one with a conflict is the
@@ -71,6 +73,7 @@ class SentenceAgreement(NamedTuple):
     same_selection: bool           # every annotator ends with the same selection
     conflict: bool
     why: str                       # the conflict in words ('' when none)
+    finished: bool = True          # every annotator finished (one bracketing left, or none correct)
 
 
 class Agreement(NamedTuple):
@@ -80,9 +83,10 @@ class Agreement(NamedTuple):
     answers: int                         # shared answer pairs kappa is computed over
     observed: float | None               # their share that agree
     kappa: float | None                  # Cohen's kappa over them (None: too few, or one class only)
-    exact_match: float | None            # share of sentences whose final selections all match
+    exact_match: float | None            # share of the finished sentences whose final selections all match
     conflicts: int
     adjudicated: int                     # conflicts an adjudicator resolved
+    compared: int = 0                    # sentences every annotator finished: the exact match's base
 
 
 def work_by_annotator(decisions: Iterable[Decision], verdicts: Iterable[Verdict]) -> dict[str, AnnotatorWork]:
@@ -139,7 +143,7 @@ def sentence_agreement(sentence_id: str, work: Mapping[str, AnnotatorWork],
     ``spans`` are the candidates' :func:`~ranker.sources.annotations.candidate_spans` (forest
     order); without them (no forest) only contradicted spans and verdicts can conflict.
     """
-    from .discriminants import remaining_mask
+    from .discriminants import packs, remaining_mask
 
     present = [w for w in work.values() if w.present]
     if len(present) < 2:
@@ -173,8 +177,10 @@ def sentence_agreement(sentence_id: str, work: Mapping[str, AnnotatorWork],
         same = all(np.array_equal(first, m) for m in masks.values())
     else:
         same = len({frozenset(_last_answers(w).items()) for w in present}) == 1
+    finished = all(w.no_correct or (spans is not None and len(spans) > 0 and len(packs(spans, masks[w.who])) == 1)
+                   for w in present)
     return SentenceAgreement(sentence_id, tuple(w.who for w in present), len(pairs),
-                             sum(a == b for a, b in pairs), contradicted, remaining, same, bool(why), why)
+                             sum(a == b for a, b in pairs), contradicted, remaining, same, bool(why), why, finished)
 
 
 def cohen_kappa(pairs: Sequence[tuple[bool, bool]]) -> float | None:
@@ -213,9 +219,10 @@ def agreement(team: Mapping[str, Mapping[str, AnnotatorWork]], spans_of, adjudic
         rows.append(row)
         pairs.extend(_answer_pairs([w for w in work.values() if w.present]))
     conflicts = [r for r in rows if r.conflict]
+    done = [r for r in rows if r.finished]   # unfinished work is no disagreement yet
     return Agreement(rows, len(pairs), (sum(a == b for a, b in pairs) / len(pairs)) if pairs else None,
-                     cohen_kappa(pairs), (sum(r.same_selection for r in rows) / len(rows)) if rows else None,
-                     len(conflicts), sum(r.sentence_id in adjudications for r in conflicts))
+                     cohen_kappa(pairs), (sum(r.same_selection for r in done) / len(done)) if done else None,
+                     len(conflicts), sum(r.sentence_id in adjudications for r in conflicts), len(done))
 
 
 def resolve(work: Mapping[str, AnnotatorWork], conflict: bool, adjudication: Adjudication | None

@@ -172,7 +172,9 @@ def test_a_conflict_is_listed_with_the_agreement_adjudicated_and_training_reads_
     assert 'id="shared-answers">2<' in listing and "1 of 2" in listing and 'id="n-conflicts">1<' in listing
     # (accept, accept) and (accept, reject): po = 1/2; ann always accepts, so pe = 1 * 1/2 = 1/2
     po, pe = 1 / 2, 1 * (1 / 2) + 0 * (1 / 2)
-    assert f'id="kappa">{(po - pe) / (1 - pe):.3f}<' in listing and 'id="exact-match">0.0%<' in listing
+    assert f'id="kappa">{(po - pe) / (1 - pe):.3f}<' in listing
+    # neither finished the sentence (many bracketings left): no exact match to compare (issue 37, item 9)
+    assert 'id="exact-match">-<' in listing and 'id="compared">0<' in listing and "not finished" in listing
     # a conflict teaches nothing until adjudicated
     assert test_sentence not in _annotate_user(store_path)
     detail = ann.get("/adjudicate/sentence", query_string={"id": test_sentence}).get_data(as_text=True)

@@ -105,7 +105,24 @@ def test_overall_agreement_pools_the_shared_answers_of_every_sentence():
     pairs = [(True, True), (True, False), (False, False)]
     assert a.answers == 3 and a.observed == pytest.approx(2 / 3)
     assert a.kappa == pytest.approx(_kappa_by_hand(pairs))
-    assert a.exact_match == pytest.approx(1 / 2) and (a.conflicts, a.adjudicated) == (1, 1)
+    # s2's two selections are equal but unfinished (two bracketings left): only s1 is compared
+    assert a.exact_match == 0 and a.compared == 1 and (a.conflicts, a.adjudicated) == (1, 1)
+
+
+def test_exact_match_compares_the_sentences_every_annotator_finished_only():
+    """Regression (issue 37, item 9): two annotators with one compatible answer each counted as
+    selections that differ (42.9% became 25%)."""
+    team = {"started": _work(ann=[("NP:0-2", True)], bob=[("VP:2-4", True)]),
+            "same": _work(ann=[("NP:0-2", True), ("VP:2-4", True)], bob=[("VP:2-4", True), ("NP:0-2", True)]),
+            "differ": _work(ann=[("NP:0-2", True), ("VP:2-4", True)], bob=[("NP:0-2", False), ("VP:2-4", True)])}
+    rows = {r.sentence_id: r for r in agreement(team, lambda sid: SPANS, {}).sentences}
+    assert [rows[k].finished for k in ("started", "same", "differ")] == [False, True, True]
+    assert not rows["started"].conflict and not rows["started"].same_selection
+    a = agreement(team, lambda sid: SPANS, {})
+    assert a.compared == 2 and a.exact_match == pytest.approx(1 / 2)
+    assert agreement({"started": team["started"]}, lambda sid: SPANS, {}).exact_match is None
+    none = work_by_annotator([], [Verdict(True, "", "ann", "x"), Verdict(True, "", "bob", "x")])
+    assert sentence_agreement("s", none, SPANS).finished
 
 
 def test_an_annotator_s_latest_answer_on_a_span_is_the_one_compared():
