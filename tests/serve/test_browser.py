@@ -4,6 +4,7 @@ Open a sentence, accept a discriminant, see the candidate count fall, undo, and 
 rows after each step.
 """
 import tempfile
+from contextlib import contextmanager
 
 import pytest
 from selenium import webdriver
@@ -34,14 +35,33 @@ def chromium(profile: str):
     return driver
 
 
-@pytest.fixture(scope="module")
-def browser():
+@contextmanager
+def fresh_chromium():
+    """:func:`chromium` with a new profile of its own, quit and removed afterwards."""
     with tempfile.TemporaryDirectory() as profile:
         driver = chromium(profile)
         try:
             yield driver
         finally:
             driver.quit()
+
+
+def sign_in_attempt(driver, base: str, name: str, password: str, path: str = "/login") -> None:
+    """Open ``path`` (a sign-in page, or one that leads to it), sign in, and wait for the page after it:
+    signed in, or the sign-in page again with its error."""
+    driver.get(f"{base}{path}")
+    WebDriverWait(driver, 10).until(EC.presence_of_element_located((By.ID, "login")))
+    driver.find_element(By.NAME, "name").send_keys(name)
+    driver.find_element(By.NAME, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "button.login").click()
+    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+        lambda d: d.find_elements(By.ID, "login-error") or d.find_elements(By.ID, "signed-in"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with fresh_chromium() as driver:
+        yield driver
 
 
 def _remaining(driver) -> int:

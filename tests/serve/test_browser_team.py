@@ -8,7 +8,7 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
-from test_browser import _remaining, chromium
+from test_browser import _remaining, chromium, sign_in_attempt
 
 from ranker.store import Store
 
@@ -107,13 +107,8 @@ def team_server(store_path, tmp_path_factory, live_server_class):
 
 
 def _sign_in(driver, base, name, password, sentence):
-    driver.get(f"{base}/sentence?id={sentence}")
-    WebDriverWait(driver, 10).until(EC.presence_of_element_located((By.ID, "login")))
-    driver.find_element(By.NAME, "name").send_keys(name)
-    driver.find_element(By.NAME, "password").send_keys(password)
-    driver.find_element(By.CSS_SELECTOR, "button.login").click()
-    WebDriverWait(driver, 10, ignored_exceptions=SETTLE).until(
-        lambda d: d.find_element(By.ID, "signed-in").text == name)
+    sign_in_attempt(driver, base, name, password, f"/sentence?id={sentence}")
+    assert driver.find_element(By.ID, "signed-in").text == name
 
 
 def test_two_accounts_sign_in_decide_see_their_own_and_an_adjudicator_picks(two_browsers, team_server,

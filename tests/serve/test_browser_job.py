@@ -1,0 +1,116 @@
+"""What a treebanking job needs of the page, in a real browser (headless chromium, Selenium) against the
+real server (issue 37): sign-in throttling, confirming a sentence of one bracketing, a long comment
+kept with the limit said, and an adjudication reopened when the chosen work changes."""
+import shutil
+
+import pytest
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+from test_browser import fresh_chromium, sign_in_attempt
+
+from ranker.store import Store
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+SETTLE = (StaleElementReferenceException, NoSuchElementException)
+
+
+@pytest.fixture
+def job(built_store, tmp_path, test_sentence, live_server_class):
+    """A server with accounts (ann, boss the adjudicator) on its own copy of the store, where one
+    test-split sentence's forest is cut to its first candidate: ``(url, store, one-bracketing id)``."""
+    from ranker.serve.app import create_app
+    from ranker.serve.users import add_user
+
+    path = tmp_path / "job.sqlite"
+    shutil.copy(built_store, path)
+    with Store.open(path) as st:
+        single = next(s.id for s in st.sentences("treebank", "test")
+                      if s.id != test_sentence and len(st.candidate_texts(s.id)) > 1)
+        forest = st.forest(single)
+        st.replace_forest(single, forest.candidates[0].source, forest.candidates[:1])
+    users = tmp_path / "job.users"
+    add_user(users, "ann", "ann-secret-1")
+    add_user(users, "boss", "boss-secret-1", role="adjudicator")
+    srv = live_server_class(create_app(path, users=users))
+    yield srv.url, path, single
+    srv.close()
+
+
+@pytest.fixture
+def driver():
+    with fresh_chromium() as d:
+        yield d
+
+
+def test_the_sign_in_page_says_when_a_locked_account_may_try_again(driver, job):
+    base, _, _ = job
+    for k in range(5):
+        sign_in_attempt(driver, base, "ann", f"wrong-{k}")
+    sign_in_attempt(driver, base, "ann", "ann-secret-1")   # the right password, too soon
+    said = driver.find_element(By.ID, "login-error").text
+    assert said.startswith("too many failed sign-ins for this account: try again in 60 seconds (after ")
+    assert not driver.find_elements(By.ID, "signed-in")
+
+
+def test_a_sentence_of_one_bracketing_is_confirmed_in_the_browser(driver, job):
+    base, path, single = job
+    sign_in_attempt(driver, base, "ann", "ann-secret-1")
+    driver.get(f"{base}/sentence?id={single}")
+    assert "nothing to answer" in driver.find_element(By.ID, "confirm-hint").text
+    driver.find_element(By.CSS_SELECTOR, "button.confirm").click()
+    WebDriverWait(driver, 10, ignored_exceptions=SETTLE).until(
+        lambda d: d.find_element(By.ID, "verdict-confirmed").text == "you confirmed: the bracketing left is correct")
+    driver.get(f"{base}/sentences?corpus=treebank&split=test&status=done")
+    assert [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#sentences tbody td:first-child a")] == [single]
+    with Store.open(path, readonly=True) as st:
+        assert [(v.who, v.confirmed) for v in st.verdicts(single)] == [("ann", True)]
+
+
+def test_an_over_long_comment_is_kept_in_the_field_with_the_limit_said(driver, job, test_sentence):
+    base, path, _ = job
+    sign_in_attempt(driver, base, "ann", "ann-secret-1")
+    driver.get(f"{base}/sentence?id={test_sentence}")
+    text = "a long remark " + "x" * 2100
+    field = driver.find_element(By.ID, "comment")
+    field.send_keys(text)
+    assert field.get_attribute("value") == text   # nothing cut while typing
+    assert driver.find_element(By.ID, "comment-limit").text == f"{len(text)} of at most 2000 characters: too long to save"
+    driver.find_element(By.CSS_SELECTOR, "button.verdict").click()
+    WebDriverWait(driver, 10, ignored_exceptions=SETTLE).until(
+        lambda d: d.find_element(By.ID, "comment-error").is_displayed())
+    assert f"at most 2000 characters and this one has {len(text)}" in driver.find_element(By.ID, "comment-error").text
+    assert driver.find_element(By.ID, "comment").get_attribute("value") == text
+    with Store.open(path, readonly=True) as st:
+        assert st.verdicts(test_sentence) == []
+
+
+def _answer(st, sid, who, accept, k=0):
+    """``who`` answers the ``k``-th discriminant their own decisions leave on ``sid`` (through the store)."""
+    from ranker.sources.discriminants import decision, discriminants, forest_spans, remaining_mask
+
+    spans = forest_spans(st.forest(sid).candidates)
+    key = discriminants(spans, remaining_mask(spans, [d for d in st.decisions(sid) if d.who == who]))[k].key
+    st.add_decision(sid, decision(key, accept, who))
+    return key
+
+
+def test_an_adjudication_is_reopened_on_the_page_when_the_chosen_work_changes(driver, job, test_sentence):
+    from ranker.sources.discriminants import decision
+
+    base, path, _ = job
+    with Store.open(path) as st:   # ann and bob answer one span apart: a conflict
+        key = _answer(st, test_sentence, "ann", True)
+        st.add_decision(test_sentence, decision(key, False, "bob"))
+    sign_in_attempt(driver, base, "boss", "boss-secret-1")
+    driver.get(f"{base}/adjudicate/sentence?id={test_sentence}")
+    driver.find_element(By.CSS_SELECTOR, '[data-who="ann"] button.choose').click()
+    WebDriverWait(driver, 10, ignored_exceptions=SETTLE).until(
+        lambda d: d.find_element(By.ID, "chosen").text == "ann")
+    with Store.open(path) as st:
+        _answer(st, test_sentence, "ann", False)   # ann answers on after the adjudication
+    driver.refresh()
+    assert driver.find_element(By.ID, "reopened").text == "reopened: ann changed their answers after adjudication"
+    driver.get(f"{base}/sentence?id={test_sentence}")
+    assert "reopened: ann changed their answers" in driver.find_element(By.ID, "reopened").text
