@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import RankerError
+from ..matrices import fixed
 
 
 class GroupError(RankerError):
@@ -79,12 +80,12 @@ def segment_logsumexp(values: np.ndarray, offsets: np.ndarray, weights: np.ndarr
         shifted = np.where(pos, values, -np.inf)
         m = segment_max(shifted, offsets)
     m_safe = np.where(np.isfinite(m), m, 0.0)
-    e = np.exp(shifted - m_safe[idx])
+    e = fixed.exp(shifted - m_safe[idx])      # fdlibm's: the same bits on every CPU
     if weights is not None:
         e *= weights
     s = np.add.reduceat(e, offsets[:-1])
     with np.errstate(divide="ignore", invalid="ignore"):
-        lse = np.log(s) + m_safe
+        lse = fixed.log(s) + m_safe
         prob = np.where(s[idx] > 0, e / np.where(s > 0, s, 1.0)[idx], 0.0)
     return lse, prob
 

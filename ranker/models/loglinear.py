@@ -3,7 +3,8 @@
 ``p_λ(x | y) = e^{λ·f(x)} / Σ_{x' ∈ X(y)} e^{λ·f(x')}``; training minimises ``P(λ)``, the negative
 log probability of each sentence's consistent set plus a Gaussian prior (see
 :mod:`ranker.models.objective` for the formula and its gradient), by conjugate gradient as in the
-paper (scipy's Polak-Ribière CG with a Wolfe line search) or, as an option, L-BFGS.
+paper (scipy's Polak-Ribière CG with a Wolfe line search, rewritten in :mod:`ranker.models.solve` so
+that a fit's bits do not depend on the CPU) or, as an option, L-BFGS.
 """
 from __future__ import annotations
 

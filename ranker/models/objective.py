@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matrices import kernels
+from ..matrices import fixed, kernels
 from ..pipeline.config import LogLinearSection, choices
 from . import delta
 from ..matrices.compact import CompactMatrix, Part, _masked, as_compact
@@ -164,19 +164,19 @@ class _Block:
             return value, grad
         s = self.X.dot(lam, backend=self.backend)
         starts, sizes = self.starts, self.sizes
+        # exp and log are fdlibm's (:mod:`ranker.matrices.fixed`), not numpy's, whose float64
+        # exp and log take numpy's own AVX-512 code on some CPUs and the C library's on others
         if self.expected_f:
-            e = np.exp(s - np.repeat(np.maximum.reduceat(s, starts), sizes))
+            e = fixed.exp(s - np.repeat(np.maximum.reduceat(s, starts), sizes))
             p = e / np.repeat(np.add.reduceat(e, starts), sizes)
             g_bar = np.add.reduceat(p * self.w, starts)
             r = p * (self.w - np.repeat(g_bar, sizes))
             return -float(g_bar.sum()), -self.X.rdot(r, backend=self.backend)
-        e = np.empty_like(s)
         # One shift (the sentence maximum) serves both sums; it is exact for the full set and only
         # risks underflow in the consistent sum, handled below. np.repeat over the sentence sizes
         # broadcasts per-sentence values to rows three times faster than fancy indexing.
         m = np.maximum.reduceat(s, starts)
-        np.subtract(s, np.repeat(m, sizes), out=e)
-        np.exp(e, out=e)
+        e = fixed.exp(s - np.repeat(m, sizes))
         ew = e * self.w
         z = np.add.reduceat(e, starts)
         zc = np.add.reduceat(ew, starts)
@@ -185,10 +185,10 @@ class _Block:
             lse_c, q = segment_logsumexp(s, self.offsets, self.w)
             log_zc = lse_c - m
         else:
-            log_zc = np.log(zc)
+            log_zc = fixed.log(zc)
             np.multiply(ew, np.repeat(1.0 / zc, sizes), out=ew)
             q = ew
-        value = float(np.sum(np.log(z)) - np.sum(log_zc))
+        value = float(np.sum(fixed.log(z)) - np.sum(log_zc))
         # r = p - q: one product Xᵀ r gives both expectations.
         np.multiply(e, np.repeat(1.0 / z, sizes), out=e)
         np.subtract(e, q, out=e)
@@ -342,7 +342,8 @@ class ConditionalObjective:
         """
         lam = np.asarray(lam, dtype=np.float64)
         off = lam if self.mu is None else lam - self.mu
-        value = 0.5 * float(off @ (off * self.inv_sigma2))
+        # fixed.dot, not ``@``: OpenBLAS's ddot adds in an order of the CPU's (issue 35)
+        value = 0.5 * fixed.dot(off, off * self.inv_sigma2)
         grad = off * self.inv_sigma2
         for v, g in parts:
             value += v
@@ -350,7 +351,7 @@ class ConditionalObjective:
         return value, grad
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
-        """Return ``(P(λ), ∇P(λ))``; the shape ``scipy.optimize.minimize(jac=True)`` expects."""
+        """Return ``(P(λ), ∇P(λ))``, what :func:`.solve.solve` minimises (scipy's ``jac=True`` shape)."""
         self.n_evaluations += 1
         lam_b = self.block_weights(lam)
         if self._pool is not None:
