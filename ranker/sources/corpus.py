@@ -10,7 +10,7 @@ class and one more entry. Every reader gives :class:`CorpusItem` records in corp
 from __future__ import annotations
 
 import codecs
-from typing import Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 from ..errors import RankerError
 from ..store.records import Annotation, Sentence
@@ -95,29 +95,39 @@ def load_corpus(store, reader: CorpusReader, batch_size: int = 500) -> int:
     if store.get_artifact("corpus", key) is not None:
         return 0
     changed = [k for k in store.artifact_keys("corpus") if k.partition("@")[0] == reader.name and k != key]
+    check = (lambda batch: _refuse_new_words(store, reader, batch)) if changed else None
+    with store.batch():   # one transaction: a bad line half-way leaves the store as it was
+        n = store_items(store, reader.items(), batch_size, check)
+        store.put_artifact("corpus", key, b"", {"sentences": n, "skipped": reader.skipped()[:100]})
+    return n
+
+
+def store_items(store, items: Iterable[CorpusItem], batch_size: int = 500, check=None) -> int:
+    """Store sentences with their gold trees and annotations, ``batch_size`` at a time; how many.
+
+    ``check(batch)``, if given, sees each batch before it is written (and may refuse it).
+    """
     n = 0
     batch: list[CorpusItem] = []
 
     def flush():
         with store.batch():
-            if changed:
-                _refuse_new_words(store, reader, batch)
+            if check is not None:
+                check(batch)
             store.add_sentences(item.sentence for item in batch)
             for item in batch:
                 if item.gold is not None:
                     store.add_gold(item.sentence.id, item.gold)
             store.add_annotations(item.annotation for item in batch if item.annotation is not None)
 
-    with store.batch():   # one transaction: a bad line half-way leaves the store as it was
-        for item in reader.items():
-            batch.append(item)
-            n += 1
-            if len(batch) >= batch_size:
-                flush()
-                batch = []
-        if batch:
+    for item in items:
+        batch.append(item)
+        n += 1
+        if len(batch) >= batch_size:
             flush()
-        store.put_artifact("corpus", key, b"", {"sentences": n, "skipped": reader.skipped()[:100]})
+            batch = []
+    if batch:
+        flush()
     return n
 
 

@@ -16,7 +16,7 @@ from typing import Iterator, NamedTuple
 from ..errors import RankerError
 from ..store.records import Annotation, Bracket, Sentence
 from ..trees.tree import Tree
-from .corpus import CorpusItem, CorpusReader
+from .corpus import CorpusItem, CorpusReader, store_items
 
 CORPORA = ("treebank", "conll2000")
 #: Every chunk type of CoNLL-2000 (Tjong Kim Sang and Buchholz 2000, table 1). NLTK's reader keeps
@@ -233,32 +233,12 @@ def load_corpus(store, corpus: str, fileids=None, batch_size: int = 500) -> int:
         Sentences stored.
     """
     if corpus == "treebank":
-        items = treebank_sentences(fileids)
+        items = (CorpusItem(g.sentence, g.tree) for g in treebank_sentences(fileids))
     elif corpus == "conll2000":
-        items = conll2000_sentences(fileids)
+        items = (CorpusItem(s, None, a) for s, a in conll2000_sentences(fileids))
     else:
         raise RankerError(f"unknown corpus {corpus!r} (known: {', '.join(CORPORA)})")
-    n = 0
-    batch: list = []
-
-    def flush():
-        with store.batch():
-            store.add_sentences(s for s, _ in batch)
-            if corpus == "treebank":
-                for s, tree in batch:
-                    store.add_gold(s.id, tree)
-            else:
-                store.add_annotations(a for _, a in batch)
-
-    for item in items:
-        batch.append(item)
-        n += 1
-        if len(batch) >= batch_size:
-            flush()
-            batch = []
-    if batch:
-        flush()
-    return n
+    return store_items(store, items, batch_size)
 
 
 def ensure_corpus(store, corpus: str) -> int:
