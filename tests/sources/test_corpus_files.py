@@ -45,7 +45,8 @@ def test_a_damaged_treebank_zip_is_a_one_line_error_naming_it(tmp_path, damage):
     zpath.write_bytes(bytes(data))
     nbest = tmp_path / "x.mrg"
     nbest.write_text("(S (NN x))\n")
-    r = _ranker(tmp_path / "nltk_data", "import", "--store", tmp_path / "s.sqlite", "--format", "penn", nbest)
+    r = _ranker(tmp_path / "nltk_data", "import", "--store", tmp_path / "s.sqlite", "--format", "penn", "--corpus",
+                "treebank", nbest)
     _one_line_error(r, str(zpath), "damaged NLTK corpus 'treebank'", "nltk.downloader")
 
 
