@@ -69,7 +69,7 @@ def build_list_store(work: Path) -> Path:
 
     lists = Path(__file__).resolve().parents[1].parent / "shared" / "nbest" / "bllip-wsj-sample"
     store = work / "bllip.sqlite"
-    assert main(["import", "--store", str(store), "--format", "bllip", "--source", "bllip",
+    assert main(["import", "--store", str(store), "--format", "bllip", "--source", "bllip", "--corpus", "treebank",
                  str(lists / "nbest-heldout.txt.gz"), str(lists / "nbest-test.txt.gz")]) == 0
     assert main(["annotate", "--store", str(store), "--kind", "riezler"]) == 0
     assert main(["train", "--store", str(store), "--split", "wsj_0140-0169", "--heldout", "", "--sigma2", "1",
