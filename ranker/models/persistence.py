@@ -228,7 +228,10 @@ def load_model(path, feature_names: Sequence[str] | None = None, kind: str | Non
     try:
         ranker = cls(**params)
         ranker._set_state(state)
-    except (TypeError, KeyError, ValueError, AttributeError, IndexError, RankerError) as e:
+    except KeyError as e:   # a state without one of its entries: say which, not Python's KeyError
+        raise ModelFileError(f"{path}: bad {bare} model: its state has no {e.args[0]!r}; train or "
+                             "export it again") from None
+    except (TypeError, ValueError, AttributeError, IndexError, RankerError) as e:
         raise ModelFileError(f"{path}: bad {bare} model: {type(e).__name__}: {str(e)[:200]}") from None
     return SavedModel(ranker, names, dict(config))
 

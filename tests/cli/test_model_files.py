@@ -50,6 +50,8 @@ def test_select_heidorn_with_a_loglinear_model_is_a_short_error(tmp_path, loglin
     (lambda b: b[: b.index(b'"coef_"')], "not a model file (Expecting"),
     (lambda b: b.replace(b'"coef_": [\n', b'"coef_": [\n  NaN,\n', 1), "NaN is not a number a model may hold"),
     (lambda b: json.dumps({**json.loads(b), "state": {"coef_": "x"}}).encode(), "bad loglinear model"),
+    # issue 36, item 8: a state without its weights named the key, not Python's KeyError
+    (lambda b: json.dumps({**json.loads(b), "state": {}}).encode(), "its state has no 'coef_'"),
     (lambda b: b.replace(b'"names": [', b'"names": [1, ', 1), "features.names must be a list of strings"),
     (lambda b: b.replace(b'"ranker": "loglinear/1"', b'"ranker": ["loglinear"]', 1), "unknown ranker"),
     (lambda b: b.replace(b'"ranker": "loglinear/1"', b'"ranker": "loglinear/2"', 1), "unknown ranker 'loglinear/2'"),
