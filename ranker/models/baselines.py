@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..pipeline.config import ExperimentSection
+from ..settings import ExperimentSection
 from .base import GroupedRanker
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import RankerError
 from ..parallel import current_executor
-from ..pipeline.config import LogLinearSection
+from ..settings import LogLinearSection
 from .loglinear import LogLinearRanker, training_matrix
 from .objective import ConditionalObjective
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import RankerError
 from ..trees.heidorn_score import CompiledTrees, compile_trees, head_finder
 from ..trees.ktable import KTable, as_k_table
-from ..pipeline.config import EvaluationSection as _EVALUATION, HeidornSection as _HEIDORN
+from ..settings import EvaluationSection as _EVALUATION, HeidornSection as _HEIDORN
 from .base import GroupedRanker
 
 

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RankerError
-from ..pipeline.config import LogLinearSection as _CONFIG, choices
+from ..settings import LogLinearSection as _CONFIG, choices
 from .base import GroupedRanker
 from ..matrices.compact import CompactMatrix, as_compact
 from .narrow import NarrowMatrix
@@ -132,7 +132,7 @@ class LogLinearRanker(GroupedRanker):
     reads = "features"
     needs_model = True
 
-    # The defaults are the config's ([loglinear] of ranker/pipeline/config.py), written once there.
+    # The defaults are the config's ([loglinear] of ranker/settings.py), written once there.
     def __init__(self, sigma2=1.0, solver: str = _CONFIG.optimizer, max_iter: int = _CONFIG.max_iter,
                  tol: float = _CONFIG.tol, max_parses: int | None = _CONFIG.max_parses,
                  full_parses_only: bool = _CONFIG.full_only, proper_subset: bool = _CONFIG.proper_subset,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrices import fixed, kernels
-from ..pipeline.config import LogLinearSection, choices
+from ..settings import LogLinearSection, choices
 from . import delta
 from ..matrices.compact import CompactMatrix, Part, _masked, as_compact
 from .delta import DeltaMatrix

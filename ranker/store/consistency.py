@@ -2,15 +2,17 @@
 
 :func:`choose_consistent` decides from each candidate's ``missing`` and ``crossing`` counts;
 :meth:`ranker.store.Store.consistent_sets` reads the counts and calls it. The rules are domain
-knowledge, not storage, so the config (``[annotation] rule``) reads :data:`RULES` from here.
+knowledge, not storage. Their names, :data:`RULES`, are written in :mod:`ranker.settings` (the
+bottom layer, which the config's ``[annotation] rule`` reads without importing the store).
 """
 from __future__ import annotations
 
+# The consistency rules of :meth:`Store.consistent_sets` (:func:`choose_consistent` says what each
+# keeps), by name: written in ranker/settings.py and re-exported here.
+from ..settings import RULES  # noqa: F401
 from .errors import StoreError
 from .records import ConsistentSet
 
-#: Consistency rules of :meth:`Store.consistent_sets` (:func:`choose_consistent` says what each keeps).
-RULES = ("strict", "fewest", "compatible", "strict-else-compatible", "lexicographic")
 #: The rules that read the ``crossing`` count of a check, not only ``missing``.
 CROSSING_RULES = ("compatible", "strict-else-compatible", "lexicographic")
 
