@@ -40,8 +40,8 @@ import numpy as np
 
 from ranker.errors import RankerError
 
-from .families import dependencies, facts
-from .registry import Family, FeatureConfigError, register
+from .base import FeatureConfigError, Family, facts, named
+from .families import dependencies
 
 UNKNOWN = "@UNK"
 FIT_ON = ("gold", "candidates")
@@ -88,7 +88,7 @@ def tuples(tree) -> Iterable[tuple[str, int, int]]:
         yield (f"{rel}{'>' if d > h else '<'}", h, d)
 
 
-@register("head_arg_aux/1")
+@named("head_arg_aux/1")
 class HeadArgumentAuxiliary(Family):
     """Log-probabilities of head-argument-relation tuples under a fitted latent-class mixture."""
 

@@ -27,8 +27,8 @@ from typing import NamedTuple, Sequence
 
 from ranker.trees.transforms import base_label
 
+from .base import FeatureConfigError, Family, head_rules, named
 from .families import length_bin
-from .registry import Family, FeatureConfigError, register
 
 WEIGHTINGS = ("auto", "posterior", "uniform")
 
@@ -240,9 +240,7 @@ def summarise_heads(candidates: Sequence, weighting: str = "auto", rules: str = 
     the store's text, as :func:`summarise`); weights are added up per distinct tree first."""
     from ranker.trees.penn import parse_tree
 
-    from .families import _head_rules
-
-    table = _head_rules(mph_rules)
+    table = head_rules(mph_rules)
     by_tree: dict = {}
     for c, w in zip(candidates, evidence_weights(candidates, weighting)):
         by_tree[c.tree] = by_tree.get(c.tree, 0.0) + w
@@ -366,7 +364,7 @@ class _EvidenceFamily(Family):
         return self._ev
 
 
-@register("evidence_spans/1")
+@named("evidence_spans/1")
 class EvidenceSpans(_EvidenceFamily):
     """The second source's support of the candidate's brackets (shares of its weight).
 
@@ -407,7 +405,7 @@ class EvidenceSpans(_EvidenceFamily):
             yield from _agreement("evl", lab, ev.labelled, ev.mean_labelled)
 
 
-@register("evidence_deps/1")
+@named("evidence_deps/1")
 class EvidenceDependencies(_EvidenceFamily):
     """The second source's support of the candidate's word pairs (its links or head dependencies).
 
@@ -431,7 +429,7 @@ class EvidenceDependencies(_EvidenceFamily):
         yield from _agreement("evd", ps, shares, ev.mean_pairs)
 
 
-@register("evidence_heads/1")
+@named("evidence_heads/1")
 class EvidenceHeads(_EvidenceFamily):
     """The second source's support of the candidate's head structure, both sides under one table.
 
@@ -447,11 +445,9 @@ class EvidenceHeads(_EvidenceFamily):
     def __init__(self, weighting: str = "auto", rules: str = "collins",
                  mph_rules: str = "ringger-reassign", bins: bool = True):
         super().__init__(weighting, rules)
-        from .families import _head_rules
-
         self.mph_rules = mph_rules
         try:
-            self._mph_table = _head_rules(mph_rules)
+            self._mph_table = head_rules(mph_rules)
         except (OSError, ValueError) as e:   # no such table, or a bad line in it
             raise FeatureConfigError(f"mph_rules {mph_rules!r}: {e}") from None
         self.bins = bins

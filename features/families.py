@@ -7,112 +7,13 @@ start with the family's short name so that families never collide. Categories ar
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 from ranker.trees.transforms import base_label
-from ranker.trees.tree import Node, Tree
+from ranker.trees.tree import Tree
 
-from .registry import Family, NodeFamily, register
-
-
-class _Categories(dict):
-    """label -> category, filled on first use: one C-level lookup per node in the hot loops."""
-
-    def __missing__(self, label: str) -> str:
-        c = self[label] = base_label(label) or "ROOT"
-        return c
-
-
-CATEGORY = _Categories()
-
-
-def cat(n: Node) -> str:
-    return CATEGORY[n.label]
-
-
-class TreeFacts:
-    """What several families need from one tree, computed once and shared between them.
-
-    Extraction runs every family over the same candidate in turn; each used to walk the tree,
-    collect its tags and (for three families) find every head again. :func:`facts` hands them one
-    shared object instead.
-    """
-
-    __slots__ = ("tree", "nodes", "phrases", "tags", "_heads", "_walk")
-
-    def __init__(self, tree: Tree):
-        self.tree = tree
-        self._walk = None
-        self.nodes = nodes = list(tree.root.subtrees())
-        phrases: list = []
-        tags: list = [None] * len(tree.words)
-        for n in nodes:   # one pass, the preterminal test inline: this runs for every distinct tree
-            c = n.children
-            if len(c) == 1 and type(c[0]) is int:
-                tags[c[0]] = n.label
-            else:
-                phrases.append(n)
-        self.phrases = phrases
-        self.tags = tags
-        self._heads: dict = {}
-
-    @property
-    def walk(self) -> list:
-        """``(node, parent's category)`` of every node in pre-order, ``"TOP"`` above the root."""
-        if self._walk is None:
-            out = []
-            stack = [(self.tree.root, "TOP")]
-            while stack:
-                n, up = stack.pop()
-                out.append((n, up))
-                k = CATEGORY[n.label]
-                stack.extend((c, k) for c in reversed(n.children) if type(c) is not int)
-            self._walk = out
-        return self._walk
-
-    def heads(self, rules: str) -> tuple[dict[int, int], dict[int, int]]:
-        """``(id(node) -> head child index, id(node) -> head word)`` under head-rule table ``rules``."""
-        got = self._heads.get(rules)
-        if got is None:
-            global _HEADS, _HELD
-            if len(_HELD) > _HEADS_LIMIT:
-                _HEADS, _HELD = {}, []   # new dicts: trees asked about before keep their own
-            child, word = _HEADS.setdefault(rules, ({}, {}))
-            held = _HELD
-            hr = _head_rules(rules)
-            for n in reversed(self.nodes):  # reversed pre-order: children before parents
-                if id(n) in word:           # a subtree met before: all of it is there
-                    continue
-                k = hr.head_child(n)
-                c = n.children[k]
-                child[id(n)] = k
-                word[id(n)] = c if type(c) is int else word[id(c)]
-                held.append(n)
-            got = self._heads[rules] = (child, word)
-        return got
-
-
-#: Heads of the subtrees met so far, per head-rule table: ``(id(node) -> head child index,
-#: id(node) -> head word)``. They depend on the subtree alone, and the store makes the equal
-#: subtrees of a forest one object (11.7 node occurrences per distinct subtree on WSJ), so each
-#: is found once. ``_HELD`` keeps those nodes alive, so that no other node takes their ``id``.
-_HEADS: dict[str, tuple[dict[int, int], dict[int, int]]] = {}
-_HELD: list = []
-_HEADS_LIMIT = 100_000   # a forest holds tens of thousands: ~35 MB a worker at most
-
-
-_LAST: list = [None, None]
-
-
-def facts(tree: Tree) -> TreeFacts:
-    """The shared :class:`TreeFacts` of ``tree`` (the last tree asked about is remembered).
-
-    Keyed by identity; holding the tree keeps its ``id`` from being reused while remembered.
-    """
-    if _LAST[0] is not tree:
-        _LAST[1] = TreeFacts(tree)
-        _LAST[0] = tree
-    return _LAST[1]
+# CATEGORY, cat, facts and TreeFacts were written here before features/base.py held them: still
+# importable from here
+from .base import CATEGORY, Family, NodeFamily, TreeFacts, cat, facts, head_rules, named  # noqa: F401
 
 
 def phrases(tree: Tree):
@@ -132,14 +33,9 @@ def child_label(c, tags) -> str:
     return tags[c] or "WORD" if type(c) is int else CATEGORY[c.label]
 
 
-@lru_cache(maxsize=4)
-def _head_rules(name: str):
-    from ranker.trees.heads import HeadRules
-
-    return HeadRules.load(name)
 
 
-@register("local_trees/1")
+@named("local_trees/1")
 class LocalTrees(NodeFamily):
     """Local trees (rules) ``X -> Y Z``, optionally with the parent's category: attachment sites."""
 
@@ -155,7 +51,7 @@ class LocalTrees(NodeFamily):
         yield (f"rule:{CATEGORY[n.label]}->{rhs}" + (f"^{up}" if self.parent else ""), 1.0)
 
 
-@register("embedding/1")
+@named("embedding/1")
 class Embedding(Family):
     """How deeply phrases of one category nest inside the same category (high vs low attachment)."""
 
@@ -176,7 +72,7 @@ class Embedding(Family):
             stack.extend((ch, inner) for ch in n.children if type(ch) is not int)
 
 
-@register("right_branching/1")
+@named("right_branching/1")
 class RightBranching(NodeFamily):
     """Right- versus left-branching: phrases whose last (first) child is itself a phrase."""
 
@@ -199,7 +95,7 @@ class RightBranching(NodeFamily):
         yield ("branch:spine", float(spine))
 
 
-@register("weight/1")
+@named("weight/1")
 class ConstituentWeight(NodeFamily):
     """Constituent weight (binned length) by its position among siblings: heavy ones come late."""
 
@@ -212,7 +108,7 @@ class ConstituentWeight(NodeFamily):
             yield (f"weight:{CATEGORY[k.label]}:{length_bin(k.end - k.start)}:{pos}", 1.0)
 
 
-@register("coordination/1")
+@named("coordination/1")
 class Coordination(NodeFamily):
     """Parallelism of conjuncts: same or different category, and their length difference."""
 
@@ -234,7 +130,7 @@ class Coordination(NodeFamily):
             yield (f"coord:lendiff:{length_bin(abs((a.end - a.start) - (b.end - b.start)) + 1)}", 1.0)
 
 
-@register("sibling_ngrams/1")
+@named("sibling_ngrams/1")
 class SiblingNgrams(NodeFamily):
     """n-grams of sibling categories under their parent, with boundary markers."""
 
@@ -250,7 +146,7 @@ class SiblingNgrams(NodeFamily):
             yield (f"sib{self.n}:{CATEGORY[p.label]}:{' '.join(seq[i:i + self.n])}", 1.0)
 
 
-@register("edges/1")
+@named("edges/1")
 class Edges(NodeFamily):
     """Words and tags at constituent edges, with the constituent's binned length."""
 
@@ -282,7 +178,7 @@ def dependencies(tree: Tree, rules: str = "collins"):
                 yield h, d, rel
 
 
-@register("head_deps/1")
+@named("head_deps/1")
 class HeadDependencies(NodeFamily):
     """Head-to-head dependencies: head word, dependent word and relation (and backed-off tags)."""
 
@@ -311,7 +207,7 @@ def link_type(label: str) -> str:
     return "".join(ch for ch in label if ch.isupper()) or label
 
 
-@register("link_grammar/1")
+@named("link_grammar/1")
 class LinkGrammar(Family):
     """Link Grammar's own evidence: link labels, binned link lengths, and the cost vector."""
 
@@ -337,7 +233,7 @@ class LinkGrammar(Family):
                 yield (f"lgcost:{k}", float(c.scores[k]))
 
 
-@register("quality/1")
+@named("quality/1")
 class Quality(Family):
     """Whether the parse is a fragment or was cut off by the time limit."""
 
@@ -346,7 +242,7 @@ class Quality(Family):
             yield (f"quality:{c.quality}", 1.0)
 
 
-@register("heidorn/1")
+@named("heidorn/1")
 class HeidornScore(Family):
     """Heidorn's (1982) score of the candidate under a K table, heads from a head-rule table."""
 
@@ -365,11 +261,11 @@ class HeidornScore(Family):
 
         if len(self._memo) > 500_000:   # it holds nodes; bound what it keeps alive
             self._memo.clear()
-        yield ("heidorn", score_bottom_up(c.tree, self.table, _head_rules(self.heads).head_child,
+        yield ("heidorn", score_bottom_up(c.tree, self.table, head_rules(self.heads).head_child,
                                           self.pp_as_np, self._memo))
 
 
-@register("source_rank/1")
+@named("source_rank/1")
 class SourceRank(Family):
     """The candidate's rank in its source's own order (its first choice is rank 0)."""
 

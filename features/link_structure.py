@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from .families import facts, length_bin, link_type
-from .registry import Family, register
+from .base import Family, facts, named
+from .families import length_bin, link_type
 from .reranker_families import check_lexical
 from .wordclass import word_class
 
@@ -67,7 +67,7 @@ class _WordKeys:
 _KINDS = ("tag", "word", "class", "subscript")
 
 
-@register("lg_disjuncts/1")
+@named("lg_disjuncts/1")
 class Disjuncts(Family):
     """Each word's disjunct (its left and right connectors, nearest first), alone and by tag, subscript, word (Sleator and Temperley 1991)."""
 
@@ -85,7 +85,7 @@ class Disjuncts(Family):
                 yield (f"DJ{kind[0]}:{keys.key(kind, i)}:{dj}", 1.0)
 
 
-@register("lg_link_pairs/1")
+@named("lg_link_pairs/1")
 class LinkPairs(Family):
     """Pairs of link labels meeting at a word, with their sides, optionally by the word's tag (after Sleator and Temperley 1991)."""
 
@@ -104,7 +104,7 @@ class LinkPairs(Family):
                         yield (f"LP{kind[0]}:{keys.key(kind, i)}:{pair}", 1.0)
 
 
-@register("lg_link_lengths/1")
+@named("lg_link_lengths/1")
 class LinkLengths(Family):
     """Full link labels (subscripts kept) by binned length, by the left word's tag (after Sleator and Temperley 1991).
 
@@ -124,7 +124,7 @@ class LinkLengths(Family):
                 yield (f"LLt:{keys.key('tag', left)}:{label}:{lb}", 1.0)
 
 
-@register("lg_nulls/1")
+@named("lg_nulls/1")
 class NullLinks(Family):
     """Null-linked words (a fragment's unused words) by tag, class and position in the sentence (first, last, middle)."""
 
@@ -161,7 +161,7 @@ def cost_bin(v: float) -> str:
     return ">8"
 
 
-@register("lg_costs/1")
+@named("lg_costs/1")
 class CostParts(Family):
     """Each part of Link Grammar's cost vector as a binned indicator, and link cost per word (nonlinear in the cost)."""
 

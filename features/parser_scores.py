@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .registry import Family, register
+from .base import Family, named
 
 #: Upper edges of the bins of the log-probability's distance below the sentence's best (nats).
 LOGPROB_EDGES = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -38,7 +38,7 @@ def rank_bin(rank: int) -> str:
     return "50+"
 
 
-@register("parser_logprob/1")
+@named("parser_logprob/1")
 class ParserLogProb(Family):
     """The parser's log-probability relative to the sentence's best: value, per word, and binned."""
 
@@ -63,7 +63,7 @@ class ParserLogProb(Family):
             yield (f"lp:bin:{logprob_bin(-rel)}", 1.0)
 
 
-@register("parser_rank/1")
+@named("parser_rank/1")
 class ParserRank(Family):
     """The candidate's rank in its n-best list, binned (0, 1, 2, 3-4, 5-9, 10-19, 20-49, 50+)."""
 

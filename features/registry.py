@@ -3,30 +3,82 @@
 A family turns one :class:`ranker.store.records.Candidate` into named counts (property name ->
 value). Names carry a version so that an old feature configuration keeps meaning the same thing:
 a family whose output changes is registered under a new version, the old one stays.
+
+The built-in families are the entries of :data:`FAMILIES`, each its class by ``"module:Class"``,
+imported on first use. The family modules import :mod:`ranker.features.base` (their base classes
+and shared facts), never this module, so the registry sits above the families it names.
+:func:`register` adds a family of one's own.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from importlib import import_module
+from typing import Callable
 
-from ranker.errors import RankerError
+# The base classes and the configuration error, importable from here as before features/base.py
+from .base import FeatureConfigError, Family, NodeFamily, named  # noqa: F401
 
+#: The built-in families by versioned name: the class of each, by ``"module:Class"`` (a module of
+#: this package). A class's own ``name`` (:func:`ranker.features.base.named`) is its key here
+#: (tests/features/test_registry_table.py checks it).
+FAMILIES: dict[str, str] = {
+    # features/families.py
+    "local_trees/1": "families:LocalTrees",
+    "embedding/1": "families:Embedding",
+    "right_branching/1": "families:RightBranching",
+    "weight/1": "families:ConstituentWeight",
+    "coordination/1": "families:Coordination",
+    "sibling_ngrams/1": "families:SiblingNgrams",
+    "edges/1": "families:Edges",
+    "head_deps/1": "families:HeadDependencies",
+    "link_grammar/1": "families:LinkGrammar",
+    "quality/1": "families:Quality",
+    "heidorn/1": "families:HeidornScore",
+    "source_rank/1": "families:SourceRank",
+    # features/reranker_families.py
+    "rule/1": "reranker_families:Rule",
+    "redwoods_rules/1": "reranker_families:RedwoodsRules",
+    "ngram/1": "reranker_families:NGram",
+    "heads/1": "reranker_families:Heads",
+    "pp_attach/1": "reranker_families:PPAttach",
+    "head_tree/1": "reranker_families:HeadTree",
+    "ngram_tree/1": "reranker_families:NGramTree",
+    "heavy/1": "reranker_families:Heavy",
+    "neighbours/1": "reranker_families:Neighbours",
+    "right_branch/1": "reranker_families:RightBranch",
+    "copar/1": "reranker_families:CoPar",
+    "colenpar/1": "reranker_families:CoLenPar",
+    "word/1": "reranker_families:Word",
+    "wproj/1": "reranker_families:WProj",
+    "edges/2": "reranker_families:EdgesOutside",
+    # features/auxdist.py
+    "head_arg_aux/1": "auxdist:HeadArgumentAuxiliary",
+    # features/evidence.py
+    "evidence_spans/1": "evidence:EvidenceSpans",
+    "evidence_deps/1": "evidence:EvidenceDependencies",
+    "evidence_heads/1": "evidence:EvidenceHeads",
+    # features/link_structure.py
+    "lg_disjuncts/1": "link_structure:Disjuncts",
+    "lg_link_pairs/1": "link_structure:LinkPairs",
+    "lg_link_lengths/1": "link_structure:LinkLengths",
+    "lg_nulls/1": "link_structure:NullLinks",
+    "lg_costs/1": "link_structure:CostParts",
+    # features/parser_scores.py
+    "parser_logprob/1": "parser_scores:ParserLogProb",
+    "parser_rank/1": "parser_scores:ParserRank",
+}
+
+#: Families added by :func:`register` (none built in).
 _REGISTRY: dict[str, type] = {}
 
 
-class FeatureConfigError(RankerError):
-    """An unknown family or option in a feature configuration."""
-
-
 def register(name: str) -> Callable[[type], type]:
-    """Class decorator registering a family under ``name`` (``"family/version"``)."""
-    if "/" not in name:
-        raise ValueError(f"family name {name!r} needs a version, as 'name/1'")
+    """Class decorator registering a family of one's own under ``name`` (``"family/version"``)."""
+    give_name = named(name)
 
     def deco(cls: type) -> type:
-        if name in _REGISTRY:
+        if name in _REGISTRY or name in FAMILIES:
             raise ValueError(f"family {name!r} registered twice")
-        cls.name = name
-        _REGISTRY[name] = cls
+        _REGISTRY[name] = give_name(cls)
         return cls
 
     return deco
@@ -34,17 +86,18 @@ def register(name: str) -> Callable[[type], type]:
 
 def family_names() -> list[str]:
     """Every registered family name, sorted."""
-    # (registers the built-in families)
-    from . import auxdist, evidence, families, link_structure, parser_scores, reranker_families  # noqa: F401
-
-    return sorted(_REGISTRY)
+    return sorted({*FAMILIES, *_REGISTRY})
 
 
 def family_class(name: str) -> type | None:
     """The class registered under ``name`` (None when unknown)."""
-    from . import auxdist, evidence, families, link_structure, parser_scores, reranker_families  # noqa: F401
-
-    return _REGISTRY.get(name)
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    entry = FAMILIES.get(name)
+    if entry is None:
+        return None
+    module, _, attr = entry.partition(":")
+    return getattr(import_module(f".{module}", __package__), attr)
 
 
 def make_family(name: str, options: dict | None = None, source: str = "<config>"):
@@ -55,84 +108,11 @@ def make_family(name: str, options: dict | None = None, source: str = "<config>"
     FeatureConfigError
         If the name is not registered or an option is unknown.
     """
-    from . import auxdist, evidence, families, link_structure, parser_scores, reranker_families  # noqa: F401
-
-    cls = _REGISTRY.get(name)
+    cls = family_class(name)
     if cls is None:
         raise FeatureConfigError(f"{source}: unknown feature family {name!r} (known: "
-                                 f"{', '.join(sorted(_REGISTRY))})")
+                                 f"{', '.join(family_names())})")
     try:
         return cls(**(options or {}))
     except TypeError as e:
         raise FeatureConfigError(f"{source}: family {name!r}: {e}") from None
-
-
-class Family:
-    """Base of property-function families: ``family(candidate) -> iterable of (name, value)``.
-
-    Families that learn from training data (the smoothed head-argument family) override
-    :meth:`fit`; the others ignore it.
-    """
-
-    name = "family/0"
-    #: True when the output depends on ``candidate.tree`` alone, so extraction computes it once
-    #: per distinct tree of a sentence (Link Grammar's linkages often share one constituent tree).
-    per_tree = False
-    #: True for families that must be fitted on training data before extraction.
-    needs_fit = False
-    #: For families that need fitting: whether :meth:`fit` has run (or a table was loaded).
-    fitted = True
-    #: True for families that read a second source's candidates of each sentence
-    #: (:attr:`ranker.store.records.Forest.evidence`, config ``[evidence] source``).
-    needs_evidence = False
-
-    def fit(self, forests: Iterable) -> "Family":
-        """Learn from training forests (the default family learns nothing)."""
-        return self
-
-    def begin_forest(self, forest) -> None:
-        """See a forest before its candidates are extracted (the default looks at nothing).
-
-        Per-candidate families that compare a candidate with the rest of its sentence's forest
-        (the parser's log-probability relative to its best parse) read what they need here.
-        """
-
-    def fingerprint(self) -> str:
-        """Digest of what the family learned in :meth:`fit` ("" when it learns nothing).
-
-        Part of the store key of extracted matrices, so a refitted family never reads a stale one.
-        """
-        return ""
-
-    def __call__(self, candidate) -> Iterable[tuple[str, float]]:
-        raise NotImplementedError
-
-
-class NodeFamily(Family):
-    """A tree-only family whose properties are a sum over the tree's nodes (plus a tree-level rest).
-
-    :meth:`node_properties` may look at the node's subtree, the parent's category and the tree's
-    words and tags inside the node's span, nothing else, so its result is the same wherever an
-    equal subtree stands under a parent of the same category. Extraction computes it once per
-    distinct (subtree, parent category) of a forest (the store shares equal subtrees between a
-    sentence's linkages); :meth:`__call__` adds it up over one tree, the definition the shared
-    computation is tested against.
-    """
-
-    per_tree = True
-
-    def node_properties(self, node, up: str, tree) -> Iterable[tuple[str, float]]:
-        """Properties contributed by ``node`` whose parent's category is ``up`` (``"TOP"``)."""
-        raise NotImplementedError
-
-    def tree_properties(self, tree) -> Iterable[tuple[str, float]]:
-        """Properties of the tree as a whole (none by default)."""
-        return ()
-
-    def __call__(self, candidate) -> Iterable[tuple[str, float]]:
-        from .families import facts
-
-        t = candidate.tree
-        for n, up in facts(t).walk:
-            yield from self.node_properties(n, up, t)
-        yield from self.tree_properties(t)

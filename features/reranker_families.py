@@ -7,7 +7,7 @@ start with a short prefix per family so that families never collide; categories 
 words are lower-cased; lexical properties come with backed-off twins (tags, and the shape and
 suffix classes of :mod:`ranker.features.wordclass`), so that unseen words still fire something.
 
-Most families are :class:`~ranker.features.registry.NodeFamily`: what they say about a node depends on its
+Most families are :class:`~ranker.features.base.NodeFamily`: what they say about a node depends on its
 subtree, its parent's category and the sentence's words only, so extraction computes it once per
 distinct subtree of a forest. Properties that need more context are emitted at the node that has
 it: a node's rule with its grandparent is emitted by its parent (which knows its own parent), a
@@ -17,8 +17,8 @@ or the whole tree (``right_branch/1``) and run once per distinct tree instead.
 """
 from __future__ import annotations
 
-from .families import CATEGORY, child_label, facts
-from .registry import Family, NodeFamily, register
+from .base import CATEGORY, Family, NodeFamily, facts, named
+from .families import child_label
 from .wordclass import is_punctuation, word_class
 
 _LEXICAL = ("tag", "word", "class")
@@ -118,7 +118,7 @@ class _HeadedFamily(NodeFamily):
         self.rules = rules
 
 
-@register("rule/1")
+@named("rule/1")
 class Rule(_HeadedFamily):
     """Local trees with ``ancestors`` ancestors' categories, optionally with the head's tag, word, class (CJ05 Rule)."""
 
@@ -145,7 +145,7 @@ class Rule(_HeadedFamily):
                     yield (f"{name}@{kind[0]}={_lex(kind, t, tags, heads[id(x)])}", 1.0)
 
 
-@register("redwoods_rules/1")
+@named("redwoods_rules/1")
 class RedwoodsRules(Rule):
     """Local trees with grandparenting by every number of ancestors up to ``ancestors`` (Toutanova et al. 2005)."""
 
@@ -154,7 +154,7 @@ class RedwoodsRules(Rule):
         self.levels = tuple(range(ancestors + 1))
 
 
-@register("ngram/1")
+@named("ngram/1")
 class NGram(NodeFamily):
     """Sibling category n-grams (n = 2, 3) with the head child marked ``*`` and the side of the head (CJ05 NGram)."""
 
@@ -186,7 +186,7 @@ def _dependents(m, hc, hw):
         m = m.children[j]
 
 
-@register("heads/1")
+@named("heads/1")
 class Heads(_HeadedFamily):
     """Head-to-head dependencies by tag, word and word class, one level and two (CJ05 Heads).
 
@@ -227,7 +227,7 @@ class Heads(_HeadedFamily):
                                    f"{b}{_lex(kind, t, tags, e)}", 1.0)
 
 
-@register("pp_attach/1")
+@named("pp_attach/1")
 class PPAttach(_HeadedFamily):
     """A PP with the phrase it attaches to: site category and head, preposition, object head (Hindle and Rooth 1993; Collins and Brooks 1995).
 
@@ -267,7 +267,7 @@ class PPAttach(_HeadedFamily):
                     yield (f"PAq{kind[0]}:{site}:{_lex(kind, t, tags, h)}:{prep}:{ob}", 1.0)
 
 
-@register("head_tree/1")
+@named("head_tree/1")
 class HeadTree(_HeadedFamily):
     """The tree fragment from a word up through its projections with their children's categories (CJ05 HeadTree)."""
 
@@ -306,7 +306,7 @@ def _spine(x, side: int) -> str:
     return ">".join(parts) or "WORD"
 
 
-@register("ngram_tree/1")
+@named("ngram_tree/1")
 class NGramTree(NodeFamily):
     """The fragment joining two adjacent words at their lowest common ancestor (CJ05 NGramTree, bigrams)."""
 
@@ -326,7 +326,7 @@ class NGramTree(NodeFamily):
                 yield (f"{name}@{t.words[end].lower()}_{t.words[end + 1].lower()}", 1.0)
 
 
-@register("heavy/1")
+@named("heavy/1")
 class Heavy(NodeFamily):
     """A phrase's category, binned length, whether it ends the sentence and whether punctuation follows (CJ05 Heavy)."""
 
@@ -339,7 +339,7 @@ class Heavy(NodeFamily):
         yield (f"HV:{CATEGORY[n.label]}:{heavy_bin(n.end - n.start)}:{final}{punct}", 1.0)
 
 
-@register("neighbours/1")
+@named("neighbours/1")
 class Neighbours(Family):
     """A phrase's category and binned length with the tags just before (one or two) and after it (CJ05 Neighbours).
 
@@ -373,7 +373,7 @@ class Neighbours(Family):
                 yield (f"{head}{prev2} {prev}_{nxt}", 1.0)
 
 
-@register("right_branch/1")
+@named("right_branch/1")
 class RightBranch(Family):
     """Phrases on the path from the root to the last non-punctuation word, and phrases off it (CJ05 RightBranch)."""
 
@@ -412,7 +412,7 @@ def _shape(x, depth: int):
     return (CATEGORY[x.label], tuple(_shape(k, depth - 1) for k in x.children))
 
 
-@register("copar/1")
+@named("copar/1")
 class CoPar(NodeFamily):
     """Whether adjacent conjuncts are parallel (equal categories) down to depths 1-4 (CJ05 CoPar)."""
 
@@ -434,7 +434,7 @@ class CoPar(NodeFamily):
                     break
 
 
-@register("colenpar/1")
+@named("colenpar/1")
 class CoLenPar(NodeFamily):
     """Length difference of adjacent conjuncts and whether the second is the last (CJ05 CoLenPar)."""
 
@@ -450,7 +450,7 @@ class CoLenPar(NodeFamily):
             yield (f"CL:{diff_bin(d)}:{'last' if i == len(conj) - 2 else 'mid'}", 1.0)
 
 
-@register("word/1")
+@named("word/1")
 class Word(NodeFamily):
     """A word (and its class) with its n ancestors' categories, tag first (CJ05 Word, n = 2, 3)."""
 
@@ -470,7 +470,7 @@ class Word(NodeFamily):
                     yield (f"W{k}{kind[0]}:{_lex(kind, t, tags, w)}^{path}", 1.0)
 
 
-@register("wproj/1")
+@named("wproj/1")
 class WProj(_HeadedFamily):
     """A word with its maximal projection and that projection's parent, by word, tag and class (CJ05 WProj)."""
 
@@ -490,7 +490,7 @@ class WProj(_HeadedFamily):
                 yield (f"WP{kind[0]}:{_lex(kind, t, tags, w)}:{proj}^{parent}", 1.0)
 
 
-@register("edges/2")
+@named("edges/2")
 class EdgesOutside(NodeFamily):
     """A phrase's binned length with its edge tags, the words just outside it, and their classes (CJ05 Edges).
 

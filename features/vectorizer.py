@@ -12,7 +12,7 @@ per distinct tree of a sentence (Link Grammar's linkages share constituent trees
 per distinct tree on WSJ); node families run once per distinct subtree of a forest (the store
 makes equal subtrees one object: 11.7 node occurrences per distinct subtree on WSJ); a tree's part
 of a row is one array shared by its candidates; families share one walk and tag list per tree
-(:func:`ranker.features.families.facts`); and extraction can run in forked worker processes over runs of
+(:func:`ranker.features.base.facts`); and extraction can run in forked worker processes over runs of
 sentences. The matrix is the same for any number of workers and any sharing.
 """
 from __future__ import annotations
@@ -177,11 +177,10 @@ def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
     """Run the families over the forests, sharing what equal trees and equal subtrees have in common.
 
     Tree-only families run once per distinct tree of a sentence; node families
-    (:class:`ranker.features.registry.NodeFamily`) once per distinct (subtree, parent category, words)
+    (:class:`ranker.features.base.NodeFamily`) once per distinct (subtree, parent category, words)
     of a forest, the store having made equal subtrees one object.
     """
-    from .families import facts
-    from .registry import NodeFamily
+    from .base import NodeFamily, facts
 
     node_fams = [f for f in families if isinstance(f, NodeFamily)]
     tree_fams = [f for f in families if f.per_tree and not isinstance(f, NodeFamily)]
