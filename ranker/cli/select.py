@@ -49,7 +49,7 @@ def run(args) -> int:
     import numpy as np
 
     from ..errors import RankerError
-    from ..evaluation.bounds import unscored_rows
+    from ..evaluation.bounds import candidate_scores
     from ..features import feature_set_from_dict
     from ..models import load_model
     from ..models.persistence import applying, savable_rankers
@@ -111,8 +111,7 @@ def run(args) -> int:
             stages.require_counts(ctx, ev, sel)
             fc = stages.load_counts(ctx, ev, sel, [chosen_metric.name])[chosen_metric.name]
             # a candidate the scorer left out is chosen only when every candidate was (bounds.oracle_choice)
-            q = np.asarray(chosen_metric.score(fc.counts), dtype=np.float64) if len(fc.counts) else np.zeros(0)
-            q = np.where(unscored_rows(fc.counts, np.repeat(fc.gold, np.diff(fc.offsets))), -1.0, q)
+            q = candidate_scores(fc, chosen_metric)
             if len(q) != len(groups):
                 raise RankerError(f"{args.store}: the counts of {sel.corpus}/{sel.name} and its candidates "
                                   "disagree; compute them again: ranker counts")

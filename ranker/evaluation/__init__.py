@@ -22,7 +22,7 @@ from ..lazy import lazy_getattr
 
 #: Public name -> the submodule that defines it.
 _PUBLIC = {
-    "METRICS": "bounds", "ForestCounts": "bounds", "Metric": "bounds",
+    "METRICS": "bounds", "ForestCounts": "bounds", "Metric": "bounds", "candidate_scores": "bounds",
     "conformance_score": "bounds", "corpus_score": "bounds", "error_reduction": "bounds",
     "expected_counts": "bounds", "f1_score": "bounds", "oracle_choice": "bounds",
     "recall_score": "bounds", "selected_counts": "bounds",
@@ -76,7 +76,7 @@ __all__ = [
     "ConllSentence", "EvaluationInputError", "TreeLine", "is_conll_path", "read_conll",
     "read_tree_lines",
     # bounds and significance
-    "METRICS", "ForestCounts", "Metric", "conformance_score", "corpus_score", "error_reduction",
+    "METRICS", "ForestCounts", "Metric", "candidate_scores", "conformance_score", "corpus_score", "error_reduction",
     "expected_counts", "f1_score", "oracle_choice", "recall_score", "selected_counts",
     "Interval", "bootstrap_interval", "paired_randomization_test",
 ]

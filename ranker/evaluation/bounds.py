@@ -145,6 +145,43 @@ def unscored_rows(counts: np.ndarray, sentence_gold: np.ndarray) -> np.ndarray:
     return (sentence_gold > 0) & ~counts.any(axis=1)
 
 
+def _scores(fc: ForestCounts, score: Callable[[np.ndarray], np.ndarray], unscored: float) -> np.ndarray:
+    if not len(fc.counts):
+        return np.zeros(0)
+    values = np.asarray(score(fc.counts), dtype=np.float64)
+    return np.where(unscored_rows(fc.counts, np.repeat(fc.gold, np.diff(fc.offsets))), unscored, values)
+
+
+#: What a candidate the scorer left out scores, by what the scores are for (``candidate_scores``).
+CHOOSING = -1.0      # choosing among candidates (the oracle): below every score (percentages, never below 0),
+                     # so chosen only when every candidate is unscored; finite, as a ranker's scores must be
+TARGET = 0.0         # a target averaged over sentences (held-out tuning, best_f's gains): a parse that got nothing
+SHOWN = np.nan       # shown to a reader (the web page): no score, not the 100 of nothing to get wrong
+
+
+def candidate_scores(fc: ForestCounts, metric: "Metric | str", unscored: float = CHOOSING) -> np.ndarray:
+    """Each candidate's own sentence score (percent) under ``metric`` (a :class:`Metric` or its name).
+
+    The one treatment of a candidate the scorer left out (:func:`unscored_rows`: EVALB could not
+    align it), whose counts would read 100: it scores ``unscored`` instead, :data:`CHOOSING` (the
+    default) where candidates are chosen by their scores, :data:`TARGET` where the scores are a
+    quality to average, :data:`SHOWN` where they are shown. ``ranker run``, ``ranker select`` and
+    ``ranker serve`` all read candidates' scores through here.
+    """
+    m = METRICS[metric] if isinstance(metric, str) else metric
+    return _scores(fc, m.score, unscored)
+
+
+def sentence_counts(rows) -> ForestCounts:
+    """One sentence's :class:`ForestCounts` from its candidates' stored count rows (forest order).
+
+    Its gold count is the largest of the rows' (a candidate the scorer left out counts zero gold),
+    as :func:`ranker.pipeline.counts.load_forest_counts` takes it for a split.
+    """
+    rows = [tuple(r) for r in rows]
+    return ForestCounts.from_lists([rows], [max((r[GOLD] for r in rows), default=0)])
+
+
 def oracle_choice(fc: ForestCounts, score: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """Per sentence, the index of the candidate with the best sentence score (first on ties), -1 if none.
 
@@ -155,8 +192,7 @@ def oracle_choice(fc: ForestCounts, score: Callable[[np.ndarray], np.ndarray]) -
     if len(fc.counts) == 0:
         return choice
     sizes = np.diff(fc.offsets)
-    values = np.asarray(score(fc.counts), dtype=np.float64)
-    values = np.where(unscored_rows(fc.counts, np.repeat(fc.gold, sizes)), -np.inf, values)
+    values = _scores(fc, score, CHOOSING)
     nonempty = sizes > 0
     starts = fc.offsets[:-1][nonempty]
     best = np.maximum.reduceat(values, starts)

@@ -33,7 +33,7 @@ from .report import Plot, Report, write_report
 from .stages import LINK_GRAMMAR, sentence_quality, tune_heidorn  # noqa: F401  (public names of old)
 from .training import learning_curve
 
-RANKERS = ("native", "heidorn", "heidorn_tuned", "loglinear")
+RANKERS = stages.REPORTED   # the rankers a report shows (one list: ranker.pipeline.stages.select)
 
 
 class StageClock:

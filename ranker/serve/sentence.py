@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..evaluation.bounds import METRICS
+from ..evaluation.bounds import METRICS, SHOWN, candidate_scores, oracle_choice, sentence_counts
 from ..pipeline.config import LogLinearSection
 from .model import probabilities
 
@@ -25,7 +25,8 @@ class CandidateRow(NamedTuple):
     prob: float                   # P(x | y) under the model (uniform without one)
     position: int                 # 1-based place in the model's order
     previous: int | None          # its place under the model before the last retraining
-    metrics: dict[str, float]     # metric name -> sentence score (percent), when gold counts exist
+    metrics: dict[str, float | None]   # metric name -> sentence score (percent), when gold counts exist;
+                                       # None where the scorer left the candidate out (EVALB could not align it)
     remaining: bool               # consistent with every decision so far
     chosen_by: tuple[str, ...]    # rankers whose choice it is
 
@@ -58,15 +59,15 @@ class SentenceView(NamedTuple):
     rank_differs: bool = False    # some candidate's source rank is not its forest position
 
 
-def metric_scores(store, sentence_id: str, source: str, evaluation) -> dict[str, np.ndarray]:
-    """Each metric's per-candidate sentence score (forest order) from the counts stored under
-    ``evaluation`` (the ``[evaluation]`` section they were computed with:
+def metric_counts(store, sentence_id: str, source: str, evaluation) -> dict[str, object]:
+    """Each metric's per-candidate counts (one sentence's :class:`~ranker.evaluation.bounds.ForestCounts`,
+    forest order) stored under ``evaluation`` (the ``[evaluation]`` section they were computed with:
     :func:`ranker.pipeline.stages.stored_evaluation`)."""
     from ..pipeline.counts import metric_key
     from ..pipeline.stages import scoring_settings
 
     settings = scoring_settings(evaluation)
-    out: dict[str, np.ndarray] = {}
+    out: dict[str, object] = {}
     counts_cache: dict[str, tuple] = {}
     for name, m in METRICS.items():
         if m.counts_from not in counts_cache:
@@ -74,9 +75,15 @@ def metric_scores(store, sentence_id: str, source: str, evaluation) -> dict[str,
                                                                         sentence_id, source)
         rows = counts_cache[m.counts_from]
         if rows:
-            arr = np.array([(r.gold, r.test, r.matched, r.crossing) for r in rows], dtype=np.float64)
-            out[name] = np.asarray(m.score(arr), dtype=np.float64)
+            out[name] = sentence_counts((r.gold, r.test, r.matched, r.crossing) for r in rows)
     return out
+
+
+def metric_scores(store, sentence_id: str, source: str, evaluation) -> dict[str, np.ndarray]:
+    """Each metric's per-candidate sentence score (forest order; NaN where the scorer left a candidate
+    out: :func:`~ranker.evaluation.bounds.candidate_scores`) from :func:`metric_counts`."""
+    return {name: candidate_scores(fc, name, unscored=SHOWN)
+            for name, fc in metric_counts(store, sentence_id, source, evaluation).items()}
 
 
 class ForestData(NamedTuple):
@@ -84,7 +91,8 @@ class ForestData(NamedTuple):
 
     forest: object                # Forest
     spans: list                   # each candidate's candidate_spans, forest order
-    metrics: dict[str, np.ndarray]
+    metrics: dict[str, np.ndarray]  # metric -> each candidate's sentence score, NaN where left out
+    counts: dict = {}               # metric -> the sentence's ForestCounts (what the oracle chooses by)
 
 
 def forest_data(store, sentence_id: str, source: str, evaluation, evidence: str | None = None) -> ForestData:
@@ -94,9 +102,11 @@ def forest_data(store, sentence_id: str, source: str, evaluation, evidence: str 
 
     forest = store.forest(sentence_id, source, evidence)
     spans = forest_spans(forest.candidates)   # equal candidate texts share one tree object
-    metrics = metric_scores(store, sentence_id, source, evaluation) if forest.candidates else {}
     n = len(forest.candidates)
-    return ForestData(forest, spans, {k: v for k, v in metrics.items() if len(v) == n})
+    counts = metric_counts(store, sentence_id, source, evaluation) if n else {}
+    counts = {k: fc for k, fc in counts.items() if len(fc.counts) == n}
+    return ForestData(forest, spans, {k: candidate_scores(fc, k, unscored=SHOWN) for k, fc in counts.items()},
+                      counts)
 
 
 def _order(scores: np.ndarray) -> np.ndarray:
@@ -122,7 +132,7 @@ def sentence_view(data: ForestData, decisions, scores: np.ndarray | None, previo
     """
     from ..sources.discriminants import discriminants, remaining_mask
 
-    forest, spans, metrics = data
+    forest, spans, metrics = data.forest, data.spans, data.metrics
     cands = forest.candidates
     n = len(cands)
     probs = probabilities(scores) if scores is not None else np.full(n, 1.0 / n if n else 0.0)
@@ -142,14 +152,14 @@ def sentence_view(data: ForestData, decisions, scores: np.ndarray | None, previo
             choices["heidorn"] = heidorn_choice
         if model_key is not None:
             choices["loglinear"] = int(order[0])
-        if primary in metrics:
-            choices["oracle"] = int(np.argmax(metrics[primary]))
+        if primary in data.counts:   # the report's oracle: a candidate the scorer left out only if all were
+            choices["oracle"] = int(oracle_choice(data.counts[primary], METRICS[primary].score)[0])
     mask = np.asarray(remaining_mask(spans, decisions), dtype=bool) if n else np.zeros(0, dtype=bool)
     discs = discriminants(spans, mask, probs) if n else []
     by_index: dict[int, list[str]] = {}
     for r, i in choices.items():
         by_index.setdefault(i, []).append(r)
-    columns = {k: v.tolist() for k, v in metrics.items()}
+    columns = {k: [None if x != x else x for x in v.tolist()] for k, v in metrics.items()}   # NaN: left out
     score_list, prob_list, place_list = scores.tolist(), probs.tolist(), place.tolist()
     before_list = None if before is None else before.tolist()
     rows = [CandidateRow(i, cands[i].rank, cands[i].quality, score_list[i], prob_list[i], place_list[i],

@@ -3,9 +3,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ranker.evaluation.bounds import (METRICS, ForestCounts, conformance_score, corpus_score,
-                                      error_reduction, expected_counts, f1_score, oracle_choice,
-                                      selected_counts, unscored_rows)
+from ranker.evaluation.bounds import (CHOOSING, METRICS, SHOWN, TARGET, ForestCounts, candidate_scores,
+                                      conformance_score, corpus_score, error_reduction, expected_counts,
+                                      f1_score, oracle_choice, selected_counts, sentence_counts,
+                                      unscored_rows)
 
 F = METRICS["evalb_unlabeled"]
 
@@ -30,6 +31,21 @@ def test_a_candidate_evalb_leaves_out_is_the_oracle_only_when_every_candidate_is
     assert unscored_rows(fc.counts, np.array([4, 4, 3, 3, 0])).tolist() == [True, False, True, True,
                                                                              False]
     assert oracle_choice(fc, F.score).tolist() == [1, 0, 0]
+
+
+def test_one_treatment_of_unscored_candidates():
+    """candidate_scores gives a left-out candidate what its use needs; choosing by it is the oracle."""
+    fc = ForestCounts.from_lists([[(0, 0, 0, 0), (4, 4, 0, 0)], [(0, 0, 0, 0), (0, 0, 0, 0)],
+                                  [(0, 0, 0, 0)]], gold=[4, 3, 0])
+    assert candidate_scores(fc, "evalb_unlabeled", TARGET).tolist() == [0, 0, 0, 0, 100]
+    assert candidate_scores(fc, F).tolist() == [CHOOSING, 0, CHOOSING, CHOOSING, 100]
+    assert np.isnan(candidate_scores(fc, F, SHOWN)).tolist() == [True, False, True, True, False]
+    # the finite value of choosing ranks below every score of every metric (none is below 0)
+    assert all((m.score(fc.counts) >= 0).all() for m in METRICS.values()) and CHOOSING < 0
+    assert oracle_choice(fc, F.score).tolist() == [1, 0, 0]   # F 0 beats an F the scorer never gave
+    one = sentence_counts([(0, 0, 0, 0), (4, 4, 0, 0)])
+    assert one.gold.tolist() == [4] and candidate_scores(one, F).tolist() == [CHOOSING, 0]
+    assert candidate_scores(ForestCounts.from_lists([[]], [2]), F).shape == (0,)
 
 
 def test_empty_forest_counts_its_gold_against_every_system():

@@ -48,7 +48,7 @@ from .counts import (CountsOutcome, candidate_quality, compute_counts, counts_co
 from .features import (TrainableSplit, TrainingSet, consistency, extract_features, trainable,
                        training_rows, training_set)
 from .fit import LogLinearFit, fit_loglinear, loglinear_template
-from .select import Choices, candidate_trees, choose, per_sentence, select_test, source_ranks
+from .select import REPORTED, Choices, candidate_trees, choose, per_sentence, select_test, source_ranks
 from .heidorn import HeidornFit, fit_heidorn, tune_heidorn
 from .evaluation import Evaluation, evaluate, sentence_quality
 from .outputs import write_gold, write_selected
@@ -67,7 +67,7 @@ __all__ = [
     "TrainableSplit", "TrainingSet", "consistency", "extract_features", "trainable", "training_rows",
     "training_set",
     "LogLinearFit", "fit_loglinear", "loglinear_template",
-    "Choices", "candidate_trees", "choose", "per_sentence", "select_test", "source_ranks",
+    "REPORTED", "Choices", "candidate_trees", "choose", "per_sentence", "select_test", "source_ranks",
     "HeidornFit", "fit_heidorn", "tune_heidorn",
     "Evaluation", "evaluate", "sentence_quality",
     "write_gold", "write_selected",

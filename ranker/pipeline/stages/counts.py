@@ -6,7 +6,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from ...errors import RankerError
-from ...evaluation.bounds import METRICS, ForestCounts
+from ...evaluation.bounds import METRICS, TARGET, ForestCounts, candidate_scores
 from ...evaluation.scoring import ScoringSettings
 from ...store import Store
 from ...store.records import Sentence
@@ -77,17 +77,12 @@ def load_counts(ctx: StageContext, evaluation: EvaluationSection, sel: SplitSele
 
 
 def candidate_quality(fc: ForestCounts, metric: str) -> np.ndarray:
-    """Each candidate's own sentence score under ``metric`` (the oracle's and tuners' target).
+    """Each candidate's own sentence score under ``metric`` as a held-out target (the tuners' quality).
 
-    A candidate the scorer left out (EVALB could not align it: ``bounds.unscored_rows``) scores 0,
-    not the 100 of a sentence with nothing to get wrong.
+    A candidate the scorer left out (EVALB could not align it) scores 0, not the 100 of a sentence
+    with nothing to get wrong: :func:`ranker.evaluation.bounds.candidate_scores` with ``TARGET``.
     """
-    if not len(fc.counts):
-        return np.zeros(0)
-    from ...evaluation.bounds import unscored_rows
-
-    q = np.asarray(METRICS[metric].score(fc.counts), dtype=np.float64)
-    return np.where(unscored_rows(fc.counts, np.repeat(fc.gold, np.diff(fc.offsets))), 0.0, q)
+    return candidate_scores(fc, metric, unscored=TARGET)
 
 
 def test_ceiling(ctx: StageContext, evaluation: EvaluationSection, sentences: Sequence[Sentence]) -> float:

@@ -33,10 +33,15 @@ def candidate_trees(store: Store, sel: SplitSelection, source: str):
     return trees, np.asarray(groups, dtype=np.int64), ids
 
 
+#: The rankers a report shows, in its order (``select_test``'s choices; the random draw and the
+#: oracle are the bounds, not rankers). The cross-validation summaries read these too.
+REPORTED = ("native", "heidorn", "heidorn_tuned", "loglinear")
+
+
 class Choices(NamedTuple):
     """One candidate per test sentence and ranker (index in its forest, -1 for no candidate)."""
 
-    rankers: dict[str, np.ndarray]   # native, heidorn, heidorn_tuned, loglinear
+    rankers: dict[str, np.ndarray]   # each of REPORTED
     random: np.ndarray               # one random draw (the report's bound is its exact expectation)
     ids: list[str]                   # sentences with candidates, in split order
     X: object                        # the test matrix restricted to the model's features
@@ -82,6 +87,6 @@ def select_test(ctx: StageContext, test: SplitSelection, matrix, names: Sequence
     native = NativeRanker().fit()
     rankers = {"native": native, "heidorn": heidorn.plain, "heidorn_tuned": heidorn.tuned,
                "loglinear": model if model else native}
-    choices = {label: per_sentence(test, tids, choose(r, inputs)) for label, r in rankers.items()}
+    choices = {label: per_sentence(test, tids, choose(rankers[label], inputs)) for label in REPORTED}
     random_choice = per_sentence(test, tids, choose(RandomRanker(seed=seed).fit(), inputs))
     return Choices(choices, random_choice, tids, Xt, mg)
