@@ -21,37 +21,10 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..pipeline.config import ServeSection
-
-
-class LRU:
-    """A small thread-safe least-recently-used cache: a page reloaded after each decision reads no forest again."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._items: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __contains__(self, key) -> bool:
-        with self._lock:
-            return key in self._items
-
-    def get(self, key, compute):
-        """The cached value of ``key``, computing (outside the lock) and keeping it when absent."""
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        value = compute()
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
+from ..settings import ServeSection
+# LRU (serve/cache.py) and MAX_BODY (serve/forms.py) were written here first: still importable from here
+from .cache import LRU  # noqa: F401
+from .forms import MAX_BODY  # noqa: F401
 
 
 class Served:
@@ -264,10 +237,6 @@ def forest_summary(store, source: str) -> tuple[dict[str, int], dict[str, str]]:
     return sizes, quality
 
 
-#: The largest request body read (bytes): a form with a comment far over its limit still arrives.
-MAX_BODY = 1024 * 1024
-
-
 def create_app(store_path, model: str | None = None, read_only: bool = False,
                settings: ServeSection | None = None, source: str | None = None,
                users: str | Path | None = None, public_read: bool = False, evidence: str | None = None):
@@ -283,7 +252,7 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
     read_only
         Browse only: the store is opened read-only and every POST is refused.
     settings
-        :class:`~ranker.pipeline.config.ServeSection` (host and port are the caller's business).
+        :class:`~ranker.settings.ServeSection` (host and port are the caller's business).
     source
         ``--source``: the store's candidate source to show (default the store's only one; a
         store holding two needs it).

@@ -13,6 +13,8 @@ import secrets
 
 from ..errors import RankerError
 
+#: The largest request body read (bytes): a form with a comment far over its limit still arrives.
+MAX_BODY = 1024 * 1024
 #: Form field (and header, for scripts) carrying the session's token on every POST.
 TOKEN_FIELD = "token"
 TOKEN_HEADER = "X-Ranker-Token"

@@ -15,77 +15,20 @@ counted done (and finished, :mod:`ranker.sources.finished`).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from flask import Blueprint, redirect, render_template, request, url_for
 
-from ..sources.adjudication import AnnotatorWork, reopened, sentence_agreement, store_team_work, work_digest
+from ..sources.adjudication import reopened, store_team_work, work_digest
 from ..store.team import MAX_COMMENT
 from . import forms, views
-from .accounts import annotator, current_annotator, may_adjudicate
+from .accounts import annotator, may_adjudicate
 from .forms import FormError
+# the team's work as a sentence page shows it (serve/teamwork.py, which the pages read without
+# importing this module); own_decisions, sentence_team and SentenceTeam were written here first
+from .teamwork import SentenceTeam, own_decisions, sentence_agreement_of, sentence_team, spans_of  # noqa: F401
 
 bp = Blueprint("team", __name__)
 # the same checks as every other POST: token first, nothing on a read-only server
 bp.before_request(views._guard_posts)
-
-
-class SentenceTeam(NamedTuple):
-    """What the sentence page shows of the team's work besides the annotator's own decisions."""
-
-    who: str | None                  # the current annotator (None: a reader not signed in)
-    verdict: object                  # their Verdict or None
-    others: dict                     # other annotator -> number of decisions (or 'no correct candidate')
-    conflict: bool                   # whether the sentence's annotators conflict (computed when others exist)
-    adjudicated: object              # the Adjudication that stands, or None
-    reopened: object = None          # an Adjudication whose chosen annotator changed their answers since
-    comments: tuple = ()             # every annotator's comment on the sentence (Verdict records)
-
-
-def own_decisions(decisions) -> list:
-    """The decisions of the current annotator among a sentence's (none for a reader not signed in)."""
-    who = current_annotator()
-    return [d for d in decisions if d.who == who]
-
-
-def _spans_of(served):
-    def spans_of(sentence_id: str):
-        return served.forest_data(sentence_id).spans or None
-    return spans_of
-
-
-def _agreement_cache(served):
-    """Per-sentence agreement kept per (sentence, everyone's work): a list page reads no forest twice."""
-    from flask import current_app
-
-    from .app import LRU
-
-    return current_app.extensions.setdefault("ranker-agreement", LRU(100_000))
-
-
-def _sentence_agreement(served, sentence_id: str, work: dict[str, AnnotatorWork]):
-    key = (sentence_id, tuple(sorted(work.items())))
-    return _agreement_cache(served).get(
-        key, lambda: sentence_agreement(sentence_id, work, _spans_of(served)(sentence_id)))
-
-
-def sentence_team(store, sentence_id: str) -> SentenceTeam:
-    """The team's work on a sentence as the current annotator's page shows it."""
-    from ..sources.adjudication import work_by_annotator
-
-    served = views.served()
-    who = current_annotator()
-    work = work_by_annotator(store.decisions(sentence_id), store.verdicts(sentence_id))
-    mine = work.get(who)
-    others = {w.who: ("no correct candidate" if w.no_correct else
-                      f"{len(w.decisions)} decisions{', confirmed' if w.confirmed else ''}")
-              for w in work.values() if w.who != who and w.present}
-    row = _sentence_agreement(served, sentence_id, work) if others else None
-    adj = store.adjudications().get(sentence_id)
-    stale = adj is not None and reopened(adj, work)
-    return SentenceTeam(who, mine.verdict if mine else None, others, bool(row and row.conflict),
-                        adj if others and not stale else None, adj if stale else None,
-                        tuple(w.verdict for w in work.values() if w.verdict is not None and w.verdict.comment))
 
 
 # ---------------------------------------------------------------------------------- verdicts
@@ -142,8 +85,8 @@ def adjudicate_list():
     s = views.served()
     st = s.store()
     team = store_team_work(st)
-    overall = agreement(team.by_sentence, _spans_of(s), team.adjudications,
-                        row_of=lambda sid, work: _sentence_agreement(s, sid, work))
+    overall = agreement(team.by_sentence, spans_of(s), team.adjudications,
+                        row_of=lambda sid, work: sentence_agreement_of(s, sid, work))
     only = forms.choice(request.args.get("show"), "show", ("conflicts", "all"), "conflicts")
     rows = [r for r in overall.sentences if only == "all" or r.conflict]
     rows.sort(key=lambda r: (not r.conflict, r.sentence_id in team.adjudications, r.sentence_id))
@@ -164,7 +107,7 @@ def adjudicate_sentence():
     sid = forms.sentence_id(st, request.args.get("id"))
     work = {w: aw for w, aw in work_by_annotator(st.decisions(sid), st.verdicts(sid)).items() if aw.present}
     data = s.forest_data(sid)
-    row = _sentence_agreement(s, sid, work) if len(work) >= 2 else None
+    row = sentence_agreement_of(s, sid, work) if len(work) >= 2 else None
     picks = {}
     for who, w in work.items():
         mask = remaining_mask(data.spans, w.decisions) if data.spans and not w.no_correct else []

@@ -41,9 +41,7 @@ def _form_error(e: FormError):
 
 @bp.app_errorhandler(413)
 def _too_large(e):
-    from .app import MAX_BODY
-
-    message = (f"the form sent is larger than this server reads ({MAX_BODY // 1024} KB), so nothing of it "
+    message = (f"the form sent is larger than this server reads ({forms.MAX_BODY // 1024} KB), so nothing of it "
                f"was kept: a comment holds at most {MAX_COMMENT} characters; go back, shorten it and save again")
     return render_template("error.html", message=message, status=413), 413
 
@@ -121,7 +119,7 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, dra
     """The sentence page, with ``conflict`` (an answer refused) shown above it when given, and
     ``draft`` (``{"comment", "error"}``: a verdict refused) kept in its form."""
     from .sentence import default_pair, sentence_view
-    from .team import own_decisions, sentence_team
+    from .teamwork import own_decisions, sentence_team
     from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
 
     s = served()
@@ -170,7 +168,7 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, dra
                            neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
-                           retrain=s.retrain, conflict=conflict, team=sentence_team(st, sid),
+                           retrain=s.retrain, conflict=conflict, team=sentence_team(s, st, sid),
                            pinned=pinned, draft=draft), status
 
 
