@@ -49,7 +49,6 @@ import time
 import numpy as np
 
 from ranker.pipeline import stages
-from ranker.pipeline.config import EvaluationSection
 from ranker.pipeline.splits import select_split
 from ranker.registries import metric
 from ranker.sources.annotations import LabelEquivalences
@@ -100,11 +99,11 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="a stored model's key (prefix): also the page order under it")
     args = ap.parse_args()
     eq = LabelEquivalences.load()
-    ev = EvaluationSection()
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
     with Store.open(args.store, readonly=not args.model) as st:   # a model may need features stored
         source = stages.stored_source(st)
+        ev = stages.stored_evaluation(st, source)   # the settings the store's counts were computed with
         sel = select_split(st, "treebank", args.split, args.limit)
         stages.require_counts(stages.StageContext(st, source), ev, sel)
         fc = stages.load_counts(stages.StageContext(st, source), ev, sel, [args.metric])[args.metric]

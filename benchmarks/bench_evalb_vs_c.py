@@ -270,7 +270,7 @@ def main() -> None:
     if args.evaluate_only and not args.lg_run:
         ap.error("--evaluate-only needs --lg-run")
     print(f"load average before: {os.getloadavg()}", flush=True)
-    work = Path(tempfile.mkdtemp(prefix="bench_evalb_", dir="/tmp"))
+    work = Path(tempfile.mkdtemp(prefix="bench_evalb_"))   # the system's scratch folder ($TMPDIR)
     try:
         evalb = build_evalb(args.evalb_dir, work)
         prm = args.evalb_dir / "COLLINS.prm"

@@ -29,7 +29,6 @@ import time
 import numpy as np
 
 from ranker.pipeline import stages
-from ranker.pipeline.config import EvaluationSection
 from ranker.pipeline.retrain import retrain, stored_model
 from ranker.pipeline.splits import select_split
 from ranker.registries import metric
@@ -77,9 +76,9 @@ def main() -> None:
     ap.add_argument("--sentences", type=int, default=20)
     args = ap.parse_args()
     eq = LabelEquivalences.load()
-    ev = EvaluationSection()
     with Store.open(args.store) as st:
         source = stages.stored_source(st)
+        ev = stages.stored_evaluation(st, source)   # the settings the store's counts were computed with
         sel = select_split(st, "treebank", "heldout", 0)
         fc = stages.load_counts(stages.StageContext(st, source), ev, sel, ["evalb_labeled"])["evalb_labeled"]
         quality = metric("evalb_labeled").score(fc.counts)

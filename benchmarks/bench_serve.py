@@ -46,7 +46,7 @@ def build_store(work: Path) -> tuple[Path, Path, str]:
     """A store with Link Grammar forests of SENTENCES, counts and a model file; returns them and the big sentence."""
     from ranker.cli.main import main
     from ranker.pipeline import stages
-    from ranker.pipeline.config import AnnotationSection, EvaluationSection, ParseSection
+    from ranker.pipeline.config import AnnotationSection, ParseSection
     from ranker.store import Store
 
     store = work / "lg.sqlite"
@@ -55,7 +55,8 @@ def build_store(work: Path) -> tuple[Path, Path, str]:
         sents = [st.sentence(sid) for sid in SENTENCES]
         stages.parse_or_import(stages.StageContext(st, None, 2), ParseSection(), sents, "treebank")
         stages.annotate(stages.StageContext(st, "link-grammar", 2), AnnotationSection(), sents)
-        stages.compute_counts(stages.StageContext(st, "link-grammar", 2), EvaluationSection(), sents)
+        stages.compute_counts(stages.StageContext(st, "link-grammar", 2),
+                              stages.stored_evaluation(st, "link-grammar"), sents)   # a new store: the defaults
         sizes = {sid: len(st.candidate_texts(sid)) for sid in SENTENCES}
     model = work / "model.json"
     assert main(["train", "--store", str(store), "--split", "wsj_0171", "--heldout", "", "--sigma2", "1",

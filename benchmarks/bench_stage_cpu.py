@@ -44,14 +44,13 @@ def _since(start: tuple[float, float, float]) -> dict:
 def score_stage(st, n: int, workers: int, source: str) -> dict:
     """Score the first ``n`` held-out sentences again; their counts' digest and the CPU it took."""
     from ranker.pipeline import stages
-    from ranker.pipeline.config import EvaluationSection
     from ranker.pipeline.counts import DIGEST_KIND
 
     sents = st.sentences("treebank", "heldout")[:n]
     with st.batch():   # forget what the counts were computed from: everything is scored again
         st._conn.execute("DELETE FROM artifacts WHERE kind=?", (DIGEST_KIND,))
     start = _cpu()
-    stages.compute_counts(stages.StageContext(st, source, workers), EvaluationSection(), sents)
+    stages.compute_counts(stages.StageContext(st, source, workers), stages.stored_evaluation(st, source), sents)
     out = _since(start)
     h = hashlib.sha256()
     ids = [s.id for s in sents]

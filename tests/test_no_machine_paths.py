@@ -13,8 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Top folders of one machine's work, home and scratch space.
 MACHINE_FOLDERS = ("work", "root", "home", "Users", "tmp", "mnt", "scratch")
-#: An absolute path into one of them, not part of a longer path or URL.
-MACHINE_PATH = re.compile(r"(?<![\w./~-])/(?:" + "|".join(MACHINE_FOLDERS) + ")/")
+#: An absolute path into one of them, or one of them itself as a quoted string (a ``mkdtemp(dir=...)``
+#: of the scratch folder), not part of a longer path or URL.
+MACHINE_PATH = re.compile(r"(?<![\w./~-])/(?:" + "|".join(MACHINE_FOLDERS) + r")(?:/|(?=[\"']))")
 
 
 def _path(*parts: str) -> str:
@@ -37,10 +38,12 @@ def _tracked_text_files():
 
 def test_the_pattern_finds_machine_paths_and_spares_the_rest():
     for text in (f"cp {_path('', 'work', 'stores', 'x.sqlite')} .", f'Path("{_path("", "home", "me", "data")}")',
-                 f"--work {_path('', 'tmp', 'peer')}", f"`{_path('', 'root', 'x')}`"):
+                 f"--work {_path('', 'tmp', 'peer')}", f"`{_path('', 'root', 'x')}`",
+                 f'mkdtemp(dir="{_path("", "tmp")}")', f"Path('{_path('', 'scratch')}')"):
         assert MACHINE_PATH.search(text), text
     for text in (_path("runs", "tmp", "x"), "../shared/nltk_data", _path("https:", "", "example.org", "home", ""),
-                 _path("ranker", "work", "x"), _path("~", "work", "x"), "tempfile.mkdtemp()"):
+                 _path("ranker", "work", "x"), _path("~", "work", "x"), "tempfile.mkdtemp()",
+                 f'"{_path("runs", "tmp")}"', f'"{_path("", "tmpdir")}"'):
         assert not MACHINE_PATH.search(text), text
 
 

@@ -138,22 +138,50 @@ def _name_tests(names):
             re.compile(rf"""^(?!.*\bfor\b).*\bin\s*[(\[{{][^)\]}}]*["']({quoted})["']""")]
 
 
-def test_no_if_chain_over_ranker_names_anywhere_in_ranker():
+#: The code the greps below read: the package, its features, and the benchmarks and experiments
+#: (which call the same stages, so they are held to the same rules; issue 35, item 7).
+SCANNED = ("ranker", "features", "benchmarks", "experiments")
+
+
+def _scanned(root: Path, skip: tuple[str, ...] = ()) -> list[Path]:
+    return sorted(p for base in SCANNED for p in (root / base).rglob("*.py") if p.name not in skip)
+
+
+def test_the_greps_read_the_benchmarks_and_experiments():
+    root = Path(__file__).resolve().parents[1]
+    files = {p.relative_to(root).parts[0] for p in _scanned(root)}
+    assert files == set(SCANNED)
+
+
+def test_nothing_imports_the_features_folder_as_a_package_of_its_own():
+    """``features/`` is installed as ``ranker.features``; ``import features.x`` (from the project's
+    folder on sys.path) loads a second copy of the module, with registries and classes of its own
+    (``isinstance`` fails across the copies)."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    pattern = re.compile(r"^\s*(from|import)\s+features(\.|\s|$)")
+    found = [f"{p.relative_to(root)}:{i}" for p in [*_scanned(root), *sorted((root / "tests").rglob("*.py"))]
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert not found, found
+    assert pattern.search("    from features.vectorizer import CandidateMatrix")
+    assert not pattern.search("from ranker.features.vectorizer import CandidateMatrix")
+
+
+def test_no_if_chain_over_ranker_names_anywhere():
     # cli/select.py and stages.select_test chose each ranker's input by if-chains over its name;
     # a ranker says what it reads (ranker.models.base.INPUTS), the registry builds it
-    from pathlib import Path
-
-    import ranker
     from ranker.registries import OBJECTIVES
 
     names = set(RANKERS.names(bare=True)) | set(OBJECTIVES.names(bare=True)) | {"heidorn_tuned"}
     patterns = _name_tests(sorted(names))
+    root = Path(__file__).resolve().parents[1]
     found = []
-    for path in sorted(Path(ranker.__file__).parent.rglob("*.py")):
+    for path in _scanned(root):
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             code = line.split("#")[0]
             if any(p.search(code) for p in patterns):
-                found.append(f"{path.name}:{i}: {line.strip()}")
+                found.append(f"{path.relative_to(root)}:{i}: {line.strip()}")
     assert found == []
     # the test can fail: it sees the lines it is meant to forbid
     for bad in ('if name == "heidorn":', "elif kind != 'loglinear':", 'if objective == "expected_f":',
@@ -165,7 +193,6 @@ def test_no_if_chain_over_ranker_names_anywhere_in_ranker():
 def test_no_default_evaluation_section_is_built_outside_the_config_module():
     """Commands read the [evaluation] settings of the store's counts, never assumed defaults (issue 24)."""
     root = Path(__file__).resolve().parents[1]
-    found = [f"{p.relative_to(root)}:{i}" for base in ("ranker", "features") for p in (root / base).rglob("*.py")
-             if p.name != "config.py" for i, line in enumerate(p.read_text().splitlines(), 1)
-             if "EvaluationSection()" in line]
+    found = [f"{p.relative_to(root)}:{i}" for p in _scanned(root, skip=("config.py",))
+             for i, line in enumerate(p.read_text().splitlines(), 1) if "EvaluationSection()" in line]
     assert not found, found

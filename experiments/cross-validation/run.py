@@ -77,6 +77,10 @@ def _cell(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.1f}"
 
 
+#: The ranker phi measures from (ranker.pipeline.tables): its own phi is 0, so no column shows it.
+PHI_FROM = "native"
+
+
 def summary_markdown(results: list[dict], summary: dict, folds: int) -> str:
     """``summary.md``: error reduction and phi tables (mean ± sd) and the log-linear ranker per fold."""
     done = ", ".join(str(res.get("fold", "?")) for res in results)
@@ -86,7 +90,7 @@ def summary_markdown(results: list[dict], summary: dict, folds: int) -> str:
     for m, per in summary.items():
         lines.append(f"| {m} | " + " | ".join(_mean_sd(v["mean_error_reduction"], v["stdev"])
                                               for v in per.values()) + " |")
-    rankers = [r for r in RANKERS if r != "native"]
+    rankers = [r for r in RANKERS if r != PHI_FROM]
     lines += ["", "phi (%, share of the native-to-oracle gap closed), mean ± standard deviation", "",
               "| metric | " + " | ".join(rankers) + " |", "|---" * (len(rankers) + 1) + "|"]
     for m, per in summary.items():

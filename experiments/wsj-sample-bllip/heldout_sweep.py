@@ -35,6 +35,7 @@ from ranker.models.tuning import selected_quality
 from ranker.pipeline import stages
 from ranker.pipeline.best_f import best_f_gains, ensure_best_f_counts
 from ranker.pipeline.config import load_config
+from ranker.registries import OBJECTIVES, RANKERS
 from ranker.store import Store
 
 
@@ -180,12 +181,8 @@ def fit_variant(args, label, cutoff, data, gain, heldout, held, qh, offs_h, metr
         previous = None
         for s2 in sorted(args.sigma2):
             t0 = time.time()
-            if objective == "loglik":
-                from ranker.models import LogLinearRanker as cls
-                extra = {}
-            else:
-                from ranker.models.expected_f import ExpectedFRanker as cls
-                extra = {"gain": gain}
+            cls = RANKERS.get(OBJECTIVES.get(objective))   # the ranker that minimises the objective
+            extra = {"gain": gain} if cls.needs_gain else {}
             prior = np.where(free, np.inf, s2) if free.any() else s2
             m = cls(sigma2=prior, solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol)
             m.fit(data.X, data.y, data.groups, full=data.full,

@@ -84,8 +84,8 @@ def test_each_row_reports_the_further_metrics_of_the_fit_it_scores(capsys):
     import argparse
     import json
 
-    from features.vectorizer import CandidateMatrix
     from ranker.evaluation.bounds import ForestCounts
+    from ranker.features.vectorizer import CandidateMatrix
 
     names = ("good", "bad")
     # two training sentences, the first candidate of each the consistent one
