@@ -1,6 +1,7 @@
 """The layers of DESIGN.md hold: the store below the sources, caching in the pipeline, one pool,
 and what both the features and the models use (the Heidorn score, K tables, the compact matrix)
-below both."""
+below both; no module imports round a circle and no lower layer imports the pipeline or a front
+(the settings they all read are ranker/settings.py, at the bottom)."""
 import ast
 import subprocess
 import sys
@@ -84,3 +85,130 @@ def test_the_shared_layer_imports_neither_features_nor_models(path, module):
     up = sorted(m for m in _static_imports(path, module)
                 if m.split(".")[:2] in (["ranker", "models"], ["ranker", "features"]) or m.split(".")[0] == "features")
     assert not up, f"{path.name} imports {up}: it sits below both the features and the models"
+
+
+# ------------------------------------------------------------------ layers one way (issue 35, item 3)
+def _all_modules() -> dict[str, Path]:
+    """Every module of ranker/ and features/ (``ranker.features``), subpackages included."""
+    found = {}
+    for folder, package in ((ROOT / "ranker", "ranker"), (ROOT / "features", "ranker.features")):
+        for path in sorted(folder.rglob("*.py")):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """``module -> the modules of ours it imports`` (at the top or inside a function).
+
+    ``from package import name`` is an arrow to ``package.name`` when that is a module, else to
+    the package; ``features.x`` is ``ranker.features.x``. An arrow to a package the importer sits
+    in is left out (the package is being imported already when its module is).
+    """
+    modules = _all_modules()
+    graph = {}
+    for module, path in modules.items():
+        arrows = set()
+        for name in _static_imports(path, module):
+            if name == "features" or name.startswith("features."):
+                name = "ranker." + name
+            while name and name not in modules:
+                name = name.rpartition(".")[0]
+            if name and name != module and not module.startswith(name + "."):
+                arrows.add(name)
+        graph[module] = arrows
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of two or more modules that import each other round a circle (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return circles
+
+
+#: Arrows that still close a circle of two modules, each a lazy import inside a function of the
+#: first module (or, for stages.select, one for type annotations) while the second imports the
+#: first at its top: at run time nothing is imported half-made, but the arrows point both ways.
+#: Each is named so that no new circle can hide among them; remove an entry when its import goes
+#: (the test below says when).
+KNOWN_CIRCLE_ARROWS = {
+    ("ranker.trees.tree", "ranker.trees.penn"),                       # Tree.to_penn/pretty write Penn text
+    ("ranker.evaluation.evalb_totals", "ranker.evaluation.evalb"),   # add_pair scores one pair
+    ("ranker.sources.treebank", "ranker.sources.dependencies"),      # load() adds the dependency gold
+    ("ranker.matrices.fixed", "ranker.matrices.numba_kernels"),      # the compiled kernels, at first use
+    ("ranker.matrices.kernels", "ranker.matrices.compact"),          # empty_parts makes compact Parts
+    ("ranker.pipeline.cache", "ranker.pipeline.training"),           # a model record's fit_params
+    ("ranker.pipeline.stages.select", "ranker.pipeline.stages.heidorn"),   # HeidornFit, under TYPE_CHECKING only
+}
+
+
+def test_the_import_reader_sees_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_circle_among_the_modules():
+    graph = _import_graph()
+    for importer, imported in KNOWN_CIRCLE_ARROWS:
+        graph[importer].discard(imported)
+    assert _circles(graph) == [], "modules that import each other: draw the arrows one way"
+
+
+def test_each_known_circle_arrow_is_still_there():
+    graph = _import_graph()
+    gone = sorted(arrow for arrow in KNOWN_CIRCLE_ARROWS if arrow[1] not in graph[arrow[0]])
+    assert not gone, f"{gone}: no longer imported, so take them out of KNOWN_CIRCLE_ARROWS"
+
+
+#: The layers below the pipeline and its fronts, and the upper floors they never import.
+_LOWER = ("ranker.models", "ranker.features", "ranker.store", "ranker.sources", "ranker.trees",
+          "ranker.evaluation", "ranker.matrices", "ranker.settings")
+_UPPER = ("ranker.pipeline", "ranker.cli", "ranker.serve")
+
+
+def _within(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_no_upward_import():
+    up = sorted((m, t) for m, arrows in _import_graph().items() if _within(m, _LOWER)
+                for t in arrows if _within(t, _UPPER))
+    assert not up, f"{up}: the lower layers read their settings from ranker.settings, never from above"
+
+
+def test_the_settings_import_only_the_standard_library():
+    # ranker.settings is the bottom of the house: every layer reads it, it reads none. The one
+    # import that is not the standard library's is the TOML writer, inside ExperimentConfig.to_toml;
+    # the objectives' choices are a registry named as text and imported on first use.
+    path = ROOT / "ranker" / "settings.py"
+    top = {name.split(".")[0] for name in _static_imports(path, "ranker.settings")} - {"__future__"}
+    assert top <= set(sys.stdlib_module_names) | {"tomli_w"}, top
+    assert not [m for m in _imported_by("ranker.settings") if m.startswith("ranker.") and m != "ranker.settings"
+                and m != "ranker.lazy"]
