@@ -69,8 +69,15 @@ def run(args) -> int:
     # sentences of an existing one (a new, empty store would "annotate" nothing in silence)
     with recorded_store(args, "annotate", create=args.kind in _CORPUS) as (st, _):
         corpus = _CORPUS.get(args.kind)
+        added = None
         if corpus is not None:
+            before = st.stats().corpora
             stages.load_corpus(st, corpus)
+            grown = st.stats().corpora.get(corpus, 0) - before.get(corpus, 0)
+            others = sorted(c for c, n in before.items() if n and c != corpus)
+            if grown and others:   # not silently: a treebank store gained conll2000's 8,936 sentences
+                added = (f"{st.path}: added the {grown:,} sentences of corpus {corpus}, which --kind {args.kind} "
+                         f"annotates, beside the store's {', '.join(others)}")
         # --source: whose candidates are checked (and whose forests the decisions are read over);
         # a source the store does not hold is refused (it was ignored); by default every source's
         source = stages.stored_source(st, args.source) if args.source is not None else None
@@ -89,6 +96,8 @@ def run(args) -> int:
                                          f"{kind} annotation of {st.path.name}: the adjudicated decisions of "
                                          "ranker serve\nsentence_id<TAB>label<TAB>start<TAB>end[<TAB>reject]")
     done = out.checked
+    if added:
+        print(added)
     print(f"{kind}: {n} sentences annotated; checked {done.candidates} candidates of {done.sentences} sentences")
     print(f"consistent sets: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     if args.export:

@@ -75,10 +75,12 @@ class _Columns:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation.evalb_params import EvalbParams, load_params
+    from ..evaluation.evalb_params import EvalbParams, check_override, load_params
     from ..evaluation.evalb_report import HEADER, format_summary
     from ..evaluation.evalb_totals import EvalbSummary, EvalbTotals
 
+    check_override("MAX_ERROR", args.max_error)   # as MAX_ERROR -3 in a .prm is refused
+    check_override("CUTOFF_LEN", args.cutoff)
     params = load_params(args.param) if args.param else EvalbParams()
     if args.max_error is not None or args.cutoff is not None:
         from dataclasses import replace

@@ -42,9 +42,18 @@ def add_parser(subparsers) -> None:
                   help="when no candidate is consistent (contradicting answers): keep the "
                   "fewest-violation ones, or learn nothing from the sentence (strict); the rules that "
                   "read crossings refuse sentences with rejected brackets, as user decisions have)")
+    rt.add_argument("--split", default=None,
+                    help="learn only from the annotated sentences of this split (a name, document ranges, a "
+                    "glob or @FILE; 'all': every one). Default: train for the kinds derived from gold trees "
+                    f"({', '.join(GOLD_KINDS)}), which annotate the test sentences too; every annotated "
+                    "sentence for the others (user decisions, bracket files)")
     add_source(rt)
     add_evidence(rt, EVIDENCE_OF_MODEL)
     rt.set_defaults(func=run_retrain)
+
+
+#: The annotation kinds derived from gold trees, held out of the test split by default in a retrain.
+GOLD_KINDS = ("riezler", "best_f", "chunks")
 
 
 def _models(store) -> list[dict]:
@@ -141,9 +150,11 @@ def run_retrain(args) -> int:
     with recorded_store(args, "models retrain") as (st, settings):
         # recorded with the run: the settings of the counts beside the decisions it learns from
         settings["evaluation"] = dataclasses.asdict(stored_evaluation(st, stored_source(st, args.source)))
+        split = args.split or ("train" if args.kind.partition("/")[0] in GOLD_KINDS else "all")
         out = retrain(st, args.key, kind=args.kind, source=args.source, rule=args.rule,
-                      evidence=args.evidence)
+                      evidence=args.evidence, split=None if split == "all" else split)
     how = f"{out.n_iter} iterations" if out.n_iter else "nothing to fit: stored before from the same annotations"
+    within = "" if split == "all" else f" of split {split}"
     print(f"{out.key}: {out.base} adapted to {args.kind!r} ({out.trained} of {out.sentences} annotated "
-          f"sentences narrowed; {how})")
+          f"sentences{within} narrowed; {how})")
     return 0

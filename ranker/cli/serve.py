@@ -111,7 +111,7 @@ def _read_password() -> str:
             raise RankerError("the two passwords differ; nothing changed")
         return first
     line = sys.stdin.readline()
-    return line[:-1] if line.endswith("\n") else line
+    return line.removesuffix("\n").removesuffix("\r")   # a CRLF line (a Windows file) keeps no \r
 
 
 def run_users_add(args) -> int:

@@ -73,7 +73,23 @@ def _integer(key: str, value: str, source: str, lineno: int) -> int:
     if key == "LABELED" and number not in (0, 1):
         raise EvalbParamError(f"{source}:{lineno}: LABELED is 0 (unlabelled) or 1 (labelled), "
                               f"got {value!r}")
+    if key == "CUTOFF_LEN" and number < 1:
+        raise EvalbParamError(f"{source}:{lineno}: {_BELOW_ONE}, got {value!r}")
     return number
+
+
+_BELOW_ONE = "CUTOFF_LEN needs a positive integer (every sentence has a word: 0 would leave none)"
+
+
+def check_override(key: str, value: int | None) -> int | None:
+    """An option that overrides ``key`` (``ranker evalb -e`` MAX_ERROR, ``-c`` CUTOFF_LEN), checked as
+    the parameter file's value is: a non-negative integer, a positive one for CUTOFF_LEN."""
+    option = {"MAX_ERROR": "-e", "CUTOFF_LEN": "-c"}[key]
+    if value is not None and value < 0:
+        raise EvalbParamError(f"{option} {value}: {key} needs a non-negative integer")
+    if value is not None and key == "CUTOFF_LEN" and value < 1:
+        raise EvalbParamError(f"{option} {value}: {_BELOW_ONE}")
+    return value
 
 
 def parse_params(text: str, source: str = "<string>") -> EvalbParams:

@@ -123,15 +123,22 @@ def mph(args, pairs, acc: BracketAccumulator | None = None) -> dict:
 def flat(args, pairs, acc: FlatAccumulator | None = None) -> dict:
     """Gaizauskas et al.'s flattened keys: recall and conformance against the gold's key."""
     from ..trees.flatten import FlattenRules
-    from .flat import FlatAccumulator, flat_key, score_flat
+    from ..trees.transforms import remove_empty_elements
+    from .flat import FlatAccumulator, FlatCounts, flat_key, score_flat
     from .inputs import EvaluationInputError
 
     rules = None if args.keys_as_given else FlattenRules.load(args.flatten_rules or DEFAULTS.flatten_rules)
     acc = acc or FlatAccumulator()
     for gl, g, tl, t in pairs:
         key = g if rules is None else flat_key(g, rules)
-        if key is None:
-            raise EvaluationInputError(f"{args.gold}:{gl}: the gold tree holds no word")
+        if key is None or remove_empty_elements(key) is None:
+            # a gold tree of empty elements only (-NONE-): no constituent to find, as EVALB and
+            # the other schemes score it (100); a test tree with words there is not of this sentence
+            if t is not None and remove_empty_elements(t) is not None:
+                raise EvaluationInputError(f"{args.test}:{tl}: the gold tree holds no word but the "
+                                           f"test tree holds {len(remove_empty_elements(t).words)}")
+            acc.add(FlatCounts(0, 0, 0, 0), parsed=t is not None)
+            continue
         acc.add(score_flat(key, t, with_root=not args.omit_root), parsed=t is not None)
     return acc.result().as_dict()
 

@@ -145,6 +145,15 @@ def check_settings(cfg: ExperimentConfig) -> None:
             value = getattr(values, f.name)
             _check_range(value, f.metadata.get("range"), where)
             _check_choice(value, choices(section, f.name), where)
+    check_experiment_name(cfg.experiment.name, f"{cfg.source}: [experiment] name")
+
+
+def check_experiment_name(name: str, where: str) -> None:
+    """Refuse an experiment name that is no single folder name: ``ranker run`` writes ``runs/NAME``,
+    so ``../../escape`` wrote outside ``runs/`` and ``""`` into ``runs/`` itself."""
+    if not name.strip() or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+        raise ConfigError(f"{where}: {name!r} is not a folder name (ranker run writes runs/NAME): "
+                          "give a non-empty name without / or \\, not . or ..")
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

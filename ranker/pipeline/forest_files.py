@@ -22,12 +22,14 @@ class ForestFiles(NamedTuple):
     source: str
 
 
-def forest_files(parse, where: str, fmt: str | None = None, check: bool = True) -> ForestFiles:
+def forest_files(parse, where: str, fmt: str | None = None, check: bool = True,
+                 section: str = "[parse]") -> ForestFiles:
     """The files a ``[parse]`` section names for its splits, checked to exist.
 
     ``fmt`` is the file format (default ``parse.source``); it names the source, ``<fmt>:<file>``
     or ``<fmt>:<file>+<file>...`` for several files. ``check=False`` names them without looking
     for the files (reading back a recorded run's sources, from wherever the reader runs).
+    ``section`` is the config section the messages name (``[evidence]`` reads its files here too).
 
     Raises
     ------
@@ -38,12 +40,12 @@ def forest_files(parse, where: str, fmt: str | None = None, check: bool = True) 
     for split in ("train", "heldout", "test"):
         name = getattr(parse, f"{split}_forests") or parse.forests
         if not name:
-            raise RankerError(f"{where}: [parse] source {parse.source!r} needs forests = \"FILE\" "
+            raise RankerError(f"{where}: {section} source {parse.source!r} needs forests = \"FILE\" "
                               f"(or {split}_forests = \"FILE\"): the n-best file to read")
         path = Path(name)
         if check and not path.is_file():
             key = f"{split}_forests" if getattr(parse, f"{split}_forests") else "forests"
-            raise RankerError(f"{where}: [parse] {key}: no such file {name}")
+            raise RankerError(f"{where}: {section} {key}: no such file {name}")
         if path not in files:
             files.append(path)
     fmt = fmt or parse.source

@@ -127,7 +127,7 @@ def run_sources(run) -> tuple[str | None, str | None]:
             cfg = config_from_dict(settings["config"], where)
             ev = evidence_parse(cfg.parse, cfg.evidence, where, check=False)
             return (candidate_source(cfg.parse, where, check=False),
-                    None if ev is None else candidate_source(ev, f"{where} ([evidence])", check=False))
+                    None if ev is None else candidate_source(ev, where, check=False, section="[evidence]"))
         except (ConfigError, RankerError):   # a config of an older schema: it names none we can read
             return None, None
     got = tuple(settings.get(k) for k in ("source", "evidence"))
@@ -183,7 +183,7 @@ def resolve_evidence(store: Store, key: str | None, feature_config: dict, given:
 
 def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, int], None] | None = None,
             source: str | None = None, rule: str | None = None, workers: int = 1,
-            evidence: str | None = None) -> RetrainOutcome:
+            evidence: str | None = None, split: str | None = None) -> RetrainOutcome:
     """Adapt a stored log-linear model to the annotations of ``kind`` and store the new model.
 
     Parameters
@@ -211,6 +211,11 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     evidence
         The second source the model's evidence families read (default: the one its record
         names, :func:`resolve_evidence`).
+    split
+        Learn only from the annotated sentences of this split of their corpus (a name, document
+        ranges, a glob or ``@FILE``; :func:`~.splits.select_split`); None: every annotated sentence.
+        Kinds derived from gold trees (riezler, best_f) hold test sentences too: ``ranker models
+        retrain`` gives them ``train`` by default.
 
     Raises
     ------
@@ -251,7 +256,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
         if not decisions:
             raise RankerError(f"{store.path}: no discriminant decisions are stored, so annotation "
                               f"{kind!r} is empty: make some in ranker serve first")
-        if base_key is not None:
+        if base_key is not None and split is None:   # the index is of the whole team's work
             index_key = training_digest(base_key, kind, rule, source, decisions, store.verdicts(),
                                         store.adjudications())
             known = store.get_artifact(RETRAIN_INDEX, index_key)
@@ -269,6 +274,19 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
                               "agreement page) or say that no candidate is correct")
     sets = store.consistent_sets(kind, corpus=None, source=source, rule=rule)
     sentences = tuple(store.sentence(sid) for sid in sets)
+    if split is not None and sentences:
+        from .splits import select_split
+
+        within: set[str] = set()
+        for corpus in sorted({s.corpus for s in sentences}):
+            try:
+                within.update(s.id for s in select_split(store, corpus, split).sentences)
+            except RankerError:
+                pass   # this corpus has none of the split: checked below, as a whole
+        sentences = tuple(s for s in sentences if s.id in within)
+        if not sentences:
+            raise RankerError(f"{store.path}: no sentence annotated as {kind!r} with candidates from {source} "
+                              f"is in split {split!r}")
     if not sentences:
         raise RankerError(f"{store.path}: no sentence annotated as {kind!r} has candidates from {source}")
     corpora = sorted({s.corpus for s in sentences})

@@ -21,11 +21,12 @@ def check_cutoff(feature_set: str, cutoff: int, where: str) -> None:
     import tomllib
 
     from ..features.vectorizer import feature_set_path
+    from ..textfiles import read_text
 
     path = feature_set_path(feature_set)
     try:
-        said = tomllib.loads(path.read_text(encoding="utf-8")).get("cutoff")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        said = tomllib.loads(read_text(path)).get("cutoff")   # a BOM dropped, as every reader does
+    except (OSError, ValueError):   # TextFileError, TOMLDecodeError
         return   # load_feature_set reports it
     if said is not None and said != cutoff:
         raise ConfigError(f"{where}: the cut-off applied is {cutoff} but {path} says cutoff = {said}; "
@@ -90,7 +91,44 @@ def _check(where: str, what: str, load) -> None:
     try:
         load()
     except (RankerError, OSError, ValueError) as e:
-        raise ConfigError(f"{where}: {what}: {e}") from None
+        said = str(e)   # a message that names the file and section already is not prefixed again
+        raise ConfigError(said if said.startswith(f"{where}: ") else f"{where}: {what}: {said}") from None
+
+
+def split_selection(reader, spec: str) -> set[str]:
+    """The documents of ``reader``'s corpus a ``[data]`` split selects (a name, ranges, a glob or a list)."""
+    from ..store.splits import SPLITS
+    from .splits import in_ranges, parse_ranges, split_documents
+
+    documents = list(reader.documents())
+    if (reader.name, spec) in SPLITS:
+        return {doc for doc in documents if SPLITS[(reader.name, spec)].contains(doc)}
+    listed = split_documents(spec, documents, reader.name)
+    if listed is not None:
+        return set(listed)
+    ranges = parse_ranges(spec)
+    return {doc for doc in documents if in_ranges(doc, ranges)}
+
+
+def warn_split_overlap(where: str, reader, data) -> None:
+    """One ``ranker: warning:`` line when the held-out split is the test split, or training shares
+    documents with the test split: the test scores are then no measure of unseen text (not refused:
+    a quick look at a tiny corpus may want it)."""
+    import sys
+
+    try:
+        train, heldout, test = (split_selection(reader, getattr(data, k)) for k in ("train", "heldout", "test"))
+    except (RankerError, OSError, ValueError):
+        return   # check_selection said what is wrong
+    if heldout and heldout == test:
+        print(f"ranker: warning: {where}: [data] heldout selects the test documents ({data.test}): sigma^2 "
+              "and K are tuned on the test split, so its scores are not of unseen text", file=sys.stderr)
+    elif test & heldout:
+        print(f"ranker: warning: {where}: [data] heldout and test share {len(test & heldout)} documents "
+              f"(first {min(test & heldout)}): the test scores are not of unseen text", file=sys.stderr)
+    if test & train:
+        print(f"ranker: warning: {where}: [data] train and test share {len(test & train)} documents "
+              f"(first {min(test & train)}): the test scores are not of unseen text", file=sys.stderr)
 
 
 def validate_config(cfg: ExperimentConfig) -> None:
@@ -136,6 +174,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
                           "treebank it with ranker serve")
     for key in ("train", "heldout", "test"):
         check_selection(src, readers[0], key, getattr(d, key))
+    warn_split_overlap(src, readers[0], d)
     for extra in d.extra_training:
         check_selection(src, extra, "extra_training", "train")
     if cfg.annotation.kind not in ("riezler", BEST_F, USER):

@@ -28,6 +28,7 @@ import math
 import secrets
 import threading
 import time
+import unicodedata
 from pathlib import Path
 
 from flask import (Blueprint, after_this_request, current_app, redirect, render_template, request, session,
@@ -278,6 +279,7 @@ def login():
     if request.method == "POST":
         forms.check_token(session, request.form, request.headers)
         name, password = request.form.get("name", ""), request.form.get("password", "")
+        name = unicodedata.normalize("NFKC", name)   # account names are NFKC (serve.users.account_name)
         address = request.remote_addr or "-"
         throttle = acc.throttle
         wait, why = throttle.wait(name, address)

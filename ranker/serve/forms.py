@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+import unicodedata
 
 from ..errors import RankerError
 
@@ -113,4 +114,7 @@ def who(value: str | None) -> str:
     """The annotator's name kept with each decision: letters, digits, space, ``.@-``, at most 40."""
     if not value or not _WHO.fullmatch(value.strip()):
         raise FormError("parameter who: 1-40 letters, digits, spaces or .@-")
-    return value.strip()
+    name = unicodedata.normalize("NFKC", value.strip())
+    if name.casefold().startswith("anon-"):   # serve.users.ANON_PREFIX: the anonymous sessions' names
+        raise FormError("parameter who: names starting 'anon-' are the anonymous sessions'")
+    return name

@@ -9,6 +9,7 @@ at once lose no account), managed by ``ranker serve users`` and read by the serv
 from __future__ import annotations
 
 import os
+import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, NamedTuple
@@ -113,13 +114,30 @@ def write_users(path: str | Path, users: dict[str, User]) -> None:
 
 
 def account_name(name: str) -> str:
-    """A valid account name (the rule for annotator names; ``anon-`` is the anonymous sessions')."""
+    """A valid account name (the rule for annotator names; ``anon-`` is the anonymous sessions').
+
+    A name must be in Unicode's NFKC form: fullwidth ``ａｌｉｃｅ`` is refused, naming ``alice``,
+    so that no account looks like another (see :func:`look_alike`).
+    """
     if not isinstance(name, str) or not WHO.fullmatch(name) or name != name.strip():
         raise RankerError(f"account name {str(name)[:40]!r}: 1-40 letters, digits, spaces or .@- "
                           "(no leading or trailing space)")
-    if name.startswith(ANON_PREFIX):
+    if unicodedata.normalize("NFKC", name) != name:
+        raise RankerError(f"account name {name!r}: looks like {unicodedata.normalize('NFKC', name)!r}; "
+                          "write it so (Unicode NFKC form)")
+    if skeleton(name).startswith(ANON_PREFIX):
         raise RankerError(f"account name {name!r}: names starting {ANON_PREFIX!r} are the anonymous sessions'")
     return name
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like: its NFKC form, case folded (``ａｌｉｃｅ``, ``Alice`` and ``alice`` alike)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def look_alike(name: str, users: dict[str, User]) -> str | None:
+    """Another account whose name looks like ``name`` (same :func:`skeleton`, different spelling), or None."""
+    return next((u for u in users if u != name and skeleton(u) == skeleton(name)), None)
 
 
 def add_user(path: str | Path, name: str, password: str, role: str = "annotator") -> User:
@@ -134,6 +152,10 @@ def add_user(path: str | Path, name: str, password: str, role: str = "annotator"
     user = User(name, role, generate_password_hash(password))   # slow (scrypt): before the lock
     with _locked(path):
         users = read_users(path)
+        other = look_alike(name, users)
+        if other is not None:
+            raise RankerError(f"{path}: account name {name!r} looks like the account {other!r}; "
+                              "choose a name that does not")
         users[name] = user
         write_users(path, users)
     return user

@@ -162,11 +162,13 @@ def read_bracket_file(path: str | Path, kind: str, known_ids=None) -> list[Annot
     Raises
     ------
     RankerError
-        Naming file and line for a malformed row, a bad span or an unknown sentence id.
+        Naming file and line for a malformed row, an empty label, a bad span, an unknown sentence
+        id or a span both accepted and rejected; naming the file when it holds no bracket.
     """
     path = Path(path)
     text = read_text(path, "bracket file")
     by_sentence: dict[str, list[Bracket]] = {}
+    said: dict[tuple, tuple[int, bool]] = {}   # (sentence, label, start, end) -> (line, accepted)
     for no, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -176,6 +178,9 @@ def read_bracket_file(path: str | Path, kind: str, known_ids=None) -> list[Annot
                               f"(sentence_id, label, start, end) and optionally accept or reject, found {len(cols)}")
         sid, label, s, e = (c.strip() for c in cols[:4])
         answer = cols[4].strip() if len(cols) == 5 else "accept"
+        if not sid or not label:
+            raise RankerError(f"{path}:{no}: an empty {'sentence id' if not sid else 'label'} "
+                              "(give a label, or * for an unlabelled span)")
         if answer not in ("accept", "reject"):
             raise RankerError(f"{path}:{no}: the fifth column must be accept or reject, found {answer[:20]!r}")
         try:
@@ -190,8 +195,14 @@ def read_bracket_file(path: str | Path, kind: str, known_ids=None) -> list[Annot
                 raise RankerError(f"{path}:{no}: span [{start}, {end}) is not inside the {n} tokens of {sid}")
         elif not 0 <= start < end:
             raise RankerError(f"{path}:{no}: span [{start}, {end}) is empty or negative")
+        before = said.setdefault((sid, label, start, end), (no, answer == "accept"))
+        if before[1] != (answer == "accept"):
+            raise RankerError(f"{path}:{no}: {sid} {label} [{start}, {end}) is {answer}ed here but "
+                              f"{'accepted' if before[1] else 'rejected'} on line {before[0]}")
         by_sentence.setdefault(sid, []).append(Bracket(None if label == "*" else label, start, end,
                                                        answer == "accept"))
+    if not by_sentence:
+        raise RankerError(f"{path}: no brackets (every line is blank or a # comment): nothing to annotate")
     return [Annotation(sid, kind, tuple(bs)) for sid, bs in by_sentence.items()]
 
 

@@ -110,6 +110,10 @@ def _bllip_block(path: str, start: int, lines: list[str]) -> ForestBlock:
             # inf, nan and numbers past the float range (1e400 reads as inf) would be stored and
             # break a ranker or a report much later, far from this file
             raise NbestError(f"{path}:{no}: log probability {body[2 * k].strip()[:40]!r} is not a finite number")
+        if logprob > 0:
+            # a probability above 1: not a BLLIP score (a column mixed up, or a sign lost)
+            raise NbestError(f"{path}:{no}: log probability {body[2 * k].strip()[:40]!r} is positive "
+                             "(a probability above 1)")
         found = list(iter_trees(body[2 * k + 1], path, line_offset=no, shared=shared))
         if len(found) != 1:
             raise NbestError(f"{path}:{no + 1}: expected one tree, found {len(found)}")

@@ -28,6 +28,9 @@ BRACKETS = "mine/d0000/0\tNP\t0\t1\nmine/d0001/0\tNP\t0\t1\n"
 
 ANNOTATE = ["annotate", "--store", "{s}"]
 
+#: A users file of one account, alice (the hash is not checked by these cases).
+ALICE = "alice\tannotator\tscrypt:32768:8:1$salt$0123abcd\n"
+
 #: name: (argv, {file: text}, exit status, first stderr line's start (a regular expression)).
 CASES = {
     # item 3: a sentence whose deleted words differ is skipped, counted and named, as EVALB does
@@ -99,6 +102,55 @@ CASES = {
                                           r"file would be {t}/nosuch\.sqlite\.users\)"),
     "11 serve users list, no such store": (["serve", "users", "list", "--store", "{t}/nosuch.sqlite"], {}, 2,
                                            r"ranker: error: --store {t}/nosuch\.sqlite: no such store"),
+    # item 14: the smaller ones
+    "14 users add, a fullwidth look-alike": (["serve", "users", "add", "ａｌｉｃｅ", "--store", "{s}"],
+                                            {"s.sqlite.users": ALICE}, 2,
+                                            r"ranker: error: account name 'ａｌｉｃｅ': looks like 'alice'; write "
+                                            r"it so \(Unicode NFKC form\)$"),
+    "14 users add, Alice beside alice": (["serve", "users", "add", "Alice", "--store", "{s}"],
+                                         {"s.sqlite.users": ALICE}, 2,
+                                         r"ranker: error: {s}\.users: account name 'Alice' looks like the "
+                                         r"account 'alice'"),
+    "14 users add, anon-": (["serve", "users", "add", "anon-12345678", "--store", "{s}"], {}, 2,
+                            r"ranker: error: account name 'anon-12345678': names starting 'anon-' are the "
+                            r"anonymous sessions'$"),
+    **{f"14 evalb {opt} {n}": (["evalb", opt, n, "{t}/g.mrg", "{t}/g.mrg"], {"g.mrg": GOLD}, 2,
+                               rf"ranker: error: {opt} {n}: {key} needs a ")
+       for opt, n, key in (("-e", "-3", "MAX_ERROR"), ("-c", "0", "CUTOFF_LEN"), ("-c", "-5", "CUTOFF_LEN"))},
+    "14 evalb CUTOFF_LEN 0 in a .prm": (["evalb", "-p", "{t}/z.prm", "{t}/g.mrg", "{t}/g.mrg"],
+                                        {"g.mrg": GOLD, "z.prm": "CUTOFF_LEN 0\n"}, 2,
+                                        r"ranker: error: {t}/z\.prm:1: CUTOFF_LEN needs a positive integer"),
+    "14 evalb -e 0": (["evalb", "-e", "0", "{t}/g.mrg", "{t}/g.mrg"], {"g.mrg": GOLD}, 0, None),
+    "14 [evidence] names itself, the file once": (["run", "{t}/c.toml", "--out", "{t}/run"],
+                                                  {"c.toml": '[evidence]\nsource = "bllip"\n'
+                                                             'forests = "/nonexistent/t.gz"\n'}, 2,
+                                                  r"ranker: error: {t}/c\.toml: \[evidence\] forests: no such "
+                                                  r"file /nonexistent/t\.gz$"),
+    **{f"14 [experiment] name = {name!r}": (["run", "{t}/c.toml"], {"c.toml": f'[experiment]\nname = "{name}"\n'},
+                                            2, rf"ranker: error: {{t}}/c\.toml: \[experiment\] name: "
+                                               rf"{re.escape(repr(name))} is not a folder name")
+       for name in ("../../escape", "", ".", "..", "a/b")},
+    "14 a BOM in the TOML": (["run", "{t}/c.toml"], {"c.toml": '\ufeff[experiment]\nname = ".."\n'}, 2,
+                             r"ranker: error: {t}/c\.toml: \[experiment\] name: '\.\.' is not a folder name"),
+    "14 a BOM in the .mrg": (["evaluate", "{t}/g.mrg", "{t}/t.mrg", "--scheme", "parseval"],
+                             {"g.mrg": "\ufeff" + GOLD, "t.mrg": "\ufeff" + GOLD}, 0, None),
+    **{f"14 annotate --kind file, {what}": ([*ANNOTATE, "--kind", "file", "--file", "{t}/b.tsv"],
+                                            {"b.tsv": text}, 2, rf"ranker: error: {{t}}/b\.tsv{where}")
+       for what, text, where in (
+           ("no bracket", "# nothing\n\n", r": no brackets"),
+           ("an empty label", "mine/d0000/0\t\t0\t1\n", r":1: an empty label"),
+           ("an empty id", "\tNP\t0\t1\n", r":1: an empty sentence id"),
+           ("contradictory lines", BRACKETS + "mine/d0000/0\tNP\t0\t1\treject\n",
+            r":3: mine/d0000/0 NP \[0, 1\) is rejected here but accepted on line 1$"))},
+    "14 annotate --kind file, the same line twice": ([*ANNOTATE, "--kind", "file", "--file", "{t}/b.tsv"],
+                                                     {"b.tsv": BRACKETS + BRACKETS}, 0, None),
+    **{f"14 evaluate {scheme}, a -NONE- only tree": (["evaluate", "{t}/g.mrg", "{t}/g.mrg", "--scheme", scheme],
+                                                     {"g.mrg": GOLD + "(S (NP (-NONE- *)))\n"}, 0, None)
+       for scheme in ("evalb", "parseval", "mph", "flat", "deps")},
+    "14 evaluate flat, -NONE- against words": (["evaluate", "{t}/g.mrg", "{t}/t.mrg", "--scheme", "flat"],
+                                               {"g.mrg": "(S (NP (-NONE- *)))\n", "t.mrg": "(S (NP (DT a)))\n"}, 2,
+                                               r"ranker: error: {t}/t\.mrg:1: the gold tree holds no word but "
+                                               r"the test tree holds 1$"),
 }
 
 
@@ -159,7 +211,10 @@ def run_case(case, tmp_path, store, capsys, monkeypatch):
             (tmp_path / rel).write_text(text)
     monkeypatch.setattr("sys.stdin", io.StringIO("a password\n"))   # serve users add reads one
     before = _snapshot(tmp_path)
-    code = main([a.format(**fill) for a in argv])
+    try:
+        code = main([a.format(**fill) for a in argv])
+    except SystemExit as e:    # argparse refused the command line
+        code = e.code
     if code == 2:    # a refusal writes nothing: the store and every file as they were, none added
         assert _snapshot(tmp_path) == before, argv
     return code, capsys.readouterr().err, fill
@@ -193,8 +248,9 @@ def check_case(case, tmp_path, store, capsys, monkeypatch):
         first = err.splitlines()[0] if err else ""
         pattern = want_first.replace("{t}", re.escape(fill["t"])).replace("{s}", re.escape(fill["s"]))
         assert re.match(pattern, first), (first, pattern)
-        if want_code == 2:
-            assert err.count("\n") == 1, err          # one line, no traceback
+        if want_code == 2:   # one line, no traceback (argparse's refusals: and the --help hint, item 15)
+            lines = err.splitlines()
+            assert len(lines) == 1 or (len(lines) == 2 and lines[1].startswith("try 'ranker ")), err
 
 
 def test_issue36_item12_serving_on_loopback_after_the_last_account_is_removed(tmp_path, small_store):
@@ -225,3 +281,125 @@ def test_issue36_item12_serving_on_loopback_after_the_last_account_is_removed(tm
         line + proc.stderr.read()
     beyond = ranker("serve", "--store", str(store), "--port", "0", "--host", "0.0.0.0")
     assert beyond.returncode == 2 and beyond.stderr.startswith("ranker: error: --host 0.0.0.0 lets other machines in")
+
+
+def test_issue36_item14_a_crlf_password_keeps_no_carriage_return(tmp_path, small_store, monkeypatch, capsys):
+    """Regression (issue 36, item 14): a password piped from a Windows file (``a password\\r\\n``)
+    was kept with its ``\\r``, so the password typed at sign-in never matched."""
+    from werkzeug.security import check_password_hash
+
+    from ranker.serve.users import read_users
+
+    store = tmp_path / "s.sqlite"
+    store.write_bytes(small_store)
+    for name, line in (("erin", "a password\r\n"), ("fred", "a password\r")):
+        monkeypatch.setattr("sys.stdin", io.StringIO(line))
+        assert main(["serve", "users", "add", name, "--store", str(store)]) == 0
+        assert check_password_hash(read_users(f"{store}.users")[name].hash, "a password"), name
+
+
+def test_issue36_item14_who_refuses_the_anonymous_names_and_reads_nfkc():
+    """Regression (issue 36, item 14): ``/who`` took ``anon-12345678``, an anonymous session's name,
+    and a fullwidth ``ａｌｉｃｅ`` beside ``alice``."""
+    from ranker.serve.forms import FormError, who
+
+    for name in ("anon-12345678", "Anon-1", "ａｎｏｎ-1"):
+        with pytest.raises(FormError, match="anonymous sessions'"):
+            who(name)
+    assert who("ａｌｉｃｅ") == "alice" and who(" bob ") == "bob"
+
+
+def test_issue36_item14_users_look_alike_names(tmp_path):
+    """Look-alike account names: NFKC form required, and no two accounts of one case-folded form."""
+    from ranker.errors import RankerError
+    from ranker.serve.users import account_name, add_user, look_alike, skeleton
+
+    assert skeleton("ａｌｉｃｅ") == skeleton("Alice") == "alice"
+    with pytest.raises(RankerError, match="looks like 'alice'"):
+        account_name("ａｌｉｃｅ")
+    users = tmp_path / "u.users"
+    add_user(users, "alice", "a password")
+    add_user(users, "alice", "another password")        # the same account: a new password
+    assert look_alike("ALICE", {"alice": None}) == "alice" and look_alike("alice", {"alice": None}) is None
+    with pytest.raises(RankerError, match="looks like the account 'alice'"):
+        add_user(users, "ALICE", "a password")
+
+
+def test_issue36_item14_heldout_as_test_or_train_over_test_warns(tmp_path, capsys):
+    """Regression (issue 36, item 14): held-out = the test split, or training over test documents,
+    passed without a word; each is now one ``ranker: warning:`` line (the run goes on)."""
+    from ranker.pipeline.config import load_config
+    from ranker.pipeline.validate import validate_config
+
+    cases = {'heldout = "test"': ["[data] heldout selects the test documents (test)"],
+             'train = "wsj_0001-0171"': ["[data] train and test share 2 documents (first wsj_0170.mrg)"],
+             'heldout = "wsj_0160-0175"': ["[data] heldout and test share 6 documents (first wsj_0170.mrg)"],
+             'train = "train"': []}
+    for line, want in cases.items():
+        config = tmp_path / "c.toml"
+        config.write_text(f"[data]\n{line}\n")
+        validate_config(load_config(config))
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == len(want), (line, err)
+        for got, w in zip(err, want):
+            assert got.startswith(f"ranker: warning: {config}: {w}: "), (line, got)
+
+
+def test_issue36_item14_models_retrain_split(tmp_path, two_sources, capsys):
+    """Regression (issue 36, item 14): ``models retrain --kind riezler`` had no ``--split`` and fit on
+    the brackets of every sentence, the test split's too; ``--split`` now keeps the sentences of one
+    split, by default train for the kinds derived from gold trees (riezler, best_f, chunks)."""
+    import json
+
+    store = tmp_path / "s.sqlite"
+    store.write_bytes(two_sources[0])
+    capsys.readouterr()
+    assert main(["models", "list", "--store", str(store), "--format", "json"]) == 0
+    key = json.loads(capsys.readouterr().out)[0]["key"]
+    retrain = ["models", "retrain", "--store", str(store), key, "--kind", "mine1", "--source", "penn:y"]
+    assert main([*retrain, "--split", "d0000-0001"]) == 0
+    assert "of 2 annotated sentences of split d0000-0001 narrowed" in capsys.readouterr().out
+    assert main(retrain) == 0   # a bracket file's kind: every annotated sentence by default
+    assert "of 3 annotated sentences narrowed" in capsys.readouterr().out
+    assert main([*retrain, "--split", "d0004"]) == 2
+    assert capsys.readouterr().err == (f"ranker: error: {store}: no sentence annotated as 'mine1' with candidates "
+                                       "from penn:y is in split 'd0004'\n")
+    with pytest.raises(SystemExit):
+        main(["models", "retrain", "--help"])
+    assert "Default: train for the kinds derived from gold trees (riezler, best_f, chunks)" in \
+        " ".join(capsys.readouterr().out.split())
+
+
+def test_issue36_item14_models_retrain_riezler_defaults_to_train(tmp_path, two_sources, monkeypatch):
+    """``--kind riezler`` (brackets derived from the gold of every split) learns from train by default."""
+    from ranker.pipeline import retrain as retrain_module
+
+    store = tmp_path / "s.sqlite"
+    store.write_bytes(two_sources[0])
+    asked = {}
+
+    def fake(st, key, **kw):
+        asked[kw["kind"]] = kw["split"]
+        raise retrain_module.RankerError("stop here")
+
+    monkeypatch.setattr(retrain_module, "retrain", fake)
+    for kind, split in (("riezler", "train"), ("best_f", "train"), ("user", None), ("mine1", None)):
+        assert main(["models", "retrain", "--store", str(store), "0", "--kind", kind, "--source", "penn:y"]) == 2
+        assert asked[kind] == split, kind
+    main(["models", "retrain", "--store", str(store), "0", "--kind", "riezler", "--source", "penn:y",
+          "--split", "all"])
+    assert asked["riezler"] is None
+
+
+def test_issue36_item14_annotate_chunks_says_it_adds_conll2000(tmp_path, small_store, capsys):
+    """Regression (issue 36, item 14): ``annotate --kind chunks`` on a store of another corpus added
+    CoNLL-2000's 8,936 sentences in silence; it now says so in one line (once: a rerun adds none)."""
+    store = tmp_path / "s.sqlite"
+    store.write_bytes(small_store)
+    argv = ["annotate", "--store", str(store), "--kind", "chunks", "--workers", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (f"{store}: added the 8,936 sentences of corpus conll2000, which --kind chunks annotates, "
+                      "beside the store's mine")
+    assert main(argv) == 0
+    assert "added" not in capsys.readouterr().out

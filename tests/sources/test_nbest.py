@@ -101,3 +101,13 @@ def test_issue_10_importing_into_a_corpus_that_is_not_stored_says_so(st, tmp_pat
     with pytest.raises(RankerError, match=r"no sentence of corpus 'mine' is stored \(stored: treebank 2\).*"
                                           r"ranker import --corpus treebank or conll2000"):
         import_file(st, p, "penn", corpus="mine")
+
+
+@pytest.mark.parametrize("logprob", ["3.5", "+0.25", "1e-9"])
+def test_issue_36_positive_log_probability_is_a_skipped_forest_with_file_and_line(st, tmp_path, logprob):
+    """Regression (issue 36, item 14): a positive log probability (a probability above 1) was stored."""
+    p = _write(tmp_path, "a.nbest", f"2\twsj_0001.mrg/0\n-10.5\n{T0}\n{logprob}\n{T1}\n\n1 treebank/wsj_0001.mrg/1\n0\n{U0}\n")
+    s = import_file(st, p, "bllip")
+    assert (s.forests, s.candidates) == (1, 1)   # the bad forest skipped whole; a log probability of 0 is fine
+    assert s.errors == (f"{p}:4: log probability {logprob!r} is positive (a probability above 1)",)
+    assert st.forest("treebank/wsj_0001.mrg/0").candidates == ()

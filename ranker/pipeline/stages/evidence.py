@@ -29,7 +29,8 @@ def evidence_parse(parse: ParseSection, evidence: EvidenceSection, where: str = 
                              train_forests=evidence.train_forests,
                              heldout_forests=evidence.heldout_forests,
                              test_forests=evidence.test_forests)
-    if candidate_source(ev, f"{where} ([evidence])", check=check) == candidate_source(parse, where, check=check):
+    if (candidate_source(ev, where, check=check, section="[evidence]")
+            == candidate_source(parse, where, check=check)):
         raise RankerError(f"{where}: [evidence] source {evidence.source!r} gives the same candidates "
                           "as [parse]: the evidence must come from a second source")
     return ev
@@ -45,6 +46,6 @@ def parse_evidence(ctx: StageContext, parse: ParseSection, evidence: EvidenceSec
     ev = evidence_parse(parse, evidence, ctx.where)
     if ev is None:
         return None
-    got = parse_or_import(ctx, ev, sentences, corpus)
+    got = parse_or_import(ctx, ev, sentences, corpus, section="[evidence]")
     return got._replace(counts={f"evidence: {k}": v for k, v in got.counts.items()},
                         notes=tuple(f"Evidence source: {n}" for n in got.notes))

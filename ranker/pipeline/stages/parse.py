@@ -20,28 +20,29 @@ class ParseOutcome(NamedTuple):
 
 
 def candidate_source(parse: ParseSection, where: str = "<config>", name: str | None = None,
-                     check: bool = True) -> str:
+                     check: bool = True, section: str = "[parse]") -> str:
     """The store's name for the candidates ``[parse]`` asks for (checked, nothing read yet).
 
     Forests read from files are named ``<format>:<file name>`` (``<format>:<file>+<file>...`` when
     the splits name files of their own, :mod:`.forest_files`) unless ``name`` is given;
-    ``check=False`` does not look for the files (a recorded run's sources, read back).
+    ``check=False`` does not look for the files (a recorded run's sources, read back). ``section``
+    is the config section errors name (``[evidence]`` for :func:`.evidence.evidence_parse`'s).
     """
     from ...registries import SOURCES, file_sources
 
     source_name = name
-    kind = SOURCES.get(parse.source, f"{where}: [parse] source")
+    kind = SOURCES.get(parse.source, f"{where}: {section} source")
     name = SOURCES.resolve(parse.source).partition("/")[0]
     if kind == "parser":
         for key in ("forests", "train_forests", "heldout_forests", "test_forests"):
             if getattr(parse, key):
-                raise RankerError(f"{where}: [parse] {key} is read only for a source of "
+                raise RankerError(f"{where}: {section} {key} is read only for a source of "
                                   f"{', '.join(file_sources())}, not {parse.source!r}")
         return name
     from ..forest_files import forest_files
 
     assert name in file_sources()
-    files = forest_files(parse, where, name, check)
+    files = forest_files(parse, where, name, check, section)
     return files.source if source_name is None else source_name
 
 
@@ -66,7 +67,7 @@ def check_parse_options(store: Store, options) -> None:
 
 def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[Sentence], corpus: str,
                     batch_size: int = 20, name: str | None = None,
-                    reimport: bool = False) -> ParseOutcome:
+                    reimport: bool = False, section: str = "[parse]") -> ParseOutcome:
     """Parse ``sentences`` with Link Grammar (those not parsed yet), or import ``[parse] forests``.
 
     n-best files are imported unless the store holds exactly these files already (their digests
@@ -81,7 +82,7 @@ def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[
         The source name of imported forests (default ``<format>:<file name>``).
     """
     store, where = ctx.store, ctx.where
-    source = candidate_source(parse, where, name)
+    source = candidate_source(parse, where, name, section=section)
     counts: dict[str, float] = {}
     notes: list[str] = []
     if source == LINK_GRAMMAR:
@@ -96,7 +97,7 @@ def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[
         return ParseOutcome(source, counts, (), summary)
     from ..forest_files import forest_files, import_forest_files
 
-    files = forest_files(parse, where, source_format(parse.source))._replace(source=source)
+    files = forest_files(parse, where, source_format(parse.source), section=section)._replace(source=source)
     got = import_forest_files(store, files, corpus, reimport)
     return ParseOutcome(source, got.counts, tuple(got.notes),
                         got.summaries[0] if len(got.summaries) == 1 else None)
