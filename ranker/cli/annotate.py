@@ -16,7 +16,9 @@ def add_parser(subparsers) -> None:
     add_store(p)
     p.add_argument("--kind", required=True, choices=["riezler", "chunks", "user", "file", "best_f"])
     p.add_argument("--file", default=None, help="bracket file for --kind file "
-                   "(sentence_id<TAB>label<TAB>start<TAB>end; label * = unlabelled)")
+                   "(sentence_id<TAB>label<TAB>start<TAB>end[<TAB>accept|reject]; label * = unlabelled; "
+                   "the optional fifth column reject marks a span no candidate may contain, accept is "
+                   "the default)")
     p.add_argument("--name", default=None, help="annotation kind name for --kind file (default: file); not "
                    "a built-in kind's (riezler, best_f, chunks, user), whose annotations it would replace")
     p.add_argument("--export", default=None, metavar="FILE",

@@ -65,13 +65,21 @@ def _DatabaseError() -> type[Exception]:
     return sqlite3.DatabaseError if sqlite3 is not None else _NeverRaised
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors in ranker's form: one ``ranker: error:`` line, then one line
+    naming the command's ``--help`` (argparse printed the usage and ``ranker CMD: error:`` on 2-3 lines)."""
+
+    def error(self, message: str):
+        self.exit(2, f"ranker: error: {message}\ntry '{self.prog} --help' for the usage and every option\n")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The ``ranker`` parser: every command, or, given the command line, only what it needs.
 
     With ``argv``, only the command it names is registered (its module imported); when it names
     none (``ranker --help``, a typo), every command is listed by name and help alone.
     """
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ranker",
         description="Store candidate parses, rank them, and evaluate the choice against treebanks.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -90,8 +90,8 @@ def test_a_config_options_number_is_held_to_the_keys_range(argv, message, capsys
     with pytest.raises(SystemExit) as e:
         build_parser().parse_args(argv)
     assert e.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert message in err, err
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[0].startswith("ranker: error: ") and message in err[0], err   # issue 36, item 15
     # in range, the same option parses to the number
     good = build_parser().parse_args(["train", "--out", "m.json", "--max-iter", "7", "--tol", "1e-6"])
     assert good.max_iter == 7 and good.tol == 1e-6

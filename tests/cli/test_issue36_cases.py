@@ -151,6 +151,11 @@ CASES = {
                                                {"g.mrg": "(S (NP (-NONE- *)))\n", "t.mrg": "(S (NP (DT a)))\n"}, 2,
                                                r"ranker: error: {t}/t\.mrg:1: the gold tree holds no word but "
                                                r"the test tree holds 1$"),
+    # item 15: a command line argparse refuses is one ranker: error: line (and the --help hint)
+    "15 argparse, a missing argument": (["run"], {}, 2,
+                                        r"ranker: error: the following arguments are required: config$"),
+    "15 argparse, an unknown option": (["evalb", "{t}/g.mrg", "{t}/g.mrg", "--nosuch"], {}, 2,
+                                       r"ranker: error: unrecognized arguments: --nosuch$"),
 }
 
 
@@ -403,3 +408,18 @@ def test_issue36_item14_annotate_chunks_says_it_adds_conll2000(tmp_path, small_s
                       "beside the store's mine")
     assert main(argv) == 0
     assert "added" not in capsys.readouterr().out
+
+
+def test_issue36_item15_readme_and_help_keep_their_promises(capsys):
+    """Regression (issue 36, item 15): the README's Usage block held ``store stats S | ranker store
+    export S | ...`` (a shell pipeline when pasted), its quickstart said two minutes (about three on
+    two cores), and ``annotate --help`` did not name the bracket file's optional fifth column."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    usage = readme.split("## Usage\n", 1)[1].split("\n#", 1)[0]
+    assert not [ln for ln in usage.splitlines() if "| ranker" in ln]
+    assert "## Set up and try it in three minutes" in readme and "two minutes" not in readme
+    assert "a command line the\nparser refuses (an unknown or missing option) is that line and one more" in readme
+    with pytest.raises(SystemExit):
+        main(["annotate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "end[<TAB>accept|reject]" in text and "optional fifth column reject" in text
