@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-DESCRIPTION = __doc__.split("\n", 2)[2].strip()
+DESCRIPTION = __doc__.split("\n", 2)[2].strip().replace("``", "")   # the docstring, as help text
 
 
 def add_parser(subparsers) -> None:
