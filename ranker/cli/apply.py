@@ -265,8 +265,8 @@ def _stream_lists(args, model) -> int:
           if args.out == "-" else sys.stdout)
     if broken:   # the trees of the lists read are written; the rest of the input is not there
         print(f"ranker: error: {broken}; the trees of the lists before it are written", file=sys.stderr)
-        return 1
-    return 0
+    # as ranker import: a list skipped is a status of 1, so a wrong file or format never passes for 0
+    return 1 if broken or skipped else 0
 
 
 def _rank_chunk(chunk, first: int, name: str, model_path: str, saved, families, workers: int,

@@ -132,8 +132,7 @@ def run_export(args) -> int:
         return _export_trees(args)
     # Written beside the target and renamed at the end, so a failure leaves an old FILE intact.
     with _open(args.store) as st, (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
-        sents = [st.sentence(args.sentence)] if args.sentence else st.sentences(args.corpus, args.split,
-                                                                                   args.fileids)
+        sents = _selected_sentences(st, args)
         for s in sents:
             for text in st.candidate_texts(s.id, args.source):
                 out.write(text)
@@ -154,8 +153,7 @@ def _export_trees(args) -> int:
     check_not_store(listing, args.store, "--output (its .tsv listing)")
     with _open(args.store) as st:
         source = stored_source(st, args.source)
-        sents = [st.sentence(args.sentence)] if args.sentence else st.sentences(args.corpus, args.split,
-                                                                                   args.fileids)
+        sents = _selected_sentences(st, args)
         outcomes = finished_trees(st, sents, source)
     done = [o for o in outcomes if o.tree is not None]
     with (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
@@ -178,3 +176,19 @@ def _export_trees(args) -> int:
     print(f"{where}{len(done)} finished sentences of {len(outcomes)}; {len(rest)} not finished"
           + (f" (listed in {listing})" if listing and rest else ""), file=sys.stderr)
     return 0
+
+
+def _selected_sentences(st, args) -> list:
+    """The sentences ``store export`` writes (one, or a corpus, split and files); none is an error,
+    not an empty export that looks like an empty store."""
+    from ..errors import RankerError
+
+    if args.sentence:
+        return [st.sentence(args.sentence)]
+    sents = st.sentences(args.corpus, args.split, args.fileids)
+    if not sents:
+        asked = ", ".join(f"{k} {v}" for k, v in (("corpus", args.corpus), ("split", args.split),
+                                                   ("fileids", args.fileids)) if v)
+        raise RankerError(f"{args.store}: no stored sentence{' of ' + asked if asked else ''} "
+                          f"(stored: {', '.join(f'{c} {n}' for c, n in st.stats().corpora.items()) or 'none'})")
+    return sents

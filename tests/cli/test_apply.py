@@ -91,8 +91,9 @@ def test_a_bad_list_is_an_empty_line_counted_and_the_rest_is_applied(bllip, tmp_
     blocks[1] = "\n".join([head, *rest])
     bad = tmp_path / "bad.nbest"
     bad.write_text("\n\n".join(blocks))
-    got = _ok(_ranker("apply", "--model", work / "model.json", "--lists", bad, "--out", tmp_path / "best.mrg",
-                      "--no-progress"))
+    got = _ranker("apply", "--model", work / "model.json", "--lists", bad, "--out", tmp_path / "best.mrg",
+                  "--no-progress")
+    assert got.returncode == 1 and "Traceback" not in got.stderr   # a list skipped: status 1, as import
     lines = (tmp_path / "best.mrg").read_text().split("\n")[:-1]
     want = (work / "selected.mrg").read_text().split("\n")[:-1]
     assert len(lines) == len(want) and lines[1] == "" and lines[0] == want[0] and lines[2:] == want[2:]
@@ -206,3 +207,12 @@ def test_a_truncated_gz_keeps_the_trees_of_the_lists_before_it(bllip, tmp_path):
     lines = (tmp_path / "best.mrg").read_text().splitlines()
     want = (work / "selected.mrg").read_text().splitlines()
     assert 0 < len(lines) < len(want) and lines == want[:len(lines)]
+
+
+def test_a_file_that_holds_no_list_is_not_a_success(bllip, tmp_path):
+    """Regression: text given as --lists wrote empty lines and exited 0."""
+    work, _, _ = bllip
+    (tmp_path / "my.txt").write_text("The cat sat on the mat .\nDogs bark .\n")
+    got = _ranker("apply", "--model", work / "model.json", "--lists", tmp_path / "my.txt", "--out",
+                  tmp_path / "best.mrg", "--no-progress")
+    assert got.returncode == 1 and "ranker: skipped: " in got.stderr and "Traceback" not in got.stderr

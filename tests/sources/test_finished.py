@@ -85,3 +85,13 @@ def test_no_correct_candidate_is_listed_with_its_comment(tmp_path):
     with Store.open(store, readonly=True) as st:
         o = finished_trees(st, [st.sentence(sid)])[0]
     assert o.status == "no correct candidate" and o.comments == ("alice: birds is a noun here",)
+
+
+def test_export_of_a_corpus_the_store_lacks_is_an_error(tmp_path, capsys):
+    """Regression: 'store export S --trees --corpus nosuch' said '0 finished sentences of 0', exit 0."""
+    store = _store(tmp_path)
+    capsys.readouterr()
+    for trees in (["--trees"], []):
+        assert main(["store", "export", str(store), *trees, "--corpus", "nosuch"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("ranker: error: ") and "no stored sentence of corpus nosuch" in err and "lists 3" in err
