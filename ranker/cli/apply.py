@@ -172,7 +172,7 @@ def _parse_text(ctx, args):
     skipped = reader.skipped()
     stages.load_corpus(ctx.store, reader)
     by_line = {item.sentence.index: item.sentence for item in items}
-    lines = max([*by_line, *(int(s.split(":")[1]) for s in skipped)], default=0)
+    lines = reader.lines   # not read back out of the skipped lines' messages (a path may hold ':')
     sentences = [by_line[no] for no in sorted(by_line)]
     stages.parse_or_import(ctx, parse_section(args), sentences, reader.name)
     order = [by_line[no].id if no in by_line else None for no in range(1, lines + 1)]

@@ -80,6 +80,7 @@ class TextCorpus(CorpusReader):
         self.name = name or "text"
         self.document = self.path.name[:-3] if self.path.name.endswith(".gz") else self.path.name
         self._skipped: list[str] = []
+        self.lines = 0                # the file's lines, once items() has read it
 
     @classmethod
     def from_section(cls, data) -> "TextCorpus":
@@ -91,7 +92,9 @@ class TextCorpus(CorpusReader):
     def items(self) -> Iterator[CorpusItem]:
         self._skipped = []
         text = read_file_text(self.path, self.encoding)
-        for no, line in enumerate(text.splitlines(), 1):
+        lines = text.splitlines()
+        self.lines = len(lines)   # every line, skipped ones too: what a line-for-line output must cover
+        for no, line in enumerate(lines, 1):
             where = f"{self.path}:{no}"
             if not line.strip():
                 self._skipped.append(f"{where}: an empty line")

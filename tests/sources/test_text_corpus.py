@@ -146,3 +146,13 @@ def test_a_missing_file_or_a_folder_is_an_error_naming_it(tmp_path):
     with pytest.raises(RankerError) as e:
         TextCorpus(str(tmp_path))
     one_line_error(e, str(tmp_path), "not a file")
+
+
+def test_the_reader_counts_every_line_skipped_ones_too(tmp_path):
+    """``ranker apply`` writes one output line per input line from this count (it parsed the line
+    numbers back out of the skipped lines' messages, which broke on a path holding ':')."""
+    from ranker.sources.text_corpus import TextCorpus
+
+    (tmp_path / "a:b.txt").write_text("Dogs bark .\n\nCats sleep .\n\n")
+    reader = TextCorpus(str(tmp_path / "a:b.txt"))
+    assert [i.sentence.index for i in reader.items()] == [1, 3] and reader.lines == 4
