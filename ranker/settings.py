@@ -35,7 +35,14 @@ class Range(typing.NamedTuple):
     high_open: bool = False
 
 
-def setting(default, *, choices=None, range: Range | None = None):
+#: What a key's value is when it names a file (:func:`setting`'s ``path``): ``"file"`` a path,
+#: ``"table"`` a shipped table's name or a path (a value with a ``/``), ``"split"`` a split whose
+#: ``@FILE`` form names a list. A config file's relative paths are read from its own folder
+#: (:func:`ranker.pipeline.config.load_config`), so a config runs the same from any folder.
+PATH_KINDS = ("file", "table", "split")
+
+
+def setting(default, *, choices=None, range: Range | None = None, path: str | None = None):
     """A config key: its default and, as the field's metadata, the values it may take.
 
     ``choices`` (a tuple of names, a :class:`~ranker.registry.Registry` whose bare names they
@@ -43,8 +50,12 @@ def setting(default, *, choices=None, range: Range | None = None):
     :class:`Range` of numbers). They are written here once: a config file is checked against them
     (:func:`ranker.pipeline.config.config_from_dict`), the command-line options that stand for the
     key take them (:func:`ranker.cli.options.config_option`), and the estimators take the defaults.
+    ``path`` (one of :data:`PATH_KINDS`) marks a key whose value names a file.
     """
     metadata = {}
+    if path is not None:
+        assert path in PATH_KINDS, path
+        metadata["path"] = path
     if choices is not None:
         metadata["choices"] = choices
     if range is not None:
@@ -56,7 +67,7 @@ def setting(default, *, choices=None, range: Range | None = None):
 class ExperimentSection:
     name: str = "experiment"
     seed: int = setting(0, range=Range(0))
-    store: str = "runs/store.sqlite"       # relative to the working directory
+    store: str = "runs/store.sqlite"       # relative to the working directory (as runs/NAME), not the config's folder
     workers: int = setting(0, range=Range(0))   # 0 = all cores (with executor "dask" and no scheduler: its workers)
     executor: str = "local"                # "local" (forked process pool) or "dask" (the dask extra)
     scheduler: str = ""                    # executor "dask": tcp://host:port; "" = start a LocalCluster
@@ -67,16 +78,16 @@ class DataSection:
     # a registered corpus (ranker.registries.CORPORA): NLTK's "treebank" or "conll2000", "penn"
     # (Penn tree files at `path`: ranker/sources/penn_files.py) or "text" (one sentence a line)
     corpus: str = "treebank"
-    path: str = ""                         # penn: a folder, glob or file of trees; text: the text file
+    path: str = setting("", path="file")   # penn: a folder, glob or file of trees; text: the text file
     name: str = ""                         # penn/text: the store's corpus name ("" = the folder's name, or "text")
     encoding: str = "utf-8"                # of the penn or text files
     # text: "tokens" (space-separated), "raw" (tokenized by NLTK's Treebank tokenizer) or "tagged" (word/TAG)
     text_format: str = setting("tokens", choices=("tokens", "raw", "tagged"))
     # each part: a named split, document ranges (wsj_0170-0199), a glob over document names
     # (GUM_news_*) or @FILE, a file of document names one a line
-    train: str = "train"
-    heldout: str = "heldout"
-    test: str = "test"
+    train: str = setting("train", path="split")
+    heldout: str = setting("heldout", path="split")
+    test: str = setting("test", path="split")
     limit: int = setting(0, range=Range(0))            # sentences per split, 0 = all (quick runs)
     extra_training: tuple[str, ...] = ()   # extra corpora with partial annotation only, e.g. ("conll2000",)
     extra_limit: int = setting(0, range=Range(0))      # sentences of each extra corpus, 0 = all
@@ -85,10 +96,10 @@ class DataSection:
 @dataclass(frozen=True)
 class ParseSection:
     source: str = "link-grammar"          # or "penn" / "bllip": forests read from `forests`
-    forests: str = ""                      # the n-best file for source "penn" or "bllip"
-    train_forests: str = ""                # per-split n-best files ("" = `forests`): each split's own
-    heldout_forests: str = ""
-    test_forests: str = ""
+    forests: str = setting("", path="file")         # the n-best file for source "penn" or "bllip"
+    train_forests: str = setting("", path="file")   # per-split n-best files ("" = `forests`): each split's own
+    heldout_forests: str = setting("", path="file")
+    test_forests: str = setting("", path="file")
     linkage_limit: int = setting(1000, range=Range(1))
     # seconds per sentence; hitting it marks the sentence "timeout"
     max_parse_time: float = setting(10.0, range=Range(0, low_open=True))
@@ -106,10 +117,10 @@ class EvidenceSection:
     """
 
     source: str = ""                       # "" = none, or a [parse] source other than its own
-    forests: str = ""                      # the n-best file for source "penn" or "bllip"
-    train_forests: str = ""                # per-split n-best files ("" = `forests`)
-    heldout_forests: str = ""
-    test_forests: str = ""
+    forests: str = setting("", path="file")         # the n-best file for source "penn" or "bllip"
+    train_forests: str = setting("", path="file")   # per-split n-best files ("" = `forests`)
+    heldout_forests: str = setting("", path="file")
+    test_forests: str = setting("", path="file")
 
 
 @dataclass(frozen=True)
@@ -126,7 +137,7 @@ class AnnotationSection:
 
 @dataclass(frozen=True)
 class FeaturesSection:
-    set: str = "default"                   # configs/features/<set>.toml, or a path
+    set: str = setting("default", path="table")       # configs/features/<set>.toml, or a path
     # keep properties seen >= cutoff times in consistent candidates
     cutoff: int = setting(2, range=Range(0))
 
@@ -151,7 +162,7 @@ class LogLinearSection:
 
 @dataclass(frozen=True)
 class HeidornSection:
-    k_table: str = "default"               # configs/k-tables/<name>.toml, or a path
+    k_table: str = setting("default", path="table")   # configs/k-tables/<name>.toml, or a path
     pp_as_np: bool = True                  # read a PP as a noun phrase, the preposition a premodifier
     tune_metric: str = "evalb_unlabeled"
     tune_rounds: int = setting(2, range=Range(0))
@@ -163,9 +174,9 @@ MAX_RESAMPLES = 1_000_000
 
 @dataclass(frozen=True)
 class EvaluationSection:
-    evalb_param: str = "COLLINS"           # configs/evalb/<name>.prm, or a path
-    head_rules: str = "collins"
-    flatten_rules: str = "ptb"
+    evalb_param: str = setting("COLLINS", path="table")   # configs/evalb/<name>.prm, or a path
+    head_rules: str = setting("collins", path="table")      # configs/heads/<name>.txt, or a path
+    flatten_rules: str = setting("ptb", path="table")       # configs/flatten/<name>.txt, or a path
     length_cutoff: int = setting(25, range=Range(1))   # breakdown "under N words"
     # at most MAX_RESAMPLES: each resample is a row of a (resamples x sentences) array, and 10^12 of
     # them failed in numpy (ArrayMemoryError) only after the whole pipeline had run

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import tomllib
 import typing
 from pathlib import Path
@@ -176,4 +177,41 @@ def load_config(path: str | Path) -> ExperimentConfig:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    return config_from_dict(doc, str(path))
+    return resolve_paths(config_from_dict(doc, str(path)), path.parent)
+
+
+def resolve_path(value: str, kind: str, base: str | Path) -> str:
+    """``value`` of a key of path kind ``kind`` (:data:`ranker.settings.PATH_KINDS`) read from ``base``.
+
+    A relative path becomes absolute, joined to ``base``; an absolute path, a shipped table's bare
+    name (no ``/``), a split that is no ``@FILE`` and an empty value stay as they are.
+    """
+    at = ""
+    if kind == "split":
+        if not value.startswith("@"):
+            return value
+        at, value = "@", value[1:]
+    elif kind == "table" and "/" not in value and os.sep not in value:
+        return value
+    if not value or os.path.isabs(value):
+        return at + value
+    return at + os.path.normpath(os.path.join(os.path.abspath(base), os.path.expanduser(value)))
+
+
+def resolve_paths(cfg: ExperimentConfig, base: str | Path) -> ExperimentConfig:
+    """``cfg`` with every relative path it names read from the folder ``base`` (the config file's).
+
+    So ``ranker run configs/gum.toml`` reads the same files from the project folder as from any
+    other (``path = "../../shared/gum/const"`` is beside the project, wherever one stands). The
+    store and ``runs/NAME`` are outputs, written where ranker runs, and are not touched here. The
+    result names absolute paths, so ``config.resolved.toml`` reads the same files from its own folder.
+    """
+    changed = {}
+    for name, section in SECTIONS.items():
+        values = getattr(cfg, name)
+        new = {f.name: resolve_path(getattr(values, f.name), f.metadata["path"], base)
+               for f in dataclasses.fields(section) if "path" in f.metadata}
+        new = {k: v for k, v in new.items() if v != getattr(values, k)}
+        if new:
+            changed[name] = dataclasses.replace(values, **new)
+    return dataclasses.replace(cfg, **changed) if changed else cfg
