@@ -45,6 +45,10 @@ def add_parser(subparsers) -> None:
     config_option(p, "--encoding", section=DataSection, key="encoding", help="encoding of --text")
     p.add_argument("--out", required=True,
                    help="output file: one tree (or empty line) per input sentence (- for standard output)")
+    p.add_argument("--report", default=None, metavar="DIR",
+                   help="also write a report of the input (no gold: sentences, forest sizes and "
+                   "qualities, trees written, time and memory per step) as DIR/report.md, .json, .html; "
+                   "text, or lists with --store")
     p.add_argument("--chunk", type=int, default=500, metavar="N",
                    help="--lists without --store: sentences read, ranked and written at a time (default 500)")
     p.add_argument("--store", default=None,
@@ -68,10 +72,15 @@ def run(args) -> int:
         raise RankerError(f"--chunk must be >= 1, not {args.chunk}")
     if args.out != "-":
         check_writable(args.out, args.store)   # an --out that is the store is refused too
+    if args.report is not None and Path(args.report).exists() and not Path(args.report).is_dir():
+        raise RankerError(f"--report {args.report}: not a folder (the report is DIR/report.md, .json, .html)")
     model = _load(args.model)
     if args.lists == "-" or (args.lists and args.store is None):
         if args.lists == "-" and args.store is not None:
             raise RankerError("--lists - (standard input) is streamed: it takes no --store")
+        if args.report is not None:
+            raise RankerError("--report describes the forests a store keeps: give --lists a --store "
+                              "(streamed lists keep none)")
         return _stream_lists(args, model)
     given = Path(args.text or args.lists)
     if not given.is_file():
@@ -115,15 +124,20 @@ def _apply(args, model, store_path: str) -> int:
     from ..pipeline.splits import SplitSelection
     from .recorded import recorded_store
 
+    from ..atomicfile import atomic_write
+    from ..pipeline.experiment import StageClock
+
     saved, fs = model
     progress = not args.no_progress
+    clock = StageClock(verbose=False)   # the report's costs
     with recorded_store(args, "apply", create=True, path=store_path) as (st, _):
         ctx = stages.StageContext(st, None, args.workers, progress, "ranker apply")
-        if args.text:
-            corpus, document, order, skipped = _parse_text(ctx, args)
-            source = stages.LINK_GRAMMAR
-        else:
-            corpus, document, order, skipped, source = _import_lists(st, args)
+        with clock("parse" if args.text else "import"):
+            if args.text:
+                corpus, document, order, skipped = _parse_text(ctx, args)
+                source = stages.LINK_GRAMMAR
+            else:
+                corpus, document, order, skipped, source = _import_lists(st, args)
         ids = [sid for sid in order if sid is not None]
         sentences = tuple(st.sentence(sid) for sid in ids)
         sel = SplitSelection("apply", corpus, None, (document,), tuple(sorted(sentences, key=lambda s: s.index)))
@@ -131,24 +145,26 @@ def _apply(args, model, store_path: str) -> int:
         have = [s.id for s in sel.sentences if texts[s.id]]
         chosen: dict[str, int] = {}
         if have:
-            m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers),
-                              progress="features" if progress else None)
-            X, groups = m.restrict(saved.feature_names), m.groups()
-            with applying(args.model, saved):
-                picks = stages.choose(saved.ranker, {"features": lambda: (X, groups)})
-            chosen = dict(zip(list(m.sentence_ids), np.asarray(picks).tolist()))
-    from ..atomicfile import atomic_write
-
-    written = empty = 0
-    with atomic_write(args.out) as f:
-        for sid in order:
-            c = chosen.get(sid, -1) if sid is not None else -1
-            if c >= 0:
-                f.write(texts[sid][c] + "\n")
-                written += 1
-            else:
-                f.write("\n")
-                empty += 1
+            with clock("features"):
+                m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers),
+                                  progress="features" if progress else None)
+            with clock("select"):
+                X, groups = m.restrict(saved.feature_names), m.groups()
+                with applying(args.model, saved):
+                    picks = stages.choose(saved.ranker, {"features": lambda: (X, groups)})
+                chosen = dict(zip(list(m.sentence_ids), np.asarray(picks).tolist()))
+        written = empty = 0
+        with clock("write"), atomic_write(args.out) as f:
+            for sid in order:
+                c = chosen.get(sid, -1) if sid is not None else -1
+                if c >= 0:
+                    f.write(texts[sid][c] + "\n")
+                    written += 1
+                else:
+                    f.write("\n")
+                    empty += 1
+        if args.report is not None:
+            _report(args, st, order, source, len(skipped), written, clock, saved)
     for line in skipped[:20]:
         print(f"ranker: skipped: {line}", file=sys.stderr)
     if empty:
@@ -156,6 +172,20 @@ def _apply(args, model, store_path: str) -> int:
               f"{len(skipped)} skipped input, {empty - len(skipped)} without a parse", file=sys.stderr)
     print(f"wrote {written} trees to {args.out} ({len(order)} input sentences)")
     return 0
+
+
+def _report(args, store, order, source: str, skipped: int, written: int, clock, saved) -> None:
+    """Write ``--report DIR``: the input's counts and costs (it has no gold to be scored against)."""
+    from ..pipeline.apply_report import apply_report, input_counts, write_apply_report
+    from ..pipeline.experiment import software_versions
+
+    given = args.text or args.lists
+    counts = input_counts(store, order, source, skipped, written)
+    notes = [f"ranker apply of {'text' if args.text else args.format + ' lists'} {given} with the model "
+             f"{args.model} ({len(saved.feature_names):,} features); the chosen trees are in {args.out}, one "
+             "line per input sentence (an empty line where there is none)."]
+    path = write_apply_report(apply_report(f"apply {given}", counts, clock, notes, software_versions()), args.report)
+    print(f"wrote the report to {path}", file=sys.stderr)
 
 
 def _parse_text(ctx, args):

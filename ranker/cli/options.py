@@ -151,8 +151,12 @@ def data_section(args):
                        text_format=getattr(args, "text_format", "tokens"))
 
 
-def store_corpus(args) -> str:
-    """The store's name of the corpus the options name: a reader's (files, NLTK) or a stored one's."""
+def store_corpus(args, store=None) -> str:
+    """The store's name of the corpus the options name: a reader's (files, NLTK) or a stored one's.
+
+    ``--corpus text`` (or ``penn``) without ``--path`` names the stored corpus of that name when
+    ``store`` holds one: text read without ``[data] name`` is stored as corpus ``text``.
+    """
     from ..pipeline.stages.corpus import corpus_reader
     from ..registries import CORPORA
 
@@ -160,6 +164,8 @@ def store_corpus(args) -> str:
         return corpus_reader(data_section(args), "--path").name
     if args.corpus in CORPORA:
         name = CORPORA.resolve(args.corpus).partition("/")[0]
+        if name in ("penn", "text") and store is not None and store.has_corpus(args.corpus):
+            return args.corpus
         if name in ("penn", "text"):
             from ..errors import RankerError
 
@@ -176,7 +182,7 @@ def selection(store, args):
 
     if args.limit < 0:
         raise RankerError(f"--limit must be >= 0, not {args.limit}")
-    return select_split(store, store_corpus(args), args.split, args.limit, fileids=args.fileids)
+    return select_split(store, store_corpus(args, store), args.split, args.limit, fileids=args.fileids)
 
 
 def add_source(parser) -> None:

@@ -60,7 +60,8 @@ class StageClock:
             self.peak_mb[name] = max(mem.peak_mb, self.peak_mb.get(name) or 0.0)
 
 
-def _versions() -> dict[str, str]:
+def software_versions() -> dict[str, str]:
+    """The versions a report names: Python, ranker, its numeric libraries and Link Grammar."""
     import importlib.metadata as md
 
     out = {"python": platform.python_version()}
@@ -210,10 +211,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                                                    tuple(v for _, v in curve))}))
 
         sizes = np.diff(fcs[metric_names[0]].offsets)
-        counts["test candidates"] = int(sizes.sum())
-        counts["test candidates per sentence (mean)"] = float(sizes.mean()) if len(sizes) else 0.0
-        counts["test candidates per sentence (median)"] = float(np.median(sizes)) if len(sizes) else 0.0
-        counts["test sentences without candidates"] = int((sizes == 0).sum())
+        counts.update(stages.forest_size_counts(sizes, "test"))
 
         with clock("report"):
             sel_dir = out / "selected"
@@ -230,7 +228,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                              "system is charged their gold brackets (EVALB would skip their empty "
                              "lines in selected/*.mrg).")
             report = Report(cfg.experiment.name, tables, by_quality, by_length, counts,
-                            dict(clock.seconds), plots, notes, _versions(), dict(clock.peak_mb), fits,
+                            dict(clock.seconds), plots, notes, software_versions(), dict(clock.peak_mb), fits,
                             scored.by_group)
             write_report(report, out, plots=cfg.report.plots)
     return report

@@ -208,16 +208,16 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
     out = [f"# Parse selection report: {report.name}", ""]
     if report.notes:
         out += [f"- {n}" for n in report.notes] + [""]
-    out += ["Scores are percentages. Error reduction = (ranker - lower) / (upper - lower) x 100; "
-            "phi = (ranker - native) / (upper - native) x 100, the share of the gap the source's own "
-            "first choice leaves that the ranker closes (as Alpino's papers report it). "
-            "The lower bound is the exact expectation of a random pick (mean counts over each "
-            "forest); the upper bound picks, per sentence, the best candidate under that metric. "
-            "Intervals are paired-bootstrap percentile intervals over test sentences; p-values are "
-            "two-sided approximate randomization tests against the source's own first candidate "
-            "(native: Link Grammar's first linkage, or an n-best list's first parse) and Heidorn's "
-            "metric with K = 0.1.", ""]
     if report.metrics:
+        out += ["Scores are percentages. Error reduction = (ranker - lower) / (upper - lower) x 100; "
+                "phi = (ranker - native) / (upper - native) x 100, the share of the gap the source's own "
+                "first choice leaves that the ranker closes (as Alpino's papers report it). "
+                "The lower bound is the exact expectation of a random pick (mean counts over each "
+                "forest); the upper bound picks, per sentence, the best candidate under that metric. "
+                "Intervals are paired-bootstrap percentile intervals over test sentences; p-values are "
+                "two-sided approximate randomization tests against the source's own first candidate "
+                "(native: Link Grammar's first linkage, or an n-best list's first parse) and Heidorn's "
+                "metric with K = 0.1.", ""]
         out += ["## Summary", "", _SUMMARY_TEXT, "", _md_table(*_summary(report)), ""]
     for name, t in report.metrics.items():
         out += [f"## {name}: {t.title}", ""]

@@ -170,8 +170,8 @@ def validate_config(cfg: ExperimentConfig) -> None:
                               "its first group names a document's group")
     if not readers[0].has_gold and not readers[0].has_annotation:
         raise ConfigError(f"{src}: [data] corpus {d.corpus!r} has no gold trees, and ranker run trains and "
-                          "scores against gold; apply a trained model to it with ranker apply, or "
-                          "treebank it with ranker serve")
+                          "scores against gold; apply a trained model to it with ranker apply (--report DIR "
+                          "reports its forests and costs), or treebank it with ranker serve")
     for key in ("train", "heldout", "test"):
         check_selection(src, readers[0], key, getattr(d, key))
     warn_split_overlap(src, readers[0], d)

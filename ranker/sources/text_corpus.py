@@ -12,8 +12,9 @@
 Without tags a candidate's words stand directly under its phrases (no preterminal). Empty lines
 and lines longer than the parser takes (:data:`MAX_TOKENS`) are skipped and counted, never an error.
 Sentence ids are ``<name>/<file>/<line>`` (``text/my.txt/3``: line 3 of ``my.txt``); ``name`` is
-``[data] name``, else ``text``. There is no gold: a report on such a split gives selections, forest
-sizes and costs, not scores.
+``[data] name``, else ``text``. There is no gold: ``ranker apply --report`` gives the selections'
+forest sizes and costs, not scores (:mod:`ranker.pipeline.apply_report`), and ``ranker run``, which
+scores against gold, refuses such a corpus unless it brings partial annotation of its own.
 """
 from __future__ import annotations
 

@@ -66,6 +66,10 @@ class CorpusTables:
         """
         return list(self._sentence_rows(corpus, split, fileids))
 
+    def has_corpus(self, corpus: str) -> bool:
+        """Whether any sentence of ``corpus`` is stored (a name may be a reader's and a stored corpus's)."""
+        return self._conn.execute("SELECT 1 FROM sentences WHERE corpus=? LIMIT 1", (corpus,)).fetchone() is not None
+
     def sentence(self, sentence_id: str) -> Sentence:
         r = self._conn.execute("SELECT id, corpus, document, idx, tokens, tags FROM sentences WHERE id=?",
                                (sentence_id,)).fetchone()
