@@ -108,7 +108,7 @@ def summary_markdown(results: list[dict], summary: dict, folds: int) -> str:
         native = _cell(res["mph"]["native"]) if "mph" in res else "n/a"
         lines.append(f"| {res.get('fold', '?')} | " + " | ".join(cells)
                      + f" | {native} | {res.get('fit', {}).get('sigma2', 'n/a')}"
-                     + f" | {c.get('training sentences kept', 'n/a')} |")
+                     + f" | {c.get('training_kept', 'n/a')} |")
     return "\n".join(lines) + "\n"
 
 

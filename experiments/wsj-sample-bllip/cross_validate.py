@@ -134,7 +134,7 @@ def summarize(out: Path, n: int, params, resamples: int, seed: int) -> dict:
                "evalb_errors": {s: int(np.count_nonzero(v.sum(axis=1) == 0)) for s, v in c.items()},
                "f": {s: v["f"] for s, v in scores.items()}, "phi": {s: v["phi"] for s, v in scores.items()},
                "sigma2": record["ranker"]["fit"].get("sigma2"),
-               "training sentences kept": record["ranker"]["counts"].get("training sentences kept"),
+               "training sentences kept": record["ranker"]["counts"].get("training_kept"),
                "report_evalb_labeled": {r: record["ranker"].get("evalb_labeled", {}).get(f"{r}_score")
                                         for r in ("native", "heidorn", "heidorn_tuned", "loglinear")},
                "peer_seconds": _peer_seconds(folder)}

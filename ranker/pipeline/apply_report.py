@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from .report import Report, write_report
+from .run_counts import ForestSizes, RunCounts
 
 #: The note every such report opens with.
 NO_GOLD = ("The input has no gold trees, so nothing here is scored (no bounds, no error reduction): "
@@ -22,26 +21,20 @@ NO_GOLD = ("The input has no gold trees, so nothing here is scored (no bounds, n
            "chosen trees.")
 
 
-def apply_report(name: str, counts: dict[str, float], clock, notes: list[str], versions: dict[str, str]) -> Report:
+def apply_report(name: str, counts: RunCounts, clock, notes: list[str], versions: dict[str, str]) -> Report:
     """The :class:`Report` of one apply: ``counts`` and the notes, ``clock``'s timings and peaks."""
-    return Report(name, {}, counts=dict(counts), timings=dict(clock.seconds), notes=[NO_GOLD, *notes],
+    return Report(name, {}, counts=counts, timings=dict(clock.seconds), notes=[NO_GOLD, *notes],
                   versions=versions, peak_memory_mb=dict(clock.peak_mb))
 
 
-def input_counts(store, sentence_ids: list[str | None], source: str, skipped: int, written: int,
-                 what: str = "input") -> dict[str, float]:
-    """The counts of an apply: input sentences (``None`` = a skipped line), forests, trees written."""
-    from .stages import forest_quality_counts, forest_size_counts
-
+def input_counts(store, sentence_ids: list[str | None], source: str, skipped: int, written: int) -> RunCounts:
+    """The counts of an apply: input sentences (``None`` = a skipped line), their forests, trees written."""
     ids = [sid for sid in sentence_ids if sid is not None]
     qualities = store.forest_qualities(source)
-    sizes = np.array([len(qualities.get(sid, ())) for sid in ids], dtype=np.int64)
-    counts: dict[str, float] = {f"{what} sentences": len(sentence_ids),
-                                f"{what} sentences skipped (unreadable, empty or too long)": skipped}
-    counts.update(forest_size_counts(sizes, what))
-    counts.update(forest_quality_counts((qualities.get(sid, ()) for sid in ids), what))
-    counts["trees written"] = written
-    return counts
+    sizes = [len(qualities.get(sid, ())) for sid in ids]
+    return RunCounts(sentences={"input": len(sentence_ids)}, skipped=skipped,
+                     forests={"input": ForestSizes.of(sizes, (qualities.get(sid, ()) for sid in ids))},
+                     trees_written=written)
 
 
 def write_apply_report(report: Report, out_dir: str | Path) -> Path:

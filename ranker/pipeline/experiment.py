@@ -30,6 +30,7 @@ from ..store import Store
 from . import stages
 from .config import ExperimentConfig
 from .report import Plot, Report, write_report
+from .run_counts import ForestSizes, RunCounts
 from .stages import LINK_GRAMMAR, sentence_quality, tune_heidorn  # noqa: F401  (public names of old)
 from .training import learning_curve
 
@@ -103,7 +104,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     clock = StageClock(verbose=progress)
     d, ev, ll = cfg.data, cfg.evaluation, cfg.loglinear
     workers = cfg.experiment.workers
-    counts: dict[str, float] = {}
+    counts = RunCounts()
     notes: list[str] = []
     stages.candidate_source(cfg.parse, cfg.source)
     metric_names = stages.metric_names(ev)
@@ -118,21 +119,19 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         ctx = stages.StageContext(st, None, workers, progress, cfg.source, executor)
         with clock("corpus"):
             splits = stages.select_splits(ctx, d)
-        for name, s in splits.main().items():
-            counts[f"{name} sentences"] = len(s.sentences)
-        for s in splits.extra:
-            counts[f"{s.corpus} sentences (partial annotation only)"] = len(s.sentences)
+        counts.sentences = {name: len(s.sentences) for name, s in splits.main().items()}
+        counts.extra_sentences = {s.corpus: len(s.sentences) for s in splits.extra}
 
         with clock("parse"):
             parsed = stages.parse_or_import(ctx, cfg.parse, splits.sentences(), d.corpus)
             source = parsed.source
             ctx = ctx.with_source(source)
-            counts.update(parsed.counts)
+            counts.source = parsed.counts
             notes.extend(parsed.notes)
             evidence = stages.parse_evidence(ctx, cfg.parse, cfg.evidence, splits.sentences(), d.corpus)
             if evidence is not None:
                 ctx = ctx.with_evidence(evidence.source)
-                counts.update(evidence.counts)
+                counts.evidence = evidence.counts
                 notes.extend(evidence.notes)
 
         with clock("annotate"):
@@ -141,8 +140,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         with clock("score"):
             stages.compute_counts(ctx, ev, [*splits.heldout.sentences, *splits.test.sentences])
-            counts["deps_untyped ceiling: gold trees converted by head rules (test)"] = \
-                stages.test_ceiling(ctx, ev, splits.test.sentences)
+            counts.deps_ceiling = stages.test_ceiling(ctx, ev, splits.test.sentences)
             fcs = stages.load_counts(ctx, ev, splits.test, metric_names)
             held = stages.load_counts(ctx, ev, splits.heldout,
                                       sorted({ll.select_metric, cfg.heidorn.tune_metric}))
@@ -152,12 +150,12 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             train_set = stages.training_set(ctx, ann, cfg.features, template, [splits.train, *splits.extra])
             mats = {name: stages.extract_features(ctx, cfg.features, sel)
                     for name, sel in (("heldout", splits.heldout), ("test", splits.test))}
-        counts["features before cut-off"] = train_set.features_before_cutoff
+        counts.features_before_cutoff = train_set.features_before_cutoff
 
         with clock("train"):
             data = train_set.data
             del train_set
-            counts["features after cut-off"] = len(data.names)
+            counts.features_after_cutoff = len(data.names)
             Xh = mats["heldout"].restrict(data.names)
             gh = mats["heldout"].groups()
             qh = stages.candidate_quality(held[ll.select_metric], ll.select_metric)
@@ -166,7 +164,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             feature_config = load_feature_set(cfg.features.set).to_dict()
             fit = stages.fit_loglinear(ctx, ll, template, data, Xh, gh, qh, feature_config)
             notes.extend(fit.notes)
-        counts.update(fit.counts)
+        counts.training_kept, counts.training_dropped = fit.kept, fit.dropped
         model, chosen = fit.model, fit.chosen
         fits = {"loglinear": fit.summary} if fit.summary else {}
 
@@ -211,7 +209,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                                                    tuple(v for _, v in curve))}))
 
         sizes = np.diff(fcs[metric_names[0]].offsets)
-        counts.update(stages.forest_size_counts(sizes, "test"))
+        counts.forests["test"] = ForestSizes.of(sizes)
 
         with clock("report"):
             sel_dir = out / "selected"

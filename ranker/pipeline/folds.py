@@ -111,8 +111,8 @@ def fold_config(base, fold: Fold):
         report=dataclasses.replace(base.report, learning_curve=()))
 
 
-#: Report counts kept per fold (what the fold trained on).
-FOLD_COUNTS = ("training sentences kept", "features after cut-off")
+#: Report counts kept per fold (what the fold trained on): fields of :class:`.run_counts.RunCounts`.
+FOLD_COUNTS = ("training_kept", "features_after_cutoff")
 #: Typed fields of the log-linear fit kept per fold (report.json "fits", ranker.models.summary).
 FOLD_FIT = ("sigma2", "optimizer", "iterations", "converged")
 
@@ -126,7 +126,7 @@ def fold_record(k: int, report) -> dict:
     from .experiment import RANKERS
 
     fit = report.fits.get("loglinear") or {}
-    return ({"fold": k, "counts": {c: v for c, v in report.counts.items() if c in FOLD_COUNTS},
+    return ({"fold": k, "counts": {c: getattr(report.counts, c) for c in FOLD_COUNTS},
              "fit": {f: fit.get(f) for f in FOLD_FIT}}
             | {m: {r: t.rankers[r].error_reduction for r in RANKERS} | {"upper": t.upper, "lower": t.lower}
                | {f"{r}_score": t.rankers[r].score for r in RANKERS}

@@ -8,6 +8,8 @@ imported again: a warm rerun reads nothing but the files' digests.
 """
 from __future__ import annotations
 
+from .run_counts import SourceCounts
+
 from pathlib import Path
 from typing import NamedTuple
 
@@ -55,7 +57,7 @@ def forest_files(parse, where: str, fmt: str | None = None, check: bool = True,
 class ImportOutcome(NamedTuple):
     """What importing the files did: report counts, notes, and one summary per file read now."""
 
-    counts: dict[str, float]          # "import: forests", "import: candidates" (read now)
+    counts: SourceCounts              # forests and candidates read now (0 and 0 when the store held them)
     notes: list[str]                  # rejected forests, one note per file with any
     summaries: tuple                  # ImportSummary of each file read now (none when cached)
 
@@ -73,20 +75,17 @@ def import_forest_files(store, ff: ForestFiles, corpus: str | None, reimport: bo
     from ..sources.nbest import file_digest, import_files, provenance
 
     digests = [file_digest(p) for p in ff.files]
-    counts: dict[str, float] = {"import: forests": 0, "import: candidates": 0}
     notes: list[str] = []
     stored = store.source_options().get(ff.source) or {}
     held = dict(zip(stored.get("files", ()), stored.get("sha256", ())))
     if not reimport and stored.get("format") == ff.fmt \
             and all(held.get(str(p)) == d for p, d in zip(ff.files, digests)):
         mine = [n for n in stored.get("notes", ()) if any(f" of {p} " in n for p in ff.files)]
-        return ImportOutcome(counts, mine, ())
+        return ImportOutcome(SourceCounts.imported(), mine, ())
     with store.batch():
         summaries = import_files(store, ff.files, ff.fmt, ff.source, corpus, new_corpus=new_corpus)
         for path, got in zip(ff.files, summaries):
-            counts["import: forests"] += got.forests
-            counts["import: candidates"] += got.candidates
             if got.errors:
                 notes.append(f"{len(got.errors)} forests of {path} were rejected, e.g. {got.errors[0]}")
         store.add_source(ff.source, provenance(stored, ff.fmt, ff.files, digests, notes))
-    return ImportOutcome(counts, notes, summaries)
+    return ImportOutcome(SourceCounts.imported(summaries), notes, summaries)

@@ -16,7 +16,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-REPORT_FORMAT = 1
+from .run_counts import RunCounts, SourceCounts
+
+REPORT_FORMAT = 2   # 2: counts are typed fields (ranker.pipeline.run_counts), not prose keys
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ class Report:
     metrics: dict[str, MetricTable]
     by_quality: list[BreakdownGroup] = field(default_factory=list)
     by_length: list[BreakdownGroup] = field(default_factory=list)
-    counts: dict[str, float] = field(default_factory=dict)
+    counts: RunCounts = field(default_factory=RunCounts)   # typed; worded by count_rows
     timings: dict[str, float] = field(default_factory=dict)
     plots: list[Plot] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -111,6 +113,40 @@ def _fit_rows(fits: dict[str, dict]) -> list[list[str]]:
                 rows.append([f"{name}: held-out {metric} at sigma2={s2:g}", _num(q)])
         else:                            # Heidorn's K search
             rows.append([f"{name}: K changes accepted in tuning", _num(f["iterations"])])
+    return rows
+
+
+def _source_rows(c: SourceCounts | None, prefix: str = "") -> list[tuple[str, float]]:
+    if c is None:
+        return []
+    rows = [("sentences parsed now", c.parsed_now), ("unmapped tokens (this run)", c.unmapped_tokens),
+            ("import: forests", c.imported_forests), ("import: candidates", c.imported_candidates)]
+    return [(prefix + k, v) for k, v in rows if v is not None]
+
+
+def count_rows(c: RunCounts) -> list[tuple[str, float]]:
+    """The words for the typed counts (the only place they are made), in the report's order."""
+    rows: list[tuple[str, float]] = [(f"{name} sentences", n) for name, n in c.sentences.items()]
+    if c.skipped is not None:
+        rows.append((f"{next(iter(c.sentences), 'input')} sentences skipped (unreadable, empty or too long)",
+                     c.skipped))
+    rows += [(f"{corpus} sentences (partial annotation only)", n) for corpus, n in c.extra_sentences.items()]
+    rows += _source_rows(c.source) + _source_rows(c.evidence, "evidence: ")
+    if c.deps_ceiling is not None:
+        rows.append(("deps_untyped ceiling: gold trees converted by head rules (test)", c.deps_ceiling))
+    for label, v in (("features before cut-off", c.features_before_cutoff),
+                     ("features after cut-off", c.features_after_cutoff),
+                     ("training sentences kept", c.training_kept)):
+        if v is not None:
+            rows.append((label, v))
+    rows += [(f"training sentences dropped: {why}", n) for why, n in c.training_dropped.items()]
+    for what, f in c.forests.items():
+        rows += [(f"{what} candidates", f.candidates), (f"{what} candidates per sentence (mean)", f.mean),
+                 (f"{what} candidates per sentence (median)", f.median),
+                 (f"{what} sentences without candidates", f.without)]
+        rows += [(f"{what} sentences whose forest is {q}", n) for q, n in f.qualities.items()]
+    if c.trees_written is not None:
+        rows.append(("trees written", c.trees_written))
     return rows
 
 
@@ -226,9 +262,9 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
     out.append(_breakdown_md("Breakdown by parse quality", report.by_quality))
     out.append(_breakdown_md("Breakdown by sentence length", report.by_length))
     out.append(_breakdown_md("Breakdown by document group", report.by_group))
-    if report.counts:
-        out += ["## Counts", "", _md_table(["what", "value"], [[k, _num(v)] for k, v in
-                                                               report.counts.items()]), ""]
+    counted = count_rows(report.counts)
+    if counted:
+        out += ["## Counts", "", _md_table(["what", "value"], [[k, _num(v)] for k, v in counted]), ""]
     if report.fits:
         out += ["## Fits", "", _md_table(["what", "value"], _fit_rows(report.fits)), ""]
     if report.timings:
@@ -303,9 +339,9 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
         if groups:
             parts.append(f"<h2>{e(title)}</h2>")
             parts.append(table(_breakdown_header(groups), _breakdown_rows(groups)))
-    if report.counts:
-        parts.append("<h2>Counts</h2>" + table(["what", "value"],
-                                               [[k, _num(v)] for k, v in report.counts.items()]))
+    counted = count_rows(report.counts)
+    if counted:
+        parts.append("<h2>Counts</h2>" + table(["what", "value"], [[k, _num(v)] for k, v in counted]))
     if report.fits:
         parts.append("<h2>Fits</h2>" + table(["what", "value"], _fit_rows(report.fits)))
     if report.timings:

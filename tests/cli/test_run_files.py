@@ -17,6 +17,7 @@ import pytest
 
 from ranker.errors import RankerError
 from ranker.pipeline.report import MetricTable, Plot, RankerScore, Report, write_report
+from ranker.pipeline.run_counts import RunCounts
 
 TINY = "tests/pipeline/configs/tiny.toml"
 
@@ -48,7 +49,7 @@ def test_a_full_disk_writing_the_resolved_config_names_it_and_leaves_the_old_one
 
 def _report(name: str) -> Report:
     t = MetricTable("mph", "MPH F", 85.0, 60.0, {"native": RankerScore(68.5, 34.0, (66.0, 71.0), None, None)}, 413)
-    return Report(name, {"mph": t}, counts={"sentences": 413},
+    return Report(name, {"mph": t}, counts=RunCounts(sentences={"test": 413}),
                   plots=[Plot("forest", "Score against forest size", "candidates", "F",
                               {"oracle": ((1.0, 10.0), (90.0, 80.0))}, "log")])
 

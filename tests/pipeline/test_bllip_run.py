@@ -48,8 +48,8 @@ def runs(tmp_path_factory, bllip_lists):
 
 def test_minimum_risk_trains_its_own_model_from_the_same_rows(runs):
     ll, ef = runs["best_f"][1], runs["expected_f"][1]
-    assert ef.counts["training sentences kept"] == ll.counts["training sentences kept"] > 0
-    assert ef.counts["features after cut-off"] == ll.counts["features after cut-off"]
+    assert ef.counts.training_kept == ll.counts.training_kept > 0
+    assert ef.counts.features_after_cutoff == ll.counts.features_after_cutoff
     # a model of its own (not the log-likelihood one from the store's cache): other weights
     assert (runs["expected_f"][0] / "selected" / "loglinear.mrg").is_file()
     assert ef.fits["loglinear"]["evaluations"] != ll.fits["loglinear"]["evaluations"]
@@ -58,12 +58,12 @@ def test_minimum_risk_trains_its_own_model_from_the_same_rows(runs):
 
 def test_both_signals_train_a_model_and_report_every_metric(runs):
     for kind, (_, report) in runs.items():
-        assert report.counts["training sentences kept"] > 0, kind
-        assert report.counts["features after cut-off"] > 0, kind
+        assert report.counts.training_kept > 0, kind
+        assert report.counts.features_after_cutoff > 0, kind
         assert not any("not trained" in n for n in report.notes), kind
         assert set(report.metrics) >= {"evalb_labeled", "mph", "deps_untyped"}
     # the same store: forests imported once, by the first run
-    assert runs["riezler"][1].counts["import: forests"] == 0 < runs["best_f"][1].counts["import: forests"]
+    assert runs["riezler"][1].counts.source.imported_forests == 0 < runs["best_f"][1].counts.source.imported_forests
 
 
 def test_native_is_the_parsers_first_parse_and_scores_as_evalb_does(runs):

@@ -23,7 +23,7 @@ def _cv():
 def _fold(k, mph_er, mph_phi, sigma2):
     cv = _cv()
     row = {r: mph_er - i for i, r in enumerate(cv.RANKERS)} | {f"{r}_phi": mph_phi for r in cv.RANKERS}
-    return {"fold": k, "counts": {"training sentences kept": 1200 + k},
+    return {"fold": k, "counts": {"training_kept": 1200 + k},
             "fit": {"sigma2": sigma2, "optimizer": "cg", "iterations": 50, "converged": True},
             "mph": row, "deps_untyped": dict(row) | {"loglinear_phi": None}}
 

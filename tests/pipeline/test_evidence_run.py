@@ -42,7 +42,7 @@ def evidence_run(tmp_path_factory, bllip_lists):
 
 def test_the_evidence_source_is_imported_beside_the_candidates(evidence_run):
     cfg, base, report = evidence_run
-    assert report.counts["evidence: import: forests"] > 0
+    assert report.counts.evidence.imported_forests > 0
     with Store.open(cfg.experiment.store) as st:
         sources = stages.stored_sources(st)
         assert "link-grammar" in sources and any(s.startswith("bllip:") for s in sources)

@@ -112,7 +112,7 @@ def test_rerun_uses_the_cache(tiny_run, tmp_path):
     assert runs[-1].settings["config"]["loglinear"]["sigma2_grid"] == list(cfg.loglinear.sigma2_grid)
     assert all(r.run == runs[-1].id for r in records)
     again = run_experiment(cfg, tmp_path / "again", progress=False)
-    assert again.counts["sentences parsed now"] == 0
+    assert again.counts.source.parsed_now == 0
     with Store.open(cfg.experiment.store) as st:
         assert st.artifact_keys("model") == models   # loaded, not trained again
         assert st.artifact_keys("result") == results
@@ -139,7 +139,7 @@ def test_gold_as_only_candidate_gives_upper_equal_lower_equal_100(tmp_path):
         cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store)),
         parse=dataclasses.replace(cfg.parse, source="penn", forests=str(nbest)))
     report = run_experiment(cfg, tmp_path / "out", progress=False)
-    ceiling = report.counts["deps_untyped ceiling: gold trees converted by head rules (test)"]
+    ceiling = report.counts.deps_ceiling
     assert 70.0 < ceiling < 100.0   # dependency_treebank's heads are not the head rules' heads
     for name, t in report.metrics.items():
         expected = ceiling if name == "deps_untyped" else 100.0
@@ -182,7 +182,7 @@ def test_extra_corpus_with_chunk_brackets_only_joins_the_training_data(tmp_path)
         report=dataclasses.replace(cfg.report, learning_curve=()))
     with_chunks = run_experiment(cfg, tmp_path / "out", progress=False)
     # limits cut whole documents; conll2000's are runs of 20 sentences
-    n_extra = with_chunks.counts["conll2000 sentences (partial annotation only)"]
+    n_extra = with_chunks.counts.extra_sentences["conll2000"]
     assert n_extra == 20
     with Store.open(cfg.experiment.store) as st:
         extra = [s.id for s in st.sentences("conll2000")][:n_extra]
@@ -191,10 +191,10 @@ def test_extra_corpus_with_chunk_brackets_only_joins_the_training_data(tmp_path)
         assert set(st.consistent_sets("chunks", corpus="conll2000", rule="strict")) <= set(extra)
     plain = run_experiment(dataclasses.replace(cfg, data=dataclasses.replace(
         cfg.data, extra_training=())), tmp_path / "plain", progress=False)
-    kept = with_chunks.counts["training sentences kept"]
-    assert kept > plain.counts["training sentences kept"]
-    dropped = sum(v for k, v in with_chunks.counts.items() if k.startswith("training sentences dropped"))
-    assert kept + dropped <= with_chunks.counts["train sentences"] + n_extra
+    kept = with_chunks.counts.training_kept
+    assert kept > plain.counts.training_kept
+    dropped = sum(with_chunks.counts.training_dropped.values())
+    assert kept + dropped <= with_chunks.counts.sentences["train"] + n_extra
 
 
 @pytest.mark.linkgrammar
@@ -290,7 +290,7 @@ def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
                                annotation=dataclasses.replace(cfg.annotation, kind="user"),
                                report=dataclasses.replace(cfg.report, learning_curve=()))
     report = run_experiment(user, tmp_path / "out", progress=False)
-    assert report.counts["training sentences kept"] == 3 < riezler.counts["training sentences kept"]
+    assert report.counts.training_kept == 3 < riezler.counts.training_kept
     with Store.open(store) as st:
         assert sorted(st.consistent_sets("user", rule="strict")) == sorted(decided)
 

@@ -71,15 +71,16 @@ def test_a_folds_record_keeps_its_counts_fit_and_every_rankers_scores():
     from ranker.pipeline.experiment import RANKERS
     from ranker.pipeline.folds import fold_record
     from ranker.pipeline.report import MetricTable, RankerScore, Report
+    from ranker.pipeline.run_counts import RunCounts
 
     rankers = {r: RankerScore(80.0 + i, 10.0 * i, (0.0, 0.0), phi=None if r == "native" else 5.0 * i)
                for i, r in enumerate(RANKERS)}
     report = Report("x", {"mph": MetricTable("mph", "MPH", 90.0, 70.0, rankers)},
-                    counts={"training sentences kept": 12, "test sentences": 3},
+                    counts=RunCounts(sentences={"test": 3}, training_kept=12),
                     fits={"loglinear": {"sigma2": 10, "optimizer": "cg", "iterations": 7,
                                         "converged": False, "seconds": 1.5}})
     got = fold_record(4, report)
-    assert got["fold"] == 4 and got["counts"] == {"training sentences kept": 12}
+    assert got["fold"] == 4 and got["counts"] == {"training_kept": 12, "features_after_cutoff": None}
     assert got["fit"] == {"sigma2": 10, "optimizer": "cg", "iterations": 7, "converged": False}
     assert got["mph"]["upper"] == 90.0 and got["mph"]["lower"] == 70.0
     assert got["mph"]["loglinear"] == 30.0 and got["mph"]["loglinear_score"] == 83.0

@@ -7,6 +7,7 @@ import pytest
 from ranker.errors import RankerError
 from ranker.pipeline.config import ParseSection, config_from_dict
 from ranker.pipeline.forest_files import forest_files, import_forest_files
+from ranker.pipeline.run_counts import SourceCounts
 from ranker.sources.treebank import load_corpus
 from ranker.store import Store
 
@@ -55,11 +56,11 @@ def test_files_are_imported_once_per_content(lists, tmp_path):
         load_corpus(st, "treebank", ["wsj_0001.mrg", "wsj_0170.mrg"])
         counts, notes, summaries = import_forest_files(st, ff, "treebank")
         n = len(st.sentences("treebank"))
-        assert counts["import: forests"] == n and notes == [] and len(summaries) == 2
-        assert counts["import: candidates"] == sum(len(st.candidate_texts(s.id, ff.source))
+        assert counts.imported_forests == n and notes == [] and len(summaries) == 2
+        assert counts.imported_candidates == sum(len(st.candidate_texts(s.id, ff.source))
                                                     for s in st.sentences("treebank"))
         again, _, read = import_forest_files(st, ff, "treebank")
-        assert again == {"import: forests": 0, "import: candidates": 0} and read == ()
+        assert again == SourceCounts(imported_forests=0, imported_candidates=0) and read == ()
         assert len(import_forest_files(st, ff, "treebank", reimport=True).summaries) == 2
         # new bytes under the same name are imported again
         text = gzip.open(lists["test"], "rt").read()

@@ -5,6 +5,7 @@ import pytest
 
 from ranker.pipeline.report import (BreakdownGroup, MetricTable, Plot, RankerScore, Report,
                                     write_report)
+from ranker.pipeline.run_counts import RunCounts
 
 
 def _report():
@@ -13,7 +14,7 @@ def _report():
         "loglinear": RankerScore(75.0, float("nan"), (73.0, 77.0), 0.0004, 0.01, 39.2)}, 413)
     return Report("demo", {"mph": t},
                   by_quality=[BreakdownGroup("full", 300, 72.6, {"mph": t})],
-                  counts={"sentences": 413}, timings={"parse": 1.5},
+                  counts=RunCounts(sentences={"test": 413}), timings={"parse": 1.5},
                   plots=[Plot("forest", "Score against forest size", "candidates", "F",
                               {"oracle": ((1.0, 10.0), (90.0, 80.0))}, "log")])
 

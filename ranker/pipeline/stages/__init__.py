@@ -28,7 +28,6 @@ fit_heidorn        heidorn       ``[heidorn]``, held-out counts      :class:`Hei
 select_test        select        the fitted rankers                  :class:`Choices`
 evaluate           evaluation    ``[evaluation]``, counts, choices   :class:`Evaluation`
 write_gold, ...    outputs       the test split, the choices         files (``gold.mrg``, ``selected/*.mrg``)
-forest_size_counts forests       forest sizes and qualities          report counts (run's test, apply's input)
 =================  ============  ==================================  ==========================================
 
 The report itself (:mod:`.report`) is written by :func:`.experiment.run_experiment` from these
@@ -53,7 +52,6 @@ from .select import REPORTED, Choices, candidate_trees, choose, per_sentence, se
 from .heidorn import HeidornFit, fit_heidorn, tune_heidorn
 from .evaluation import Evaluation, evaluate, sentence_quality
 from .outputs import write_gold, write_selected
-from .forests import forest_quality_counts, forest_size_counts
 
 __all__ = [
     "LINK_GRAMMAR", "StageContext", "make_executor", "resolve_workers",
@@ -73,5 +71,4 @@ __all__ = [
     "HeidornFit", "fit_heidorn", "tune_heidorn",
     "Evaluation", "evaluate", "sentence_quality",
     "write_gold", "write_selected",
-    "forest_quality_counts", "forest_size_counts",
 ]

@@ -41,11 +41,10 @@ def parse_evidence(ctx: StageContext, parse: ParseSection, evidence: EvidenceSec
     """Parse or import the ``[evidence]`` source's candidates of ``sentences`` (None: no evidence).
 
     The same stage as :func:`parse_or_import`, on the section :func:`evidence_parse` makes; its
-    counts and notes are prefixed ``evidence:``.
+    notes are prefixed ``Evidence source:`` (its counts are the report's ``evidence`` field).
     """
     ev = evidence_parse(parse, evidence, ctx.where)
     if ev is None:
         return None
     got = parse_or_import(ctx, ev, sentences, corpus, section="[evidence]")
-    return got._replace(counts={f"evidence: {k}": v for k, v in got.counts.items()},
-                        notes=tuple(f"Evidence source: {n}" for n in got.notes))
+    return got._replace(notes=tuple(f"Evidence source: {n}" for n in got.notes))

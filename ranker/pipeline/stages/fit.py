@@ -28,7 +28,8 @@ class LogLinearFit(NamedTuple):
     model: object                   # fitted LogLinearRanker or None
     chosen: object                  # SigmaSelection (σ², held-out trials) or None
     names: tuple[str, ...]          # the feature index (columns the model scores)
-    counts: dict[str, float]        # report counts (what the filters kept and dropped)
+    kept: int                       # training sentences the filters kept
+    dropped: dict[str, int]         # ... and dropped, by why
     notes: tuple[str, ...]          # report notes (not trained, early stopping)
     summary: dict | None = None     # typed fit record (report.json "fits"): FitSummary + choice
 
@@ -48,7 +49,6 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
     from ..training import select_model
 
     notes: list[str] = []
-    counts: dict[str, float] = {}
     model = chosen = summary = None
     survivors = data.survivors
     if survivors.group_mask.any():
@@ -68,7 +68,5 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
         notes.append("The log-linear model was not trained: no training sentence survives the "
                      f"filters ({survivors.dropped}); with nothing to learn it selects the "
                      "source's first candidate, like native.")
-    counts["training sentences kept"] = int(survivors.group_mask.sum())
-    for why, k in survivors.dropped.items():
-        counts[f"training sentences dropped: {why}"] = k
-    return LogLinearFit(model, chosen, data.names, counts, tuple(notes), summary)
+    return LogLinearFit(model, chosen, data.names, int(survivors.group_mask.sum()),
+                        {why: int(k) for why, k in survivors.dropped.items()}, tuple(notes), summary)

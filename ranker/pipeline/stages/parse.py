@@ -7,6 +7,7 @@ from ...errors import RankerError
 from ...store import Store
 from ...store.records import Sentence
 from ..config import ParseSection
+from ..run_counts import SourceCounts
 from .context import LINK_GRAMMAR, StageContext
 
 
@@ -14,7 +15,7 @@ class ParseOutcome(NamedTuple):
     """The candidate source the later stages read, and what parsing or importing did."""
 
     source: str                     # the store's source name of the candidates
-    counts: dict[str, float]        # report counts ("sentences parsed now", "import: forests", ...)
+    counts: SourceCounts            # what parsing or importing did now (ranker.pipeline.run_counts)
     notes: tuple[str, ...]          # report notes (rejected forests)
     summary: object = None          # Link Grammar's ParseSummary, or the n-best ImportSummary
 
@@ -83,8 +84,6 @@ def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[
     """
     store, where = ctx.store, ctx.where
     source = candidate_source(parse, where, name, section=section)
-    counts: dict[str, float] = {}
-    notes: list[str] = []
     if source == LINK_GRAMMAR:
         from ...sources.parse_run import parse_into_store
 
@@ -92,9 +91,7 @@ def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[
         check_parse_options(store, options)
         summary = parse_into_store(store, list(sentences), options, workers=ctx.n_workers,
                                    batch_size=batch_size, progress=ctx.progress)
-        counts["sentences parsed now"] = summary.parsed
-        counts["unmapped tokens (this run)"] = summary.unmapped
-        return ParseOutcome(source, counts, (), summary)
+        return ParseOutcome(source, SourceCounts.parsed(summary), (), summary)
     from ..forest_files import forest_files, import_forest_files
 
     files = forest_files(parse, where, source_format(parse.source), section=section)._replace(source=source)
