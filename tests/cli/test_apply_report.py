@@ -31,14 +31,16 @@ def test_a_report_of_text_counts_its_forests_and_costs_and_scores_nothing(bllip,
     best = _lines(tmp_path / "best.mrg")
     c = doc["counts"]
     assert doc["metrics"] == {} and not doc["by_quality"]
-    assert c["input sentences"] == 4 and c["input sentences skipped (unreadable, empty or too long)"] == 1
-    assert c["trees written"] == sum(1 for t in best if t) == 3
+    assert c["sentences"] == {"input": 4} and c["skipped"] == 1
+    assert c["trees_written"] == sum(1 for t in best if t) == 3
     stats = json.loads(_ok(_ranker("store", "stats", tmp_path / "my.sqlite", "--format", "json")).stdout)
-    assert c["input candidates"] == stats["candidates"] > 3
-    assert sum(v for k, v in c.items() if k.startswith("input sentences whose forest is")) == 3
+    assert c["forests"]["input"]["candidates"] == stats["candidates"] > 3
+    assert sum(c["forests"]["input"]["qualities"].values()) == 3
     assert set(doc["timings"]) == {"parse", "features", "select", "write"}
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "no gold trees, so nothing here is scored" in md
+    assert "| input sentences | 4 |" in md and "| input sentences skipped (unreadable, empty or too long) | 1 |" in md
+    assert "| trees written | 3 |" in md and "| input sentences whose forest is full |" in md
     assert "upper bound" not in md and "error red." not in md and "Scores are percentages" not in md
     assert (tmp_path / "rep" / "report.html").read_text().count("<table>") == 2   # counts, timings
 
@@ -58,10 +60,10 @@ def test_a_report_of_lists_kept_in_a_store_counts_every_list(bllip, tmp_path):
     doc = json.loads((tmp_path / "rep" / "report.json").read_text())
     c, best = doc["counts"], _lines(tmp_path / "best.mrg")
     stats = json.loads(_ok(_ranker("store", "stats", tmp_path / "l.sqlite", "--format", "json")).stdout)
-    assert c["input sentences"] == len(best) == stats["sentences"] + c[
-        "input sentences skipped (unreadable, empty or too long)"]
-    assert c["trees written"] == sum(1 for t in best if t) and c["input candidates"] == stats["candidates"]
-    assert c["input candidates per sentence (median)"] > 1
+    assert c["sentences"]["input"] == len(best) == stats["sentences"] + c["skipped"]
+    f = c["forests"]["input"]
+    assert c["trees_written"] == sum(1 for t in best if t) and f["candidates"] == stats["candidates"]
+    assert f["median"] > 1
     assert set(doc["timings"]) == {"import", "features", "select", "write"}
 
 
