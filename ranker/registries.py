@@ -43,14 +43,15 @@ CORPORA.register("conll2000/1", "ranker.sources.treebank:NltkConll2000")
 CORPORA.register("penn/1", "ranker.sources.penn_files:PennFiles")
 CORPORA.register("text/1", "ranker.sources.text_corpus:TextCorpus")
 
-#: Partial (or full) annotation kinds, by where their brackets come from: ``gold`` trees of the
-#: sentences, a ``corpus`` loaded with them, people's discriminant ``decisions`` in the store.
-#: Any other kind name is read from a user bracket file (``ranker annotate --kind file``).
-ANNOTATIONS: Registry[str] = Registry("annotation kind")
-ANNOTATIONS.register("riezler/1", "gold")       # Crouch et al. 2.1 bracketing of the gold tree
-ANNOTATIONS.register("best_f/1", "gold")        # full annotation: the candidates of best F
-ANNOTATIONS.register("chunks/1", "corpus")      # CoNLL-2000 chunks
-ANNOTATIONS.register("user/1", "decisions")     # accepted and rejected discriminants (ranker serve)
+#: Partial (or full) annotation kinds, each a class of :mod:`ranker.pipeline.annotation_kinds` that
+#: says where its brackets come from (gold trees, a corpus loaded with them, people's discriminant
+#: decisions), what a run needs for it and how it weights candidates. Any other kind name is read
+#: from a user bracket file (``ranker annotate --kind file``).
+ANNOTATIONS: Registry[type] = Registry("annotation kind")
+ANNOTATIONS.register("riezler/1", "ranker.pipeline.annotation_kinds:GoldBrackets")     # Crouch et al. 2.1
+ANNOTATIONS.register("best_f/1", "ranker.pipeline.annotation_kinds:FullAnnotation")   # candidates of best F
+ANNOTATIONS.register("chunks/1", "ranker.pipeline.annotation_kinds:CorpusBrackets")   # CoNLL-2000 chunks
+ANNOTATIONS.register("user/1", "ranker.pipeline.annotation_kinds:Decisions")          # ranker serve's decisions
 
 
 def file_sources() -> tuple[str, ...]:

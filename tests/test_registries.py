@@ -190,6 +190,36 @@ def test_no_if_chain_over_ranker_names_anywhere():
     assert not any(p.search('for r in ("native", "heidorn"):') for p in patterns)
 
 
+def test_no_if_chain_over_annotation_kinds_anywhere():
+    # the stage, the config check, ranker annotate, train and the retrain compared the kind with
+    # "riezler", BEST_F, USER; a kind is an object of ranker.pipeline.annotation_kinds that says
+    # where its brackets come from and what it needs (issue 35, item 4)
+    import re
+
+    from ranker.registries import ANNOTATIONS
+
+    patterns = _name_tests(sorted(ANNOTATIONS.names(bare=True))) + [re.compile(r"(==|!=)\s*(BEST_F|USER)\b")]
+    root = Path(__file__).resolve().parents[1]
+    found = [f"{path.relative_to(root)}:{i}: {line.strip()}" for path in _scanned(root)
+             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if any(p.search(line.split("#")[0]) for p in patterns)]
+    assert found == []
+    for bad in ('if kind == BEST_F:', 'if args.kind != "user":', 'if kind not in ("riezler", BEST_F, USER):'):
+        assert any(p.search(bad) for p in patterns), bad
+
+
+def test_the_annotate_command_offers_the_registered_kinds():
+    import argparse
+
+    from ranker.cli import annotate
+    from ranker.registries import ANNOTATIONS
+
+    parser = argparse.ArgumentParser()
+    annotate.add_parser(parser.add_subparsers())
+    kind = next(a for a in parser._subparsers._group_actions[0].choices["annotate"]._actions if a.dest == "kind")
+    assert kind.choices == [*ANNOTATIONS.names(bare=True), "file"]
+
+
 def test_no_default_evaluation_section_is_built_outside_the_config_module():
     """Commands read the [evaluation] settings of the store's counts, never assumed defaults (issue 24)."""
     root = Path(__file__).resolve().parents[1]

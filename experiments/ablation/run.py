@@ -42,7 +42,8 @@ from ranker.models import LogLinearRanker
 from ranker.matrices.compact import CompactMatrix
 from ranker.pipeline.config import load_config
 from ranker.evaluation.scoring import ScoringSettings
-from ranker.pipeline.best_f import KIND as BEST_F, ensure_best_f_counts
+from ranker.pipeline.annotation_kinds import kind_of
+from ranker.pipeline.best_f import ensure_best_f_counts
 from ranker.pipeline.counts import load_forest_counts
 from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
@@ -167,7 +168,7 @@ def main(argv=None) -> int:
         qualities = st.forest_qualities(SOURCE)
         base_train = split_matrix(st, base, train, args.workers)
         base_held = split_matrix(st, base, held, args.workers)
-        if kind == BEST_F:
+        if kind_of(kind).full:
             bf = (best_f_metric or cfg.annotation.best_f_metric, settings)
             ensure_best_f_counts(st, train.sentences, SOURCE, bf[0], settings, args.workers)
             y = consistency(StageContext(st, SOURCE), base_train, kind, train, rule, bf)

@@ -136,12 +136,13 @@ class Setup:
 
         from ranker.pipeline import stages
         from ranker.pipeline.config import AnnotationSection
+        from ranker.pipeline.annotation_kinds import kind_of
 
         ctx, cfg = self.ctx, self.cfg
         ann = AnnotationSection(kind=kind, rule=cfg.annotation.rule,
                                 best_f_metric=cfg.annotation.best_f_metric)
         best_f = None
-        if kind == "best_f":
+        if kind_of(kind).full:
             best_f = self.best_f
         else:   # user: the stored decisions become the annotation, their candidates checked
             stages.annotate(ctx, ann, self.splits.train.sentences)

@@ -14,7 +14,9 @@ def add_parser(subparsers) -> None:
                               "Johnson's signal) instead stores each candidate's counts under "
                               "--best-f-metric against the gold tree.")
     add_store(p)
-    p.add_argument("--kind", required=True, choices=["riezler", "chunks", "user", "file", "best_f"])
+    from ..registries import ANNOTATIONS
+
+    p.add_argument("--kind", required=True, choices=[*ANNOTATIONS.names(bare=True), "file"])
     p.add_argument("--file", default=None, help="bracket file for --kind file "
                    "(sentence_id<TAB>label<TAB>start<TAB>end[<TAB>accept|reject]; label * = unlabelled; "
                    "the optional fifth column reject marks a span no candidate may contain, accept is "
@@ -38,17 +40,13 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-#: The corpus whose sentences each kind annotates (``file``: whatever the store holds).
-_CORPUS = {"riezler": "treebank", "chunks": "conll2000", "best_f": "treebank"}
-
-
 def run(args) -> int:
     import dataclasses
 
     from ..atomicfile import check_output
     from ..errors import RankerError
     from ..pipeline import stages
-    from ..pipeline.best_f import KIND as BEST_F
+    from ..pipeline.annotation_kinds import kind_of
     from ..pipeline.config import AnnotationSection
     from .recorded import recorded_store
 
@@ -57,7 +55,7 @@ def run(args) -> int:
     for option, value in (("--file", args.file), ("--name", args.name)):
         if value is not None and args.kind != "file":   # ignored, it said nothing of it: exit 0
             raise RankerError(f"{option} is for --kind file: --kind {args.kind} reads no bracket file")
-    if args.export and args.kind != "user":
+    if args.export and not kind_of(args.kind).from_decisions:
         raise RankerError(f"--export writes the user decisions: it needs --kind user, not --kind {args.kind}")
     check_output(args.export, args.store, "--export")   # before the annotation is stored
     kind = (args.name or "file") if args.kind == "file" else args.kind
@@ -65,12 +63,12 @@ def run(args) -> int:
         _own_name(kind)
     # the run's [annotation] defaults, with this command's kind
     annotation = dataclasses.replace(AnnotationSection(), kind=kind)
-    if args.kind == BEST_F:
+    if kind_of(kind).full:
         return _best_f(args, annotation)
     # a kind read from a corpus may start a new store; decisions and bracket files annotate the
     # sentences of an existing one (a new, empty store would "annotate" nothing in silence)
-    with recorded_store(args, "annotate", create=args.kind in _CORPUS) as (st, _):
-        corpus = _CORPUS.get(args.kind)
+    corpus = kind_of(kind).corpus   # the corpus whose sentences the kind annotates (None: the store's)
+    with recorded_store(args, "annotate", create=corpus is not None) as (st, _):
         added = None
         if corpus is not None:
             before = st.stats().corpora

@@ -71,7 +71,7 @@ def run(args) -> int:
     from ..errors import RankerError
     from ..models import save_model
     from ..pipeline import stages
-    from ..pipeline.best_f import KIND as BEST_F
+    from ..pipeline.annotation_kinds import kind_of
     import dataclasses
 
     from ..pipeline.config import AnnotationSection, FeaturesSection, LogLinearSection
@@ -94,7 +94,7 @@ def run(args) -> int:
                           select_metric=args.metric)
     heldout = args.heldout if args.sigma2 is None else ""
     check_metric("--metric", ll.select_metric)
-    if args.kind == BEST_F:
+    if kind_of(args.kind).full:
         check_metric("--best-f-metric", args.best_f_metric)
     with recorded_store(args, "train") as (st, settings):
         source = stages.stored_source(st, args.source)
@@ -116,8 +116,8 @@ def run(args) -> int:
                               f"{hsel.corpus}/{hsel.name} (--heldout {heldout}); sigma^2 is chosen on "
                               "its parses: parse or import its forests, name another --heldout, or give --sigma2")
         best_f = None
-        if args.kind == BEST_F:   # full annotation: its counts are computed here when missing
-            best_f = stages.annotate(ctx, AnnotationSection(kind=BEST_F, best_f_metric=args.best_f_metric),
+        if kind_of(args.kind).full:   # full annotation: its counts are computed here when missing
+            best_f = stages.annotate(ctx, AnnotationSection(kind=args.kind, best_f_metric=args.best_f_metric),
                                      sel.sentences, evaluation=ev).best_f
         annotation = stages.AnnotationOutcome(args.kind, AnnotationSection().extra_kind, args.rule,
                                               best_f=best_f)

@@ -227,7 +227,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     from ..features.datasets import consistency_weights
 
     from ..models import LogLinearRanker
-    from ..registries import ANNOTATIONS
+    from .annotation_kinds import kind_of
     from .cache import cached_fit, data_digest
     from .config import AnnotationSection
     from .feature_cache import cached_matrix
@@ -251,7 +251,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     evidence = resolve_evidence(store, base_key, saved.feature_config, evidence, base_key or "the model")
     rule = rule or AnnotationSection().rule
     index_key = None
-    if kind in ANNOTATIONS.names(bare=True) and ANNOTATIONS.get(kind) == "decisions":
+    if kind_of(kind).from_decisions:
         decisions = store.decisions()
         if not decisions:
             raise RankerError(f"{store.path}: no discriminant decisions are stored, so annotation "

@@ -145,8 +145,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
     from ..trees.ktable import as_k_table
     from ..registries import CORPORA
     from ..evaluation.scoring import Scorer
-    from ..sources.discriminants import KIND as USER
-    from .best_f import KIND as BEST_F, best_f_key
+    from .annotation_kinds import kind_of
     from .stages import candidate_source, evidence_parse, metric_names, scoring_settings
     from .stages.corpus import corpus_reader
 
@@ -177,12 +176,7 @@ def validate_config(cfg: ExperimentConfig) -> None:
     warn_split_overlap(src, readers[0], d)
     for extra in d.extra_training:
         check_selection(src, extra, "extra_training", "train")
-    if cfg.annotation.kind not in ("riezler", BEST_F, USER):
-        raise ConfigError(f"{src}: [annotation] kind {cfg.annotation.kind!r} is neither derivable from "
-                          f"gold trees nor made of stored decisions (known: riezler, {BEST_F}, {USER})")
-    if cfg.annotation.kind == BEST_F:
-        _check(src, "[annotation]", lambda: best_f_key(cfg.annotation.best_f_metric,
-                                                        scoring_settings(cfg.evaluation)))
+    _check(src, "", lambda: kind_of(cfg.annotation.kind).check_run(cfg, readers[0], src))   # the kind's own needs
     _check(src, "[evidence]", lambda: evidence_parse(cfg.parse, cfg.evidence, src))
     _check(src, "[features] set", lambda: load_feature_set(cfg.features.set))
     wanting = load_feature_set(cfg.features.set).evidence_families()
@@ -197,12 +191,13 @@ def validate_config(cfg: ExperimentConfig) -> None:
                    ("[heidorn] tune_metric", cfg.heidorn.tune_metric)):
         if m not in known:
             raise ConfigError(f"{src}: {key}: unknown metric {m!r} (known: {', '.join(known)})")
-    from ..registries import OBJECTIVES, RANKERS
+    from ..registries import ANNOTATIONS, OBJECTIVES, RANKERS
 
-    if RANKERS.get(OBJECTIVES.get(cfg.loglinear.objective)).needs_gain and (cfg.annotation.kind != BEST_F
-                                                                           or cfg.data.extra_training):
-        raise ConfigError(f"{src}: [loglinear] objective 'expected_f' needs every candidate's F "
-                          f"against a full gold tree: [annotation] kind {BEST_F!r} and no "
+    if RANKERS.get(OBJECTIVES.get(cfg.loglinear.objective)).needs_gain and (
+            not kind_of(cfg.annotation.kind).full or cfg.data.extra_training):
+        full = [n for n in ANNOTATIONS.names(bare=True) if kind_of(n).full]
+        raise ConfigError(f"{src}: [loglinear] objective {cfg.loglinear.objective!r} needs every candidate's F "
+                          f"against a full gold tree: [annotation] kind {' or '.join(map(repr, full))} and no "
                           "[data] extra_training")
     if not cfg.loglinear.sigma2_grid:
         raise ConfigError(f"{src}: [loglinear] sigma2_grid is empty")

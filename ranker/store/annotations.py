@@ -101,7 +101,9 @@ class AnnotationTables:
         if rule not in RULES:
             raise StoreError(f"unknown consistency rule {rule!r} (known: {', '.join(RULES)})")
         if self._conn.execute("SELECT 1 FROM annotations WHERE kind=? LIMIT 1", (kind,)).fetchone() is None:
-            how = (f"--kind {kind}" if kind in ("riezler", "chunks", "user")
+            from ..registries import ANNOTATIONS
+
+            how = (f"--kind {kind}" if kind in ANNOTATIONS.names(bare=True)
                    else f"--kind file --file BRACKETS --name {kind}")
             raise StoreError(f"{self.path}: no annotation {kind!r} is stored; run: ranker annotate "
                              f"--store {self.path} {how}")

@@ -80,5 +80,5 @@ def test_file_kind_without_a_file_is_a_one_line_error(parsed, tmp_path, capsys):
 def test_a_kind_with_no_source_of_brackets_is_an_error(parsed, tmp_path):
     from ranker.errors import RankerError
 
-    with Store.open(parsed) as st, pytest.raises(RankerError, match="'mine' is neither derivable"):
+    with Store.open(parsed) as st, pytest.raises(RankerError, match="'mine' is neither derived from gold trees"):
         stages.annotate(stages.StageContext(st, None, 1, where="here"), AnnotationSection(kind="mine"), [])

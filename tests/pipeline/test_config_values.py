@@ -61,6 +61,35 @@ def test_the_training_objective_is_checked_against_the_annotation(kind, objectiv
     assert message in str(e.value)
 
 
+@pytest.mark.parametrize("data, kind, message", [
+    # the kind says what it needs (ranker.pipeline.annotation_kinds): "chunks" was refused by
+    # ranker run whatever the corpus and accepted by the stage; riezler on a corpus without gold
+    # trees failed only when the stage ran
+    ({}, "chunks", "[annotation] kind 'chunks' is stored with corpus conll2000, not with [data] corpus "
+                   "'treebank': train on it as [data] extra_training"),
+    ({"corpus": "conll2000", "train": "train", "heldout": "train", "test": "train"}, "riezler",
+     "[annotation] kind 'riezler' is derived from gold trees, and [data] corpus 'conll2000' has none"),
+    ({"corpus": "conll2000", "train": "train", "heldout": "train", "test": "train"}, "best_f",
+     "[annotation] kind 'best_f' is derived from gold trees"),
+    ({}, "mine", "[annotation] kind 'mine' is neither derived from gold trees (best_f, riezler), nor stored "
+                 "with a corpus (chunks), nor made of decisions (user)"),
+])
+def test_each_annotation_kind_checks_what_a_run_needs_of_it(data, kind, message):
+    from ranker.pipeline.validate import validate_config
+
+    with pytest.raises(ConfigError) as e:
+        validate_config(config_from_dict({"data": data, "annotation": {"kind": kind}}, "x.toml"))
+    assert str(e.value).startswith("x.toml: ") and message in str(e.value)
+
+
+def test_a_corpus_that_carries_chunks_may_train_on_them():
+    from ranker.pipeline.annotation_kinds import kind_of
+    from ranker.pipeline.stages import corpus_reader
+
+    cfg = config_from_dict({"data": {"corpus": "conll2000"}, "annotation": {"kind": "chunks"}}, "x.toml")
+    kind_of("chunks").check_run(cfg, corpus_reader(cfg.data), "x.toml")   # no error
+
+
 @pytest.mark.parametrize("section, key, value, message", [
     ("loglinear", "optimizer", "newton", "[loglinear] optimizer 'newton' is not known (known: cg, lbfgs)"),
     ("loglinear", "layout", "tree", "[loglinear] layout 'tree' is not known (known: delta, plain)"),

@@ -202,7 +202,7 @@ def test_a_run_config_may_train_on_user_decisions(tmp_path):
     cfg.write_text('[experiment]\nname = "u"\n[annotation]\nkind = "user"\n')
     validate_config(load_config(cfg))
     cfg.write_text('[experiment]\nname = "u"\n[annotation]\nkind = "users"\n')
-    with pytest.raises(RankerError, match="known: riezler, best_f, user"):
+    with pytest.raises(RankerError, match=r"kind .users. is neither derived from gold trees \(best_f, riezler\), nor stored with a corpus \(chunks\), nor made of decisions \(user\)"):
         validate_config(load_config(cfg))
 
 

@@ -44,10 +44,10 @@ def trainable(ctx: StageContext, sel: SplitSelection, kind: str, rule: str, temp
     has no empty set: ``sel`` comes back whole.
     """
     from ...models.training_set import select_training_rows
-    from ..best_f import KIND as BEST_F
+    from ..annotation_kinds import kind_of
 
     store, source = ctx.store, ctx.need_source()
-    if kind == BEST_F:
+    if kind_of(kind).full:
         return TrainableSplit(sel, {})
     sets = store.consistent_sets(kind, sel.corpus, sel.split, source=source, rule=rule)
     keep, left_out = [], []
@@ -73,17 +73,9 @@ def consistency(ctx: StageContext, matrix, kind: str, sel: SplitSelection,
     For kind ``best_f``, ``best_f`` is ``AnnotationOutcome.best_f``: the weights are 1/k on each
     sentence's k candidates with the top F (:func:`.best_f.best_f_weights`).
     """
-    from ...features.datasets import consistency_weights
+    from ..annotation_kinds import kind_of
 
-    from ..best_f import KIND as BEST_F, best_f_weights
-
-    store, source = ctx.store, ctx.need_source()
-    if kind == BEST_F:
-        if best_f is None:
-            raise RankerError(f"annotation {BEST_F!r} needs its metric and scoring settings")
-        metric, settings = best_f
-        return best_f_weights(store, matrix, metric, settings, source)
-    return consistency_weights(store, matrix, kind, sel.corpus, sel.split, source, rule)
+    return kind_of(kind).weights(ctx, matrix, sel, rule, best_f)
 
 
 def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks: Sequence,
