@@ -28,11 +28,13 @@ OBJECTIVES: Registry[str] = Registry("training objective")
 OBJECTIVES.register("loglik/1", "loglinear")
 OBJECTIVES.register("expected_f/1", "expected_f")
 
-#: Where candidates come from: a parser run over stored sentences, or an n-best file format.
-SOURCES: Registry[str] = Registry("candidate source")
-SOURCES.register("link-grammar/1", "parser")
-SOURCES.register("penn/1", "file")     # blank-line-separated Penn trees
-SOURCES.register("bllip/1", "file")    # the BLLIP/Charniak n-best format
+#: Where candidates come from (``[parse] source``): each a class of
+#: :mod:`ranker.pipeline.candidate_sources` that names its candidates and obtains them: a parser run
+#: over stored sentences, or an n-best file format.
+SOURCES: Registry[type] = Registry("candidate source")
+SOURCES.register("link-grammar/1", "ranker.pipeline.candidate_sources:LinkGrammarSource")
+SOURCES.register("penn/1", "ranker.pipeline.candidate_sources:NbestFileSource")    # blank-line-separated Penn trees
+SOURCES.register("bllip/1", "ranker.pipeline.candidate_sources:NbestFileSource")   # the BLLIP/Charniak n-best format
 
 #: Corpora by the reader class that builds itself from the ``[data]`` section
 #: (:meth:`ranker.sources.corpus.CorpusReader.from_section`): NLTK's two, a treebank of Penn files
@@ -52,11 +54,6 @@ ANNOTATIONS.register("riezler/1", "ranker.pipeline.annotation_kinds:GoldBrackets
 ANNOTATIONS.register("best_f/1", "ranker.pipeline.annotation_kinds:FullAnnotation")   # candidates of best F
 ANNOTATIONS.register("chunks/1", "ranker.pipeline.annotation_kinds:CorpusBrackets")   # CoNLL-2000 chunks
 ANNOTATIONS.register("user/1", "ranker.pipeline.annotation_kinds:Decisions")          # ranker serve's decisions
-
-
-def file_sources() -> tuple[str, ...]:
-    """Bare names of the sources read from n-best files (``penn``, ``bllip``)."""
-    return tuple(n.partition("/")[0] for n in SOURCES.names() if SOURCES.get(n) == "file")
 
 
 def corpus_name(name: str, where: str = "") -> str:

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from ranker.errors import RankerError
-from ranker.registries import CORPORA, RANKERS, SCHEMES, SOURCES, file_sources
+from ranker.pipeline.candidate_sources import LinkGrammarSource, file_sources
+from ranker.registries import CORPORA, RANKERS, SCHEMES, SOURCES
 from ranker.registry import Registry
 
 
@@ -33,7 +34,7 @@ def test_components_load_on_first_use():
 
 def test_the_built_in_components():
     assert RANKERS.names(bare=True) == ["expected_f", "heidorn", "loglinear", "native", "oracle", "random"]
-    assert file_sources() == ("bllip", "penn") and SOURCES.get("link-grammar") == "parser"
+    assert file_sources() == ("bllip", "penn") and SOURCES.get("link-grammar") is LinkGrammarSource
     assert CORPORA.names(bare=True) == ["conll2000", "penn", "text", "treebank"]
     # each entry is the reader class that builds itself from the [data] section
     assert CORPORA.get("conll2000").from_section(None).name == "conll2000"

@@ -25,7 +25,7 @@ DESCRIPTION = __doc__.split("\n", 2)[2].strip().replace("``", "")   # the docstr
 def add_parser(subparsers) -> None:
     import argparse
 
-    from ..registries import file_sources
+    from ..pipeline.candidate_sources import file_sources
     from .options import add_parse_options, add_workers, config_option
 
     from ..pipeline.config import DataSection

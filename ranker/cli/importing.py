@@ -27,7 +27,7 @@ and the command ends with exit status 1 (0 when every forest was stored).
 def add_parser(subparsers) -> None:
     import argparse
 
-    from ..registries import file_sources
+    from ..pipeline.candidate_sources import file_sources
     from .options import add_corpus_files, add_store
 
     p = subparsers.add_parser("import", help="import candidate forests from Penn or BLLIP n-best files",

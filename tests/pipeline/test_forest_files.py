@@ -67,6 +67,6 @@ def test_files_are_imported_once_per_content(lists, tmp_path):
         with gzip.open(lists["test"], "wt") as f:
             f.write(text.split("\n\n")[0] + "\n")
         third, _, _ = import_forest_files(st, ff, "treebank")
-        assert third["import: forests"] == len(st.sentences("treebank", fileids="wsj_0001.mrg")) + 1
+        assert third.imported_forests == len(st.sentences("treebank", fileids="wsj_0001.mrg")) + 1
         ff2 = dataclasses.replace(parse)   # same section, same answer: no hidden state
         assert forest_files(ff2, "c.toml") == ff

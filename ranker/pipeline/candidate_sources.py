@@ -1,0 +1,128 @@
+"""Candidate sources as objects: how a ``[parse] source`` names its candidates and gets them into the store.
+
+The registry :data:`ranker.registries.SOURCES` holds these classes by source name, so the parse
+stage (:func:`ranker.pipeline.stages.parse_or_import`), the config check and the commands ask the
+source instead of comparing its name with ``"link-grammar"``:
+
+- :class:`LinkGrammarSource`: the Link Grammar parser run over stored sentences (its options are
+  recorded with the source, so forests parsed otherwise are never mixed in);
+- :class:`NbestFileSource` (``penn``, ``bllip``): a parser's n-best lists read from files, imported
+  once per content (:mod:`.forest_files`).
+
+Only the standard library is imported at the top, so listing the sources (``--format`` choices)
+stays cheap.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+from ..errors import RankerError
+
+#: The ``[parse]`` keys that name n-best files.
+FOREST_KEYS = ("forests", "train_forests", "heldout_forests", "test_forests")
+
+
+class ParseOutcome(NamedTuple):
+    """The candidate source the later stages read, and what parsing or importing did."""
+
+    source: str                     # the store's source name of the candidates
+    counts: object                  # SourceCounts: what parsing or importing did now (ranker.pipeline.run_counts)
+    notes: tuple[str, ...]          # report notes (rejected forests)
+    summary: object = None          # Link Grammar's ParseSummary, or the n-best ImportSummary
+
+
+class CandidateSource:
+    """One registered source of candidates; ``name`` is its bare registered name."""
+
+    #: Whether its candidates are read from n-best files (``[parse] forests``), not made here.
+    reads_files: bool = False
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def store_name(self, parse, where: str, given: str | None, check: bool, section: str) -> str:
+        """The store's name of the candidates ``parse`` asks for (checked; nothing read yet)."""
+        raise NotImplementedError
+
+    def obtain(self, ctx, parse, sentences: Sequence, corpus: str, batch_size: int, source: str,
+               reimport: bool, section: str) -> ParseOutcome:
+        """Put the candidates of ``sentences`` into ``ctx.store`` under ``source`` (those missing)."""
+        raise NotImplementedError
+
+
+class LinkGrammarSource(CandidateSource):
+    """The Link Grammar parser, run over the stored sentences not parsed yet."""
+
+    def store_name(self, parse, where, given, check, section) -> str:
+        for key in FOREST_KEYS:
+            if getattr(parse, key):
+                raise RankerError(f"{where}: {section} {key} is read only for a source of "
+                                  f"{', '.join(file_sources())}, not {parse.source!r}")
+        return self.name
+
+    def obtain(self, ctx, parse, sentences, corpus, batch_size, source, reimport, section) -> ParseOutcome:
+        from ..sources.parse_run import parse_into_store
+        from .run_counts import SourceCounts
+
+        options = link_grammar_options(parse)
+        check_parse_options(ctx.store, options, source)
+        summary = parse_into_store(ctx.store, list(sentences), options, workers=ctx.n_workers,
+                                   batch_size=batch_size, progress=ctx.progress)
+        return ParseOutcome(source, SourceCounts.parsed(summary), (), summary)
+
+
+class NbestFileSource(CandidateSource):
+    """A parser's n-best lists in a file format (``penn``, ``bllip``), imported once per content."""
+
+    reads_files = True
+
+    def store_name(self, parse, where, given, check, section) -> str:
+        from .forest_files import forest_files
+
+        files = forest_files(parse, where, self.name, check, section)
+        return files.source if given is None else given
+
+    def obtain(self, ctx, parse, sentences, corpus, batch_size, source, reimport, section) -> ParseOutcome:
+        from .forest_files import forest_files, import_forest_files
+
+        files = forest_files(parse, ctx.where, self.name, section=section)._replace(source=source)
+        got = import_forest_files(ctx.store, files, corpus, reimport)
+        return ParseOutcome(source, got.counts, tuple(got.notes),
+                            got.summaries[0] if len(got.summaries) == 1 else None)
+
+
+def source_of(name: str, where: str = "") -> CandidateSource:
+    """The registered source ``name`` (maybe versioned) stands for; unknown names raise, listing the known."""
+    from ..registries import SOURCES
+
+    cls = SOURCES.get(name, where)
+    return cls(SOURCES.resolve(name).partition("/")[0])
+
+
+def file_sources() -> tuple[str, ...]:
+    """Bare names of the sources read from n-best files (``penn``, ``bllip``)."""
+    from ..registries import SOURCES
+
+    return tuple(n for n in SOURCES.names(bare=True) if SOURCES.get(n).reads_files)
+
+
+def link_grammar_options(parse):
+    """The parser options ``[parse]`` stands for (recorded with the source in the store)."""
+    from ..sources.link_grammar import LinkGrammarOptions
+
+    return LinkGrammarOptions(linkage_limit=parse.linkage_limit, null_links=parse.allow_null,
+                              max_parse_time=int(round(parse.max_parse_time)))
+
+
+def check_parse_options(store, options, source: str | None = None) -> None:
+    """Refuse to mix forests parsed with other options into this experiment (a stale cache)."""
+    from ..sources.link_grammar import SOURCE
+
+    source = source or SOURCE
+    stored = store.source_options().get(source)
+    wanted = dict(options._asdict())
+    if stored and store.parsed_ids(source) and stored != wanted:
+        diff = ", ".join(f"{k}={stored.get(k)!r} (config: {wanted.get(k)!r})"
+                         for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k))
+        raise RankerError(f"{store.path} holds Link Grammar forests parsed with other options: {diff}; "
+                          "use another [experiment] store or the same [parse] settings")
