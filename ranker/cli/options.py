@@ -164,9 +164,9 @@ def store_corpus(args, store=None) -> str:
         return corpus_reader(data_section(args), "--path").name
     if args.corpus in CORPORA:
         name = CORPORA.resolve(args.corpus).partition("/")[0]
-        if name in ("penn", "text") and store is not None and store.has_corpus(args.corpus):
+        if CORPORA.get(name).reads_files and store is not None and store.has_corpus(args.corpus):
             return args.corpus
-        if name in ("penn", "text"):
+        if CORPORA.get(name).reads_files:
             from ..errors import RankerError
 
             raise RankerError(f"--corpus {name} reads files: name them with --path (or give the stored "

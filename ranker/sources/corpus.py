@@ -36,6 +36,7 @@ class CorpusReader:
     name: str = ""
     has_gold: bool = True
     has_annotation: bool = False   # partial annotation of its own (CoNLL-2000's chunks)
+    reads_files: bool = False      # read from files the user names ([data] path, --path), not by name
 
     @classmethod
     def from_section(cls, data) -> "CorpusReader":

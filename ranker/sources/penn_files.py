@@ -120,6 +120,7 @@ class PennFiles(CorpusReader):
     """Penn-bracketed tree files on disk as a corpus with gold trees."""
 
     has_gold = True
+    reads_files = True
 
     def __init__(self, path: str, name: str = "", encoding: str = "utf-8", where: str = "[data]"):
         self.spec = path

@@ -65,6 +65,7 @@ class TextCorpus(CorpusReader):
     """A text file of one sentence a line, as sentences without gold trees."""
 
     has_gold = False
+    reads_files = True
 
     def __init__(self, path: str, name: str = "", encoding: str = "utf-8", text_format: str = "tokens",
                  where: str = "[data]"):
