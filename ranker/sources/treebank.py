@@ -148,15 +148,7 @@ def corpus_documents(corpus: str) -> list[str]:
 
     What a config's document ranges are checked against before any work starts.
     """
-    if corpus == "conll2000":
-        return conll2000_files()
-    if corpus != "treebank":
-        raise RankerError(f"unknown corpus {corpus!r} (known: {', '.join(CORPORA)})")
-    require_corpus("treebank")
-    from nltk.corpus import treebank
-
-    with reading_corpus("treebank"):
-        return sorted(treebank.fileids())
+    return nltk_corpus(corpus).documents()
 
 
 def require_split(corpus: str, split: str | None) -> None:
@@ -170,17 +162,8 @@ def require_split(corpus: str, split: str | None) -> None:
     RankerError
         Naming the corpus, the split, the files present and where they were looked for.
     """
-    from ..store.splits import SPLITS
-
-    if corpus != "conll2000" or (corpus, split) not in SPLITS:
-        return
-    wanted = SPLITS[(corpus, split)]
-    present = conll2000_files()
-    if not any(wanted.contains(f) for f in present):
-        raise RankerError(f"{corpus_location('conll2000')}: corpus conll2000 has no {split} half here "
-                          f"(it holds {', '.join(present) or 'no file'}; the {split} split is "
-                          f"{wanted.first}.txt); install the full corpus with: python -m nltk.downloader "
-                          f"-d $NLTK_DATA conll2000")
+    if corpus in CORPORA:   # a corpus on disk (penn, text) has no split of its own to lack
+        nltk_corpus(corpus).require_split(split)
 
 
 def conll2000_sentences(fileids=None) -> Iterator[tuple[Sentence, Annotation]]:
@@ -232,13 +215,7 @@ def load_corpus(store, corpus: str, fileids=None, batch_size: int = 500) -> int:
     int
         Sentences stored.
     """
-    if corpus == "treebank":
-        items = (CorpusItem(g.sentence, g.tree) for g in treebank_sentences(fileids))
-    elif corpus == "conll2000":
-        items = (CorpusItem(s, None, a) for s, a in conll2000_sentences(fileids))
-    else:
-        raise RankerError(f"unknown corpus {corpus!r} (known: {', '.join(CORPORA)})")
-    return store_items(store, items, batch_size)
+    return store_items(store, nltk_corpus(corpus).items(fileids), batch_size)
 
 
 def ensure_corpus(store, corpus: str) -> int:
@@ -247,13 +224,12 @@ def ensure_corpus(store, corpus: str) -> int:
     A marker artifact is written in the last batch's wake, so a load killed half-way is simply
     redone (the load is idempotent). Returns the sentences loaded now (0 when already there).
     """
-    marker = CORPUS_MARKERS.get(corpus, corpus)
+    reader = nltk_corpus(corpus)
+    marker = reader.marker()
     if store.get_artifact("corpus", marker) is not None:
         return 0
-    if corpus == "conll2000" and any(k.split("/")[0] == corpus for k in store.artifact_keys("corpus")):
-        # An older form of the corpus was stored: its chunk annotations change, so the checks
-        # of candidates against them are stale.
-        store.clear_annotation_checks("chunks")
+    if any(k.split("/")[0] == corpus for k in store.artifact_keys("corpus")):
+        reader.older_form_stored(store)
     n = load_corpus(store, corpus)
     store.put_artifact("corpus", marker, b"", {"sentences": n})
     return n
@@ -280,11 +256,14 @@ class NltkCorpus(CorpusReader):
                               f"{cls.corpus!r}: set [data] corpus = \"penn\" or \"text\"")
         return cls()
 
-    def documents(self) -> list[str]:
-        return corpus_documents(self.corpus)
-
     def marker(self) -> str:
         return CORPUS_MARKERS[self.corpus]
+
+    def require_split(self, split: str | None) -> None:
+        """Fail when the installed files lack the documents of ``split`` (all present by default)."""
+
+    def older_form_stored(self, store) -> None:
+        """An older form of this corpus is in ``store`` (its marker differs): what goes stale."""
 
     def skipped(self) -> list[str]:
         return []
@@ -298,8 +277,15 @@ class NltkTreebank(NltkCorpus):
 
     corpus = "treebank"
 
-    def items(self):
-        return (CorpusItem(g.sentence, g.tree) for g in treebank_sentences())
+    def documents(self) -> list[str]:
+        require_corpus("treebank")
+        from nltk.corpus import treebank
+
+        with reading_corpus("treebank"):
+            return sorted(treebank.fileids())
+
+    def items(self, fileids=None):
+        return (CorpusItem(g.sentence, g.tree) for g in treebank_sentences(fileids))
 
     def load(self, store) -> int:
         from .dependencies import ensure_dependency_gold
@@ -316,5 +302,34 @@ class NltkConll2000(NltkCorpus):
     has_gold = False
     has_annotation = True
 
-    def items(self):
-        return (CorpusItem(s, None, a) for s, a in conll2000_sentences())
+    def documents(self) -> list[str]:
+        return conll2000_files()
+
+    def items(self, fileids=None):
+        return (CorpusItem(s, None, a) for s, a in conll2000_sentences(fileids))
+
+    def require_split(self, split: str | None) -> None:
+        """NLTK's shared package ships ``train.txt`` only; the test half is the original distribution's."""
+        from ..store.splits import SPLITS
+
+        if (self.corpus, split) not in SPLITS:
+            return
+        wanted = SPLITS[(self.corpus, split)]
+        present = conll2000_files()
+        if not any(wanted.contains(f) for f in present):
+            raise RankerError(f"{corpus_location('conll2000')}: corpus conll2000 has no {split} half here "
+                              f"(it holds {', '.join(present) or 'no file'}; the {split} split is "
+                              f"{wanted.first}.txt); install the full corpus with: python -m nltk.downloader "
+                              f"-d $NLTK_DATA conll2000")
+
+    def older_form_stored(self, store) -> None:
+        """Its chunk annotations change with the form, so the checks of candidates against them are stale."""
+        store.clear_annotation_checks("chunks")
+
+
+def nltk_corpus(corpus: str) -> NltkCorpus:
+    """The reader of NLTK's corpus ``corpus`` (``treebank``, ``conll2000``); another name raises."""
+    for cls in (NltkTreebank, NltkConll2000):
+        if cls.corpus == corpus:
+            return cls()
+    raise RankerError(f"unknown corpus {corpus!r} (known: {', '.join(CORPORA)})")
