@@ -100,11 +100,14 @@ def sentences():
                 max_size=forms.integer(a.get("max_size"), "max_size", 0, 10**9),
                 disagree=None if not a.get("disagree") else forms.boolean(a.get("disagree"), "disagree"),
                 status=forms.choice(a.get("status"), "status", STATUSES),
-                page=forms.integer(a.get("page"), "page", 0, 10**6, 0))
-    rows, matching, done, total = list_rows(s.store(), s, f, who=current_annotator())
+                page=forms.integer(a.get("page"), "page", 0, 10**6, 0),
+                mine=None if not a.get("mine") else forms.boolean(a.get("mine"), "mine"))
+    rows, listing = list_rows(s.store(), s, f, who=current_annotator())
     session[LIST_FILTER] = f._replace(page=0)._asdict()   # "next" on a sentence page walks this list
+    matching = len(listing.rows)
     return render_template("list.html", rows=rows, f=f, corpora=sorted(s.corpora), splits=splits,
-                           qualities=QUALITIES, statuses=STATUSES, matching=matching, done=done, total=total,
+                           qualities=QUALITIES, statuses=STATUSES, matching=matching, done=listing.done,
+                           total=listing.with_forest, listing=listing, me=current_annotator(),
                            pages=(matching + PAGE - 1) // PAGE, args=a)
 
 
