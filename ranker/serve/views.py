@@ -118,8 +118,9 @@ def sentence():
     return _sentence_page(forms.sentence_id(served().store(), request.args.get("id")))
 
 
-def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, draft: dict | None = None):
-    """The sentence page, with ``conflict`` (an answer refused) shown above it when given, and
+def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draft: dict | None = None):
+    """The sentence page, with ``refused`` (why an answer was refused: 409) shown above it when given
+    (a *conflict* is the team's disagreement, :mod:`.teamwork`: another word, another element), and
     ``draft`` (``{"comment", "error"}``: a verdict refused) kept in its form."""
     from .sentence import default_pair, sentence_view
     from .teamwork import own_decisions, sentence_team
@@ -163,6 +164,7 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, dra
     if neighbours is None:
         listed, neighbours = None, s.neighbours(view.sentence)
     s.prefetch(neighbours[1])   # the annotator's likely next page
+    team = sentence_team(s, st, sid)
     return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
                            show_all=show_all, n=n, here=url_for("serve.sentence", id=sid),
                            one_bracketing=len(view.packs) == 1,
@@ -171,7 +173,9 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, dra
                            neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
-                           retrain=s.retrain, conflict=conflict, team=sentence_team(s, st, sid),
+                           retrain=s.retrain, refused=refused, team=team,
+                           # after "no correct candidate" there is nothing to answer: no discriminant is offered
+                           said_none=bool(team.verdict and team.verdict.no_correct),
                            pinned=pinned, draft=draft), status
 
 
@@ -228,7 +232,7 @@ def decide():
     The answer is checked against the decisions stored when it is written
     (:func:`ranker.sources.discriminants.decide`): an answer from a page loaded before someone
     else's answer that would leave no candidate, or a span no candidate holds, is refused with
-    409 and the sentence page as it is now, the conflict named above it.
+    409 and the sentence page as it is now, the refusal named above it.
     """
     from ..sources.discriminants import DecisionRefused, decide, decision, span_key
 
@@ -237,11 +241,15 @@ def decide():
     sid = forms.sentence_id(st, request.form.get("id"))
     label, start, end = forms.discriminant(request.form.get("key"), len(st.sentence(sid).tokens))
     accept = forms.boolean(request.form.get("accept"), "accept")
-    answer = decision(span_key(label, start, end), accept, annotator())
+    who = annotator()
+    if any(v.who == who and v.no_correct for v in st.verdicts(sid)):   # a stale page, or a script
+        raise FormError("you said no candidate of this sentence is correct, so there is nothing to answer: "
+                        "untick it in your verdict to answer again", 409)
+    answer = decision(span_key(label, start, end), accept, who)
     try:
         decide(st, sid, s.forest_data(sid).spans, answer)   # checked against this annotator's own answers
     except DecisionRefused as e:
-        return _sentence_page(sid, conflict=str(e), status=409)
+        return _sentence_page(sid, refused=str(e), status=409)
     return _back(sid)
 
 

@@ -253,7 +253,7 @@ def test_an_answer_from_a_stale_page_that_would_leave_nothing_is_refused_with_th
     page = r.get_data(as_text=True)
     assert r.status_code == 409
     # the page as it is now, the conflict named: ann's answer stands, bob's is not stored
-    assert 'id="conflict"' in page and key in page and "answer refused" in page
+    assert 'id="refused"' in page and key in page and "answer refused" in page
     assert _remaining(page) == _stored_left(store_path, test_sentence, "ann") >= 1
     with Store.open(store_path, readonly=True) as st:
         assert [(d.accept, d.who) for d in st.decisions(test_sentence)] == [(True, "ann")]

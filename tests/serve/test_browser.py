@@ -175,7 +175,7 @@ def test_an_answer_from_a_stale_page_is_refused_and_the_page_shows_the_conflict(
     other.open(f"{live_server.url}/decide", data=urllib.parse.urlencode(
         {"id": test_sentence, "key": key, "accept": "1", "token": token}).encode()).read()
     row.find_element(By.CSS_SELECTOR, "button.reject").click()   # from the stale page
-    conflict = WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "conflict")))
+    conflict = WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "refused")))
     assert "answer refused" in conflict.text
     assert 1 <= _remaining(browser) < total
     with Store.open(store_path, readonly=True) as st:
