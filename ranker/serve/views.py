@@ -143,17 +143,19 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
                       second)
     b = forms.integer(request.args.get("b"), "b", 0, max(n - 1, 0), a if second is None else second)
     drawings = {}
+    layout = _layout(view.trees[a] if n else None)
     if n:
         ta, tb = view.trees[a], view.trees[b]
+        vertical = layout == "vertical"
         ca = compare_brackets(ta, view.gold)
-        drawings["a_gold"] = tree_svg(ta, ca, f"candidate {a} against gold")
+        drawings["a_gold"] = tree_svg(ta, ca, f"candidate {a} against gold", vertical)
         drawings["a_gold_counts"] = class_counts(ca, (MATCHED, CROSSING, EXTRA))
         if view.gold is not None:
             cg = compare_brackets(view.gold, ta, MISSING)
-            drawings["gold"] = tree_svg(view.gold, cg, "gold")
+            drawings["gold"] = tree_svg(view.gold, cg, "gold", vertical)
             drawings["gold_counts"] = class_counts(cg, (MATCHED, CROSSING, MISSING))
-        drawings["a"] = tree_svg(ta, compare_brackets(ta, tb, DIFFERENT), f"candidate {a}")
-        drawings["b"] = tree_svg(tb, compare_brackets(tb, ta, DIFFERENT), f"candidate {b}")
+        drawings["a"] = tree_svg(ta, compare_brackets(ta, tb, DIFFERENT), f"candidate {a}", vertical)
+        drawings["b"] = tree_svg(tb, compare_brackets(tb, ta, DIFFERENT), f"candidate {b}", vertical)
     shown = view.packs if show_all else [p for p in view.packs if p.row.remaining]
     listed = _list_filter()
     neighbours = None
@@ -176,7 +178,29 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
                            retrain=s.retrain, refused=refused, team=team,
                            # after "no correct candidate" there is nothing to answer: no discriminant is offered
                            said_none=bool(team.verdict and team.verdict.no_correct),
-                           pinned=pinned, draft=draft), status
+                           pinned=pinned, draft=draft, layout=layout), status
+
+
+#: Session key of the tree layout this session chose (``?layout=wide|vertical|auto``).
+LAYOUT = "layout"
+LAYOUTS = ("auto", "wide", "vertical")
+#: Two drawings side by side wider than this (pixels) are drawn vertically when the layout is auto:
+#: the trees' box of a 1,400-pixel window is about 1,330 pixels wide.
+WIDE_LIMIT = 1200
+
+
+def _layout(tree) -> str:
+    """``wide`` or ``vertical``: the layout chosen with ``?layout=`` (kept for the session), or
+    with ``auto`` (the default) vertical when two of ``tree``'s drawings side by side would not fit."""
+    from .svg import wide_width
+
+    asked = forms.choice(request.args.get("layout"), "layout", LAYOUTS)
+    if asked is not None and asked != session.get(LAYOUT, "auto"):
+        session[LAYOUT] = asked
+    chosen = session.get(LAYOUT, "auto") if asked is None else asked
+    if chosen in ("wide", "vertical"):
+        return chosen
+    return "vertical" if tree is not None and 2 * wide_width(tree) > WIDE_LIMIT else "wide"
 
 
 #: Session key of the sentence this session is on and the model that ranks it: a retrain takes

@@ -213,7 +213,8 @@ def test_a_long_sentences_trees_sit_side_by_side_in_one_scroll_box(browser, live
     with Store.open(store_path, readonly=True) as st:
         longest = max((s for s in st.sentences("treebank") if st.candidate_texts(s.id)), key=lambda s: len(s.tokens))
     assert len(longest.tokens) >= 30
-    browser.get(f"{live_server.url}/sentence?id={longest.id}")
+    # words side by side, asked for (by length the page draws a sentence this long one word a row)
+    browser.get(f"{live_server.url}/sentence?id={longest.id}&layout=wide")
     boxes = browser.find_elements(By.CSS_SELECTOR, ".trees-box")
     assert len(boxes) == 1
     box = boxes[0]
@@ -229,6 +230,7 @@ def test_a_long_sentences_trees_sit_side_by_side_in_one_scroll_box(browser, live
     assert size[0] > size[1]            # the box scrolls ...
     assert size[2] <= size[3]           # ... and the page itself does not
     assert box.rect["x"] + box.rect["width"] <= size[3]
+    browser.get(f"{live_server.url}/sentence?id={longest.id}&layout=auto")   # this browser's session as it was
 
 
 def test_a_button_of_a_label_with_odd_characters_works(browser, odd_label_server, odd_label_store, odd_label,

@@ -185,3 +185,31 @@ def test_a_two_annotator_job_from_assignment_to_the_exported_treebank(browsers, 
     trees = out.read_text().splitlines()
     assert trees[int(listing[first][2]) - 1] == ann_tree
 
+
+
+def test_a_long_sentences_trees_fit_their_box_drawn_one_word_a_row(browsers, job):
+    """Regression (issue 37, item 10): a long sentence's trees overflowed their box (2,052 pixels of
+    drawing in a 1,326-pixel box); by length they are drawn one word a row, and fit."""
+    from ranker.serve.svg import wide_width
+
+    base, path = job
+    with Store.open(path, readonly=True) as st:
+        sid = max((s for s in st.sentences("treebank") if st.candidate_texts(s.id)), key=lambda s: len(s.tokens)).id
+        assert 2 * wide_width(st.forest(sid).candidates[0].tree) > 2000   # two side by side cannot fit
+    d = browsers("ann")
+    sign_in_attempt(d, base, "ann", "ann-secret-1", f"/sentence?id={sid}")
+
+    def overflow(drv) -> int:
+        return drv.execute_script("var b = document.getElementById('trees'); return b.scrollWidth - b.clientWidth;")
+
+    assert d.find_element(By.ID, "layout").get_attribute("data-layout") == "vertical"
+    assert overflow(d) <= 0
+    d.find_element(By.ID, "layout-wide").click()   # the wide layout, asked for: it overflows, and is kept
+    WebDriverWait(d, 10, ignored_exceptions=SETTLE).until(
+        lambda drv: drv.find_element(By.ID, "layout").get_attribute("data-layout") == "wide")
+    assert overflow(d) > 500
+    d.refresh()
+    assert d.find_element(By.ID, "layout").get_attribute("data-layout") == "wide"
+    d.find_element(By.ID, "layout-auto").click()
+    WebDriverWait(d, 10, ignored_exceptions=SETTLE).until(
+        lambda drv: drv.find_element(By.ID, "layout").get_attribute("data-layout") == "vertical")
