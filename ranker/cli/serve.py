@@ -20,8 +20,16 @@ def add_parser(subparsers) -> None:
         "sentence); without accounts everyone may do everything. A restart keeps the team's state: "
         "the model a retrain switched to ranks again (recorded in the store), and with accounts "
         "everyone stays signed in (the cookies' secret is kept in USERS.secret beside the users "
-        "file, mode 0600; delete it to sign everybody out). Needs the 'serve' extra: "
-        "pip install 'ranker[serve]'.")
+        "file, mode 0600; delete it to sign everybody out). Roles: an annotator answers "
+        "discriminants, confirms a sentence's one bracketing, says 'no correct candidate' and "
+        "comments; an adjudicator also assigns work (the page's 'assignments', or ranker serve "
+        "assign), picks whose work stands where annotators conflict and retrains. Each annotator's "
+        "list shows their assignment first with their progress. Keys on a sentence page: a accept, "
+        "r reject the outlined discriminant (j/k or the arrows outline another), u undo, c confirm, "
+        "n next, p previous. Exports: ranker store export S --trees (the team's finished trees and "
+        "a listing of every sentence), ranker annotate --kind user --export FILE (the decisions), "
+        "ranker store stats (agreement, and the runs, retrains from the page included). Needs the "
+        "'serve' extra: pip install 'ranker[serve]'.")
     add_store(p)
     add_source(p)
     add_evidence(p, EVIDENCE_OF_MODEL)

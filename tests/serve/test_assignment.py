@@ -162,3 +162,25 @@ def test_the_command_assigns_lists_progress_clears_and_records_its_runs(store_pa
     add_user(tmp_path / "cli.sqlite.users", "ann", "ann-secret-1")
     _one_line_error(_ranker("serve", "assign", "add", "--store", str(path), "ann", "eve"),
                     "annotator 'eve' has no account")
+
+
+def test_the_keys_serve_js_binds_are_the_keys_the_page_the_help_and_the_readme_name(store_path):
+    """The keys are said in three places; each names exactly the letters the script binds."""
+    from pathlib import Path
+
+    from test_command import ROOT, _ranker
+
+    from ranker.serve.app import create_app
+
+    script = (ROOT / "ranker/serve/static/serve.js").read_text()
+    bound = set(re.findall(r'^\s+"([a-z])": function', script, re.M))
+    assert bound == set("arucnpjk")
+    page = create_app(store_path).test_client().get("/sentence?id=treebank/wsj_0170.mrg/0").get_data(as_text=True)
+    hints = re.search(r'id="keys">(.*?)</p>', page, re.S).group(1)
+    assert set(re.findall(r"<kbd>([a-z])</kbd>", hints)) == bound
+    help_text = " ".join(_ranker("serve", "--help").stdout.split())
+    said = re.search(r"Keys on a sentence page: (.*?)\. Exports", help_text).group(1)
+    assert set(re.findall(r"\b([a-z])\b(?! sentence)", said)) == bound, said
+    readme = Path(ROOT / "README.md").read_text()
+    section = readme[readme.index("- **Keys**"):readme.index("- **Long sentences**")]
+    assert set(re.findall(r"<kbd>([a-z])</kbd>", section)) == bound
