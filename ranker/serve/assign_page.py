@@ -30,15 +30,18 @@ def _account_names() -> list[str] | None:
 
 
 def _page(form: dict, error: str = "", status: int = 200, made: dict | None = None):
-    from .assignment import progress
+    from .assignment import by_document, progress
     from .listing import Statuses
 
     s = views.served()
     st = s.store()
     statuses = Statuses(st, s)
-    rows = progress(st.assignments(), lambda sid, who: statuses.of(sid, who)[1])
+    assignments = st.assignments()
+    rows = progress(assignments, lambda sid, who: statuses.of(sid, who)[1])
+    documents = by_document((x for c in sorted(s.corpora) for x in s.corpora[c]), lambda sid: bool(s.sizes.get(sid)),
+                            assignments)
     return render_template("assign.html", rows=rows, corpora=sorted(s.corpora), names=_account_names(),
-                           form=form, error=error, made=made), status
+                           form=form, error=error, made=made, documents=documents), status
 
 
 @bp.get("/assign")

@@ -107,6 +107,37 @@ def progress(assignments, status_of: Callable[[str, str], str]) -> list[Progress
     return out
 
 
+class DocumentRow(NamedTuple):
+    """One document's part in the plan: what is assigned of it, to whom, and what is left."""
+
+    corpus: str
+    document: str
+    first: str           # its first and last sentence id with candidates (a range to assign)
+    last: str
+    sentences: int       # sentences with candidates
+    assigned: int        # of those, assigned to someone
+    double: int          # of those, assigned to two or more
+    annotators: tuple    # who has some of it
+
+
+def by_document(sentences, has_forest: Callable[[str], bool], assignments) -> list[DocumentRow]:
+    """Each document of ``sentences`` (corpus order) holding a sentence with candidates, with its
+    assignment: what a team lead reads to see what is given out and what is left."""
+    holders: dict[str, list[str]] = {}
+    for a in assignments:
+        holders.setdefault(a.sentence_id, []).append(a.who)
+    docs: dict[tuple, list] = {}
+    for s in sentences:
+        if has_forest(s.id):
+            docs.setdefault((s.corpus, s.document), []).append(s.id)
+    out = []
+    for (corpus, document), ids in docs.items():
+        who = [w for sid in ids for w in holders.get(sid, ())]
+        out.append(DocumentRow(corpus, document, ids[0], ids[-1], len(ids), sum(sid in holders for sid in ids),
+                               sum(len(holders.get(sid, ())) > 1 for sid in ids), tuple(sorted(set(who)))))
+    return out
+
+
 def parse_share(value: str | None) -> float:
     """A double-annotated share as ``20%``, ``20`` (percent) or ``0.2``; empty is none.
 

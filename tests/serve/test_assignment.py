@@ -103,6 +103,12 @@ def test_an_adjudicator_assigns_a_document_and_each_annotator_sees_theirs_first(
     page = boss.get(r.headers["Location"]).get_data(as_text=True)
     assert f"assigned {len(test_ids)} sentences" in page
     assert re.search(r'<tr data-who="ann"><td>ann</td><td class="num">\d+</td>', page)
+    # the documents: the test split's given out whole, the rest to nobody
+    docs = {doc: cls for cls, doc in re.findall(r'<tr class="(\w+)" data-document="([^"]+)"', page)}
+    assert docs["wsj_0170.mrg"] == "assigned" and docs["wsj_0001.mrg"] == "unassigned"
+    with Store.open(path, readonly=True) as st:
+        n_all = sum(1 for s in st.sentences("treebank") if st.candidate_texts(s.id))
+    assert f"{n_all - len(test_ids)} of {n_all} sentences with candidates are assigned to nobody" in page
     ann, _ = _signed_in(app, "ann")
     listing = ann.get("/sentences?corpus=treebank").get_data(as_text=True)
     mine = [a.sentence_id for a in got if a.who == "ann"]
