@@ -109,6 +109,9 @@ def test_an_adjudicator_assigns_a_document_and_each_annotator_sees_theirs_first(
     with Store.open(path, readonly=True) as st:
         n_all = sum(1 for s in st.sentences("treebank") if st.candidate_texts(s.id))
     assert f"{n_all - len(test_ids)} of {n_all} sentences with candidates are assigned to nobody" in page
+    assert re.search(r"<title>([^<]*)</title>", page).group(1) == "assignments · ranker serve"
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
     ann, _ = _signed_in(app, "ann")
     listing = ann.get("/sentences?corpus=treebank").get_data(as_text=True)
     mine = [a.sentence_id for a in got if a.who == "ann"]
