@@ -195,3 +195,19 @@ def test_the_keys_serve_js_binds_are_the_keys_the_page_the_help_and_the_readme_n
     readme = Path(ROOT / "README.md").read_text()
     section = readme[readme.index("- **Keys**"):readme.index("- **Long sentences**")]
     assert set(re.findall(r"<kbd>([a-z])</kbd>", section)) == bound
+
+
+def test_every_page_has_unique_ids(team):
+    """Regression (issue 37, item 10): two elements of one page shared id="conflict"."""
+    app, path = team
+    boss, _ = _signed_in(app, "boss")
+    with Store.open(path, readonly=True) as st:
+        sid = next(s.id for s in st.sentences("treebank", "test") if st.candidate_texts(s.id))
+    for url in ("/sentences?corpus=treebank", f"/sentence?id={sid}", "/adjudicate", f"/adjudicate/sentence?id={sid}",
+                "/assign", "/sentences?corpus=treebank&mine=1"):
+        page = boss.get(url).get_data(as_text=True)
+        ids = re.findall(r'\sid="([^"]+)"', page)
+        assert ids and len(ids) == len(set(ids)), (url, sorted({i for i in ids if ids.count(i) > 1}))
+    page = app.test_client().get("/login").get_data(as_text=True)
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert len(ids) == len(set(ids))
