@@ -178,7 +178,8 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
                            retrain=s.retrain, refused=refused, team=team,
                            # after "no correct candidate" there is nothing to answer: no discriminant is offered
                            said_none=bool(team.verdict and team.verdict.no_correct),
-                           pinned=pinned, draft=draft, layout=layout), status
+                           pinned=pinned, draft=draft, layout=layout,
+                           assigned=[x.who for x in st.assignments(sentence_id=sid)]), status
 
 
 #: Session key of the tree layout this session chose (``?layout=wide|vertical|auto``).

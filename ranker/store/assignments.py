@@ -63,11 +63,15 @@ class AssignmentTables:
             return sum(self._conn.execute(sql + joiner + "sentence_id=?", (*args, sid)).rowcount
                        for sid in sentence_ids)
 
-    def assignments(self, who: str | None = None) -> list[Assignment]:
-        """The assignments (of ``who``, or everyone's), ordered by sentence id and annotator."""
+    def assignments(self, who: str | None = None, sentence_id: str | None = None) -> list[Assignment]:
+        """The assignments (of ``who``, of ``sentence_id``, or all), ordered by sentence id and annotator."""
         if not self._has_table("assignments"):
             return []   # an older store opened read-only: nothing assigned
-        sql, args = "SELECT sentence_id, who, assigned_by, at FROM assignments", ()
-        if who is not None:
-            sql, args = sql + " WHERE who=?", (who,)
+        where, args = [], []
+        for column, value in (("who", who), ("sentence_id", sentence_id)):
+            if value is not None:
+                where.append(f"{column}=?")
+                args.append(value)
+        sql = "SELECT sentence_id, who, assigned_by, at FROM assignments" + \
+            (" WHERE " + " AND ".join(where) if where else "")
         return [Assignment(*r) for r in self._conn.execute(sql + " ORDER BY sentence_id, who", args)]

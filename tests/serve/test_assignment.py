@@ -120,6 +120,12 @@ def test_an_adjudicator_assigns_a_document_and_each_annotator_sees_theirs_first(
     assert f"your assignment: <strong>0</strong> of {len(mine)} sentences done" in listing
     only = ann.get("/sentences?corpus=treebank&mine=1").get_data(as_text=True)
     assert re.findall(r'<tr class="[^"]*" data-id="([^"]+)"', only) == shown[:len(mine)]
+    # the sentence page says whose it is
+    holders = [a.who for a in got if a.sentence_id == mine[0]]
+    said = re.search(r'id="assigned">(.*?)</span>', ann.get(f"/sentence?id={mine[0]}").get_data(as_text=True)).group(1)
+    assert said == "assigned to " + ", ".join("<strong>you</strong>" if w == "ann" else w for w in holders)
+    other = next(s for s in (a.sentence_id for a in got) if s not in mine)
+    assert "ann" not in re.search(r'id="assigned">(.*?)</span>', ann.get(f"/sentence?id={other}").get_data(as_text=True)).group(1)
 
 
 def test_an_annotator_may_not_assign_and_bad_input_keeps_the_form_with_one_message(team):

@@ -162,8 +162,9 @@ def test_an_answer_from_a_stale_page_is_refused_and_the_page_shows_the_conflict(
     box.clear()
     box.send_keys("stale-ann")
     browser.find_element(By.CSS_SELECTOR, "form.who button").click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "form.who input[name=who]")
-                                     .get_attribute("value") == "stale-ann")
+    # the page reloads after the POST: the old field goes stale before the new one exists
+    WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "form.who input[name=who]").get_attribute("value") == "stale-ann")
     total = _remaining(browser)
     row = browser.find_elements(By.CSS_SELECTOR, "#discriminants tbody tr[data-key]")[0]
     key = row.get_attribute("data-key")

@@ -48,14 +48,20 @@
   };
   function rows() { return Array.prototype.slice.call(document.querySelectorAll("#discriminants tr[data-key]")); }
   function selected() { return document.querySelector("#discriminants tr.selected"); }
-  function select(row) {
+  // scroll: bring the row into view (a key moved to it); never on loading, where the page must
+  // not move under a pointer about to click
+  function select(row, scroll) {
     var old = selected();
     if (old) { old.classList.remove("selected"); highlight(old, false, "sel"); }
-    if (row) { row.classList.add("selected"); highlight(row, true, "sel"); row.scrollIntoView({block: "nearest"}); }
+    if (row) {
+      row.classList.add("selected");
+      highlight(row, true, "sel");
+      if (scroll) { row.scrollIntoView({block: "nearest"}); }
+    }
   }
   function move(step) {
     var all = rows(), k = all.indexOf(selected());
-    if (all.length) { select(all[Math.max(0, Math.min(all.length - 1, k + step))]); }
+    if (all.length) { select(all[Math.max(0, Math.min(all.length - 1, k + step))], true); }
   }
   function press(scope, css) {
     var button = scope && scope.querySelector(css);
