@@ -67,6 +67,7 @@ def check_annotators(names: Sequence[str], accounts: dict | None) -> list[str]:
         Naming the first name that is not valid, or not an account.
     """
     from .forms import WHO
+    from .users import ANON_PREFIX
 
     out = []
     for raw in names:
@@ -75,6 +76,9 @@ def check_annotators(names: Sequence[str], accounts: dict | None) -> list[str]:
             continue
         if not WHO.fullmatch(name):
             raise RankerError(f"annotator {name[:40]!r}: 1-40 letters, digits, spaces or .@-")
+        if name.casefold().startswith(ANON_PREFIX):
+            raise RankerError(f"annotator {name!r}: names starting {ANON_PREFIX!r} are the anonymous sessions'; "
+                              "assign work to a name the annotator sets on the page")
         if accounts is not None and name not in accounts:
             raise RankerError(f"annotator {name!r} has no account (ranker serve users add {name!r})")
         out.append(name)

@@ -217,3 +217,23 @@ def test_every_page_has_unique_ids(team):
     page = app.test_client().get("/login").get_data(as_text=True)
     ids = re.findall(r'\sid="([^"]+)"', page)
     assert len(ids) == len(set(ids))
+
+
+def test_without_accounts_names_are_typed_and_checked(store_path, tmp_path):
+    import shutil
+
+    from ranker.serve.app import create_app
+
+    path = tmp_path / "open.sqlite"
+    shutil.copy(store_path, path)
+    client = create_app(path).test_client()
+    token = _token(client.get("/assign").get_data(as_text=True))
+    for names, said in (("anon-12ab34cd", "are the anonymous sessions"), ("ann, <b>", "1-40 letters"),
+                        ("ann, ann", "named twice"), (" , ", "at least one annotator")):
+        r = client.post("/assign", data={"token": token, "corpus": "treebank", "documents": "test", "annotators": names})
+        assert r.status_code == 400 and said in r.get_data(as_text=True), names
+    r = client.post("/assign", data={"token": token, "corpus": "treebank", "documents": "test",
+                                     "annotators": "Ann Lee, bob", "double": "0.5"})
+    assert r.status_code == 302
+    with Store.open(path, readonly=True) as st:
+        assert {a.who for a in st.assignments()} == {"Ann Lee", "bob"} and {a.by for a in st.assignments()} != {""}
