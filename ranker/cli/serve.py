@@ -20,8 +20,16 @@ def add_parser(subparsers) -> None:
         "sentence); without accounts everyone may do everything. A restart keeps the team's state: "
         "the model a retrain switched to ranks again (recorded in the store), and with accounts "
         "everyone stays signed in (the cookies' secret is kept in USERS.secret beside the users "
-        "file, mode 0600; delete it to sign everybody out). Needs the 'serve' extra: "
-        "pip install 'ranker[serve]'.")
+        "file, mode 0600; delete it to sign everybody out). Roles: an annotator answers "
+        "discriminants, confirms a sentence's one bracketing, says 'no correct candidate' and "
+        "comments; an adjudicator also assigns work (the page's 'assignments', or ranker serve "
+        "assign), picks whose work stands where annotators conflict and retrains. Each annotator's "
+        "list shows their assignment first with their progress. Keys on a sentence page: a accept, "
+        "r reject the outlined discriminant (j/k or the arrows outline another), u undo, c confirm, "
+        "n next, p previous. Exports: ranker store export S --trees (the team's finished trees and "
+        "a listing of every sentence), ranker annotate --kind user --export FILE (the decisions), "
+        "ranker store stats (agreement, and the runs, retrains from the page included). Needs the "
+        "'serve' extra: pip install 'ranker[serve]'.")
     add_store(p)
     add_source(p)
     add_evidence(p, EVIDENCE_OF_MODEL)
@@ -47,14 +55,15 @@ def add_parser(subparsers) -> None:
     p.add_argument("--public-read", action="store_true",
                    help="with accounts: pages may be read without signing in (deciding still needs it)")
     p.set_defaults(func=run)
-    _add_users_commands(p)
+    sub = p.add_subparsers(dest="serve_command", metavar="ACTION")
+    _add_users_commands(sub)
+    _add_assign_commands(sub)
 
 
-def _add_users_commands(p) -> None:
+def _add_users_commands(sub) -> None:
     """``ranker serve users add|list|remove``: the accounts file the server signs annotators in with."""
     import argparse
 
-    sub = p.add_subparsers(dest="serve_command", metavar="ACTION")
     u = sub.add_parser("users", help="manage the accounts annotators sign in with",
                        description="Manage the accounts file (name, role, salted password hash; "
                        "readable by its owner only). Without --users it is STORE.users beside the store, which must "
@@ -79,6 +88,104 @@ def _add_users_commands(p) -> None:
     rm = actions.add_parser("remove", parents=[common], help="remove an account (its decisions stay)")
     rm.add_argument("name")
     rm.set_defaults(func=run_users_remove)
+
+
+def _add_assign_commands(sub) -> None:
+    """``ranker serve assign add|list|clear``: the work plan the page's assignment form makes too."""
+    import argparse
+
+    from .options import add_source, add_store
+
+    u = sub.add_parser("assign", help="give documents or sentence ranges to annotators",
+                       description="Give a selection's sentences with candidates (corpus order) to annotators, "
+                       "one stretch each in the order named, a share of them also to the next annotator "
+                       "(double annotation, for agreement); kept in the store, where the page's "
+                       "assignment form (adjudicators) keeps it too. Each annotator's sentence list shows "
+                       "their assignment first, with their progress on it.")
+    actions = u.add_subparsers(dest="assign_command", metavar="ACTION")
+    actions.required = True
+    common = argparse.ArgumentParser(add_help=False)
+    add_store(common)
+    add_source(common)
+    selection = argparse.ArgumentParser(add_help=False)
+    selection.add_argument("--corpus", default="treebank", help="the stored corpus (default treebank)")
+    selection.add_argument("--split", default=None,
+                           help="documents: a named split (train, heldout, test), document ranges like "
+                                "wsj_0170-0172, a glob (news_*) or @FILE (default: the whole corpus)")
+    selection.add_argument("--first", default=None, metavar="SENTENCE",
+                           help="the first sentence id of the range (default: the selection's first)")
+    selection.add_argument("--last", default=None, metavar="SENTENCE",
+                           help="the last sentence id of the range, inclusive (default: the selection's last)")
+    a = actions.add_parser("add", parents=[common, selection],
+                           help="assign a selection (replacing its earlier assignment)")
+    a.add_argument("annotators", nargs="+", metavar="ANNOTATOR",
+                   help="annotator names, each given one stretch in this order (accounts of the users "
+                        "file, when the store has one: STORE.users or --users)")
+    a.add_argument("--double", default="0", metavar="SHARE",
+                   help="share of the selection double-annotated, as 20%% or 0.2 (default none)")
+    a.add_argument("--users", default=None, metavar="FILE", help="accounts file (default STORE.users)")
+    a.add_argument("--by", default=None, help="who assigns (default the system user)")
+    a.set_defaults(func=run_assign_add)
+    ls = actions.add_parser("list", parents=[common], help="each annotator's assignment and progress")
+    ls.set_defaults(func=run_assign_list)
+    c = actions.add_parser("clear", parents=[common, selection], help="take a selection's assignment back")
+    c.add_argument("--annotator", default=None, help="only this annotator's (default everyone's)")
+    c.set_defaults(func=run_assign_clear)
+
+
+def _assign_selection(st, args) -> list[str]:
+    """The sentence ids the selection options name, those with candidates of the served source."""
+    from ..pipeline.stages import stored_source
+    from ..serve.app import forest_summary
+    from ..serve.assignment import select_sentences
+
+    sizes = forest_summary(st, stored_source(st, args.source))[0]
+    return select_sentences(st, args.corpus, args.split, args.first, args.last, has_forest=lambda sid: bool(sizes.get(sid)))
+
+
+def run_assign_add(args) -> int:
+    import getpass
+
+    from ..serve.assignment import check_annotators, make_assignment, parse_share
+    from ..serve.users import default_users_file, read_users, users_file_exists
+    from .recorded import recorded_store
+
+    users = args.users or default_users_file(args.store)
+    accounts = read_users(users) if (args.users or users_file_exists(users)) else {}
+    names = check_annotators(args.annotators, accounts or None)
+    share = parse_share(args.double)
+    with recorded_store(args, "serve assign") as (st, _):
+        ids = _assign_selection(st, args)
+        pairs = make_assignment(st, ids, names, share, args.by or getpass.getuser())
+    print(f"{args.store}: assigned {len(ids)} sentences to {', '.join(names)} "
+          f"({len(pairs) - len(ids)} double-annotated)")
+    return 0
+
+
+def run_assign_list(args) -> int:
+    from ..pipeline.stages import stored_source
+    from ..serve.assignment import StoreForests, progress
+    from ..serve.listing import Statuses
+    from ..store import Store
+
+    with Store.open(args.store, create=False, readonly=True) as st:
+        statuses = Statuses(st, StoreForests(st, stored_source(st, args.source)))
+        rows = progress(st.assignments(), lambda sid, who: statuses.of(sid, who)[1])
+    for r in rows:
+        print(f"{r.who}\tassigned {r.assigned}\tdouble-annotated {r.double}\tdone {r.done}\tstarted {r.started}")
+    if not rows:
+        print(f"{args.store}: nothing assigned")
+    return 0
+
+
+def run_assign_clear(args) -> int:
+    from .recorded import recorded_store
+
+    with recorded_store(args, "serve assign") as (st, _):
+        ids = _assign_selection(st, args)
+        n = st.unassign(ids, args.annotator)
+    print(f"{args.store}: took back {n} assignments")
+    return 0
 
 
 def _users_file(args):

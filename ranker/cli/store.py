@@ -73,8 +73,10 @@ def run_stats(args) -> int:
         scorings = st.scorings()
         models = len(st.model_records())
         agreement = store_team_work(st).agreement(store_spans(st))
+        assigned = _assigned_counts(st.assignments())
     if args.format == "json":
         doc = {**stats._asdict(), "models": models, "agreement": _agreement_doc(agreement),
+               "assignments": assigned,
                "scorings": [sc._asdict() for sc in scorings], "runs": [r._asdict() for r in runs]}
         print(json.dumps(doc, indent=2, sort_keys=True))
         return 0
@@ -88,11 +90,28 @@ def run_stats(args) -> int:
     for sc in scorings:
         print(f"{'counts of ' + sc.source:26} " + ", ".join(f"{k} {v}" for k, v in sc.settings.items()))
     _print_agreement(agreement)
+    if assigned:
+        print(f"{'assigned':26} " + ", ".join(f"{who} {n['sentences']} ({n['double']} double-annotated)"
+                                             for who, n in assigned.items()) + " (ranker serve assign list)")
     print(f"runs ({len(runs)}, oldest first):" if runs else f"{'runs':26} none recorded")
     for r in runs:
         print(f"  {r.id:>4}  {r.started} .. {r.ended or '?':20}  {r.command:15} {r.outcome}  "
               f"(ranker {r.version})")
     return 0
+
+
+def _assigned_counts(assignments) -> dict:
+    """``annotator -> {"sentences", "double"}``: how much of the work plan is each annotator's
+    (:mod:`ranker.store.assignments`; their progress is ``ranker serve assign list``)."""
+    holders: dict[str, int] = {}
+    for a in assignments:
+        holders[a.sentence_id] = holders.get(a.sentence_id, 0) + 1
+    out: dict[str, dict] = {}
+    for a in assignments:
+        n = out.setdefault(a.who, {"sentences": 0, "double": 0})
+        n["sentences"] += 1
+        n["double"] += holders[a.sentence_id] > 1
+    return dict(sorted(out.items()))
 
 
 def _agreement_doc(a) -> dict:

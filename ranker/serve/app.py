@@ -269,7 +269,7 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
 
     from datetime import timedelta
 
-    from . import accounts, team, views
+    from . import accounts, assign_page, team, views
 
     here = Path(__file__).parent
     app = Flask("ranker.serve", template_folder=str(here / "templates"), static_folder=str(here / "static"))
@@ -287,4 +287,5 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
     app.register_blueprint(accounts.bp)   # first: its identity check runs before every page
     app.register_blueprint(views.bp)
     app.register_blueprint(team.bp)
+    app.register_blueprint(assign_page.bp)
     return app

@@ -4,7 +4,9 @@ Sizes and qualities come from one store query at start (no tree is read); a sent
 annotation status from its stored decisions; whether the rankers disagree from their choices,
 computed once per model and kept in the store (:mod:`.choices`: the first disagreement filter over
 a large split under a new model reads and scores every forest of it; later ones read a table).
-The progress counts the sentences with a forest: one without has nothing to disambiguate.
+The progress counts the sentences with a forest: one without has nothing to disambiguate. An
+annotator's list shows the sentences assigned to them first (:mod:`.assignment`), with their own
+progress on them, so the job they were given is what they see.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ class ListRow(NamedTuple):
     status: str
     disagree: bool | None          # None: not computed (no disagreement filter asked)
     comments: int = 0              # verdicts with a comment on the sentence, anyone's
+    assigned: tuple = ()           # the annotators it is assigned to
 
 
 class Filters(NamedTuple):
@@ -40,6 +43,7 @@ class Filters(NamedTuple):
     disagree: bool | None = None
     status: str | None = None
     page: int = 0
+    mine: bool | None = None       # only (True) or none (False) of the annotator's assignment
 
 
 def splits_of(corpus: str) -> list[str]:
@@ -76,65 +80,112 @@ def ranker_choices(served, sentence_id: str, model=None) -> dict[str, int]:
     return got
 
 
-def list_rows(store, served, f: Filters, who: str | None = None) -> tuple[list[ListRow], int, int, int]:
-    """The filtered page of rows, how many match, how many of the selection are done, and its size.
+class Listing(NamedTuple):
+    """Every row of a list (list order), and the progress counts over its selection."""
+
+    rows: list                     # ListRow, the annotator's assignment first, then corpus order
+    done: int                      # sentences of the selection done
+    with_forest: int               # sentences of the selection with a forest (the progress counts those)
+    mine_done: int = 0             # of the annotator's assignment in the selection: done
+    mine: int = 0                  # the annotator's assignment in the selection (with a forest)
+
+
+class Statuses:
+    """Each sentence's status for an annotator (or for everyone's work together), from one read of
+    the store's decisions and verdicts."""
+
+    def __init__(self, store, served):
+        self.store, self.served = store, served
+        self.decided: dict[tuple, list] = {}    # (sentence id, who or None) -> decisions
+        for sid, d in store.decisions():   # one query for the whole store
+            self.decided.setdefault((sid, d.who), []).append(d)
+            self.decided.setdefault((sid, None), []).append(d)
+        verdicts = store.verdicts()
+        # "no correct candidate", or the one bracketing left confirmed: the annotator's work is done
+        self.said_done = set()
+        for sid, v in verdicts:
+            if v.no_correct or v.confirmed:
+                self.said_done |= {(sid, v.who), (sid, None)}
+        self.comments: dict[str, int] = {}   # everyone's: a remark is for the whole team
+        for sid, v in verdicts:
+            if v.comment:
+                self.comments[sid] = self.comments.get(sid, 0) + 1
+
+    def of(self, sentence_id: str, who: str | None = None) -> tuple[int, str]:
+        """``(decisions, status)`` of ``who``'s work on a sentence (None: everyone's together)."""
+        n_dec, status = sentence_status(self.store, self.served, sentence_id,
+                                        self.decided.get((sentence_id, who), ()))
+        if (sentence_id, who) in self.said_done:
+            status = "done"   # no candidate is right, or the only bracketing is
+        return n_dec, status
+
+
+def list_rows(store, served, f: Filters, who: str | None = None) -> tuple[list[ListRow], Listing]:
+    """The filtered page of rows, and the whole :class:`Listing` (how many match: its rows' length).
 
     With ``who``, decisions and statuses are that annotator's own (each annotator's work is kept
-    apart); a sentence they said has no correct candidate, or whose one bracketing left they
-    confirmed, is done.
+    apart), and the sentences assigned to them come first; a sentence they said has no correct
+    candidate, or whose one bracketing left they confirmed, is done.
     """
-    rows, done, with_forest = matching_rows(store, served, f, who)
-    return rows[f.page * PAGE:(f.page + 1) * PAGE], len(rows), done, with_forest
+    listing = matching_rows(store, served, f, who)
+    return listing.rows[f.page * PAGE:(f.page + 1) * PAGE], listing
 
 
 def filtered_neighbours(store, served, f: Filters, sentence, who: str | None = None) -> tuple[str | None, str | None] | None:
-    """The previous and next sentence of the list ``f`` around ``sentence`` (corpus order), or None
+    """The previous and next sentence of the list ``f`` around ``sentence`` (list order), or None
     when ``sentence`` is not of the list's corpus and split.
 
     The sentence itself need not match any more (answering an "untouched" one makes it "started"):
     its neighbours are the matching sentences before and after its place. ``who`` as in
-    :func:`list_rows`.
+    :func:`list_rows`: an annotator's "next" walks their assignment first.
     """
     from ..store.splits import document_filter
 
     if sentence.corpus != f.corpus or (f.split and not document_filter(f.corpus, f.split)(sentence.document)):
         return None
     order = {s.id: k for k, s in enumerate(served.corpora.get(f.corpus, ()))}
-    here = order.get(sentence.id)
-    if here is None:
+    if sentence.id not in order:
         return None
-    ids = [r.id for r in matching_rows(store, served, f, who)[0] if r.size]
-    before = [sid for sid in ids if order[sid] < here]
-    after = [sid for sid in ids if order[sid] > here]
+    mine = _assigned_to(store, who)
+    key = _list_order(order, mine)
+    here = key(sentence.id)
+    ids = [r.id for r in matching_rows(store, served, f, who).rows if r.size]
+    before = [sid for sid in ids if key(sid) < here]
+    after = [sid for sid in ids if key(sid) > here]
     return (before[-1] if before else None), (after[0] if after else None)
 
 
-def matching_rows(store, served, f: Filters, who: str | None = None) -> tuple[list[ListRow], int, int]:
-    """Every row matching the filters (corpus order), how many of the selection are done, and how
-    many of it have a forest (the progress counts those). ``who`` as in :func:`list_rows`."""
+def _assigned_to(store, who: str | None) -> set[str]:
+    """The sentences assigned to ``who`` (none for None)."""
+    return set() if who is None else {a.sentence_id for a in store.assignments(who)}
+
+
+def _list_order(order: dict[str, int], mine: set[str]):
+    """The list's sort key: the annotator's assignment first, each part in corpus order."""
+    return lambda sid: (sid not in mine, order[sid])
+
+
+def matching_rows(store, served, f: Filters, who: str | None = None) -> Listing:
+    """Every row matching the filters (list order) and the progress counts (:class:`Listing`).
+    ``who`` as in :func:`list_rows`."""
     from ..store.splits import document_filter
 
     keep = document_filter(f.corpus, f.split) if f.split else None
     sentences = [s for s in served.corpora.get(f.corpus, ()) if keep is None or keep(s.document)]
-    rows, done = [], 0
-    decided: dict[str, list] = {}
-    for sid, d in store.decisions():   # one query for the whole store
-        if who is None or d.who == who:
-            decided.setdefault(sid, []).append(d)
-    # "no correct candidate", or the one bracketing left confirmed: the annotator's work is done
-    verdicts = store.verdicts()
-    said_done = {sid for sid, v in verdicts if (v.no_correct or v.confirmed) and (who is None or v.who == who)}
-    comments: dict[str, int] = {}   # everyone's: a remark is for the whole team
-    for sid, v in verdicts:
-        if v.comment:
-            comments[sid] = comments.get(sid, 0) + 1
+    statuses = Statuses(store, served)
+    holders: dict[str, list] = {}
+    for a in store.assignments():
+        holders.setdefault(a.sentence_id, []).append(a.who)
+    mine = {sid for sid, whos in holders.items() if who is not None and who in whos}
+    rows, done, mine_done = [], 0, 0
     disagree_of = served.choices.disagree(store, [s.id for s in sentences]) if f.disagree is not None else {}
     for s in sentences:
-        n_dec, status = sentence_status(store, served, s.id, decided.get(s.id, ()))
-        if s.id in said_done:
-            status = "done"   # no candidate is right, or the only bracketing is
+        n_dec, status = statuses.of(s.id, who)
         done += status == "done"   # the progress count is the whole selection's
         size = served.sizes.get(s.id, 0)
+        mine_done += status == "done" and s.id in mine and bool(size)
+        if f.mine is not None and (s.id in mine) != f.mine:
+            continue
         quality = served.qualities.get(s.id, "no parse")
         if f.quality and quality != f.quality:
             continue
@@ -148,6 +199,9 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> tuple[li
             if disagree != f.disagree:
                 continue
         rows.append(ListRow(s.id, " ".join(s.tokens), len(s.tokens), size, quality, n_dec, status, disagree,
-                            comments.get(s.id, 0)))
+                            statuses.comments.get(s.id, 0), tuple(holders.get(s.id, ()))))
+    order = {s.id: k for k, s in enumerate(sentences)}
+    rows.sort(key=lambda r: _list_order(order, mine)(r.id))
     with_forest = sum(1 for s in sentences if served.sizes.get(s.id))
-    return rows, done, with_forest
+    n_mine = sum(1 for s in sentences if s.id in mine and served.sizes.get(s.id))
+    return Listing(rows, done, with_forest, mine_done, n_mine)

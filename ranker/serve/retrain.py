@@ -6,7 +6,9 @@ model, keeping the old one so the page can show how each candidate's place chang
 in the store as the served model (a restart ranks with it). The model is
 always adapted from the served model's base with the team's work as training reads it (decisions,
 verdicts, adjudications: :func:`ranker.pipeline.retrain.retrain`), so a click with nothing new
-changes nothing, and says so. The store's log is checkpointed after each retrain.
+changes nothing, and says so. The store's log is checkpointed after each retrain. A retrain that
+stores a model is recorded as a run (``serve retrain``), as every command that writes the store is,
+so ``ranker store stats`` lists it and the new model's record names it.
 """
 from __future__ import annotations
 
@@ -59,6 +61,13 @@ def start_retrain(served, by: str | None = None) -> RetrainJob:
     return job
 
 
+def retrain_settings(served, current, by: str | None) -> dict:
+    """What the store's ``runs`` row of a retrain started from the page records (``ranker store
+    stats`` lists it with the commands' runs): the server's store, source and model, and who asked."""
+    return {"store": str(served.store_path), "source": served.source, "by": by,
+            "model": None if current is None else current.key, "started from": "the page (ranker serve)"}
+
+
 def _run(served, job: RetrainJob) -> None:
     from ..errors import RankerError
     from ..store import Store
@@ -68,7 +77,8 @@ def _run(served, job: RetrainJob) -> None:
     try:
         with served.lock:
             current = served.model
-        with Store.open(served.store_path, create=False) as st:
+        with Store.open(served.store_path, create=False) as st, \
+                st.recording("serve retrain", retrain_settings(served, current, job.by)):
             model = retrained_model(st, current, job.update, source=served.source)
             if current is not None and model.key == current.key:
                 # a retrain is a function of (base model, decisions): the same inputs, the same model

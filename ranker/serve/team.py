@@ -120,7 +120,7 @@ def adjudicate_sentence():
             tree = data.forest.candidates[picks[who][0]].tree
             against = data.forest.candidates[picks[other][0]].tree if picks[other] else None
             drawings[who] = tree_svg(tree, compare_brackets(tree, against, DIFFERENT),
-                                     f"{who}: candidate {picks[who][0]}")
+                                     f"{who}: candidate {picks[who][0]}", views._layout(tree) == "vertical")
     adj = st.adjudications().get(sid)
     return render_template("adjudicate_sentence.html", sentence=st.sentence(sid), work=work, row=row,
                            picks=picks, drawings=drawings, adjudication=adj,

@@ -100,11 +100,14 @@ def sentences():
                 max_size=forms.integer(a.get("max_size"), "max_size", 0, 10**9),
                 disagree=None if not a.get("disagree") else forms.boolean(a.get("disagree"), "disagree"),
                 status=forms.choice(a.get("status"), "status", STATUSES),
-                page=forms.integer(a.get("page"), "page", 0, 10**6, 0))
-    rows, matching, done, total = list_rows(s.store(), s, f, who=current_annotator())
+                page=forms.integer(a.get("page"), "page", 0, 10**6, 0),
+                mine=None if not a.get("mine") else forms.boolean(a.get("mine"), "mine"))
+    rows, listing = list_rows(s.store(), s, f, who=current_annotator())
     session[LIST_FILTER] = f._replace(page=0)._asdict()   # "next" on a sentence page walks this list
+    matching = len(listing.rows)
     return render_template("list.html", rows=rows, f=f, corpora=sorted(s.corpora), splits=splits,
-                           qualities=QUALITIES, statuses=STATUSES, matching=matching, done=done, total=total,
+                           qualities=QUALITIES, statuses=STATUSES, matching=matching, done=listing.done,
+                           total=listing.with_forest, listing=listing, me=current_annotator(),
                            pages=(matching + PAGE - 1) // PAGE, args=a)
 
 
@@ -115,8 +118,9 @@ def sentence():
     return _sentence_page(forms.sentence_id(served().store(), request.args.get("id")))
 
 
-def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, draft: dict | None = None):
-    """The sentence page, with ``conflict`` (an answer refused) shown above it when given, and
+def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draft: dict | None = None):
+    """The sentence page, with ``refused`` (why an answer was refused: 409) shown above it when given
+    (a *conflict* is the team's disagreement, :mod:`.teamwork`: another word, another element), and
     ``draft`` (``{"comment", "error"}``: a verdict refused) kept in its form."""
     from .sentence import default_pair, sentence_view
     from .teamwork import own_decisions, sentence_team
@@ -139,17 +143,19 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, dra
                       second)
     b = forms.integer(request.args.get("b"), "b", 0, max(n - 1, 0), a if second is None else second)
     drawings = {}
+    layout = _layout(view.trees[a] if n else None)
     if n:
         ta, tb = view.trees[a], view.trees[b]
+        vertical = layout == "vertical"
         ca = compare_brackets(ta, view.gold)
-        drawings["a_gold"] = tree_svg(ta, ca, f"candidate {a} against gold")
+        drawings["a_gold"] = tree_svg(ta, ca, f"candidate {a} against gold", vertical)
         drawings["a_gold_counts"] = class_counts(ca, (MATCHED, CROSSING, EXTRA))
         if view.gold is not None:
             cg = compare_brackets(view.gold, ta, MISSING)
-            drawings["gold"] = tree_svg(view.gold, cg, "gold")
+            drawings["gold"] = tree_svg(view.gold, cg, "gold", vertical)
             drawings["gold_counts"] = class_counts(cg, (MATCHED, CROSSING, MISSING))
-        drawings["a"] = tree_svg(ta, compare_brackets(ta, tb, DIFFERENT), f"candidate {a}")
-        drawings["b"] = tree_svg(tb, compare_brackets(tb, ta, DIFFERENT), f"candidate {b}")
+        drawings["a"] = tree_svg(ta, compare_brackets(ta, tb, DIFFERENT), f"candidate {a}", vertical)
+        drawings["b"] = tree_svg(tb, compare_brackets(tb, ta, DIFFERENT), f"candidate {b}", vertical)
     shown = view.packs if show_all else [p for p in view.packs if p.row.remaining]
     listed = _list_filter()
     neighbours = None
@@ -160,6 +166,7 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, dra
     if neighbours is None:
         listed, neighbours = None, s.neighbours(view.sentence)
     s.prefetch(neighbours[1])   # the annotator's likely next page
+    team = sentence_team(s, st, sid)
     return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
                            show_all=show_all, n=n, here=url_for("serve.sentence", id=sid),
                            one_bracketing=len(view.packs) == 1,
@@ -168,8 +175,33 @@ def _sentence_page(sid: str, conflict: str | None = None, status: int = 200, dra
                            neighbours=neighbours,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
-                           retrain=s.retrain, conflict=conflict, team=sentence_team(s, st, sid),
-                           pinned=pinned, draft=draft), status
+                           retrain=s.retrain, refused=refused, team=team,
+                           # after "no correct candidate" there is nothing to answer: no discriminant is offered
+                           said_none=bool(team.verdict and team.verdict.no_correct),
+                           pinned=pinned, draft=draft, layout=layout,
+                           assigned=[x.who for x in st.assignments(sentence_id=sid)]), status
+
+
+#: Session key of the tree layout this session chose (``?layout=wide|vertical|auto``).
+LAYOUT = "layout"
+LAYOUTS = ("auto", "wide", "vertical")
+#: Two drawings side by side wider than this (pixels) are drawn vertically when the layout is auto:
+#: the trees' box of a 1,400-pixel window is about 1,330 pixels wide.
+WIDE_LIMIT = 1200
+
+
+def _layout(tree) -> str:
+    """``wide`` or ``vertical``: the layout chosen with ``?layout=`` (kept for the session), or
+    with ``auto`` (the default) vertical when two of ``tree``'s drawings side by side would not fit."""
+    from .svg import wide_width
+
+    asked = forms.choice(request.args.get("layout"), "layout", LAYOUTS)
+    if asked is not None and asked != session.get(LAYOUT, "auto"):
+        session[LAYOUT] = asked
+    chosen = session.get(LAYOUT, "auto") if asked is None else asked
+    if chosen in ("wide", "vertical"):
+        return chosen
+    return "vertical" if tree is not None and 2 * wide_width(tree) > WIDE_LIMIT else "wide"
 
 
 #: Session key of the sentence this session is on and the model that ranks it: a retrain takes
@@ -225,7 +257,7 @@ def decide():
     The answer is checked against the decisions stored when it is written
     (:func:`ranker.sources.discriminants.decide`): an answer from a page loaded before someone
     else's answer that would leave no candidate, or a span no candidate holds, is refused with
-    409 and the sentence page as it is now, the conflict named above it.
+    409 and the sentence page as it is now, the refusal named above it.
     """
     from ..sources.discriminants import DecisionRefused, decide, decision, span_key
 
@@ -234,11 +266,15 @@ def decide():
     sid = forms.sentence_id(st, request.form.get("id"))
     label, start, end = forms.discriminant(request.form.get("key"), len(st.sentence(sid).tokens))
     accept = forms.boolean(request.form.get("accept"), "accept")
-    answer = decision(span_key(label, start, end), accept, annotator())
+    who = annotator()
+    if any(v.who == who and v.no_correct for v in st.verdicts(sid)):   # a stale page, or a script
+        raise FormError("you said no candidate of this sentence is correct, so there is nothing to answer: "
+                        "untick it in your verdict to answer again", 409)
+    answer = decision(span_key(label, start, end), accept, who)
     try:
         decide(st, sid, s.forest_data(sid).spans, answer)   # checked against this annotator's own answers
     except DecisionRefused as e:
-        return _sentence_page(sid, conflict=str(e), status=409)
+        return _sentence_page(sid, refused=str(e), status=409)
     return _back(sid)
 
 

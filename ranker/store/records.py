@@ -129,6 +129,18 @@ class Verdict(NamedTuple):
     confirmed: bool = False
 
 
+class Assignment(NamedTuple):
+    """A sentence given to an annotator to work on (an adjudicator's plan, :mod:`ranker.store.assignments`).
+
+    A sentence given to two annotators is double-annotated: their agreement is measured on it.
+    """
+
+    sentence_id: str
+    who: str              # the annotator it is given to
+    by: str               # who assigned it
+    at: str               # ISO-8601 UTC
+
+
 class Adjudication(NamedTuple):
     """An adjudicator's pick where annotators conflict on a sentence: ``chosen``'s work is the sentence's.
 

@@ -64,6 +64,9 @@ CREATE TABLE IF NOT EXISTS verdicts (
 CREATE TABLE IF NOT EXISTS adjudications (
     sentence_id TEXT PRIMARY KEY, chosen TEXT NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL,
     work TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS assignments (
+    sentence_id TEXT NOT NULL, who TEXT NOT NULL, assigned_by TEXT NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (sentence_id, who)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, command TEXT NOT NULL, settings TEXT NOT NULL, version TEXT NOT NULL,
     started TEXT NOT NULL, ended TEXT NOT NULL, outcome TEXT NOT NULL);

@@ -9,6 +9,7 @@ from parts, each in its own module:
 - :mod:`.candidates`: sources, candidates and forests, the parse log;
 - :mod:`.annotations`: annotations, their checks, consistent sets, discriminant decisions;
 - :mod:`.team`: verdicts, adjudications, annotator names;
+- :mod:`.assignments`: which annotators each sentence is given to;
 - :mod:`.counts`: bracket counts, scorings;
 - :mod:`.artifacts`: artifacts, runs, models;
 
@@ -24,6 +25,7 @@ import statistics
 # Every name below is importable from here as before the split; most are re-exported, not used.
 from .annotations import AnnotationTables
 from .artifacts import ArtifactTables
+from .assignments import AssignmentTables
 from .candidates import CandidateTables
 from .connection import PAGE_SIZE, Connection, backup_destination
 from .consistency import CROSSING_RULES, RULES, choose_consistent
@@ -39,7 +41,8 @@ from .team import TeamRecords
 from .version import code_version
 
 
-class Store(CorpusTables, CandidateTables, AnnotationTables, TeamRecords, CountTables, ArtifactTables, Connection):
+class Store(CorpusTables, CandidateTables, AnnotationTables, TeamRecords, AssignmentTables, CountTables, ArtifactTables,
+            Connection):
     """An open store file; use as a context manager (``with Store.open(path) as st:``)."""
 
     # ---------------------------------------------------------------- statistics

@@ -253,7 +253,7 @@ def test_an_answer_from_a_stale_page_that_would_leave_nothing_is_refused_with_th
     page = r.get_data(as_text=True)
     assert r.status_code == 409
     # the page as it is now, the conflict named: ann's answer stands, bob's is not stored
-    assert 'id="conflict"' in page and key in page and "answer refused" in page
+    assert 'id="refused"' in page and key in page and "answer refused" in page
     assert _remaining(page) == _stored_left(store_path, test_sentence, "ann") >= 1
     with Store.open(store_path, readonly=True) as st:
         assert [(d.accept, d.who) for d in st.decisions(test_sentence)] == [(True, "ann")]
@@ -277,13 +277,14 @@ def test_a_hand_made_answer_on_a_span_no_candidate_holds_is_refused(app, store_p
     assert _stored_left(store_path, test_sentence) == total
 
 
-def test_retraining_from_decisions_changes_the_model_and_shows_the_old_places(store_path, test_sentence):
+def test_retraining_from_decisions_changes_the_model_and_shows_the_old_places(store_path, test_sentence, capsys):
     import time
 
     from ranker.serve.app import create_app
     from ranker.pipeline.cache import MODEL_KIND
 
     app = create_app(store_path)
+    old_key_full = app.extensions["ranker"].model.key
     client = app.test_client()
     html = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
     token = re.search(r'name="token" value="([^"]+)"', html).group(1)
@@ -309,6 +310,15 @@ def test_retraining_from_decisions_changes_the_model_and_shows_the_old_places(st
         st_key = next(k for k in st.artifact_keys(MODEL_KIND) if k.startswith(new_key))
     assert st_key.startswith(new_key)
     client.post("/undo", data={"id": test_sentence, "token": token})
+    # the retrain is a recorded run, as a command's is, and the new model's record names it (issue 37, item 10)
+    with Store.open(store_path, readonly=True) as st:
+        run = st.runs()[-1]
+        assert (run.command, run.outcome, run.settings["model"]) == ("serve retrain", "ok", old_key_full)
+        assert st.model_record(st_key).run == run.id
+    from ranker.cli.main import main
+
+    assert main(["store", "stats", str(store_path)]) == 0
+    assert re.search(r"serve retrain\s+ok", capsys.readouterr().out)
 
 
 def test_the_disagreement_filter_splits_the_list_by_the_rankers_choices(app):

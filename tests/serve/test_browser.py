@@ -162,8 +162,9 @@ def test_an_answer_from_a_stale_page_is_refused_and_the_page_shows_the_conflict(
     box.clear()
     box.send_keys("stale-ann")
     browser.find_element(By.CSS_SELECTOR, "form.who button").click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "form.who input[name=who]")
-                                     .get_attribute("value") == "stale-ann")
+    # the page reloads after the POST: the old field goes stale before the new one exists
+    WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "form.who input[name=who]").get_attribute("value") == "stale-ann")
     total = _remaining(browser)
     row = browser.find_elements(By.CSS_SELECTOR, "#discriminants tbody tr[data-key]")[0]
     key = row.get_attribute("data-key")
@@ -175,7 +176,7 @@ def test_an_answer_from_a_stale_page_is_refused_and_the_page_shows_the_conflict(
     other.open(f"{live_server.url}/decide", data=urllib.parse.urlencode(
         {"id": test_sentence, "key": key, "accept": "1", "token": token}).encode()).read()
     row.find_element(By.CSS_SELECTOR, "button.reject").click()   # from the stale page
-    conflict = WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "conflict")))
+    conflict = WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "refused")))
     assert "answer refused" in conflict.text
     assert 1 <= _remaining(browser) < total
     with Store.open(store_path, readonly=True) as st:
@@ -213,7 +214,8 @@ def test_a_long_sentences_trees_sit_side_by_side_in_one_scroll_box(browser, live
     with Store.open(store_path, readonly=True) as st:
         longest = max((s for s in st.sentences("treebank") if st.candidate_texts(s.id)), key=lambda s: len(s.tokens))
     assert len(longest.tokens) >= 30
-    browser.get(f"{live_server.url}/sentence?id={longest.id}")
+    # words side by side, asked for (by length the page draws a sentence this long one word a row)
+    browser.get(f"{live_server.url}/sentence?id={longest.id}&layout=wide")
     boxes = browser.find_elements(By.CSS_SELECTOR, ".trees-box")
     assert len(boxes) == 1
     box = boxes[0]
@@ -229,6 +231,7 @@ def test_a_long_sentences_trees_sit_side_by_side_in_one_scroll_box(browser, live
     assert size[0] > size[1]            # the box scrolls ...
     assert size[2] <= size[3]           # ... and the page itself does not
     assert box.rect["x"] + box.rect["width"] <= size[3]
+    browser.get(f"{live_server.url}/sentence?id={longest.id}&layout=auto")   # this browser's session as it was
 
 
 def test_a_button_of_a_label_with_odd_characters_works(browser, odd_label_server, odd_label_store, odd_label,

@@ -1,6 +1,7 @@
 """What a treebanking job needs of the page, in a real browser (headless chromium, Selenium) against the
-real server (issue 37): sign-in throttling, confirming a sentence of one bracketing, a long comment
+real server (issue 37): sign-in throttling (by account and by address), confirming a sentence of one bracketing, a long comment
 kept with the limit said, and an adjudication reopened when the chosen work changes."""
+import re
 import shutil
 
 import pytest
@@ -52,6 +53,23 @@ def test_the_sign_in_page_says_when_a_locked_account_may_try_again(driver, job):
     said = driver.find_element(By.ID, "login-error").text
     assert said.startswith("too many failed sign-ins for this account: try again in 60 seconds (after ")
     assert not driver.find_elements(By.ID, "signed-in")
+
+
+def test_sign_ins_from_one_address_are_throttled_whatever_the_names_and_browsers(driver, job):
+    """Sign-in throttling by client address in the browser tier (issue 37, defect 2): a name a
+    failure never locks the names, but the address; another browser from it is refused too."""
+    from ranker.serve.accounts import ADDRESS_LIMIT
+
+    base, _, _ = job
+    for k in range(ADDRESS_LIMIT):
+        sign_in_attempt(driver, base, f"guess{k}", "wrong-password")
+    with fresh_chromium() as other:   # a new session, cookies of its own, the same address
+        sign_in_attempt(other, base, "ann", "ann-secret-1")
+        said = other.find_element(By.ID, "login-error").text
+        # the lock began at the last failure: a minute, less what the other browser took to start
+        assert re.fullmatch(r"too many failed sign-ins from your address: try again in (\d+) seconds "
+                            r"\(after \d\d:\d\d:\d\d UTC\)", said), said
+        assert not other.find_elements(By.ID, "signed-in")
 
 
 def test_a_sentence_of_one_bracketing_is_confirmed_in_the_browser(driver, job):

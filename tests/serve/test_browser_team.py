@@ -127,7 +127,7 @@ def test_two_accounts_sign_in_decide_see_their_own_and_an_adjudicator_picks(two_
     for driver, name in ((ann, "ann"), (boss, "boss")):
         driver.refresh()
         assert [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#decisions .by")] == [name]
-        assert driver.find_element(By.ID, "conflict")
+        assert driver.find_element(By.ID, "team-conflict")
     # a verdict with a comment, shown as text
     ann.find_element(By.CSS_SELECTOR, "#verdict-form textarea").send_keys("<b>two readings</b>")
     _click_and_wait(ann, "button.verdict", lambda d: d.find_element(By.ID, "verdict-comment").text

@@ -69,3 +69,19 @@ def test_a_long_label_over_one_word_widens_its_column():
     assert width(wide) > width(narrow)
     (is_, now) = xs(wide)
     assert now - is_ >= (len("VBZ") + len("ADVP-TMP")) * 7.2 / 2   # the two labels do not overlap
+
+
+def test_the_vertical_layout_is_as_wide_as_the_tree_is_deep_with_the_same_classes_and_spans():
+    import re
+
+    from ranker.serve.svg import tree_svg, wide_width
+    from ranker.trees.penn import parse_tree
+
+    words = " ".join(f"(NP (DT the) (NN word{k}))" for k in range(40))
+    tree = parse_tree(f"(S {words} (. .))")
+    wide, tall = tree_svg(tree, {("NP", 0, 2): "matched"}), tree_svg(tree, {("NP", 0, 2): "matched"}, vertical=True)
+    width = lambda svg: float(re.search(r'width="([\d.]+)"', svg).group(1))   # noqa: E731
+    assert width(wide) == round(wide_width(tree)) > 2000 and width(tall) < 250
+    spans = lambda svg: sorted(re.findall(r'class="(\w+)" data-span="([\d-]+)"', svg))   # noqa: E731
+    assert spans(tall) == spans(wide) and ("matched", "0-2") in spans(tall)
+    assert re.findall(r'class="word">([^<]+)<', tall) == list(tree.words)

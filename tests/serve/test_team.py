@@ -146,6 +146,34 @@ def test_no_correct_candidate_counts_done_leaves_training_and_the_comment_is_esc
     assert v.no_correct and v.comment == evil
 
 
+def test_after_no_correct_candidate_no_discriminant_is_offered_or_taken(app, store_path, test_sentence):
+    client = app.test_client()
+    page = _page(client, test_sentence)
+    token, key = _token(page), _keys(page)[0]
+    assert client.post("/verdict", data={"id": test_sentence, "no_correct": "1", "token": token}).status_code == 302
+    page = _page(client, test_sentence)
+    assert _keys(page) == [] and 'id="said-none"' in page and "button.accept" not in page
+    r = client.post("/decide", data={"id": test_sentence, "key": key, "accept": "1", "token": token})
+    assert r.status_code == 409 and "untick it in your verdict" in r.get_data(as_text=True)
+    client.post("/verdict", data={"id": test_sentence, "no_correct": "0", "token": token})
+    assert _keys(_page(client, test_sentence))[0] == key   # unticked: offered again
+    with Store.open(store_path, readonly=True) as st:
+        assert st.decisions(test_sentence) == []
+
+
+def test_a_refused_answer_and_a_team_conflict_are_two_names_and_ids_are_unique(app, test_sentence):
+    from collections import Counter
+
+    ann, bob, ann_token, _, k2 = _conflict(app, test_sentence)
+    # ann answers again from a page where bob's conflict shows: the same span the other way leaves nothing
+    r = ann.post("/decide", data={"id": test_sentence, "key": k2, "accept": "0", "token": ann_token})
+    page = r.get_data(as_text=True)
+    assert r.status_code == 409
+    assert 'id="refused"' in page and 'id="team-conflict"' in page
+    ids = Counter(re.findall(r'\sid="([^"]+)"', page))
+    assert [i for i, n in ids.items() if n > 1] == []
+
+
 @pytest.mark.parametrize("data, says", [
     ({"no_correct": "maybe"}, "parameter no_correct"),
     ({"comment": "x" * 2001}, "a comment holds at most 2000 characters and this one has 2001"),
@@ -166,7 +194,7 @@ def test_a_conflict_is_listed_with_the_agreement_adjudicated_and_training_reads_
     from ranker.cli.main import main
 
     ann, bob, ann_token, bob_token, k2 = _conflict(app, test_sentence)
-    assert 'id="conflict"' in _page(ann, test_sentence)
+    assert 'id="team-conflict"' in _page(ann, test_sentence)
     listing = ann.get("/adjudicate").get_data(as_text=True)
     assert f'data-id="{test_sentence}"' in listing and "answered differently: " + k2 in listing
     assert 'id="shared-answers">2<' in listing and "1 of 2" in listing and 'id="n-conflicts">1<' in listing
