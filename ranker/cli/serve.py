@@ -94,7 +94,8 @@ def _add_assign_commands(sub) -> None:
     """``ranker serve assign add|list|clear``: the work plan the page's assignment form makes too."""
     import argparse
 
-    from .options import add_source, add_store
+    from ..pipeline.config import DataSection
+    from .options import add_source, add_store, config_option
 
     u = sub.add_parser("assign", help="give documents or sentence ranges to annotators",
                        description="Give a selection's sentences with candidates (corpus order) to annotators, "
@@ -108,7 +109,7 @@ def _add_assign_commands(sub) -> None:
     add_store(common)
     add_source(common)
     selection = argparse.ArgumentParser(add_help=False)
-    selection.add_argument("--corpus", default="treebank", help="the stored corpus (default treebank)")
+    config_option(selection, "--corpus", section=DataSection, key="corpus", help="the stored corpus")
     selection.add_argument("--split", default=None,
                            help="documents: a named split (train, heldout, test), document ranges like "
                                 "wsj_0170-0172, a glob (news_*) or @FILE (default: the whole corpus)")
