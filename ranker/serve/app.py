@@ -95,13 +95,22 @@ class Served:
         return self.forests.get(sentence_id, lambda: forest_data(self.store(), sentence_id, self.source,
                                                                  self.evaluation, self.evidence))
 
+    def model_matrix(self, model, sentence_id: str):
+        """The sentence's candidates as ``model``'s feature rows, cached per model and sentence."""
+        # the model itself is kept in the value, so its id cannot be reused while the entry lives
+        return self.scores.get(("X", id(model), sentence_id),
+                               lambda: (model, model.matrix(self.forest_data(sentence_id).forest)))[1]
+
     def model_scores(self, model, sentence_id: str):
         """Each candidate's score under ``model`` (None without a model), cached per model and sentence."""
+        import numpy as np
+
         if model is None:
             return None
-        # the model itself is kept in the value, so its id cannot be reused while the entry lives
-        return self.scores.get((id(model), sentence_id),
-                               lambda: (model, model.scores(self.forest_data(sentence_id).forest)))[1]
+        if not self.forest_data(sentence_id).forest.candidates:
+            return np.zeros(0)
+        return self.scores.get((id(model), sentence_id), lambda: (model, np.asarray(
+            model.saved.ranker.decision_function(self.model_matrix(model, sentence_id)), dtype=np.float64)))[1]
 
     def heidorn_choice(self, sentence_id: str) -> int | None:
         """The candidate Heidorn's ranker with the stored tuned K table picks, or None."""
@@ -110,8 +119,11 @@ class Served:
         import numpy as np
 
         def pick():
+            from ..pipeline.stages import choose
+
             cands = self.forest_data(sentence_id).forest.candidates
-            return int(np.argmax(self.heidorn.decision_function([c.tree for c in cands]))) if cands else None
+            groups = np.zeros(len(cands), dtype=np.int64)
+            return int(choose(self.heidorn, {"trees": lambda: ([c.tree for c in cands], groups)})[0]) if cands else None
 
         return self.scores.get(("heidorn", sentence_id), pick)
 

@@ -68,15 +68,22 @@ def ranker_choices(served, sentence_id: str, model=None) -> dict[str, int]:
     """Each ranker's choice (native, heidorn, loglinear) for one sentence (``model``: default the served one)."""
     import numpy as np
 
-    if not served.sizes.get(sentence_id):
+    from ..models import NativeRanker
+    from ..pipeline.stages import choose, source_ranks
+
+    n = served.sizes.get(sentence_id)
+    if not n:
         return {}
-    got = {"native": 0}
+    groups = np.zeros(n, dtype=np.int64)
+    # the choices ranker run and ranker select make, through the same function (stages.choose)
+    got = {"native": int(choose(NativeRanker().fit(), {"source_rank": lambda: (source_ranks(groups), groups)})[0])}
     heidorn = served.heidorn_choice(sentence_id)
     if heidorn is not None:
         got["heidorn"] = heidorn
-    scores = served.model_scores(served.model if model is None else model, sentence_id)
-    if scores is not None:
-        got["loglinear"] = int(np.argmax(scores))
+    model = served.model if model is None else model
+    if model is not None:
+        got["loglinear"] = int(choose(model.saved.ranker, {
+            "features": lambda: (served.model_matrix(model, sentence_id), groups)})[0])
     return got
 
 

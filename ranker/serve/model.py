@@ -25,15 +25,17 @@ class ServedModel(NamedTuple):
     families: list        # built (and fitted) feature families of its configuration
     evidence: str | None = None   # the stored source its evidence families read (None: none)
 
-    def scores(self, forest) -> np.ndarray:
-        """Each candidate's score ``λ·f(x)`` in forest order."""
+    def matrix(self, forest):
+        """The forest's candidates as the model's feature rows (its columns only), forest order."""
         from ..features import extract
 
+        return extract([forest], self.families).restrict(self.saved.feature_names)
+
+    def scores(self, forest) -> np.ndarray:
+        """Each candidate's score ``λ·f(x)`` in forest order."""
         if not forest.candidates:
             return np.zeros(0)
-        m = extract([forest], self.families)
-        return np.asarray(self.saved.ranker.decision_function(m.restrict(self.saved.feature_names)),
-                          dtype=np.float64)
+        return np.asarray(self.saved.ranker.decision_function(self.matrix(forest)), dtype=np.float64)
 
 
 def probabilities(scores: np.ndarray) -> np.ndarray:

@@ -115,7 +115,7 @@ def _order(scores: np.ndarray) -> np.ndarray:
 
 
 def sentence_view(data: ForestData, decisions, scores: np.ndarray | None, previous: np.ndarray | None = None,
-                  heidorn_choice: int | None = None, model_key: str | None = None) -> SentenceView:
+                  rankers: dict[str, int] | None = None, model_key: str | None = None) -> SentenceView:
     """The page of one sentence.
 
     Parameters
@@ -127,8 +127,10 @@ def sentence_view(data: ForestData, decisions, scores: np.ndarray | None, previo
     scores, previous
         Each candidate's score under the served model, and under the model before the last
         retraining (its order is shown beside); None without.
-    heidorn_choice
-        The candidate Heidorn's ranker (stored tuned K table) picks, or None.
+    rankers
+        Each served ranker's choice (:func:`.listing.ranker_choices`: native, heidorn, loglinear,
+        through the function ``ranker run`` and ``ranker select`` choose with); the oracle is added
+        here from the counts.
     """
     from ..sources.discriminants import discriminants, remaining_mask
 
@@ -147,11 +149,7 @@ def sentence_view(data: ForestData, decisions, scores: np.ndarray | None, previo
     primary = LogLinearSection().select_metric
     choices: dict[str, int] = {}
     if n:
-        choices["native"] = 0
-        if heidorn_choice is not None:
-            choices["heidorn"] = heidorn_choice
-        if model_key is not None:
-            choices["loglinear"] = int(order[0])
+        choices.update(rankers or {"native": 0})
         if primary in data.counts:   # the report's oracle: a candidate the scorer left out only if all were
             choices["oracle"] = int(oracle_choice(data.counts[primary], METRICS[primary].score)[0])
     mask = np.asarray(remaining_mask(spans, decisions), dtype=bool) if n else np.zeros(0, dtype=bool)

@@ -122,6 +122,7 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
     """The sentence page, with ``refused`` (why an answer was refused: 409) shown above it when given
     (a *conflict* is the team's disagreement, :mod:`.teamwork`: another word, another element), and
     ``draft`` (``{"comment", "error"}``: a verdict refused) kept in its form."""
+    from .listing import ranker_choices
     from .sentence import default_pair, sentence_view
     from .teamwork import own_decisions, sentence_team
     from .svg import CROSSING, DIFFERENT, EXTRA, MATCHED, MISSING, class_counts, compare_brackets, tree_svg
@@ -130,7 +131,7 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
     st = s.store()
     model, previous, pinned = _page_model(s, sid)
     view = sentence_view(s.forest_data(sid), own_decisions(st.decisions(sid)), s.model_scores(model, sid),
-                         s.model_scores(previous, sid), s.heidorn_choice(sid),
+                         s.model_scores(previous, sid), ranker_choices(s, sid, model),
                          None if model is None else model.key)
     n = len(view.trees)
     show_all = bool(request.args.get("all")) and forms.boolean(request.args.get("all"), "all")
