@@ -113,6 +113,7 @@ sys.exit(cli.main([]))
 """
 
 
+@pytest.mark.slow   # quick tier under a minute (issue 35, item 8): seconds of real work, CI runs it
 @pytest.mark.parametrize("pool", ["run_pool", "ordered_map"])
 def test_issue36_ctrl_c_is_one_line_and_status_130_and_the_workers_die_quietly(tmp_path, pool):
     """Regression (issue 36, item 8): Ctrl-C during ``parse`` or ``counts`` printed a KeyboardInterrupt

@@ -37,6 +37,7 @@ def test_parse_conll2000(tmp_path, capsys):
     assert "unknown corpus 'brown'" in capsys.readouterr().err
 
 
+@pytest.mark.slow   # quick tier under a minute (issue 35, item 8): seconds of real work, CI runs it
 @pytest.mark.linkgrammar
 def test_issue36_ctrl_c_during_parse_is_one_line_and_status_130(tmp_path):
     """Regression (issue 36, item 8): Ctrl-C during ``ranker parse --workers 2`` printed a

@@ -89,6 +89,7 @@ def _scorable(tmp_path, gold: list[str], test: list[str], scheme: str):
     return _write(tmp_path, [gold[k] for k in keep], [test[k] for k in keep])
 
 
+@pytest.mark.slow   # quick tier under a minute (issue 35, item 8): seconds of real work, CI runs it
 @pytest.mark.parametrize("scheme", schemes_native.NATIVE_SCHEMES)
 def test_bllip_candidates_score_as_the_reference_scores_them(bllip_lists, tmp_path, scheme):
     gold, test = _bllip_pairs(bllip_lists, per_sentence=3, traces=scheme != "parseval")
@@ -98,6 +99,7 @@ def test_bllip_candidates_score_as_the_reference_scores_them(bllip_lists, tmp_pa
     assert native["sentences"] > 900 and native["matched"] > 0
 
 
+@pytest.mark.slow   # quick tier under a minute (issue 35, item 8): seconds of real work, CI runs it
 @pytest.mark.parametrize("opts", [{"omit_root": True}, {"keys_as_given": True},
                                   {"keys_as_given": True, "omit_root": True}])
 def test_flat_options_score_as_the_reference_scores_them(bllip_lists, tmp_path, opts):

@@ -140,6 +140,7 @@ def _without_avx(env: dict) -> dict:
     return env
 
 
+@pytest.mark.slow   # quick tier under a minute (issue 35, item 8): seconds of real work, CI runs it
 @pytest.mark.parametrize("kernel", ["Nehalem", "Haswell"])
 def test_the_bits_do_not_depend_on_the_cpu(kernel):
     # Each fit again in a fresh interpreter whose OpenBLAS runs the kernel named (numba's loops

@@ -78,6 +78,7 @@ def _first_line(*argv):
         proc.wait(timeout=20)
 
 
+@pytest.mark.slow   # quick tier under a minute (issue 35, item 8): seconds of real work, CI runs it
 def test_issue_24_serve_source_names_the_candidates_of_a_store_with_two_sources(built_store, tmp_path):
     store = tmp_path / "two.sqlite"
     shutil.copy(built_store, store)
