@@ -1,0 +1,174 @@
+"""The properties a trained model has weights for, extracted straight into the model's columns.
+
+``ranker apply`` scores new candidates with a model whose feature index is fixed. Training's
+extraction (:func:`ranker.features.vectorizer.extract`) names every property a split instantiates,
+grows a vocabulary of all of them, sorts it and builds the whole matrix, which ``restrict`` then
+cuts down to the model's columns: on BLLIP lists most of what it builds is thrown away there.
+Here each property is looked up in the model's index as it is produced and kept only when the
+model knows it; the pieces a forest's distinct subtrees give are kept once (as in training) and a
+chunk's rows are put together with a few array operations at the end, instead of a sort of each
+tree's row. The result is the matrix ``extract(...).restrict(names)`` gives, array for array, so
+scores and selections are those of ``ranker select`` (``tests/features/test_applying.py``).
+
+The families run as in training (the same :class:`~ranker.features.base.NodeFamily` sharing:
+once per distinct subtree and parent category of a forest, tree families once per distinct tree,
+candidate families per candidate); what is saved is everything after a property's name.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ranker.matrices.compact import CompactMatrix, vstack
+
+from .base import FeatureConfigError, NodeFamily, facts
+from .vectorizer import CandidateMatrix
+
+
+class ModelColumns:
+    """Extracts the properties named in ``names`` (a model's feature index, in its order).
+
+    Parameters
+    ----------
+    families : list of Family
+        Built families (:meth:`~ranker.features.vectorizer.FeatureSet.build`), none needing a fit.
+    names : sequence of str
+        The model's feature names; column ``j`` of the result is ``names[j]``.
+    """
+
+    def __init__(self, families: list, names: Sequence[str]):
+        for fam in families:
+            if fam.needs_fit and not fam.fitted:
+                raise FeatureConfigError(f"feature family {fam.name!r} must be fitted on training data "
+                                         "before extraction")
+        self.names = tuple(names)
+        self.index = {n: j for j, n in enumerate(self.names)}
+        self.node_fams = [f for f in families if isinstance(f, NodeFamily)]
+        self.tree_fams = [f for f in families if f.per_tree and not isinstance(f, NodeFamily)]
+        self.cand_fams = [f for f in families if not f.per_tree]
+
+    def extract(self, forests: Iterable, workers: int = 1) -> CandidateMatrix:
+        """The candidates of ``forests`` in the model's columns (sentences with none give no rows).
+
+        With ``workers`` > 1, runs of sentences are extracted in forked processes (as training's
+        :func:`~ranker.features.vectorizer.extract`) and their rows stacked: the same matrix.
+        """
+        if workers > 1:
+            from ranker.parallel import ordered_map
+
+            from .vectorizer import _spans
+
+            forests = list(forests)
+            got = list(ordered_map(_extract_span, _spans(len(forests), workers), workers,
+                                   state={"columns": self, "forests": forests}))
+            sizes = np.concatenate([np.diff(m.offsets) for m in got])
+            offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+            return CandidateMatrix(vstack([m.X for m in got]), offsets, self.names,
+                                   tuple(i for m in got for i in m.sentence_ids))
+        return self._extract(forests)
+
+    def _extract(self, forests: Iterable) -> CandidateMatrix:
+        index = self.index
+        node_fams, tree_fams, cand_fams = self.node_fams, self.tree_fams, self.cand_fams
+        cols: list[int] = []       # every piece's entries, one piece after another
+        vals: list[float] = []
+        starts: list[int] = [0]    # piece k is cols[starts[k]:starts[k + 1]]
+        rows: list[int] = []       # the pieces of each row: (row, piece) pairs
+        pieces: list[int] = []
+        sizes: list[int] = []
+        ids: list[str] = []
+
+        def piece(local: dict) -> int:
+            """The piece of ``local`` (column -> value; -1 when empty)."""
+            if not local:
+                return -1
+            cols.extend(local)
+            vals.extend(local.values())
+            starts.append(len(cols))
+            return len(starts) - 2
+
+        def known(local: dict, pairs) -> None:
+            """Add to ``local`` the pairs whose property the model knows."""
+            for name, value in pairs:
+                j = index.get(name)
+                if j is not None:
+                    local[j] = local.get(j, 0.0) + value
+
+        row = 0
+        for forest in forests:
+            if not forest.candidates:
+                continue
+            by_tree: dict = {}
+            by_node: dict = {}   # (id(node), parent category, id(words)) -> piece
+            for fam in cand_fams:
+                fam.begin_forest(forest)
+            for cand in forest.candidates:
+                t = cand.tree
+                mine = by_tree.get(t)
+                if mine is None:
+                    mine = []
+                    if node_fams:
+                        words_id = id(t.words)
+                        for n, up in facts(t).walk:
+                            key = (id(n), up, words_id)
+                            k = by_node.get(key)
+                            if k is None:
+                                local = {}
+                                for fam in node_fams:
+                                    known(local, fam.node_properties(n, up, t))
+                                k = by_node[key] = piece(local)
+                            if k >= 0:
+                                mine.append(k)
+                    local = {}
+                    for fam in node_fams:
+                        known(local, fam.tree_properties(t))
+                    for fam in tree_fams:
+                        known(local, fam(cand))
+                    k = piece(local)
+                    if k >= 0:
+                        mine.append(k)
+                    by_tree[t] = mine
+                pieces.extend(mine)
+                rows.extend([row] * len(mine))
+                if cand_fams:
+                    local = {}
+                    for fam in cand_fams:
+                        known(local, fam(cand))
+                    k = piece(local)
+                    if k >= 0:
+                        pieces.append(k)
+                        rows.append(row)
+                row += 1
+            sizes.append(len(forest.candidates))
+            ids.append(forest.sentence.id)
+        X = _rows(np.asarray(cols, dtype=np.int64), np.asarray(vals, dtype=np.float64),
+                  np.asarray(starts, dtype=np.int64), np.asarray(rows, dtype=np.int64),
+                  np.asarray(pieces, dtype=np.int64), row, len(self.names))
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return CandidateMatrix(X, offsets, self.names, tuple(ids))
+
+
+def _extract_span(state: dict, span: tuple[int, int]) -> CandidateMatrix:
+    return state["columns"]._extract(state["forests"][span[0]:span[1]])
+
+
+def _rows(cols, vals, starts, rows, pieces, n_rows: int, n_cols: int) -> CompactMatrix:
+    """The matrix whose row ``rows[i]`` holds piece ``pieces[i]``, equal entries added, columns sorted."""
+    lengths = starts[1:][pieces] - starts[:-1][pieces]
+    total = int(lengths.sum())
+    first = np.zeros(len(pieces), dtype=np.int64)   # where each piece's entries begin in the output
+    np.cumsum(lengths[:-1], out=first[1:])
+    at = np.repeat(starts[:-1][pieces] - first, lengths) + np.arange(total, dtype=np.int64)
+    key = np.repeat(rows, lengths) * n_cols + cols[at]
+    uniq, inv = np.unique(key, return_inverse=True)
+    data = np.bincount(inv, weights=vals[at], minlength=len(uniq))
+    r, c = np.divmod(uniq, n_cols)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=n_rows), out=indptr[1:])
+    X = sp.csr_matrix((data, c.astype(np.int32), indptr), shape=(n_rows, n_cols))
+    X.has_canonical_format = True   # unique keys in row-major order: sorted, no duplicates
+    return CompactMatrix.from_csr(X)
