@@ -216,3 +216,70 @@ def test_a_file_that_holds_no_list_is_not_a_success(bllip, tmp_path):
     got = _ranker("apply", "--model", work / "model.json", "--lists", tmp_path / "my.txt", "--out",
                   tmp_path / "best.mrg", "--no-progress")
     assert got.returncode == 1 and "ranker: skipped: " in got.stderr and "Traceback" not in got.stderr
+
+
+def _big_input(files, tmp_path, copies=3):
+    """The test lists ``copies`` times in one plain file (three or more partitions of 0.25 MB), the
+    second copy's second list broken (a bad tree); and the trees one process writes for it."""
+    text = files["test"].read_text()
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    bad = list(blocks)
+    head, *rest = bad[1].split("\n")
+    rest[1] = rest[1].replace(")", "", 1)   # its first tree loses a bracket
+    bad[1] = "\n".join([head, *rest])
+    big = tmp_path / "big.nbest"
+    big.write_text("\n\n".join(blocks + bad + blocks * (copies - 2)) + "\n\n")
+    assert big.stat().st_size > 2 * (1 << 18), "the lists should make more than two partitions of 0.25 MB"
+    tree_line = ("\n\n".join(blocks + bad[:1]) + "\n\n").count("\n") + 1 + 2   # header, log probability, tree
+    return big, tree_line
+
+
+def test_partitions_in_a_local_pool_write_what_one_process_writes(bllip, tmp_path):
+    work, _, files = bllip
+    big, tree_line = _big_input(files, tmp_path)
+    want = (work / "selected.mrg").read_text().splitlines()
+    argv = ("apply", "--model", work / "model.json", "--lists", big, "--no-progress", "--partition-mb", "0.25")
+    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+    pool = _ranker(*argv, "--workers", "2", "--out", tmp_path / "pool.mrg")
+    assert one.returncode == pool.returncode == 1 and "Traceback" not in one.stderr + pool.stderr
+    got = (tmp_path / "one.mrg").read_text().splitlines()
+    assert got == want + ["" if k == 1 else t for k, t in enumerate(want)] + want
+    assert (tmp_path / "pool.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+    # the bad list is named by its file and line, the same from a partition as from one process
+    assert f"ranker: skipped: {big}:{tree_line}:" in one.stderr
+    assert one.stderr == pool.stderr.replace("pool.mrg", "one.mrg")
+    assert not (tmp_path / "pool.mrg.parts").exists()
+
+
+@pytest.mark.dask
+def test_partitions_on_a_dask_cluster_of_worker_processes_write_what_one_process_writes(bllip, tmp_path):
+    work, _, files = bllip
+    big, _ = _big_input(files, tmp_path)
+    argv = ("apply", "--model", work / "model.json", "--lists", big, "--no-progress", "--partition-mb", "0.25")
+    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+    dask = _ranker(*argv, "--executor", "dask", "--workers", "2", "--out", tmp_path / "dask.mrg")
+    assert dask.returncode == one.returncode == 1 and "Traceback" not in dask.stderr
+    assert (tmp_path / "dask.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+    skipped = [x for x in dask.stderr.splitlines() if x.startswith("ranker: skipped:")]
+    assert skipped == [x for x in one.stderr.splitlines() if x.startswith("ranker: skipped:")] and len(skipped) == 1
+
+
+def test_a_file_that_cannot_be_read_on_loses_only_its_own_lists(bllip, tmp_path):
+    """Three files, three partitions: the middle one a truncated .gz; the others' trees all written."""
+    import gzip
+
+    work, _, files = bllip
+    want = (work / "selected.mrg").read_text().splitlines()
+    data = gzip.compress(files["test"].read_bytes())
+    (tmp_path / "cut.nbest.gz").write_bytes(data[: len(data) * 2 // 3])
+    argv = ("apply", "--model", work / "model.json", "--lists", files["test"], tmp_path / "cut.nbest.gz",
+            files["test"], "--no-progress", "--chunk", "4")
+    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+    pool = _ranker(*argv, "--workers", "2", "--out", tmp_path / "pool.mrg")
+    for got in (one, pool):
+        assert got.returncode == 1 and "Traceback" not in got.stderr
+        assert f"ranker: error: {tmp_path / 'cut.nbest.gz'}: cannot be read after its" in got.stderr
+    lines = (tmp_path / "one.mrg").read_text().splitlines()
+    cut = len(lines) - 2 * len(want)
+    assert 0 < cut < len(want) and lines == want + want[:cut] + want
+    assert (tmp_path / "pool.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
