@@ -51,8 +51,9 @@ def add_parser(subparsers) -> None:
     config_option(p, "--encoding", section=DataSection, key="encoding", help="encoding of --text")
     p.add_argument("--out", required=True,
                    help="output file: one tree (or empty line) per input sentence (- for standard output)")
-    p.add_argument("--chunk", type=int, default=500, metavar="N",
-                   help="--lists without --store: sentences read, ranked and written at a time (default 500)")
+    p.add_argument("--chunk", type=int, default=50, metavar="N",
+                   help="--lists without --store: sentences read, ranked and written at a time; memory "
+                   "grows with it, speed hardly (default 50)")
     p.add_argument("--store", default=None,
                    help="keep the work in this store (made if missing) so that a rerun is fast "
                    "(default: a temporary store, removed at the end)")
