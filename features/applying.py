@@ -43,6 +43,7 @@ class ModelColumns:
             if fam.needs_fit and not fam.fitted:
                 raise FeatureConfigError(f"feature family {fam.name!r} must be fitted on training data "
                                          "before extraction")
+        self.families = list(families)
         self.names = tuple(names)
         self.index = {n: j for j, n in enumerate(self.names)}
         self.node_fams = [f for f in families if isinstance(f, NodeFamily)]
@@ -103,7 +104,7 @@ class ModelColumns:
                 continue
             by_tree: dict = {}
             by_node: dict = {}   # (id(node), parent category, id(words)) -> piece
-            for fam in cand_fams:
+            for fam in self.families:   # every family sees the forest first (and drops what it kept of the last)
                 fam.begin_forest(forest)
             for cand in forest.candidates:
                 t = cand.tree

@@ -214,7 +214,7 @@ def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
         # get the tree-only part of their row computed once, equal subtrees their node part.
         by_tree: dict = {}
         by_node: dict = {}   # (id(node), parent category, id(words)) -> [(column, value)]
-        for fam in cand_fams:
+        for fam in families:   # every family sees the forest first (and drops what it kept of the last)
             fam.begin_forest(forest)
         for cand in forest.candidates:
             t = cand.tree

@@ -254,6 +254,10 @@ def _stream_lists(args, model) -> int:
                 raise RankerError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
         parts = plan(args.lists, max(1, int(args.partition_mb * (1 << 20))))
         if args.executor == "dask" or (workers > 1 and len(parts) > 1):
+            if args.executor == "local":   # the forked workers inherit the loaded model
+                from ..pipeline.apply_lists import preload
+
+                preload(ListRanker(str(args.model), saved, families))
             results = _partitioned(args, parts, workers)
             return _report(args, results)
     ranker = ListRanker(args.model, saved, families, workers)

@@ -169,6 +169,11 @@ def apply_partition(state: dict, task) -> Applied:
 _RANKERS: dict = {}
 
 
+def preload(ranker: ListRanker) -> None:
+    """Keep ``ranker`` for its model file, so that forked workers inherit it instead of loading the model again."""
+    _RANKERS[ranker.model_path] = ranker
+
+
 def _ranker_of(model_path: str) -> ListRanker:
     """The :class:`ListRanker` of a model file, loaded once per process (a worker runs many partitions)."""
     got = _RANKERS.get(model_path)
