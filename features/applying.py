@@ -23,8 +23,7 @@ import scipy.sparse as sp
 
 from ranker.matrices.compact import CompactMatrix, vstack
 
-from .base import FeatureConfigError, NodeFamily, facts
-from .vectorizer import CandidateMatrix
+from .vectorizer import CandidateMatrix, candidate_parts, family_kinds
 
 
 class ModelColumns:
@@ -39,16 +38,10 @@ class ModelColumns:
     """
 
     def __init__(self, families: list, names: Sequence[str]):
-        for fam in families:
-            if fam.needs_fit and not fam.fitted:
-                raise FeatureConfigError(f"feature family {fam.name!r} must be fitted on training data "
-                                         "before extraction")
+        self.node_fams, self.tree_fams, self.cand_fams = family_kinds(families)
         self.families = list(families)
         self.names = tuple(names)
         self.index = {n: j for j, n in enumerate(self.names)}
-        self.node_fams = [f for f in families if isinstance(f, NodeFamily)]
-        self.tree_fams = [f for f in families if f.per_tree and not isinstance(f, NodeFamily)]
-        self.cand_fams = [f for f in families if not f.per_tree]
 
     def extract(self, forests: Iterable, workers: int = 1) -> CandidateMatrix:
         """The candidates of ``forests`` in the model's columns (sentences with none give no rows).
@@ -73,7 +66,6 @@ class ModelColumns:
 
     def _extract(self, forests: Iterable) -> CandidateMatrix:
         index = self.index
-        node_fams, tree_fams, cand_fams = self.node_fams, self.tree_fams, self.cand_fams
         cols: list[int] = []       # every piece's entries, one piece after another
         vals: list[float] = []
         starts: list[int] = [0]    # piece k is cols[starts[k]:starts[k + 1]]
@@ -99,49 +91,20 @@ class ModelColumns:
                     local[j] = local.get(j, 0.0) + value
 
         row = 0
+        kinds = (self.node_fams, self.tree_fams, self.cand_fams)
         for forest in forests:
             if not forest.candidates:
                 continue
-            by_tree: dict = {}
-            by_node: dict = {}   # (id(node), parent category, id(words)) -> piece
-            for fam in self.families:   # every family sees the forest first (and drops what it kept of the last)
-                fam.begin_forest(forest)
-            for cand in forest.candidates:
-                t = cand.tree
-                mine = by_tree.get(t)
+            kept: dict = {}   # id(a tree's parts) -> its pieces with entries
+            for cand, parts, own in candidate_parts(forest, kinds, known, piece):
+                mine = kept.get(id(parts))
                 if mine is None:
-                    mine = []
-                    if node_fams:
-                        words_id = id(t.words)
-                        for n, up in facts(t).walk:
-                            key = (id(n), up, words_id)
-                            k = by_node.get(key)
-                            if k is None:
-                                local = {}
-                                for fam in node_fams:
-                                    known(local, fam.node_properties(n, up, t))
-                                k = by_node[key] = piece(local)
-                            if k >= 0:
-                                mine.append(k)
-                    local = {}
-                    for fam in node_fams:
-                        known(local, fam.tree_properties(t))
-                    for fam in tree_fams:
-                        known(local, fam(cand))
-                    k = piece(local)
-                    if k >= 0:
-                        mine.append(k)
-                    by_tree[t] = mine
+                    mine = kept[id(parts)] = [k for k in parts if k >= 0]
                 pieces.extend(mine)
                 rows.extend([row] * len(mine))
-                if cand_fams:
-                    local = {}
-                    for fam in cand_fams:
-                        known(local, fam(cand))
-                    k = piece(local)
-                    if k >= 0:
-                        pieces.append(k)
-                        rows.append(row)
+                if own is not None and own >= 0:
+                    pieces.append(own)
+                    rows.append(row)
                 row += 1
             sizes.append(len(forest.candidates))
             ids.append(forest.sentence.id)
