@@ -13,6 +13,7 @@ the lists read before it written, and a message naming the file and the list aft
 """
 from __future__ import annotations
 
+import gc
 import io
 from typing import NamedTuple
 
@@ -142,6 +143,10 @@ def apply_stream(ranker: ListRanker, raw, name: str, fmt: str, out, chunk: int, 
         number += len(got)
         if flush:
             out.flush()
+        # Commands run with the cyclic collector paused (ranker.gcpause); a chunk leaves about 28,000
+        # objects in cycles (50 BLLIP lists), which a stream of a million lists would keep. The
+        # young generations hold little but the chunk's leftovers: 10 ms a chunk of 1.7 s.
+        gc.collect(1)
     return Applied(written, empty, tuple(skipped), broken)
 
 
