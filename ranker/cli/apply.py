@@ -15,7 +15,8 @@ uncompressed one, are cut into partitions on list boundaries (``--partition-mb``
 one partition): with ``--workers`` above 1 they are applied in a local pool, with ``--executor
 dask`` as Dask tasks (``--scheduler ADDRESS``, or a local cluster of ``--workers`` processes), each
 writing its part of the output; the parts are joined in input order, the same bytes as one
-process writes. Text, and lists with ``--store``, go through the same
+process writes. Otherwise one partition (standard input, a .gz file) is read by this process, which shares
+each chunk's extraction among ``--workers`` processes. Text, and lists with ``--store``, go through the same
 stages as ``ranker run`` (load the corpus, parse or import, extract features, select) in a store:
 a temporary one, removed at the end, unless ``--store`` names one to keep, so that a rerun on the
 same input parses and extracts nothing again. Both give the same trees.
