@@ -278,6 +278,7 @@ def _stream_lists(args, model) -> int:
 def _partitioned(args, parts, workers: int) -> list:
     """The partitions applied as tasks of the executor, each writing its part; the parts joined in order."""
     import tempfile
+    import uuid
     from contextlib import nullcontext
 
     from ..atomicfile import atomic_write
@@ -293,7 +294,8 @@ def _partitioned(args, parts, workers: int) -> list:
         cut = [p for p in parts if p.start or p.end is not None]   # their first lines are counted first
         counts = dict(zip(cut, ordered_map(count_partition, cut, workers, state={})))
         parts = number_lines(parts, counts)
-        folder = f"{tmp}/parts" if tmp else f"{args.out}.parts"
+        # a name of this run's own beside the output: an older folder of that name is never touched
+        folder = f"{tmp}/parts" if tmp else f"{args.out}.parts-{uuid.uuid4().hex[:12]}"
         make_folder(folder)
         try:
             state = {"model": str(args.model), "format": args.format, "chunk": args.chunk, "parts": folder}

@@ -6,7 +6,8 @@ whole part, never half of one or two. Only when every task has reported does :fu
 copy the parts, in partition order, into the output (through :func:`ranker.atomicfile.atomic_write`
 for a local output: a failure leaves the old file as it was) and remove them. Paths go through
 fsspec when it is installed, so the parts may live wherever the workers can write (a shared file
-system, an object store); a local output's parts are a folder beside it.
+system, an object store); they are a folder of the run's own beside the output, removed at the end
+whether the run succeeded or not.
 """
 from __future__ import annotations
 
@@ -31,13 +32,12 @@ def part_name(folder: str, number: int) -> str:
 
 
 def make_folder(folder: str) -> None:
-    """Create the parts' folder (empty: parts of an earlier, failed run are removed)."""
-    remove_folder(folder)
+    """Create the parts' folder (a new one: its name is the run's own)."""
     fs, p = _fs(folder)
     if fs is None:
         os.makedirs(p)
     else:
-        fs.makedirs(p, exist_ok=True)
+        fs.makedirs(p, exist_ok=False)
 
 
 def remove_folder(folder: str) -> None:
