@@ -4,10 +4,9 @@ Each task writes its part under a name of its own and renames it into place when
 so a task that runs twice (its worker died after writing, Dask ran it again elsewhere) leaves one
 whole part, never half of one or two. Only when every task has reported does :func:`join_parts`
 copy the parts, in partition order, into the output (through :func:`ranker.atomicfile.atomic_write`
-for a local output: a failure leaves the old file as it was) and remove them. Paths go through
-fsspec when it is installed, so the parts may live wherever the workers can write (a shared file
-system, an object store); they are a folder of the run's own beside the output, removed at the end
-whether the run succeeded or not.
+for a local output: a failure leaves the old file as it was) and remove them. The parts are a
+folder of the run's own beside the output (so on a cluster the output's folder must be shared),
+removed at the end whether the run succeeded or not; paths go through fsspec when it is installed.
 """
 from __future__ import annotations
 
