@@ -283,3 +283,39 @@ def test_a_file_that_cannot_be_read_on_loses_only_its_own_lists(bllip, tmp_path)
     cut = len(lines) - 2 * len(want)
     assert 0 < cut < len(want) and lines == want + want[:cut] + want
     assert (tmp_path / "pool.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+
+
+@pytest.mark.dask
+def test_a_dask_worker_killed_mid_run_loses_no_list_and_doubles_none(bllip, tmp_path):
+    """A worker process killed while partitions are being applied: Dask's nanny starts it again, the
+    scheduler runs its partition elsewhere, and the output is still one process's, byte for byte."""
+    import time
+
+    import psutil
+
+    work, _, files = bllip
+    big, _ = _big_input(files, tmp_path, copies=4)
+    argv = ["apply", "--model", work / "model.json", "--lists", big, "--no-progress", "--partition-mb", "0.1"]
+    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+    assert one.returncode == 1   # the broken list of _big_input
+    proc = subprocess.Popen([sys.executable, "-m", "ranker.cli.main", *map(str, argv), "--executor", "dask",
+                             "--workers", "2", "--out", str(tmp_path / "dask.mrg")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    deadline = time.monotonic() + 300
+    while killed is None and proc.poll() is None and time.monotonic() < deadline:
+        parts = [p for d in tmp_path.glob("dask.mrg.parts-*") for p in d.glob("part-*.mrg")]
+        workers = [c for c in psutil.Process(proc.pid).children(recursive=True)
+                   if "spawn_main" in " ".join(c.cmdline())]
+        if parts and workers:   # partitions are being applied: one worker goes
+            workers[0].kill()
+            killed = len(parts)
+        time.sleep(0.05)
+    out, err = proc.communicate(timeout=600)
+    from ranker.sources.partitions import plan
+
+    assert killed is not None, "the run ended before a worker could be killed"
+    assert killed < len(plan([str(big)], int(0.1 * (1 << 20)))), "every part was written before the kill"
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    assert (tmp_path / "dask.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+    assert not list(tmp_path.glob("dask.mrg.parts-*"))
