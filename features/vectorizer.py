@@ -173,6 +173,89 @@ def _sum_pieces(pieces: list) -> tuple[np.ndarray, np.ndarray]:
     return uniq.astype(np.int32, copy=False), np.bincount(inv, weights=vals, minlength=len(uniq))
 
 
+def family_kinds(families: list) -> tuple[list, list, list]:
+    """``(node families, tree families, candidate families)``: how extraction shares each kind's work.
+
+    Raises
+    ------
+    FeatureConfigError
+        If a family that learns from training data has not been fitted.
+    """
+    from .base import NodeFamily
+
+    for fam in families:
+        if fam.needs_fit and not fam.fitted:
+            raise FeatureConfigError(f"feature family {fam.name!r} must be fitted on training data "
+                                     "before extraction (ranker.pipeline.feature_cache.fit_families)")
+    return ([f for f in families if isinstance(f, NodeFamily)],
+            [f for f in families if f.per_tree and not isinstance(f, NodeFamily)],
+            [f for f in families if not f.per_tree])
+
+
+def subtree_parts(tree, by_node: dict, part) -> list:
+    """``part(node, up)`` for every node of ``tree`` (``up``: its parent's category), in pre-order.
+
+    Each is computed once per distinct (subtree, parent category, words) and kept in ``by_node``,
+    one dict per forest: the forest's equal subtrees are one object, so a node's identity with its
+    parent's category and the sentence is its key.
+    """
+    from .base import facts
+
+    words_id = id(tree.words)
+    out = []
+    for n, up in facts(tree).walk:
+        key = (id(n), up, words_id)
+        got = by_node.get(key)
+        if got is None:
+            got = by_node[key] = part(n, up)
+        out.append(got)
+    return out
+
+
+def candidate_parts(forest, kinds: tuple[list, list, list], fill, close):
+    """``(candidate, its tree's parts, its own part)`` for each candidate of ``forest``: the walk every extraction shares.
+
+    ``kinds`` is :func:`family_kinds`'s split; ``fill(local, pairs)`` adds a family's ``(name,
+    value)`` pairs to a dict and ``close(local)`` turns the dict into a part. A tree's parts (a
+    part per node from the node families, see :func:`subtree_parts`, then one of its tree-level
+    properties) are made once per distinct tree of the forest and given as the same list to each
+    of its candidates; a candidate's own part (the candidate families) is None when there are none.
+    Every family sees the forest first (:meth:`~ranker.features.base.Family.begin_forest`).
+    """
+    node_fams, tree_fams, cand_fams = kinds
+    for fam in (*node_fams, *tree_fams, *cand_fams):
+        fam.begin_forest(forest)
+    by_tree: dict = {}   # equal trees (by value): linkages of one sentence often share their tree
+    by_node: dict = {}
+    for cand in forest.candidates:
+        t = cand.tree
+        parts = by_tree.get(t)
+        if parts is None:
+            parts = []
+            if node_fams:
+                def node_part(n, up, t=t):
+                    local: dict = {}
+                    for fam in node_fams:
+                        fill(local, fam.node_properties(n, up, t))
+                    return close(local)
+
+                parts = subtree_parts(t, by_node, node_part)
+            rest: dict = {}
+            for fam in node_fams:
+                fill(rest, fam.tree_properties(t))
+            for fam in tree_fams:
+                fill(rest, fam(cand))
+            parts.append(close(rest))
+            by_tree[t] = parts
+        own = None
+        if cand_fams:
+            local = {}
+            for fam in cand_fams:
+                fill(local, fam(cand))
+            own = close(local)
+        yield cand, parts, own
+
+
 def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
     """Run the families over the forests, sharing what equal trees and equal subtrees have in common.
 
@@ -180,15 +263,7 @@ def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
     (:class:`ranker.features.base.NodeFamily`) once per distinct (subtree, parent category, words)
     of a forest, the store having made equal subtrees one object.
     """
-    from .base import NodeFamily, facts
-
-    node_fams = [f for f in families if isinstance(f, NodeFamily)]
-    tree_fams = [f for f in families if f.per_tree and not isinstance(f, NodeFamily)]
-    cand_fams = [f for f in families if not f.per_tree]
-    for fam in families:
-        if fam.needs_fit and not fam.fitted:
-            raise FeatureConfigError(f"feature family {fam.name!r} must be fitted on training data "
-                                     "before extraction (ranker.pipeline.feature_cache.fit_families)")
+    node_fams, tree_fams, cand_fams = family_kinds(families)
     vocab: dict[str, int] = {}
     lengths: list[int] = []
     cols: list[np.ndarray] = []    # row pieces: a tree's part is one array shared by its candidates
@@ -207,51 +282,23 @@ def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
                 j = vocab[name] = len(vocab)
             row[j] = row.get(j, 0.0) + value
 
+    kinds = (node_fams, tree_fams, cand_fams)
     for forest in forests:
         if not forest.candidates:
             continue
-        # Linkages of one sentence often share their constituent tree; equal trees (by value)
-        # get the tree-only part of their row computed once, equal subtrees their node part.
-        by_tree: dict = {}
-        by_node: dict = {}   # (id(node), parent category, id(words)) -> [(column, value)]
-        for fam in cand_fams:
-            fam.begin_forest(forest)
-        for cand in forest.candidates:
-            t = cand.tree
-            base = by_tree.get(t)
+        summed: dict = {}   # id(a tree's parts) -> its row part, shared by the tree's candidates
+        for cand, parts, own in candidate_parts(forest, kinds, add, arrays):
+            base = summed.get(id(parts))
             if base is None:
-                rest: dict = {}
-                pieces = []
-                if node_fams:
-                    words_id = id(t.words)
-                    for n, up in facts(t).walk:
-                        key = (id(n), up, words_id)
-                        part = by_node.get(key)
-                        if part is None:
-                            local: dict = {}
-                            for fam in node_fams:
-                                add(local, fam.node_properties(n, up, t))
-                            part = by_node[key] = arrays(local)
-                        pieces.append(part)
-                    for fam in node_fams:
-                        add(rest, fam.tree_properties(t))
-                for fam in tree_fams:
-                    add(rest, fam(cand))
-                pieces.append(arrays(rest))
-                base = by_tree[t] = _sum_pieces(pieces)
+                base = summed[id(parts)] = _sum_pieces(parts)
             cols.append(base[0])
             vals.append(base[1])
             length = len(base[0])
-            if cand_fams:
+            if own is not None and len(own[0]):
                 # A name both parts give ends up twice in the row; _assemble adds such duplicates.
-                row: dict = {}
-                for fam in cand_fams:
-                    add(row, fam(cand))
-                if row:
-                    c, v = arrays(row)
-                    cols.append(c)
-                    vals.append(v)
-                    length += len(c)
+                cols.append(own[0])
+                vals.append(own[1])
+                length += len(own[0])
             lengths.append(length)
         sizes.append(len(forest.candidates))
         ids.append(forest.sentence.id)

@@ -7,10 +7,16 @@ configuration is used. The output holds one line per input line (text) or per li
 input order: the chosen tree, or an empty line where there is none (an empty or skipped line, a
 sentence Link Grammar could not parse, a bad list), counted on stderr.
 
-Lists are streamed: read in chunks of ``--chunk`` sentences, each chunk's features extracted in
-memory and its best trees written before the next is read, so memory is bounded by the chunk and
-the model whatever the input's length; ``-`` reads standard input (``parser | ranker apply --lists
-- --out -``) and writes standard output. Text, and lists with ``--store``, go through the same
+Lists are streamed: read in chunks of ``--chunk`` sentences, each chunk's features (those the model
+has weights for) extracted in memory and its best trees written before the next is read, so memory
+is bounded by the chunk and the model whatever the input's length; ``-`` reads standard input
+(``parser | ranker apply --lists - --out -``) and writes standard output. Several files, or a large
+uncompressed one, are cut into partitions on list boundaries (``--partition-mb``; a .gz file is
+one partition): with ``--workers`` above 1 they are applied in a local pool, with ``--executor
+dask`` as Dask tasks (``--scheduler ADDRESS``, or a local cluster of ``--workers`` processes), each
+writing its part of the output; the parts are joined in input order, the same bytes as one
+process writes. Otherwise one partition (standard input, a .gz file) is read by this process, which shares
+each chunk's extraction among ``--workers`` processes. Text, and lists with ``--store``, go through the same
 stages as ``ranker run`` (load the corpus, parse or import, extract features, select) in a store:
 a temporary one, removed at the end, unless ``--store`` names one to keep, so that a rerun on the
 same input parses and extracts nothing again. Both give the same trees.
@@ -28,7 +34,7 @@ def add_parser(subparsers) -> None:
     from ..pipeline.candidate_sources import file_sources
     from .options import add_parse_options, add_workers, config_option
 
-    from ..pipeline.config import DataSection
+    from ..pipeline.config import DataSection, ExperimentSection
 
     p = subparsers.add_parser("apply", help="apply a trained model to new text or parser lists: best tree each",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -36,8 +42,9 @@ def add_parser(subparsers) -> None:
     given = p.add_mutually_exclusive_group(required=True)
     given.add_argument("--text", default=None, metavar="FILE",
                        help="plain text, one sentence a line, parsed with Link Grammar")
-    given.add_argument("--lists", default=None, metavar="FILE",
-                       help="a parser's n-best lists (see --format; .gz read as gzip; - for standard input)")
+    given.add_argument("--lists", default=None, metavar="FILE", nargs="+",
+                       help="a parser's n-best lists, one file or several, applied in turn (see --format; "
+                       ".gz read as gzip; - for standard input)")
     p.add_argument("--format", default="bllip", choices=file_sources(), help="--lists: file format (default bllip)")
     config_option(p, "--text-format", section=DataSection, key="text_format",
                   help="--text: tokens (space-separated), raw (tokenized here with NLTK's Treebank "
@@ -49,11 +56,21 @@ def add_parser(subparsers) -> None:
                    help="also write a report of the input (no gold: sentences, forest sizes and "
                    "qualities, trees written, time and memory per step) as DIR/report.md, .json, .html; "
                    "text, or lists with --store")
-    p.add_argument("--chunk", type=int, default=500, metavar="N",
-                   help="--lists without --store: sentences read, ranked and written at a time (default 500)")
+    p.add_argument("--chunk", type=int, default=50, metavar="N",
+                   help="--lists without --store: sentences read, ranked and written at a time; memory "
+                   "grows with it, speed hardly (default 50)")
     p.add_argument("--store", default=None,
                    help="keep the work in this store (made if missing) so that a rerun is fast "
                    "(default: a temporary store, removed at the end)")
+    p.add_argument("--partition-mb", type=float, default=64, metavar="MB",
+                   help="--lists without --store: cut uncompressed files into partitions of about MB "
+                   "megabytes on list boundaries, one task each (default 64)")
+    config_option(p, "--executor", section=ExperimentSection, key="executor",
+                  help="--lists without --store: where the partitions are applied: local (--workers "
+                  "processes) or dask (the dask extra)")
+    config_option(p, "--scheduler", section=ExperimentSection, key="scheduler",
+                  help="--executor dask: the scheduler's address (tcp://host:8786); empty: a local "
+                  "cluster of --workers processes")
     add_parse_options(p)
     add_workers(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -70,19 +87,26 @@ def run(args) -> int:
 
     if args.chunk < 1:
         raise RankerError(f"--chunk must be >= 1, not {args.chunk}")
+    if not args.partition_mb > 0:
+        raise RankerError(f"--partition-mb must be more than 0, not {args.partition_mb}")
     if args.out != "-":
         check_writable(args.out, args.store)   # an --out that is the store is refused too
     if args.report is not None and Path(args.report).exists() and not Path(args.report).is_dir():
         raise RankerError(f"--report {args.report}: not a folder (the report is DIR/report.md, .json, .html)")
     model = _load(args.model)
-    if args.lists == "-" or (args.lists and args.store is None):
-        if args.lists == "-" and args.store is not None:
-            raise RankerError("--lists - (standard input) is streamed: it takes no --store")
+    if args.lists and ("-" in args.lists or args.store is None):
+        if "-" in args.lists and (args.store is not None or len(args.lists) > 1):
+            raise RankerError("--lists - (standard input) is streamed alone: it takes no --store and no other file")
         if args.report is not None:
             raise RankerError("--report describes the forests a store keeps: give --lists a --store "
                               "(streamed lists keep none)")
         return _stream_lists(args, model)
-    given = Path(args.text or args.lists)
+    if args.lists and len(args.lists) > 1:
+        raise RankerError("--store takes one --lists file")
+    if args.executor != "local":
+        raise RankerError(f"--executor {args.executor} applies --lists without --store; --text and --store "
+                          "run in this machine's pool (--workers)")
+    given = Path(args.text or args.lists[0])
     if not given.is_file():
         from ..errors import RankerError
 
@@ -164,7 +188,7 @@ def _apply(args, model, store_path: str) -> int:
                     f.write("\n")
                     empty += 1
         if args.report is not None:
-            _report(args, st, order, source, len(skipped), written, clock, saved)
+            _write_report(args, st, order, source, len(skipped), written, clock, saved)
     for line in skipped[:20]:
         print(f"ranker: skipped: {line}", file=sys.stderr)
     if empty:
@@ -174,12 +198,12 @@ def _apply(args, model, store_path: str) -> int:
     return 0
 
 
-def _report(args, store, order, source: str, skipped: int, written: int, clock, saved) -> None:
+def _write_report(args, store, order, source: str, skipped: int, written: int, clock, saved) -> None:
     """Write ``--report DIR``: the input's counts and costs (it has no gold to be scored against)."""
     from ..pipeline.apply_report import apply_report, input_counts, write_apply_report
     from ..pipeline.experiment import software_versions
 
-    given = args.text or args.lists
+    given = args.text or args.lists[0]
     counts = input_counts(store, order, source, skipped, written)
     notes = [f"ranker apply of {'text' if args.text else args.format + ' lists'} {given} with the model "
              f"{args.model} ({len(saved.feature_names):,} features); the chosen trees are in {args.out}, one "
@@ -191,7 +215,7 @@ def _report(args, store, order, source: str, skipped: int, written: int, clock, 
 def _parse_text(ctx, args):
     """Load the text file as a corpus and parse it: (corpus, document, sentence id per line, skipped)."""
     from ..pipeline import stages
-    from ..pipeline.config import DataSection
+    from ..pipeline.config import DataSection, ExperimentSection
     from ..sources.link_grammar import import_linkgrammar
     from .options import parse_section
 
@@ -215,7 +239,7 @@ def _import_lists(st, args):
 
     from ..pipeline.forest_files import ForestFiles, import_forest_files
 
-    path = Path(args.lists)
+    path = Path(args.lists[0])
     source = f"{args.format}:{path.name}"
     corpus = "lists"
     got = import_forest_files(st, ForestFiles(args.format, (path,), source), corpus, reimport=True,
@@ -226,65 +250,100 @@ def _import_lists(st, args):
 
 
 def _stream_lists(args, model) -> int:
-    """``--lists`` without a store: chunks of lists read, ranked in memory and written in input order."""
-    import gzip
-    import io
+    """``--lists`` without a store: chunks of lists read, ranked in memory and written in input order.
+
+    One process reads the files in turn (standard input, one partition, or ``--workers 1``);
+    otherwise the partitions go to the executor's workers (:func:`_partitioned`).
+    """
     from contextlib import nullcontext
     from pathlib import Path
 
     from ..atomicfile import atomic_write
     from ..errors import RankerError
+    from ..pipeline.apply_lists import Applied, ListRanker, apply_stream
     from ..pipeline.stages import resolve_workers
-    from ..sources.nbest import stream_blocks
+    from ..sources.partitions import Partition, plan, read_bytes
 
     saved, fs = model
     families = fs.build()
     if any(f.needs_fit for f in families):
         raise RankerError(f"{args.model}: the model's features fit tables on a training store "
                           f"({', '.join(f.name for f in families if f.needs_fit)}); apply it with --store")
+    from ..registries import EXECUTORS
+
+    EXECUTORS.get(args.executor, "--executor")   # an unknown name is refused before any work
+    if args.executor == "dask":
+        from ..dask_executor import dask_missing
+
+        if dask_missing():
+            raise RankerError(f"--executor dask: {dask_missing()}")
     workers = resolve_workers(args.workers)
-    if args.lists == "-":
-        name, raw = "<stdin>", sys.stdin.buffer
-    else:
-        path = Path(args.lists)
-        if not path.is_file():
-            raise RankerError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
-        name, raw = str(path), open(path, "rb")
-    written = empty = 0
-    skipped: list[str] = []
-    broken = ""
-    try:
-        if raw.peek(2)[:2] == b"\x1f\x8b" if hasattr(raw, "peek") else False:
-            raw = gzip.open(raw, "rb")
-        lines = io.TextIOWrapper(raw, encoding="utf-8")
-        blocks = stream_blocks(lines, name, args.format)
-        out_cm = nullcontext(sys.stdout) if args.out == "-" else atomic_write(args.out)
-        with out_cm as out:
-            number, more = 0, True
-            while more:
-                chunk = []
-                try:   # a damaged stream ends the input: the lists read before it are still ranked
-                    for block in blocks:
-                        chunk.append(block)
-                        if len(chunk) >= args.chunk:
-                            break
-                    else:
-                        more = False
-                except (UnicodeDecodeError, OSError, EOFError) as e:
-                    broken = f"{name}: cannot be read after its {number + len(chunk)}th list ({e})"
-                    more = False
-                if not chunk:
-                    break
-                for text in _rank_chunk(chunk, number, name, args.model, saved, families, workers, skipped):
-                    out.write(text + "\n")
-                    written += bool(text)
-                    empty += not text
-                number += len(chunk)
-                if args.out == "-":
-                    out.flush()
-    finally:
-        if args.lists != "-":
-            raw.close()
+    if args.lists != ["-"]:
+        for name in args.lists:
+            path = Path(name)
+            if "://" not in name and not path.is_file():
+                raise RankerError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
+        parts = plan(args.lists, max(1, int(args.partition_mb * (1 << 20))))
+        if args.executor == "dask" or (workers > 1 and len(parts) > 1):
+            if args.executor == "local":   # the forked workers inherit the loaded model
+                from ..pipeline.apply_lists import preload
+
+                preload(ListRanker(str(args.model), saved, families))
+            results = _partitioned(args, parts, workers)
+            return _report(args, results)
+    ranker = ListRanker(args.model, saved, families, workers)
+    results = []
+    out_cm = nullcontext(sys.stdout) if args.out == "-" else atomic_write(args.out)
+    with out_cm as out:
+        if args.lists == ["-"]:
+            results.append(apply_stream(ranker, sys.stdin.buffer, "<stdin>", args.format, out, args.chunk,
+                                        flush=True))
+        for name in (n for n in args.lists if n != "-"):
+            with read_bytes(Partition(name)) as raw:
+                results.append(apply_stream(ranker, raw, name, args.format, out, args.chunk,
+                                            flush=args.out == "-"))
+    return _report(args, results)
+
+
+def _partitioned(args, parts, workers: int) -> list:
+    """The partitions applied as tasks of the executor, each writing its part; the parts joined in order."""
+    import tempfile
+    import uuid
+    from contextlib import nullcontext
+
+    from ..atomicfile import atomic_write
+    from ..parallel import ordered_map, use_executor
+    from ..pipeline.apply_lists import apply_partition, count_partition
+    from ..pipeline.apply_parts import join_parts, make_folder, remove_folder
+    from ..registries import EXECUTORS
+    from ..sources.partitions import number_lines
+
+    cls = EXECUTORS.get(args.executor, "--executor")
+    with cls(scheduler=args.scheduler, workers=workers) as executor, use_executor(executor), \
+            (tempfile.TemporaryDirectory(prefix="ranker-apply-") if args.out == "-" else nullcontext()) as tmp:
+        cut = [p for p in parts if p.start or p.end is not None]   # their first lines are counted first
+        counts = dict(zip(cut, ordered_map(count_partition, cut, workers, state={})))
+        parts = number_lines(parts, counts)
+        # a name of this run's own beside the output: an older folder of that name is never touched
+        folder = f"{tmp}/parts" if tmp else f"{args.out}.parts-{uuid.uuid4().hex[:12]}"
+        make_folder(folder)
+        try:
+            state = {"model": str(args.model), "format": args.format, "chunk": args.chunk, "parts": folder}
+            results = list(ordered_map(apply_partition, list(enumerate(parts)), workers,
+                                       "apply" if not args.no_progress else None, state=state))
+            with (nullcontext(sys.stdout) if args.out == "-" else atomic_write(args.out)) as out:
+                join_parts(folder, len(parts), out)
+        finally:
+            remove_folder(folder)
+    return results
+
+
+def _report(args, results: list) -> int:
+    """Messages and exit status of a streamed apply: skipped lists (status 1) and breaks (an error line each)."""
+    written = sum(r.written for r in results)
+    empty = sum(r.empty for r in results)
+    skipped = [line for r in results for line in r.skipped]
+    broken = [r.broken for r in results if r.broken]
     for line in skipped[:20]:
         print(f"ranker: skipped: {line}", file=sys.stderr)
     if empty:
@@ -293,55 +352,7 @@ def _stream_lists(args, model) -> int:
     where = "standard output" if args.out == "-" else args.out
     print(f"wrote {written} trees to {where} ({written + empty} input sentences)", file=sys.stderr
           if args.out == "-" else sys.stdout)
-    if broken:   # the trees of the lists read are written; the rest of the input is not there
-        print(f"ranker: error: {broken}; the trees of the lists before it are written", file=sys.stderr)
+    for b in broken:   # the trees of the lists read are written; the rest of that input is not there
+        print(f"ranker: error: {b}; the trees of the lists before it are written", file=sys.stderr)
     # as ranker import: a list skipped is a status of 1, so a wrong file or format never passes for 0
     return 1 if broken or skipped else 0
-
-
-def _rank_chunk(chunk, first: int, name: str, model_path: str, saved, families, workers: int,
-                skipped: list) -> list[str]:
-    """The chosen tree's text (or ``""``) for each block of ``chunk``, in order; bad blocks go to ``skipped``."""
-    import numpy as np
-
-    from ..features.vectorizer import extract
-    from ..models.persistence import applying
-    from ..pipeline.stages import choose
-    from ..sources.nbest import NbestError
-    from ..store.encoding import penn_text
-    from ..store.records import Candidate, Forest, Sentence
-    from ..trees.transforms import normalize_root
-
-    forests, texts = [], []
-    for k, block in enumerate(chunk):
-        if isinstance(block, NbestError):
-            skipped.append(str(block))
-            texts.append(None)
-            continue
-        words = block.trees[0].words
-        bad = next((i for i, t in enumerate(block.trees) if t.words != words), None)
-        if bad is not None:
-            skipped.append(f"{name}:{block.line}: candidate {bad} has other words than candidate 0 "
-                           f"({len(block.trees[bad].words)} tokens against {len(words)}); list not ranked")
-            texts.append(None)
-            continue
-        trees = [normalize_root(t) for t in block.trees]
-        sid = f"lists/{first + k}"
-        sentence = Sentence(sid, "lists", name, first + k, tuple(words),
-                            tuple(t or "" for t in trees[0].tags()))
-        cands = tuple(Candidate(sid, "lists", r, t, "full", dict(sc)) for r, (t, sc) in
-                      enumerate(zip(trees, block.scores)))
-        forests.append(Forest(sentence, None, cands))
-        texts.append([penn_text(t) for t in trees])
-    if not forests:
-        return ["" for _ in chunk]
-    m = extract(forests, families, workers if len(forests) > 1 else 1)
-    X, groups = m.restrict(saved.feature_names), m.groups()
-    with applying(model_path, saved):
-        picks = np.asarray(choose(saved.ranker, {"features": lambda: (X, groups)})).tolist()
-    chosen = dict(zip(list(m.sentence_ids), picks))
-    out = []
-    for k, t in enumerate(texts):
-        c = chosen.get(f"lists/{first + k}", -1) if t is not None else -1
-        out.append(t[c] if c >= 0 else "")
-    return out

@@ -119,16 +119,20 @@ class CompactMatrix:
             return kind, np.repeat(np.arange(b - a), np.diff(indptr[a:b + 1]))
 
         counts = np.zeros((len(PART_DTYPES), n), dtype=np.int64)
+        kept = None   # the kinds of a matrix of one slab, computed once for both passes
         for a, b in zip(bounds, bounds[1:]):
             kind, row = kinds(a, b)
             for k in range(len(PART_DTYPES)):
                 counts[k, a:b] = np.bincount(row[kind == k], minlength=b - a)
+            if len(bounds) == 2:
+                kept = kind
+            del row
         ptrs = [_indptr(c) for c in counts]
         del counts
         idx = [np.empty(int(p[-1]), dtype=np.int32) for p in ptrs]
         vals = [None if dt is None else np.empty(int(p[-1]), dtype=dt) for p, dt in zip(ptrs, PART_DTYPES)]
         for a, b in zip(bounds, bounds[1:]):
-            kind, _ = kinds(a, b)
+            kind = kept if kept is not None else kinds(a, b)[0]
             s, e = int(indptr[a]), int(indptr[b])
             for k in range(len(PART_DTYPES)):
                 sel = kind == k

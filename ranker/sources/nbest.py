@@ -67,10 +67,10 @@ class ImportSummary(NamedTuple):
     order: tuple = ()                # per block of the file, in file order: its sentence's id, or None (skipped)
 
 
-def _blocks(text) -> Iterator[tuple[int, list[str]]]:
+def _blocks(text, first_line: int = 1) -> Iterator[tuple[int, list[str]]]:
     """Blank-line separated blocks as (first line number, lines), of a text or an iterable of lines."""
     start, lines = 0, []
-    for no, line in enumerate(text.splitlines() if isinstance(text, str) else text, 1):
+    for no, line in enumerate(text.splitlines() if isinstance(text, str) else text, first_line):
         line = line.rstrip("\n")
         if line.strip():
             if not lines:
@@ -154,12 +154,16 @@ def parse_blocks(blocks, name: str, fmt: str) -> Iterator[ForestBlock | NbestErr
             yield e
 
 
-def stream_blocks(lines, name: str, fmt: str) -> Iterator[ForestBlock | NbestError]:
+def stream_blocks(lines, name: str, fmt: str, first_line: int = 1) -> Iterator[ForestBlock | NbestError]:
     """The forest blocks of an n-best stream, read as its lines arrive (``ranker apply``: one block in
-    memory at a time, whatever the input's length); a malformed block is yielded as its error."""
+    memory at a time, whatever the input's length); a malformed block is yielded as its error.
+
+    ``first_line`` is the number of the stream's first line in its file (a partition of a file
+    begins further on), so that messages name the file's own lines.
+    """
     if fmt not in FORMATS:
         raise RankerError(f"unknown n-best format {fmt!r} (known: {', '.join(FORMATS)})")
-    yield from parse_blocks(_blocks(lines), name, fmt)
+    yield from parse_blocks(_blocks(lines, first_line), name, fmt)
 
 
 _FILE_DOT_INDEX = re.compile(r"(?P<file>[^/]+?)\.(?P<index>\d+)")

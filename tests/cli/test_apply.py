@@ -216,3 +216,106 @@ def test_a_file_that_holds_no_list_is_not_a_success(bllip, tmp_path):
     got = _ranker("apply", "--model", work / "model.json", "--lists", tmp_path / "my.txt", "--out",
                   tmp_path / "best.mrg", "--no-progress")
     assert got.returncode == 1 and "ranker: skipped: " in got.stderr and "Traceback" not in got.stderr
+
+
+def _big_input(files, tmp_path, copies=3):
+    """The test lists ``copies`` times in one plain file (three or more partitions of 0.25 MB), the
+    second copy's second list broken (a bad tree); and the trees one process writes for it."""
+    text = files["test"].read_text()
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    bad = list(blocks)
+    head, *rest = bad[1].split("\n")
+    rest[1] = rest[1].replace(")", "", 1)   # its first tree loses a bracket
+    bad[1] = "\n".join([head, *rest])
+    big = tmp_path / "big.nbest"
+    big.write_text("\n\n".join(blocks + bad + blocks * (copies - 2)) + "\n\n")
+    assert big.stat().st_size > 2 * (1 << 18), "the lists should make more than two partitions of 0.25 MB"
+    tree_line = ("\n\n".join(blocks + bad[:1]) + "\n\n").count("\n") + 1 + 2   # header, log probability, tree
+    return big, tree_line
+
+
+def test_partitions_in_a_local_pool_write_what_one_process_writes(bllip, tmp_path):
+    work, _, files = bllip
+    big, tree_line = _big_input(files, tmp_path)
+    want = (work / "selected.mrg").read_text().splitlines()
+    argv = ("apply", "--model", work / "model.json", "--lists", big, "--no-progress", "--partition-mb", "0.25")
+    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+    pool = _ranker(*argv, "--workers", "2", "--out", tmp_path / "pool.mrg")
+    assert one.returncode == pool.returncode == 1 and "Traceback" not in one.stderr + pool.stderr
+    got = (tmp_path / "one.mrg").read_text().splitlines()
+    assert got == want + ["" if k == 1 else t for k, t in enumerate(want)] + want
+    assert (tmp_path / "pool.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+    # the bad list is named by its file and line, the same from a partition as from one process
+    assert f"ranker: skipped: {big}:{tree_line}:" in one.stderr
+    assert one.stderr == pool.stderr.replace("pool.mrg", "one.mrg")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.nbest", "one.mrg", "pool.mrg"]   # no parts left
+
+
+@pytest.mark.dask
+def test_partitions_on_a_dask_cluster_of_worker_processes_write_what_one_process_writes(bllip, tmp_path):
+    work, _, files = bllip
+    big, _ = _big_input(files, tmp_path)
+    argv = ("apply", "--model", work / "model.json", "--lists", big, "--no-progress", "--partition-mb", "0.25")
+    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+    dask = _ranker(*argv, "--executor", "dask", "--workers", "2", "--out", tmp_path / "dask.mrg")
+    assert dask.returncode == one.returncode == 1 and "Traceback" not in dask.stderr
+    assert (tmp_path / "dask.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+    skipped = [x for x in dask.stderr.splitlines() if x.startswith("ranker: skipped:")]
+    assert skipped == [x for x in one.stderr.splitlines() if x.startswith("ranker: skipped:")] and len(skipped) == 1
+
+
+def test_a_file_that_cannot_be_read_on_loses_only_its_own_lists(bllip, tmp_path):
+    """Three files, three partitions: the middle one a truncated .gz; the others' trees all written."""
+    import gzip
+
+    work, _, files = bllip
+    want = (work / "selected.mrg").read_text().splitlines()
+    data = gzip.compress(files["test"].read_bytes())
+    (tmp_path / "cut.nbest.gz").write_bytes(data[: len(data) * 2 // 3])
+    argv = ("apply", "--model", work / "model.json", "--lists", files["test"], tmp_path / "cut.nbest.gz",
+            files["test"], "--no-progress", "--chunk", "4")
+    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+    pool = _ranker(*argv, "--workers", "2", "--out", tmp_path / "pool.mrg")
+    for got in (one, pool):
+        assert got.returncode == 1 and "Traceback" not in got.stderr
+        assert f"ranker: error: {tmp_path / 'cut.nbest.gz'}: cannot be read after its" in got.stderr
+    lines = (tmp_path / "one.mrg").read_text().splitlines()
+    cut = len(lines) - 2 * len(want)
+    assert 0 < cut < len(want) and lines == want + want[:cut] + want
+    assert (tmp_path / "pool.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+
+
+@pytest.mark.dask
+def test_a_dask_worker_killed_mid_run_loses_no_list_and_doubles_none(bllip, tmp_path):
+    """A worker process killed while partitions are being applied: Dask's nanny starts it again, the
+    scheduler runs its partition elsewhere, and the output is still one process's, byte for byte."""
+    import time
+
+    import psutil
+
+    work, _, files = bllip
+    big, _ = _big_input(files, tmp_path, copies=4)
+    argv = ["apply", "--model", work / "model.json", "--lists", big, "--no-progress", "--partition-mb", "0.1"]
+    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+    assert one.returncode == 1   # the broken list of _big_input
+    proc = subprocess.Popen([sys.executable, "-m", "ranker.cli.main", *map(str, argv), "--executor", "dask",
+                             "--workers", "2", "--out", str(tmp_path / "dask.mrg")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    deadline = time.monotonic() + 300
+    while killed is None and proc.poll() is None and time.monotonic() < deadline:
+        parts = [p for d in tmp_path.glob("dask.mrg.parts-*") for p in d.glob("part-*.mrg")]
+        workers = [c for c in psutil.Process(proc.pid).children(recursive=True)
+                   if "spawn_main" in " ".join(c.cmdline())]
+        if parts and workers:   # partitions are being applied: one worker goes
+            workers[0].kill()
+            killed = len(parts)
+        time.sleep(0.05)
+    out, err = proc.communicate(timeout=600)
+    from ranker.sources.partitions import plan
+
+    assert killed is not None, "the run ended before a worker could be killed"
+    assert killed < len(plan([str(big)], int(0.1 * (1 << 20)))), "every part was written before the kill"
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    assert (tmp_path / "dask.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+    assert not list(tmp_path.glob("dask.mrg.parts-*"))

@@ -1,0 +1,143 @@
+"""The properties a trained model has weights for, extracted straight into the model's columns.
+
+``ranker apply`` scores new candidates with a model whose feature index is fixed. Training's
+extraction (:func:`ranker.features.vectorizer.extract`) names every property a split instantiates,
+grows a vocabulary of all of them, sorts it and builds the whole matrix, which ``restrict`` then
+cuts down to the model's columns: on BLLIP lists most of what it builds is thrown away there.
+Here each property is looked up in the model's index as it is produced and kept only when the
+model knows it; the pieces a forest's distinct subtrees give are kept once (as in training) and a
+chunk's rows are put together with a few array operations at the end, instead of a sort of each
+tree's row. The result is the matrix ``extract(...).restrict(names)`` gives, array for array, so
+scores and selections are those of ``ranker select`` (``tests/features/test_applying.py``).
+
+The families run as in training (the same :class:`~ranker.features.base.NodeFamily` sharing:
+once per distinct subtree and parent category of a forest, tree families once per distinct tree,
+candidate families per candidate); what is saved is everything after a property's name.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ranker.matrices.compact import CompactMatrix, vstack
+
+from .vectorizer import CandidateMatrix, candidate_parts, family_kinds
+
+
+class ModelColumns:
+    """Extracts the properties named in ``names`` (a model's feature index, in its order).
+
+    Parameters
+    ----------
+    families : list of Family
+        Built families (:meth:`~ranker.features.vectorizer.FeatureSet.build`), none needing a fit.
+    names : sequence of str
+        The model's feature names; column ``j`` of the result is ``names[j]``.
+    """
+
+    def __init__(self, families: list, names: Sequence[str]):
+        self.node_fams, self.tree_fams, self.cand_fams = family_kinds(families)
+        self.families = list(families)
+        self.names = tuple(names)
+        self.index = {n: j for j, n in enumerate(self.names)}
+
+    def extract(self, forests: Iterable, workers: int = 1) -> CandidateMatrix:
+        """The candidates of ``forests`` in the model's columns (sentences with none give no rows).
+
+        With ``workers`` > 1, runs of sentences are extracted in forked processes (as training's
+        :func:`~ranker.features.vectorizer.extract`) and their rows stacked: the same matrix.
+        """
+        if workers > 1:
+            from ranker.parallel import ordered_map
+
+            from .vectorizer import _spans
+
+            forests = list(forests)
+            got = list(ordered_map(_extract_span, _spans(len(forests), workers), workers,
+                                   state={"columns": self, "forests": forests}))
+            sizes = np.concatenate([np.diff(m.offsets) for m in got])
+            offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+            return CandidateMatrix(vstack([m.X for m in got]), offsets, self.names,
+                                   tuple(i for m in got for i in m.sentence_ids))
+        return self._extract(forests)
+
+    def _extract(self, forests: Iterable) -> CandidateMatrix:
+        index = self.index
+        cols: list[int] = []       # every piece's entries, one piece after another
+        vals: list[float] = []
+        starts: list[int] = [0]    # piece k is cols[starts[k]:starts[k + 1]]
+        rows: list[int] = []       # the pieces of each row: (row, piece) pairs
+        pieces: list[int] = []
+        sizes: list[int] = []
+        ids: list[str] = []
+
+        def piece(local: dict) -> int:
+            """The piece of ``local`` (column -> value; -1 when empty)."""
+            if not local:
+                return -1
+            cols.extend(local)
+            vals.extend(local.values())
+            starts.append(len(cols))
+            return len(starts) - 2
+
+        def known(local: dict, pairs) -> None:
+            """Add to ``local`` the pairs whose property the model knows."""
+            for name, value in pairs:
+                j = index.get(name)
+                if j is not None:
+                    local[j] = local.get(j, 0.0) + value
+
+        row = 0
+        kinds = (self.node_fams, self.tree_fams, self.cand_fams)
+        for forest in forests:
+            if not forest.candidates:
+                continue
+            kept: dict = {}   # id(a tree's parts) -> its pieces with entries
+            for cand, parts, own in candidate_parts(forest, kinds, known, piece):
+                mine = kept.get(id(parts))
+                if mine is None:
+                    mine = kept[id(parts)] = [k for k in parts if k >= 0]
+                pieces.extend(mine)
+                rows.extend([row] * len(mine))
+                if own is not None and own >= 0:
+                    pieces.append(own)
+                    rows.append(row)
+                row += 1
+            sizes.append(len(forest.candidates))
+            ids.append(forest.sentence.id)
+        X = _rows(np.asarray(cols, dtype=np.int32), np.asarray(vals, dtype=np.float64),
+                  np.asarray(starts, dtype=np.int64), np.asarray(rows, dtype=np.int64),
+                  np.asarray(pieces, dtype=np.int64), row, len(self.names))
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return CandidateMatrix(X, offsets, self.names, tuple(ids))
+
+
+def _extract_span(state: dict, span: tuple[int, int]) -> CandidateMatrix:
+    return state["columns"]._extract(state["forests"][span[0]:span[1]])
+
+
+def _rows(cols, vals, starts, rows, pieces, n_rows: int, n_cols: int) -> CompactMatrix:
+    """The matrix whose row ``rows[i]`` holds piece ``pieces[i]`` (``rows`` ascending), equal entries added.
+
+    The pieces are gathered in row order and each row sorted and summed on its own by scipy's
+    compiled ``sum_duplicates`` (as training's rows are): a sort of every entry of the chunk at once
+    took a quarter of the extraction's time.
+    """
+    lengths = starts[1:][pieces] - starts[:-1][pieces]
+    total = int(lengths.sum())
+    index_dtype = np.int32 if max(total, len(cols)) < np.iinfo(np.int32).max else np.int64
+    first = np.zeros(len(pieces), dtype=np.int64)   # where each piece's entries begin in the output
+    np.cumsum(lengths[:-1], out=first[1:])
+    at = np.repeat((starts[:-1][pieces] - first).astype(index_dtype), lengths)
+    at += np.arange(total, dtype=index_dtype)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, weights=lengths, minlength=n_rows).astype(np.int64), out=indptr[1:])
+    X = sp.csr_matrix((n_rows, n_cols), dtype=np.float64)
+    X.data, X.indices, X.indptr = vals[at], cols[at].astype(index_dtype, copy=False), indptr.astype(index_dtype)
+    X.has_sorted_indices = False
+    X.sum_duplicates()             # sorted columns, duplicates added (in place)
+    return CompactMatrix.from_csr(X)

@@ -1,0 +1,65 @@
+"""The model's columns extracted straight (``ranker apply``'s path) equal training's matrix cut to them.
+
+Over real BLLIP 50-best lists of the WSJ sample, with every tree family of the Charniak-Johnson
+set: the matrix :class:`ModelColumns` builds is ``extract(...).restrict(names)`` array for array
+(column ids, values, the parts they are kept in, row and sentence offsets), candidate by
+candidate, so a model scores and selects exactly as ``ranker select`` does.
+"""
+import gzip
+import io
+
+import numpy as np
+import pytest
+
+from ranker.features.applying import ModelColumns
+from ranker.features.vectorizer import extract, load_feature_set
+from ranker.pipeline.apply_lists import block_forest
+from ranker.sources.nbest import stream_blocks
+
+
+@pytest.fixture(scope="module")
+def forests(bllip_lists):
+    """The first 30 lists of the test split and of the held-out split (1,500 candidates each)."""
+    out = []
+    for split in ("test", "heldout"):
+        with gzip.open(bllip_lists / f"nbest-{split}.txt.gz", "rb") as raw:
+            for k, block in enumerate(stream_blocks(io.TextIOWrapper(raw, encoding="utf-8"), split, "bllip")):
+                if k == 30:
+                    break
+                out.append(block_forest(block, len(out), split))
+    return out
+
+
+def _same(a, b):
+    for p, q in zip(a.parts, b.parts):
+        assert np.array_equal(p.indptr, q.indptr)
+        assert np.array_equal(p.indices, q.indices)
+        assert (p.data is None) == (q.data is None)
+        if p.data is not None:
+            assert p.data.dtype == q.data.dtype and np.array_equal(p.data, q.data)
+    assert a.shape == b.shape
+
+
+@pytest.mark.parametrize("features", ["bllip-rich", "reranker"])
+def test_the_models_columns_are_trainings_matrix_restricted(forests, features):
+    families = load_feature_set(features).build()
+    full = extract(forests, families)
+    # a model's index: a third of what the data instantiate (real values among them) and names they lack
+    names = sorted(full.names[::3] + ("lp:rel", "heidorn", "rule:never->seen", "zzz:absent"))
+    names = list(dict.fromkeys(names))
+    fast = ModelColumns(families, names).extract(forests)
+    _same(full.restrict(names), fast.X)
+    assert np.array_equal(full.offsets, fast.offsets) and full.sentence_ids == fast.sentence_ids
+    assert fast.X.nnz > 0 and any(p.data is not None and p.nnz for p in fast.X.parts)
+    # a candidate's score is the same number either way
+    w = np.random.default_rng(0).normal(size=len(names))
+    assert np.array_equal(full.restrict(names) @ w, fast.X @ w)
+
+
+def test_workers_give_the_same_matrix(forests):
+    families = load_feature_set("bllip-rich").build()
+    names = sorted(extract(forests[:5], families).names)
+    one = ModelColumns(families, names).extract(forests)
+    two = ModelColumns(families, names).extract(forests, workers=2)
+    _same(one.X, two.X)
+    assert np.array_equal(one.offsets, two.offsets) and one.sentence_ids == two.sentence_ids
