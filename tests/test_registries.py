@@ -209,6 +209,24 @@ def test_no_if_chain_over_annotation_kinds_anywhere():
         assert any(p.search(bad) for p in patterns), bad
 
 
+def test_no_if_chain_over_corpus_or_source_names_anywhere():
+    # a corpus reader and a candidate source answer for themselves (reads_files, matches_lists,
+    # NltkCorpus's methods; CandidateSource.store_name/obtain); "penn" is left out: it is also the
+    # notation of ranker evaluate's files, a name of another kind
+    from ranker.registries import CORPORA, SOURCES
+
+    names = sorted((set(CORPORA.names(bare=True)) | set(SOURCES.names(bare=True))) - {"penn"})
+    assert {"treebank", "conll2000", "text", "link-grammar", "bllip"} <= set(names)
+    patterns = _name_tests(names)
+    root = Path(__file__).resolve().parents[1]
+    found = [f"{path.relative_to(root)}:{i}: {line.strip()}" for path in _scanned(root)
+             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if any(p.search(line.split("#")[0]) for p in patterns)]
+    assert found == []
+    for bad in ('if corpus == "conll2000":', 'elif kind != "link-grammar":', 'read = a if fmt == "bllip" else b'):
+        assert any(p.search(bad) for p in patterns), bad
+
+
 def test_the_annotate_command_offers_the_registered_kinds():
     import argparse
 

@@ -84,7 +84,7 @@ def _import(args) -> int:
 
         args.corpus = args.corpus or "penn"
         data = data_section(args)
-        if data.corpus in CORPORA and CORPORA.resolve(data.corpus).partition("/")[0] == "text":
+        if data.corpus in CORPORA and not CORPORA.get(data.corpus).matches_lists:
             raise RankerError("--corpus text: plain text has no forests to match; import into the store "
                               "without --corpus, or parse it (ranker parse --path FILE)")
         if data.corpus in CORPORA:

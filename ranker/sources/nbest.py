@@ -144,7 +144,7 @@ def read_blocks(path: str | Path, fmt: str) -> Iterator[ForestBlock | NbestError
 
 def parse_blocks(blocks, name: str, fmt: str) -> Iterator[ForestBlock | NbestError]:
     """Each ``(first line, lines)`` block read as a forest of ``fmt``; a malformed block as its error."""
-    read = _penn_block if fmt == "penn" else _bllip_block
+    read = BLOCK_READERS[fmt]
     for start, lines in blocks:
         try:
             yield read(name, start, lines)
@@ -376,3 +376,7 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
                           f"{errors[0]}); nothing was imported")
     flush()
     return ImportSummary(forests, cands, tuple(errors), added, tuple(order))
+
+
+#: Each n-best file format's block reader, by the format's name (``[parse] source``, ``--format``).
+BLOCK_READERS = {"penn": _penn_block, "bllip": _bllip_block}

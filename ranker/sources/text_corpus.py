@@ -66,6 +66,7 @@ class TextCorpus(CorpusReader):
 
     has_gold = False
     reads_files = True
+    matches_lists = False          # lists of new text are imported without --corpus (lists/FILE/BLOCK)
 
     def __init__(self, path: str, name: str = "", encoding: str = "utf-8", text_format: str = "tokens",
                  where: str = "[data]"):
