@@ -4,7 +4,7 @@ signing in and seeing their own attribution, a verdict, and an adjudication."""
 import tempfile
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
@@ -14,7 +14,9 @@ from ranker.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-SETTLE = (StaleElementReferenceException, NoSuchElementException)
+#: What a wait passes over while a page reloads: an element gone, not there yet, or (Chromium's
+#: "Node with given id does not belong to the document", a bare WebDriverException) read mid-navigation.
+SETTLE = (StaleElementReferenceException, NoSuchElementException, WebDriverException)
 
 
 @pytest.fixture
