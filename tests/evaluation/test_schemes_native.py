@@ -99,18 +99,6 @@ def test_flat_options_score_as_the_reference_scores_them(bllip_lists, tmp_path, 
     assert native == reference and native["matched"] > 0
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("scheme", schemes_native.NATIVE_SCHEMES)
-def test_every_bllip_candidate_scores_as_the_reference_scores_it(bllip_lists, tmp_path, scheme):
-    # every candidate of every test list (the first three of each were a test of their own, which
-    # repeated this one's work: issue 35, item 8)
-    gold, test = _bllip_pairs(bllip_lists, per_sentence=50, traces=scheme != "parseval")
-    g, t = _scorable(tmp_path, gold, test, scheme)
-    native, reference = native_and_reference(g, t, scheme)
-    assert native == reference
-    assert native["sentences"] > 15_000 and native["matched"] > 0
-
-
 def _generated(rng: random.Random, n: int) -> tuple[list[str], list[str]]:
     """Gold and test lines over the same words: traces, punctuation, function tags, unary chains,
     words straight under phrases, failure lines, empty lines (no parse)."""
