@@ -131,32 +131,38 @@ def warn_split_overlap(where: str, reader, data) -> None:
               f"(first {min(test & train)}): the test scores are not of unseen text", file=sys.stderr)
 
 
-def validate_config(cfg: ExperimentConfig) -> None:
-    """Raise :class:`ConfigError` for the first value or file of ``cfg`` no stage could use.
+def _check_parse(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[parse]: a registered source, and the n-best files it reads exist."""
+    from .stages import candidate_source
 
-    Checked: every key's range and choices (:func:`~.config.check_settings`), the candidate
-    source and its forests file, the evidence source and its files (and that a feature set
-    whose families read evidence has one), the corpora and split names, the
-    annotation kind, the feature set, the K table, the EVALB parameter file, the head, MPH and
-    flattening rules, and the metrics named for tuning.
-    """
-    from ..features import load_feature_set
+    _check(src, "[parse]", lambda: candidate_source(cfg.parse, src))
 
-    from ..trees.ktable import as_k_table
+
+def _check_data(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[data]: registered corpora, a readable corpus with gold (or annotation of its own), splits
+    that select documents of it (a warning when they overlap)."""
     from ..registries import CORPORA
-    from ..evaluation.scoring import Scorer
-    from .annotation_kinds import kind_of
-    from .stages import candidate_source, evidence_parse, metric_names, scoring_settings
     from .stages.corpus import corpus_reader
 
-    src = cfg.source
-    check_settings(cfg)     # every key's range and choices (ranker/pipeline/config.py)
-    _check(src, "[parse]", lambda: candidate_source(cfg.parse, src))
     d = cfg.data
     for key, corpus in (("corpus", d.corpus), *(("extra_training", c) for c in d.extra_training)):
         _check(src, f"[data] {key}", lambda: CORPORA.get(corpus))
     readers: list = []
     _check(src, "[data]", lambda: readers.append(corpus_reader(d)))
+    reader = state["reader"] = readers[0]
+    if not reader.has_gold and not reader.has_annotation:
+        raise ConfigError(f"{src}: [data] corpus {d.corpus!r} has no gold trees, and ranker run trains and "
+                          "scores against gold; apply a trained model to it with ranker apply (--report DIR "
+                          "reports its forests and costs), or treebank it with ranker serve")
+    for key in ("train", "heldout", "test"):
+        check_selection(src, reader, key, getattr(d, key))
+    warn_split_overlap(src, reader, d)
+    for extra in d.extra_training:
+        check_selection(src, extra, "extra_training", "train")
+
+
+def _check_report(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[report]: a document-group pattern that compiles and has a group."""
     if cfg.report.group_documents:
         import re
 
@@ -167,31 +173,58 @@ def validate_config(cfg: ExperimentConfig) -> None:
         if groups < 1:
             raise ConfigError(f"{src}: [report] group_documents needs a group, as \"GUM_([a-z]+)_\": "
                               "its first group names a document's group")
-    if not readers[0].has_gold and not readers[0].has_annotation:
-        raise ConfigError(f"{src}: [data] corpus {d.corpus!r} has no gold trees, and ranker run trains and "
-                          "scores against gold; apply a trained model to it with ranker apply (--report DIR "
-                          "reports its forests and costs), or treebank it with ranker serve")
-    for key in ("train", "heldout", "test"):
-        check_selection(src, readers[0], key, getattr(d, key))
-    warn_split_overlap(src, readers[0], d)
-    for extra in d.extra_training:
-        check_selection(src, extra, "extra_training", "train")
-    _check(src, "", lambda: kind_of(cfg.annotation.kind).check_run(cfg, readers[0], src))   # the kind's own needs
+
+
+def _check_annotation(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[annotation]: what the kind itself needs of the corpus (:meth:`.annotation_kinds.AnnotationKind.check_run`)."""
+    from .annotation_kinds import kind_of
+
+    _check(src, "", lambda: kind_of(cfg.annotation.kind).check_run(cfg, state["reader"], src))
+
+
+def _check_evidence(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[evidence]: a second source other than [parse]'s, its files there."""
+    from .stages import evidence_parse
+
     _check(src, "[evidence]", lambda: evidence_parse(cfg.parse, cfg.evidence, src))
+
+
+def _check_features(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[features]: a feature set that loads, an [evidence] source for its evidence families, one cut-off."""
+    from ..features import load_feature_set
+
     _check(src, "[features] set", lambda: load_feature_set(cfg.features.set))
     wanting = load_feature_set(cfg.features.set).evidence_families()
     if wanting and not cfg.evidence.source:
         raise ConfigError(f"{src}: [features] set {cfg.features.set!r} has families that read a "
                           f"second source's candidates ({', '.join(wanting)}): name it in [evidence] source")
     check_cutoff(cfg.features.set, cfg.features.cutoff, f"{src}: [features] cutoff")
+
+
+def _check_heidorn(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[heidorn]: a K table that parses."""
+    from ..trees.ktable import as_k_table
+
     _check(src, "[heidorn] k_table", lambda: as_k_table(cfg.heidorn.k_table))
+
+
+def _check_evaluation(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[evaluation]: a scorer its files build; the metrics tuning names are among those it reports."""
+    from ..evaluation.scoring import Scorer
+    from .stages import metric_names, scoring_settings
+
     _check(src, "[evaluation]", lambda: Scorer(scoring_settings(cfg.evaluation)))
     known = metric_names(cfg.evaluation)
     for key, m in (("[loglinear] select_metric", cfg.loglinear.select_metric),
                    ("[heidorn] tune_metric", cfg.heidorn.tune_metric)):
         if m not in known:
             raise ConfigError(f"{src}: {key}: unknown metric {m!r} (known: {', '.join(known)})")
+
+
+def _check_loglinear(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[loglinear]: an objective the annotation can train (expected F needs full annotation), a grid."""
     from ..registries import ANNOTATIONS, OBJECTIVES, RANKERS
+    from .annotation_kinds import kind_of
 
     if RANKERS.get(OBJECTIVES.get(cfg.loglinear.objective)).needs_gain and (
             not kind_of(cfg.annotation.kind).full or cfg.data.extra_training):
@@ -201,7 +234,36 @@ def validate_config(cfg: ExperimentConfig) -> None:
                           "[data] extra_training")
     if not cfg.loglinear.sigma2_grid:
         raise ConfigError(f"{src}: [loglinear] sigma2_grid is empty")
+
+
+def _check_experiment(cfg: ExperimentConfig, src: str, state: dict) -> None:
+    """[experiment]: an executor that can run here, a store path that is no folder."""
     check_executor(cfg.experiment, src)
     store = Path(cfg.experiment.store)
     if store.exists() and not store.is_file():
         raise ConfigError(f"{src}: [experiment] store {store} is not a file")
+
+
+#: Each section's own check, in the order :func:`validate_config` calls them (a later one may read
+#: what an earlier one found: the corpus reader [data] opened, in ``state["reader"]``).
+SECTION_CHECKS = (("parse", _check_parse), ("data", _check_data), ("report", _check_report),
+                  ("annotation", _check_annotation), ("evidence", _check_evidence),
+                  ("features", _check_features), ("heidorn", _check_heidorn),
+                  ("evaluation", _check_evaluation), ("loglinear", _check_loglinear),
+                  ("experiment", _check_experiment))
+
+
+def validate_config(cfg: ExperimentConfig) -> None:
+    """Raise :class:`ConfigError` for the first value or file of ``cfg`` no stage could use.
+
+    Every key's range and choices first (:func:`~.config.check_settings`), then each section's own
+    check (:data:`SECTION_CHECKS`): the candidate source and its forests files, the corpora and
+    split names, the report's document groups, what the annotation kind needs, the evidence source
+    and its files, the feature set (and an evidence source for its evidence families), the K table,
+    the EVALB parameter file, the head, MPH and flattening rules and the metrics named for tuning,
+    the objective against the annotation, the executor and the store path.
+    """
+    check_settings(cfg)     # every key's range and choices (ranker/pipeline/config.py)
+    state: dict = {}
+    for _, check in SECTION_CHECKS:
+        check(cfg, cfg.source, state)

@@ -174,3 +174,16 @@ def test_issue_24_a_split_the_installed_corpus_lacks_is_refused_before_any_work(
         return
     with pytest.raises(RankerError, match=r"x.toml: \[data\] test = \"test\": .*conll2000 has no test half"):
         validate_config(cfg)
+
+
+def test_each_section_checks_itself_in_the_order_validate_calls_them():
+    """validate_config is the settings' ranges, then one check a section (issue 35, item 4)."""
+    from ranker.pipeline.config import SECTIONS
+    from ranker.pipeline.validate import SECTION_CHECKS
+
+    names = [name for name, _ in SECTION_CHECKS]
+    assert set(names) <= set(SECTIONS) and len(names) == len(set(names))
+    assert names.index("data") < names.index("annotation")   # the kind's check reads the corpus [data] opened
+    assert names.index("parse") < names.index("evidence")    # evidence names a source other than [parse]'s
+    for name, check in SECTION_CHECKS:
+        assert f"[{name}]" in check.__doc__, name             # each says what its section needs
