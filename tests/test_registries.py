@@ -148,6 +148,14 @@ def _scanned(root: Path, skip: tuple[str, ...] = ()) -> list[Path]:
     return sorted(p for base in SCANNED for p in (root / base).rglob("*.py") if p.name not in skip)
 
 
+def _code_matching(patterns) -> list[str]:
+    """``file:line: text`` of every scanned line whose code (comments aside) a pattern finds."""
+    root = Path(__file__).resolve().parents[1]
+    return [f"{path.relative_to(root)}:{i}: {line.strip()}" for path in _scanned(root)
+            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if any(p.search(line.split("#")[0]) for p in patterns)]
+
+
 def test_the_greps_read_the_benchmarks_and_experiments():
     root = Path(__file__).resolve().parents[1]
     files = {p.relative_to(root).parts[0] for p in _scanned(root)}
@@ -176,14 +184,7 @@ def test_no_if_chain_over_ranker_names_anywhere():
 
     names = set(RANKERS.names(bare=True)) | set(OBJECTIVES.names(bare=True)) | {"heidorn_tuned"}
     patterns = _name_tests(sorted(names))
-    root = Path(__file__).resolve().parents[1]
-    found = []
-    for path in _scanned(root):
-        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            code = line.split("#")[0]
-            if any(p.search(code) for p in patterns):
-                found.append(f"{path.relative_to(root)}:{i}: {line.strip()}")
-    assert found == []
+    assert _code_matching(patterns) == []
     # the test can fail: it sees the lines it is meant to forbid
     for bad in ('if name == "heidorn":', "elif kind != 'loglinear':", 'if objective == "expected_f":',
                 'if args.model and name not in ("loglinear", "heidorn"):'):
@@ -200,11 +201,7 @@ def test_no_if_chain_over_annotation_kinds_anywhere():
     from ranker.registries import ANNOTATIONS
 
     patterns = _name_tests(sorted(ANNOTATIONS.names(bare=True))) + [re.compile(r"(==|!=)\s*(BEST_F|USER)\b")]
-    root = Path(__file__).resolve().parents[1]
-    found = [f"{path.relative_to(root)}:{i}: {line.strip()}" for path in _scanned(root)
-             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-             if any(p.search(line.split("#")[0]) for p in patterns)]
-    assert found == []
+    assert _code_matching(patterns) == []
     for bad in ('if kind == BEST_F:', 'if args.kind != "user":', 'if kind not in ("riezler", BEST_F, USER):'):
         assert any(p.search(bad) for p in patterns), bad
 
@@ -218,11 +215,7 @@ def test_no_if_chain_over_corpus_or_source_names_anywhere():
     names = sorted((set(CORPORA.names(bare=True)) | set(SOURCES.names(bare=True))) - {"penn"})
     assert {"treebank", "conll2000", "text", "link-grammar", "bllip"} <= set(names)
     patterns = _name_tests(names)
-    root = Path(__file__).resolve().parents[1]
-    found = [f"{path.relative_to(root)}:{i}: {line.strip()}" for path in _scanned(root)
-             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-             if any(p.search(line.split("#")[0]) for p in patterns)]
-    assert found == []
+    assert _code_matching(patterns) == []
     for bad in ('if corpus == "conll2000":', 'elif kind != "link-grammar":', 'read = a if fmt == "bllip" else b'):
         assert any(p.search(bad) for p in patterns), bad
 

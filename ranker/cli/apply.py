@@ -200,7 +200,8 @@ def _apply(args, model, store_path: str) -> int:
 
 def _write_report(args, store, order, source: str, skipped: int, written: int, clock, saved) -> None:
     """Write ``--report DIR``: the input's counts and costs (it has no gold to be scored against)."""
-    from ..pipeline.apply_report import apply_report, input_counts, write_apply_report
+    from ..pipeline.apply_report import apply_report, input_counts
+    from ..pipeline.report import write_report
     from ..pipeline.experiment import software_versions
 
     given = args.text or args.lists[0]
@@ -208,7 +209,8 @@ def _write_report(args, store, order, source: str, skipped: int, written: int, c
     notes = [f"ranker apply of {'text' if args.text else args.format + ' lists'} {given} with the model "
              f"{args.model} ({len(saved.feature_names):,} features); the chosen trees are in {args.out}, one "
              "line per input sentence (an empty line where there is none)."]
-    path = write_apply_report(apply_report(f"apply {given}", counts, clock, notes, software_versions()), args.report)
+    report = apply_report(f"apply {given}", counts, clock, notes, software_versions())
+    path = write_report(report, args.report, plots=False)["md"]
     print(f"wrote the report to {path}", file=sys.stderr)
 
 

@@ -9,9 +9,7 @@ counts read line for line as a run's.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from .report import Report, write_report
+from .report import Report
 from .run_counts import ForestSizes, RunCounts
 
 #: The note every such report opens with.
@@ -36,7 +34,3 @@ def input_counts(store, sentence_ids: list[str | None], source: str, skipped: in
                      forests={"input": ForestSizes.of(sizes, (qualities.get(sid, ()) for sid in ids))},
                      trees_written=written)
 
-
-def write_apply_report(report: Report, out_dir: str | Path) -> Path:
-    """Write the report files into ``out_dir`` (made if missing); the Markdown file's path."""
-    return write_report(report, out_dir, plots=False)["md"]

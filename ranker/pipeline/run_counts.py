@@ -3,15 +3,13 @@
 A report's counts used to be a dict keyed by prose ("training sentences kept"), which the
 cross-validation runners read back by that prose, so rewording a line broke an experiment. Here
 each count is a field with a type; :func:`ranker.pipeline.report.count_rows` is the one place
-that turns them into the lines people read, and ``report.json`` keeps the fields
-(:meth:`RunCounts.to_dict`, read back by :meth:`RunCounts.from_dict`).
+that turns them into the lines people read, and ``report.json`` keeps the fields.
 
 ``None`` means "not counted in this run" (a Link Grammar run imports nothing; ``ranker apply``
 trains nothing) and prints no line; a dict prints one line per entry, in its order.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -77,17 +75,3 @@ class RunCounts:
     training_dropped: dict[str, int] = field(default_factory=dict)   # ... and dropped, by why
     forests: dict[str, ForestSizes] = field(default_factory=dict)    # per split ("test"; apply: "input")
     trees_written: int | None = None                                  # apply
-
-    def to_dict(self) -> dict:
-        """Plain JSON data (``report.json`` "counts")."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, doc: dict) -> "RunCounts":
-        """Read back :meth:`to_dict`'s data (a fold's or a report's JSON)."""
-        doc = dict(doc)
-        for key in ("source", "evidence"):
-            if doc.get(key) is not None:
-                doc[key] = SourceCounts(**doc[key])
-        doc["forests"] = {k: ForestSizes(**v) for k, v in doc.get("forests", {}).items()}
-        return cls(**doc)

@@ -147,3 +147,13 @@ def odd_label_store(built_store, tmp_path, test_sentence):
         odd = first._replace(tree=parse_tree(text.replace("(NP ", f"(NP{ODD_LABEL[2:]} ", 1)))
         st.replace_forest(test_sentence, first.source, [odd, *forest.candidates[1:]])
     return path
+
+
+def team_users(path) -> Path:
+    """A users file of a team: annotators ann and bob, adjudicator boss (passwords NAME-secret-1)."""
+    from ranker.serve.users import add_user
+
+    for name in ("ann", "bob"):
+        add_user(path, name, f"{name}-secret-1")
+    add_user(path, "boss", "boss-secret-1", role="adjudicator")
+    return Path(path)

@@ -4,6 +4,8 @@ import re
 
 import pytest
 
+from conftest import team_users
+
 from ranker.errors import RankerError
 from ranker.sources.assignment import plan_assignment
 from ranker.store import Store
@@ -70,14 +72,10 @@ def team(store_path, tmp_path):
     import shutil
 
     from ranker.serve.app import create_app
-    from ranker.serve.users import add_user
 
     path = tmp_path / "team.sqlite"
     shutil.copy(store_path, path)
-    users = tmp_path / "team.users"
-    for name in ("ann", "bob"):
-        add_user(users, name, f"{name}-secret-1")
-    add_user(users, "boss", "boss-secret-1", role="adjudicator")
+    users = team_users(tmp_path / "team.users")
     return create_app(path, users=users), path
 
 

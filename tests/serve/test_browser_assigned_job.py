@@ -11,6 +11,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
+from conftest import team_users
 from test_browser import chromium, sign_in_attempt
 
 from ranker.store import Store
@@ -26,14 +27,10 @@ SETTLE = (StaleElementReferenceException, NoSuchElementException, WebDriverExcep
 def job(built_store, tmp_path, live_server_class):
     """A server with accounts (ann, bob, boss the adjudicator) on its own copy of the store: ``(url, store)``."""
     from ranker.serve.app import create_app
-    from ranker.serve.users import add_user
 
     path = tmp_path / "job.sqlite"
     shutil.copy(built_store, path)
-    users = tmp_path / "job.users"
-    for name in ("ann", "bob"):
-        add_user(users, name, f"{name}-secret-1")
-    add_user(users, "boss", "boss-secret-1", role="adjudicator")
+    users = team_users(tmp_path / "job.users")
     srv = live_server_class(create_app(path, users=users))
     yield srv.url, path
     srv.close()
