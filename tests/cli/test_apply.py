@@ -100,6 +100,24 @@ def test_a_bad_list_is_an_empty_line_counted_and_the_rest_is_applied(bllip, tmp_
     assert f"ranker: skipped: {bad}:" in got.stderr and "1 of" in got.stderr
 
 
+def test_a_list_with_a_bad_header_is_an_empty_line_named_by_its_line(bllip, tmp_path):
+    """A header that is not ``COUNT<TAB>ID``: that list alone is skipped, the file and line named."""
+    work, _, files = bllip
+    blocks = files["test"].read_text().split("\n\n")
+    head, *rest = blocks[2].split("\n")
+    blocks[2] = "\n".join(["fifty\t" + head.split("\t", 1)[-1], *rest])
+    bad = tmp_path / "bad.nbest"
+    bad.write_text("\n\n".join(blocks))
+    line = "\n\n".join(blocks[:2]).count("\n") + 3
+    got = _ranker("apply", "--model", work / "model.json", "--lists", bad, "--out", tmp_path / "best.mrg",
+                  "--no-progress", "--chunk", "2")
+    assert got.returncode == 1 and "Traceback" not in got.stderr
+    assert f"ranker: skipped: {bad}:{line}:" in got.stderr
+    lines = (tmp_path / "best.mrg").read_text().split("\n")[:-1]
+    want = (work / "selected.mrg").read_text().split("\n")[:-1]
+    assert lines == want[:2] + [""] + want[3:]
+
+
 def test_bad_models_inputs_and_outputs_are_one_line_before_any_work(bllip, tmp_path):
     work, store, files = bllip
     model = json.loads((work / "model.json").read_text())
@@ -114,6 +132,13 @@ def test_bad_models_inputs_and_outputs_are_one_line_before_any_work(bllip, tmp_p
                "alien.json", "no_such_family")
     _one_error(_ranker("apply", "--model", tmp_path / "nope.json", "--lists", files["test"], "--out", out),
                "nope.json")
+    # a model file from a newer (or older) ranker: its format version is refused by number
+    for version in (0, 2):
+        newer = json.loads((work / "model.json").read_text())
+        newer["format_version"] = version
+        (tmp_path / "other.json").write_text(json.dumps(newer))
+        _one_error(_ranker("apply", "--model", tmp_path / "other.json", "--lists", files["test"], "--out", out),
+                   "other.json", f"model format version {version}")
     _one_error(_ranker("apply", "--model", work / "model.json", "--lists", tmp_path / "nope.nbest", "--out", out),
                "nope.nbest", "no such file")
     copy = tmp_path / "copy.sqlite"
