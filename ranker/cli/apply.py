@@ -15,8 +15,10 @@ uncompressed one, are cut into partitions on list boundaries (``--partition-mb``
 one partition): with ``--workers`` above 1 they are applied in a local pool, with ``--executor
 dask`` as Dask tasks (``--scheduler ADDRESS``, or a local cluster of ``--workers`` processes), each
 writing its part of the output; the parts are joined in input order, the same bytes as one
-process writes. Otherwise one partition (standard input, a .gz file) is read by this process, which shares
-each chunk's extraction among ``--workers`` processes. Text, and lists with ``--store``, go through the same
+process writes. With ``--parts DIR`` the finished partitions' outputs stay in DIR until the whole
+output is written, so a run cut short resumes: the same command again applies only the partitions
+not finished there for the same model and input. Otherwise one partition (standard input, a .gz
+file) is read by this process, which shares each chunk's extraction among ``--workers`` processes. Text, and lists with ``--store``, go through the same
 stages as ``ranker run`` (load the corpus, parse or import, extract features, select) in a store:
 a temporary one, removed at the end, unless ``--store`` names one to keep, so that a rerun on the
 same input parses and extracts nothing again. Both give the same trees.
@@ -65,6 +67,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--partition-mb", type=float, default=64, metavar="MB",
                    help="--lists without --store: cut uncompressed files into partitions of about MB "
                    "megabytes on list boundaries, one task each (default 64)")
+    p.add_argument("--parts", default=None, metavar="DIR",
+                   help="--lists without --store: keep each partition's output in DIR until the whole "
+                   "output is written; a rerun with the same DIR (a run cut short) applies only the "
+                   "partitions not finished there for this model and input")
     config_option(p, "--executor", section=ExperimentSection, key="executor",
                   help="--lists without --store: where the partitions are applied: local (--workers "
                   "processes) or dask (the dask extra)")
@@ -280,13 +286,18 @@ def _stream_lists(args, model) -> int:
         if dask_missing():
             raise RankerError(f"--executor dask: {dask_missing()}")
     workers = resolve_workers(args.workers)
+    if args.parts is not None:
+        if args.lists == ["-"]:
+            raise RankerError("--parts keeps the partitions of files: standard input (--lists -) has none")
+        if Path(args.parts).exists() and not Path(args.parts).is_dir():
+            raise RankerError(f"--parts {args.parts}: not a folder")
     if args.lists != ["-"]:
         for name in args.lists:
             path = Path(name)
             if "://" not in name and not path.is_file():
                 raise RankerError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
         parts = plan(args.lists, max(1, int(args.partition_mb * (1 << 20))))
-        if args.executor == "dask" or (workers > 1 and len(parts) > 1):
+        if args.executor == "dask" or args.parts is not None or (workers > 1 and len(parts) > 1):
             if args.executor == "local":   # the forked workers inherit the loaded model
                 from ..pipeline.apply_lists import preload
 
@@ -315,8 +326,9 @@ def _partitioned(args, parts, workers: int) -> list:
 
     from ..atomicfile import atomic_write
     from ..parallel import ordered_map, use_executor
-    from ..pipeline.apply_lists import apply_partition, count_partition
-    from ..pipeline.apply_parts import join_parts, make_folder, remove_folder
+    from ..pipeline.apply_lists import Applied, apply_partition, count_partition
+    from ..pipeline.apply_parts import (finished_parts, join_parts, make_folder, part_key, remove_folder,
+                                        remove_parts)
     from ..registries import EXECUTORS
     from ..sources.partitions import number_lines
 
@@ -326,18 +338,50 @@ def _partitioned(args, parts, workers: int) -> list:
         cut = [p for p in parts if p.start or p.end is not None]   # their first lines are counted first
         counts = dict(zip(cut, ordered_map(count_partition, cut, workers, state={})))
         parts = number_lines(parts, counts)
-        # a name of this run's own beside the output: an older folder of that name is never touched
-        folder = f"{tmp}/parts" if tmp else f"{args.out}.parts-{uuid.uuid4().hex[:12]}"
-        make_folder(folder)
+        state = {"model": str(args.model), "format": args.format, "chunk": args.chunk}
+        done: dict = {}
+        if args.parts is not None:   # the user's folder, kept until the output is whole
+            folder = state["parts"] = args.parts
+            make_folder(folder, exist_ok=True)
+            model = _file_digest(args.model)
+            keys = state["keys"] = [part_key(model, args.format, p) for p in parts]
+            done = finished_parts(folder, keys)
+            if done:
+                print(f"ranker: {len(done)} of {len(parts)} partitions were finished in {folder} by an "
+                      f"earlier run: applying the other {len(parts) - len(done)}", file=sys.stderr)
+        else:   # a name of this run's own beside the output: an older folder of that name is never touched
+            folder = state["parts"] = f"{tmp}/parts" if tmp else f"{args.out}.parts-{uuid.uuid4().hex[:12]}"
+            make_folder(folder)
+        whole = False
         try:
-            state = {"model": str(args.model), "format": args.format, "chunk": args.chunk, "parts": folder}
-            results = list(ordered_map(apply_partition, list(enumerate(parts)), workers,
-                                       "apply" if not args.no_progress else None, state=state))
+            todo = [(k, p) for k, p in enumerate(parts) if k not in done]
+            got = dict(zip((k for k, _ in todo), ordered_map(apply_partition, todo, workers,
+                                                              "apply" if not args.no_progress else None,
+                                                              state=state)))
+            results = [got[k] if k in got else Applied.from_record(done[k]) for k in range(len(parts))]
             with (nullcontext(sys.stdout) if args.out == "-" else atomic_write(args.out)) as out:
                 join_parts(folder, len(parts), out)
+            whole = not any(r.broken for r in results)
         finally:
-            remove_folder(folder)
+            if args.parts is None:
+                remove_folder(folder)
+            elif whole:
+                remove_parts(folder)
+            else:
+                print(f"ranker: the finished partitions stay in {folder}: a rerun with --parts {folder} "
+                      "applies only the others", file=sys.stderr)
     return results
+
+
+def _file_digest(path) -> str:
+    """A digest of a file's bytes (the model's, in the key of every part made with it)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _report(args, results: list) -> int:

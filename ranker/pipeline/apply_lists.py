@@ -26,6 +26,12 @@ class Applied(NamedTuple):
     skipped: tuple[str, ...]
     broken: str = ""
 
+    @classmethod
+    def from_record(cls, fields: list) -> "Applied":
+        """The fields as a finished part's record keeps them (:func:`~.apply_parts.record_part`)."""
+        written, empty, skipped, *rest = fields
+        return cls(int(written), int(empty), tuple(str(x) for x in skipped), *map(str, rest))
+
 
 class ListRanker:
     """The model, its families and its columns, ready to rank chunks of lists.
@@ -153,13 +159,15 @@ def apply_stream(ranker: ListRanker, raw, name: str, fmt: str, out, chunk: int, 
 def apply_partition(state: dict, task) -> Applied:
     """One executor task: partition ``task = (number, partition)`` of the input ranked into its own part file.
 
-    ``state`` holds the model file's path, the list format, the chunk size and the folder of the
-    parts. The part is written under a name of its own and renamed when complete, so a task run
-    again (its worker died) replaces it whole: no list is lost or written twice. A partition that
-    cannot be opened is a break (its lists are missing from the output, and the run says so).
+    ``state`` holds the model file's path, the list format, the chunk size, the folder of the
+    parts and, when that folder is kept between runs, each part's key. The part is written under a
+    name of its own and renamed when complete, so a task run again (its worker died) replaces it
+    whole: no list is lost or written twice. A partition that cannot be opened is a break (its
+    lists are missing from the output, and the run says so); a part with a break is not recorded
+    as finished, so a resumed run tries it again.
     """
     from ..sources.partitions import read_bytes
-    from .apply_parts import write_part
+    from .apply_parts import record_part, write_part
 
     number, part = task
     ranker = _ranker_of(state["model"])
@@ -168,7 +176,10 @@ def apply_partition(state: dict, task) -> Applied:
     except OSError as e:
         return Applied(0, 0, (), f"{part.path}: cannot be read ({e})")
     with raw, write_part(state["parts"], number) as out:
-        return apply_stream(ranker, raw, part.path, state["format"], out, state["chunk"], part.first_line)
+        got = apply_stream(ranker, raw, part.path, state["format"], out, state["chunk"], part.first_line)
+    if state.get("keys") and not got.broken:
+        record_part(state["parts"], number, state["keys"][number], got)
+    return got
 
 
 _RANKERS: dict = {}

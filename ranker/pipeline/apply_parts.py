@@ -7,10 +7,19 @@ copy the parts, in partition order, into the output (through :func:`ranker.atomi
 for a local output: a failure leaves the old file as it was) and remove them. The parts are a
 folder of the run's own beside the output (so on a cluster the output's folder must be shared),
 removed at the end whether the run succeeded or not; paths go through fsspec when it is installed.
+
+A folder the user names (``ranker apply --parts DIR``) outlives a run cut short: beside each whole
+part a record (``part-NNNNNN.json``, written last) keeps what the partition gave and a key of what
+it was made from (the model file's bytes, the format, the partition's file, size, modification time
+and byte range), so a rerun with the same folder applies only the partitions without a record of
+that key (:func:`finished_parts`). Such a folder is removed once the output is written whole.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import re
 import shutil
 import uuid
 from contextlib import contextmanager
@@ -30,13 +39,13 @@ def part_name(folder: str, number: int) -> str:
     return f"{folder.rstrip('/')}/part-{number:06d}.mrg"
 
 
-def make_folder(folder: str) -> None:
-    """Create the parts' folder (a new one: its name is the run's own)."""
+def make_folder(folder: str, exist_ok: bool = False) -> None:
+    """Create the parts' folder (a new one, its name the run's own; or the user's, kept between runs)."""
     fs, p = _fs(folder)
     if fs is None:
-        os.makedirs(p)
+        os.makedirs(p, exist_ok=exist_ok)
     else:
-        fs.makedirs(p, exist_ok=False)
+        fs.makedirs(p, exist_ok=exist_ok)
 
 
 def remove_folder(folder: str) -> None:
@@ -45,6 +54,29 @@ def remove_folder(folder: str) -> None:
         shutil.rmtree(p, ignore_errors=True)
     elif fs.exists(p):
         fs.rm(p, recursive=True)
+
+
+_OURS = re.compile(r"part-\d{6}\.(mrg|json)(\.[0-9a-f]{32}\.tmp)?")
+
+
+def remove_parts(folder: str) -> None:
+    """Remove the parts, records and leftovers a run wrote in a folder the user named, then the
+    folder if nothing else is in it (a folder of the user's own files is never emptied)."""
+    fs, p = _fs(folder)
+    if fs is None:
+        for name in os.listdir(p):
+            if _OURS.fullmatch(name):
+                os.unlink(os.path.join(p, name))
+        try:
+            os.rmdir(p)
+        except OSError:
+            pass
+        return
+    for name in fs.ls(p, detail=False):
+        if _OURS.fullmatch(name.rstrip("/").rsplit("/", 1)[-1]):
+            fs.rm(name)
+    if not fs.ls(p, detail=False):
+        fs.rmdir(p)
 
 
 @contextmanager
@@ -79,3 +111,58 @@ def join_parts(folder: str, count: int, out) -> None:
                 if not block:
                     break
                 out.write(block)
+
+
+def part_key(model_digest: str, fmt: str, part) -> str:
+    """What a partition's part is made from, as a digest: a part recorded under another key is made again.
+
+    The file is known by its path, size and modification time (as ``make`` knows it), the model by
+    a digest of its file's bytes; the chunk size and the executor change no byte of a part.
+    """
+    fs, p = _fs(part.path)
+    if fs is None:
+        st = os.stat(p)
+        size, mtime = st.st_size, st.st_mtime_ns
+    else:
+        info = fs.info(p)
+        size, mtime = info.get("size"), str(info.get("mtime", info.get("LastModified", "")))
+    doc = [model_digest, fmt, part.path, size, mtime, part.start, part.end, part.first_line]
+    return hashlib.sha256(json.dumps(doc, default=str).encode()).hexdigest()[:24]
+
+
+def _record_name(folder: str, number: int) -> str:
+    return f"{folder.rstrip('/')}/part-{number:06d}.json"
+
+
+def record_part(folder: str, number: int, key: str, applied) -> None:
+    """Record part ``number`` as finished (after it is in place): its key and what it gave."""
+    final = _record_name(folder, number)
+    tmp = f"{final}.{uuid.uuid4().hex}.tmp"
+    doc = json.dumps({"key": key, "applied": list(applied)})
+    fs, p = _fs(tmp)
+    if fs is None:
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(doc)
+        os.replace(p, _fs(final)[1])
+    else:
+        with fs.open(p, "w", encoding="utf-8") as f:
+            f.write(doc)
+        fs.mv(p, _fs(final)[1])
+
+
+def finished_parts(folder: str, keys: list[str]) -> dict:
+    """``number -> what it gave`` (a list of the :class:`~.apply_lists.Applied` fields) for the parts
+    of ``folder`` recorded under ``keys[number]`` whose output is there; an unreadable record is none."""
+    done = {}
+    for number, key in enumerate(keys):
+        fs, rec = _fs(_record_name(folder, number))
+        try:
+            with (open(rec, encoding="utf-8") if fs is None else fs.open(rec, "r", encoding="utf-8")) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            continue
+        part = _fs(part_name(folder, number))[1]
+        there = os.path.isfile(part) if fs is None else fs.exists(part)
+        if isinstance(doc, dict) and doc.get("key") == key and there and isinstance(doc.get("applied"), list):
+            done[number] = doc["applied"]
+    return done
