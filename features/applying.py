@@ -65,7 +65,6 @@ class ModelColumns:
         return self._extract(forests)
 
     def _extract(self, forests: Iterable) -> CandidateMatrix:
-        index = self.index
         cols: list[int] = []       # every piece's entries, one piece after another
         vals: list[float] = []
         starts: list[int] = [0]    # piece k is cols[starts[k]:starts[k + 1]]
@@ -73,22 +72,26 @@ class ModelColumns:
         pieces: list[int] = []
         sizes: list[int] = []
         ids: list[str] = []
+        look, put, put_value = self.index.get, cols.append, vals.append
 
-        def piece(local: dict) -> int:
-            """The piece of ``local`` (column -> value; -1 when empty)."""
-            if not local:
+        def known(local, pairs) -> None:
+            """Append the pairs whose property the model knows to the open piece.
+
+            A piece may name a column twice: the rows' duplicates are added when they are put
+            together (:func:`_rows`), so no dict is kept per piece.
+            """
+            for name, value in pairs:
+                j = look(name)
+                if j is not None:
+                    put(j)
+                    put_value(value)
+
+        def piece(local) -> int:
+            """Close the open piece: its number, or -1 when it has no entry."""
+            if len(cols) == starts[-1]:
                 return -1
-            cols.extend(local)
-            vals.extend(local.values())
             starts.append(len(cols))
             return len(starts) - 2
-
-        def known(local: dict, pairs) -> None:
-            """Add to ``local`` the pairs whose property the model knows."""
-            for name, value in pairs:
-                j = index.get(name)
-                if j is not None:
-                    local[j] = local.get(j, 0.0) + value
 
         row = 0
         kinds = (self.node_fams, self.tree_fams, self.cand_fams)
