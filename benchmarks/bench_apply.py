@@ -14,7 +14,14 @@
   speed-up over ``stream`` is printed beside;
 * ``scale``: the lists replicated to ``--replicate`` sentences in one plain file, streamed in one
   process, against the input itself: time per sentence and peak memory of both, and their ratios
-  (issue 38: time linear in sentences, memory independent of the input's size).
+  (issue 38: time linear in sentences, memory independent of the input's size);
+* ``peer``: the Charniak-Johnson reranker's ``best-parses`` on the same lists (read from standard
+  input, one thread), beside ranker's one-process stream, with the model its own training gives:
+  built and trained by ``experiments/wsj-sample-bllip/peer_reranker.py`` from a BLLIP checkout
+  (``--peer-source`` or ``BLLIP_PARSER_SOURCE``; ``apt-get install flex liblbfgs-dev``) on the WSJ
+  sample's train lists, the held-out lists its development set, once (``--peer-work`` keeps the
+  model: ``features.gz``, ``weights.gz``). Both rates, both peaks and ranker's rate over the
+  peer's are printed; the two outputs' trees are the two rerankers' choices, not the same bytes.
 
 Run as a user runs it (``ranker apply`` in a child process), timed by wall clock and CPU of the
 child and its workers (sentences per CPU second is the rate per core); peak RSS is the largest
@@ -23,6 +30,7 @@ process's. Prints one JSON line per run:
     python benchmarks/bench_apply.py --model bllip.json --lists ../shared/nbest/bllip-wsj-sample/nbest-test.txt.gz
     python benchmarks/bench_apply.py --model bllip.json --lists LISTS --runs stream,pool,dask,scale --replicate 4000
     python benchmarks/bench_apply.py --model gum.json --text gum-test.txt --text-format tagged
+    python benchmarks/bench_apply.py --model bllip.json --lists LISTS --runs peer --peer-source BLLIP_CHECKOUT
 
 The figures and the model each was run with are logged in benchmarks/README.md.
 """
@@ -38,6 +46,8 @@ import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def sentences_in(path: Path, lists: bool) -> int:
     opener = gzip.open if path.name.endswith(".gz") else open
@@ -48,22 +58,25 @@ def sentences_in(path: Path, lists: bool) -> int:
     return sum(1 for line in text.splitlines() if line.strip())
 
 
-def run(argv: list[str]) -> dict:
-    """One ``ranker apply`` in a child process: wall, CPU (the child and the workers it waited for), peak RSS.
+def run(argv: list[str], stdin: Path | None = None, env: dict | None = None) -> dict:
+    """One ``ranker apply`` (or, with a program's path first, that program) in a child process: wall,
+    CPU (the child and the workers it waited for), peak RSS.
 
     The child's own resource usage (``wait4``), not the sum over every child so far: each run's
     peak is its own.
     """
-    with tempfile.TemporaryFile() as err:
+    cmd = argv if argv[0].startswith("/") else [sys.executable, "-m", "ranker.cli.main", *argv]
+    with tempfile.TemporaryFile() as err, (open(stdin, "rb") if stdin else open(os.devnull, "rb")) as given:
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "ranker.cli.main", *argv], stdout=subprocess.DEVNULL,
-                                stderr=err)
+        proc = subprocess.Popen(cmd, stdin=given, stdout=subprocess.DEVNULL, stderr=err,
+                                env={**os.environ, **(env or {})})
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             err.seek(0)
-            raise SystemExit(f"ranker apply failed: {err.read().decode().strip()[-500:]}")
+            raise SystemExit(f"{Path(cmd[0]).name if argv is cmd else 'ranker apply'} failed: "
+                             f"{err.read().decode().strip()[-500:]}")
     cpu = usage.ru_utime + usage.ru_stime
     return {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "peak_rss_mb": round(usage.ru_maxrss / 1024)}
 
@@ -77,9 +90,14 @@ def main(argv=None) -> int:
     p.add_argument("--format", default="bllip")
     p.add_argument("--text-format", default="tokens")
     p.add_argument("--workers", type=int, default=0)
-    p.add_argument("--runs", default="store", help="comma list of store, stream, pool, dask, scale")
+    p.add_argument("--runs", default="store", help="comma list of store, stream, pool, dask, scale, peer")
     p.add_argument("--partition-mb", default="4", help="pool, dask: partition size")
     p.add_argument("--replicate", type=int, default=4000, help="scale: sentences of the large input")
+    p.add_argument("--peer-source", default=None, help="peer: a checkout of github.com/BLLIP/bllip-parser")
+    p.add_argument("--peer-work", default=None,
+                   help="peer: folder of its trained model, made once (default: under the temporary folder)")
+    p.add_argument("--nbest", default=str(ROOT.parent / "shared" / "nbest" / "bllip-wsj-sample"),
+                   help="peer: the WSJ sample's BLLIP lists it is trained on (nbest-{train,heldout}.txt.gz)")
     args = p.parse_args(argv)
     path = Path(args.lists or args.text)
     n = sentences_in(path, bool(args.lists))
@@ -118,6 +136,18 @@ def main(argv=None) -> int:
                                args.partition_mb, *extra, "--out", str(tmp / f"{label}.mrg")])
                     report(f"{label}, {cores} workers", got, n, speedup=round(one["wall_s"] / got["wall_s"], 2),
                            same_bytes=(tmp / f"{label}.mrg").read_bytes() == Path(out).read_bytes())
+        if "peer" in runs:
+            plain = tmp / "peer-lists.txt"
+            plain.write_bytes(read_bytes(path))
+            ours = report("peer side by side: ranker, one process",
+                          run([*lists, "--lists", str(plain), "--workers", "1", "--out", out]), n)
+            weights, features, best_parses = peer_model(args)
+            theirs = report("peer side by side: best-parses, one thread",
+                            run([str(best_parses), "-l", str(features), str(weights)], stdin=plain,
+                                env={"OMP_NUM_THREADS": "1"}), n)
+            print(json.dumps({"run": "peer side by side: ratio", "ranker_over_peer_per_cpu_s": round(
+                ours["sentences_per_cpu_s"] / theirs["sentences_per_cpu_s"], 3), "peak_ratio": round(
+                ours["peak_rss_mb"] / max(theirs["peak_rss_mb"], 1), 2)}), flush=True)
         if "scale" in runs:
             small = report("scale: input", run([*lists, "--lists", str(path), "--workers", "1", "--out", out]), n)
             big = tmp / "replicated.txt"
@@ -131,6 +161,25 @@ def main(argv=None) -> int:
                    time_ratio=round(got["cpu_s"] / (small["cpu_s"] * args.replicate / n), 3),
                    memory_ratio=round(got["peak_rss_mb"] / small["peak_rss_mb"], 3))
     return 0
+
+
+def peer_model(args) -> tuple[Path, Path, Path]:
+    """``(weights, features, best-parses)`` of the peer trained on the WSJ sample's train lists (made once)."""
+    sys.path.insert(0, str(ROOT / "experiments" / "wsj-sample-bllip"))
+    import peer_reranker
+
+    try:
+        progs = peer_reranker.build(peer_reranker.find_programs(args.peer_source))
+    except peer_reranker.PeerUnavailable as e:
+        raise SystemExit(f"peer: {e}") from None
+    work = Path(args.peer_work or Path(tempfile.gettempdir()) / "ranker-bench-apply-peer")
+    weights, features = work / "weights.gz", work / "features.gz"
+    if not (weights.is_file() and features.is_file()):
+        stems = lambda a, b: [f"wsj_{i:04d}" for i in range(a, b + 1)]   # noqa: E731  (the WSJ splits)
+        nbest = [Path(args.nbest) / f"nbest-{s}.txt.gz" for s in ("train", "heldout", "test")]
+        got = peer_reranker.run_fold(progs, work, nbest, stems(1, 139), stems(140, 169), stems(170, 199), threads=1)
+        print(json.dumps({"run": "peer trained", **got}), flush=True)
+    return weights, features, progs.best_parses
 
 
 def read_bytes(path: Path) -> bytes:
