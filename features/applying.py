@@ -12,17 +12,20 @@ scores and selections are those of ``ranker select`` (``tests/features/test_appl
 
 The families run as in training (the same :class:`~ranker.features.base.NodeFamily` sharing:
 once per distinct subtree and parent category of a forest, tree families once per distinct tree,
-candidate families per candidate); what is saved is everything after a property's name.
+candidate families per candidate), but for the node families that read only a node's children's
+shape (:class:`ByShape`), which run once per shape met in the whole input, not once per forest;
+what is saved is everything after a property's name.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from ranker.matrices.compact import CompactMatrix, vstack
 
+from .base import children_shape
 from .vectorizer import CandidateMatrix, candidate_parts, family_kinds
 
 
@@ -38,10 +41,13 @@ class ModelColumns:
     """
 
     def __init__(self, families: list, names: Sequence[str]):
-        self.node_fams, self.tree_fams, self.cand_fams = family_kinds(families)
+        node_fams, self.tree_fams, self.cand_fams = family_kinds(families)
         self.families = list(families)
         self.names = tuple(names)
         self.index = {n: j for j, n in enumerate(self.names)}
+        shaped = [f for f in node_fams if f.children_only]
+        self.node_fams = [f for f in node_fams if not f.children_only] + \
+            ([ByShape(shaped, self.index.get)] if shaped else [])
 
     def extract(self, forests: Iterable, workers: int = 1) -> CandidateMatrix:
         """The candidates of ``forests`` in the model's columns (sentences with none give no rows).
@@ -80,6 +86,10 @@ class ModelColumns:
             A piece may name a column twice: the rows' duplicates are added when they are put
             together (:func:`_rows`), so no dict is kept per piece.
             """
+            if type(pairs) is Columns:   # already the model's columns (ByShape)
+                cols.extend(pairs.cols)
+                vals.extend(pairs.vals)
+                return
             for name, value in pairs:
                 j = look(name)
                 if j is not None:
@@ -117,6 +127,60 @@ class ModelColumns:
         offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         return CandidateMatrix(X, offsets, self.names, tuple(ids))
+
+
+class Columns(NamedTuple):
+    """Entries already in the model's columns (what :class:`ByShape` gives for a node)."""
+
+    cols: tuple
+    vals: tuple
+
+
+class ByShape:
+    """The node families that read only a node's children's shape (:attr:`~ranker.features.base.
+    NodeFamily.children_only`), run once per shape and kept in the model's columns across sentences.
+
+    Such families say the same of every node of one shape (its label, its parent's category, each
+    child's label, preterminal-ness and length: :func:`~ranker.features.base.children_shape`), and
+    on the WSJ sample's lists 87% of a sentence's distinct nodes have a shape met before, where a
+    forest shares only equal subtrees. In :class:`ModelColumns` they stand as one node family whose
+    properties for a node come already looked up (:class:`Columns`). At most ``limit`` shapes are
+    kept (then forgotten at once), so memory does not grow with the input.
+    """
+
+    per_tree = True
+    children_only = False
+
+    def __init__(self, families: list, look, limit: int = 50_000):
+        self.families = list(families)
+        self.look = look
+        self.limit = limit
+        self.kept: dict = {}
+
+    def begin_forest(self, forest) -> None:
+        for f in self.families:
+            f.begin_forest(forest)
+
+    def tree_properties(self, t):
+        for f in self.families:
+            yield from f.tree_properties(t)
+
+    def node_properties(self, n, up: str, t) -> Columns:
+        key = children_shape(n, up)
+        got = self.kept.get(key)
+        if got is None:
+            look = self.look
+            cols, vals = [], []
+            for f in self.families:
+                for name, value in f.node_properties(n, up, t):
+                    j = look(name)
+                    if j is not None:
+                        cols.append(j)
+                        vals.append(value)
+            if len(self.kept) >= self.limit:
+                self.kept.clear()
+            got = self.kept[key] = Columns(tuple(cols), tuple(vals))
+        return got
 
 
 def _extract_span(state: dict, span: tuple[int, int]) -> CandidateMatrix:

@@ -142,6 +142,13 @@ def facts(tree: Tree) -> TreeFacts:
 
 
 
+def children_shape(n: Node, up: str) -> tuple:
+    """What a :attr:`NodeFamily.children_only` family may read of ``n`` under ``up``, as one hashable key."""
+    return (n.label, up, *[None if type(c) is int else
+                           (c.label, len(c.children) == 1 and type(c.children[0]) is int, c.end - c.start)
+                           for c in n.children])
+
+
 class Family:
     """Base of property-function families: ``family(candidate) -> iterable of (name, value)``.
 
@@ -195,6 +202,15 @@ class NodeFamily(Family):
     """
 
     per_tree = True
+    #: True when :meth:`node_properties` reads nothing but the node's label, its parent's category
+    #: and, of each child, whether it is a word, else its label, whether it is a preterminal and
+    #: its length in words (:func:`children_shape`). What it gives for one such shape is then the
+    #: same in every sentence, so applying a model
+    #: (:class:`~ranker.features.applying.ModelColumns`) keeps it per shape instead of naming it
+    #: again in each sentence. A family that reads deeper (grandchildren, tags at the span's
+    #: edges), words or what lies outside the node leaves it False; ``tests/features/test_applying.py``
+    #: checks every family that sets it on real trees.
+    children_only = False
 
     def node_properties(self, node, up: str, tree) -> Iterable[tuple[str, float]]:
         """Properties contributed by ``node`` whose parent's category is ``up`` (``"TOP"``)."""

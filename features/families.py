@@ -39,6 +39,8 @@ def child_label(c, tags) -> str:
 class LocalTrees(NodeFamily):
     """Local trees (rules) ``X -> Y Z``, optionally with the parent's category: attachment sites."""
 
+    children_only = True
+
     def __init__(self, parent: bool = False, preterminals: bool = False):
         self.parent = parent
         self.preterminals = preterminals
@@ -76,6 +78,8 @@ class Embedding(Family):
 class RightBranching(NodeFamily):
     """Right- versus left-branching: phrases whose last (first) child is itself a phrase."""
 
+    children_only = True
+
     def node_properties(self, n, up, t):
         kids = n.children
         if n.is_preterminal or len(kids) < 2:
@@ -99,6 +103,8 @@ class RightBranching(NodeFamily):
 class ConstituentWeight(NodeFamily):
     """Constituent weight (binned length) by its position among siblings: heavy ones come late."""
 
+    children_only = True
+
     def node_properties(self, n, up, t):
         if n.is_preterminal:
             return
@@ -111,6 +117,8 @@ class ConstituentWeight(NodeFamily):
 @named("coordination/1")
 class Coordination(NodeFamily):
     """Parallelism of conjuncts: same or different category, and their length difference."""
+
+    children_only = True
 
     def __init__(self, conjunctions: tuple = ("CC", "CONJP")):
         self.conjunctions = frozenset(conjunctions)
@@ -133,6 +141,8 @@ class Coordination(NodeFamily):
 @named("sibling_ngrams/1")
 class SiblingNgrams(NodeFamily):
     """n-grams of sibling categories under their parent, with boundary markers."""
+
+    children_only = True
 
     def __init__(self, n: int = 2):
         self.n = n

@@ -158,6 +158,8 @@ class RedwoodsRules(Rule):
 class NGram(NodeFamily):
     """Sibling category n-grams (n = 2, 3) with the head child marked ``*`` and the side of the head (CJ05 NGram)."""
 
+    children_only = True
+
     def __init__(self, n: tuple = (2, 3), rules: str = "collins"):
         self.n = tuple(n)
         self.rules = rules
@@ -437,6 +439,8 @@ class CoPar(NodeFamily):
 @named("colenpar/1")
 class CoLenPar(NodeFamily):
     """Length difference of adjacent conjuncts and whether the second is the last (CJ05 CoLenPar)."""
+
+    children_only = True
 
     def __init__(self, conjunctions: tuple = ("CC", "CONJP")):
         self.conjunctions = frozenset(conjunctions)
