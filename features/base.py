@@ -64,37 +64,32 @@ class TreeFacts:
     shared object instead.
     """
 
-    __slots__ = ("tree", "nodes", "phrases", "tags", "_heads", "_walk")
+    __slots__ = ("tree", "nodes", "phrases", "tags", "walk", "_heads")
 
     def __init__(self, tree: Tree):
         self.tree = tree
-        self._walk = None
-        self.nodes = nodes = list(tree.root.subtrees())
+        nodes: list = []    # every node, pre-order
+        walk: list = []     # ``(node, parent's category)`` of every node, pre-order, ``"TOP"`` above the root
         phrases: list = []
         tags: list = [None] * len(tree.words)
-        for n in nodes:   # one pass, the preterminal test inline: this runs for every distinct tree
+        stack = [(tree.root, "TOP")]
+        # one pass, the preterminal test inline: this runs for every distinct tree of every forest
+        while stack:
+            n, up = stack.pop()
+            nodes.append(n)
+            walk.append((n, up))
             c = n.children
             if len(c) == 1 and type(c[0]) is int:
                 tags[c[0]] = n.label
             else:
                 phrases.append(n)
+                k = CATEGORY[n.label]
+                stack.extend([(x, k) for x in reversed(c) if type(x) is not int])
+        self.nodes = nodes
+        self.walk = walk
         self.phrases = phrases
         self.tags = tags
         self._heads: dict = {}
-
-    @property
-    def walk(self) -> list:
-        """``(node, parent's category)`` of every node in pre-order, ``"TOP"`` above the root."""
-        if self._walk is None:
-            out = []
-            stack = [(self.tree.root, "TOP")]
-            while stack:
-                n, up = stack.pop()
-                out.append((n, up))
-                k = CATEGORY[n.label]
-                stack.extend((c, k) for c in reversed(n.children) if type(c) is not int)
-            self._walk = out
-        return self._walk
 
     def heads(self, rules: str) -> tuple[dict[int, int], dict[int, int]]:
         """``(id(node) -> head child index, id(node) -> head word)`` under head-rule table ``rules``."""

@@ -60,18 +60,25 @@ class Embedding(Family):
     per_tree = True
 
     def __call__(self, c):
-        stack = [(c.tree.root, {})]
+        # one count per category of the phrases open above a node; a phrase is left after its children
+        depth: dict = {}
+        stack: list = [(c.tree.root, False)]
         while stack:
-            n, depth = stack.pop()
-            if n.is_preterminal:
-                continue
+            n, leaving = stack.pop()
             k = CATEGORY[n.label]
+            if leaving:
+                depth[k] -= 1
+                continue
+            kids = n.children
+            if len(kids) == 1 and type(kids[0]) is int:   # a preterminal
+                continue
             d = depth.get(k, 0)
             if d:
                 yield (f"embed:{k}", 1.0)
                 yield (f"embed:{k}:{min(d, 4)}", 1.0)
-            inner = {**depth, k: d + 1}
-            stack.extend((ch, inner) for ch in n.children if type(ch) is not int)
+            depth[k] = d + 1
+            stack.append((n, True))
+            stack.extend([(ch, False) for ch in kids if type(ch) is not int])
 
 
 @named("right_branching/1")
