@@ -21,7 +21,10 @@ not finished there for the same model and input. Otherwise one partition (standa
 file) is read by this process, which shares each chunk's extraction among ``--workers`` processes. Text, and lists with ``--store``, go through the same
 stages as ``ranker run`` (load the corpus, parse or import, extract features, select) in a store:
 a temporary one, removed at the end, unless ``--store`` names one to keep, so that a rerun on the
-same input parses and extracts nothing again. Both give the same trees.
+same input parses and extracts nothing again. Text without ``--store`` (nor ``--report``) is
+applied a chunk of ``--chunk`` lines at a time, each in a temporary store of its own, so memory
+and disk are bounded by the chunk; a line that cannot be decoded is an empty line, counted. All
+give the same trees.
 """
 from __future__ import annotations
 
@@ -61,8 +64,8 @@ def add_parser(subparsers) -> None:
                    "qualities, trees written, time and memory per step) as DIR/report.md, .json, .html; "
                    "text, or lists with --store")
     p.add_argument("--chunk", type=int, default=50, metavar="N",
-                   help="--lists without --store: sentences read, ranked and written at a time; memory "
-                   "grows with it, speed hardly (default 50)")
+                   help="without --store: lists, or lines of --text, read, ranked and written at a time; "
+                   "memory grows with it, speed hardly (default 50)")
     p.add_argument("--store", default=None,
                    help="keep the work in this store (made if missing) so that a rerun is fast "
                    "(default: a temporary store, removed at the end)")
@@ -121,6 +124,8 @@ def run(args) -> int:
         raise RankerError(f"{given}: no such file" if not given.exists() else f"{given}: not a file")
     if args.store is not None:
         return _apply(args, model, args.store)
+    if args.text and args.report is None:
+        return _stream_text(args, model)
     with tempfile.TemporaryDirectory(prefix="ranker-apply-") as work:
         return _apply(args, model, str(Path(work) / "apply.sqlite"))
 
@@ -148,61 +153,126 @@ def _load(path):
 
 
 def _apply(args, model, store_path: str) -> int:
+    """The whole input through one store (``--store``, ``--report``, or lists kept): parse or import,
+    features, select, write; the report and the messages."""
+    from ..pipeline.experiment import StageClock
+    from .recorded import recorded_store
+
+    clock = StageClock(verbose=False)   # the report's costs
+    with recorded_store(args, "apply", create=True, path=store_path) as (st, _):
+        with output(args.out) as f:
+            order, skipped, written, empty, source = _rank_in_store(args, model, st, clock, f)
+        if args.report is not None:
+            _write_report(args, st, order, source, len(skipped), written, clock, model[0])
+    _messages(args, skipped, empty, len(order))
+    print(f"wrote {written} trees to {args.out} ({len(order)} input sentences)")
+    return 0
+
+
+def _stream_text(args, model) -> int:
+    """``--text`` without a store: a chunk of ``--chunk`` lines at a time, each in a temporary store
+    of its own (parsed, its features extracted, ranked, its trees written, the store removed), so
+    memory and disk are bounded by the chunk whatever the text's length."""
+    import tempfile
+    from contextlib import nullcontext
+    from pathlib import Path
+
+    from ..errors import RankerError
+    from ..pipeline.apply_text import text_chunks
+    from ..pipeline.experiment import StageClock
+    from ..sources.link_grammar import import_linkgrammar
+    from ..sources.text_corpus import TextCorpus
+    from .recorded import recorded_store
+
+    import_linkgrammar()   # fail before reading when the parser is missing
+    path = Path(args.text)
+    written = empty = lines = 0
+    skipped: list[str] = []
+    broken = ""
+    with (nullcontext(sys.stdout) if args.out == "-" else output(args.out)) as out:
+        chunks = text_chunks(path, args.encoding, args.chunk)
+        while True:
+            try:
+                chunk = next(chunks, None)
+            except RankerError as e:   # damaged compressed bytes: the lines before them are applied
+                broken = str(e)
+                break
+            if chunk is None:
+                break
+            reader = TextCorpus(str(path), encoding=args.encoding, text_format=args.text_format, where="--text",
+                                lines=chunk.lines, first_line=chunk.first)
+            with tempfile.TemporaryDirectory(prefix="ranker-apply-") as work, \
+                    recorded_store(args, "apply", create=True, path=str(Path(work) / "apply.sqlite")) as (st, _):
+                order, said, w, e, _ = _rank_in_store(args, model, st, StageClock(verbose=False), out, reader)
+            written, empty, lines = written + w, empty + e, lines + len(order)
+            # a line that could not be decoded was read as empty: its own message, not "an empty line"
+            said = [m for m in said if not any(m.startswith(f"{path}:{no}:") for no in chunk.bad)]
+            skipped += sorted([*said, *chunk.bad.values()], key=lambda m: int(m[len(str(path)) + 1:].split(":")[0]))
+            if args.out == "-":
+                out.flush()
+    _messages(args, skipped, empty, lines)
+    where = "standard output" if args.out == "-" else args.out
+    print(f"wrote {written} trees to {where} ({lines} input sentences)", file=sys.stderr if args.out == "-"
+          else sys.stdout)
+    if broken:
+        print(f"ranker: error: {broken}; the trees of the lines before it are written", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _rank_in_store(args, model, st, clock, out, reader=None):
+    """Parse (or import) the input into the store ``st``, extract the model's features, choose, and
+    write one line per input line to ``out``: ``(order, skipped, written, empty, source)``."""
     import numpy as np
 
     from ..models.persistence import applying
     from ..pipeline import stages
     from ..pipeline.feature_cache import cached_matrix
     from ..pipeline.splits import SplitSelection
-    from .recorded import recorded_store
-
-    from ..pipeline.experiment import StageClock
 
     saved, fs = model
-    progress = not args.no_progress
-    clock = StageClock(verbose=False)   # the report's costs
-    with recorded_store(args, "apply", create=True, path=store_path) as (st, _):
-        ctx = stages.StageContext(st, None, args.workers, progress, "ranker apply")
-        with clock("parse" if args.text else "import"):
-            if args.text:
-                corpus, document, order, skipped = _parse_text(ctx, args)
-                source = stages.LINK_GRAMMAR
+    progress = not args.no_progress and reader is None
+    ctx = stages.StageContext(st, None, args.workers, progress, "ranker apply")
+    with clock("parse" if args.text else "import"):
+        if args.text:
+            corpus, document, order, skipped = _parse_text(ctx, args, reader)
+            source = stages.LINK_GRAMMAR
+        else:
+            corpus, document, order, skipped, source = _import_lists(st, args)
+    ids = [sid for sid in order if sid is not None]
+    sentences = tuple(st.sentence(sid) for sid in ids)
+    sel = SplitSelection("apply", corpus, None, (document,), tuple(sorted(sentences, key=lambda s: s.index)))
+    texts = {s.id: st.candidate_texts(s.id, source) for s in sel.sentences}
+    have = [s.id for s in sel.sentences if texts[s.id]]
+    chosen: dict[str, int] = {}
+    if have:
+        with clock("features"):
+            m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers),
+                              progress="features" if progress else None)
+        with clock("select"):
+            X, groups = m.restrict(saved.feature_names), m.groups()
+            with applying(args.model, saved):
+                picks = stages.choose(saved.ranker, {"features": lambda: (X, groups)})
+            chosen = dict(zip(list(m.sentence_ids), np.asarray(picks).tolist()))
+    written = empty = 0
+    with clock("write"):
+        for sid in order:
+            c = chosen.get(sid, -1) if sid is not None else -1
+            if c >= 0:
+                out.write(texts[sid][c] + "\n")
+                written += 1
             else:
-                corpus, document, order, skipped, source = _import_lists(st, args)
-        ids = [sid for sid in order if sid is not None]
-        sentences = tuple(st.sentence(sid) for sid in ids)
-        sel = SplitSelection("apply", corpus, None, (document,), tuple(sorted(sentences, key=lambda s: s.index)))
-        texts = {s.id: st.candidate_texts(s.id, source) for s in sel.sentences}
-        have = [s.id for s in sel.sentences if texts[s.id]]
-        chosen: dict[str, int] = {}
-        if have:
-            with clock("features"):
-                m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers),
-                                  progress="features" if progress else None)
-            with clock("select"):
-                X, groups = m.restrict(saved.feature_names), m.groups()
-                with applying(args.model, saved):
-                    picks = stages.choose(saved.ranker, {"features": lambda: (X, groups)})
-                chosen = dict(zip(list(m.sentence_ids), np.asarray(picks).tolist()))
-        written = empty = 0
-        with clock("write"), output(args.out) as f:
-            for sid in order:
-                c = chosen.get(sid, -1) if sid is not None else -1
-                if c >= 0:
-                    f.write(texts[sid][c] + "\n")
-                    written += 1
-                else:
-                    f.write("\n")
-                    empty += 1
-        if args.report is not None:
-            _write_report(args, st, order, source, len(skipped), written, clock, saved)
+                out.write("\n")
+                empty += 1
+    return order, skipped, written, empty, source
+
+
+def _messages(args, skipped: list[str], empty: int, lines: int) -> None:
     for line in skipped[:20]:
         print(f"ranker: skipped: {line}", file=sys.stderr)
     if empty:
-        print(f"ranker: {empty} of {len(order)} input sentences have no tree (empty lines in {args.out}): "
+        print(f"ranker: {empty} of {lines} input sentences have no tree (empty lines in {args.out}): "
               f"{len(skipped)} skipped input, {empty - len(skipped)} without a parse", file=sys.stderr)
-    print(f"wrote {written} trees to {args.out} ({len(order)} input sentences)")
-    return 0
 
 
 def _write_report(args, store, order, source: str, skipped: int, written: int, clock, saved) -> None:
@@ -221,15 +291,17 @@ def _write_report(args, store, order, source: str, skipped: int, written: int, c
     print(f"wrote the report to {path}", file=sys.stderr)
 
 
-def _parse_text(ctx, args):
-    """Load the text file as a corpus and parse it: (corpus, document, sentence id per line, skipped)."""
+def _parse_text(ctx, args, reader=None):
+    """Load the text file (or the chunk ``reader`` holds) as a corpus and parse it: (corpus,
+    document, sentence id per line, skipped)."""
     from ..pipeline import stages
-    from ..pipeline.config import DataSection, ExperimentSection
+    from ..pipeline.config import DataSection
     from ..sources.link_grammar import import_linkgrammar
     from .options import parse_section
 
-    data = DataSection(corpus="text", path=args.text, encoding=args.encoding, text_format=args.text_format)
-    reader = stages.corpus_reader(data, "--text")
+    if reader is None:
+        data = DataSection(corpus="text", path=args.text, encoding=args.encoding, text_format=args.text_format)
+        reader = stages.corpus_reader(data, "--text")
     import_linkgrammar()   # fail before parsing when the parser is missing
     items = list(reader.items())
     skipped = reader.skipped()
@@ -238,7 +310,8 @@ def _parse_text(ctx, args):
     lines = reader.lines   # not read back out of the skipped lines' messages (a path may hold ':')
     sentences = [by_line[no] for no in sorted(by_line)]
     stages.parse_or_import(ctx, parse_section(args), sentences, reader.name)
-    order = [by_line[no].id if no in by_line else None for no in range(1, lines + 1)]
+    first = getattr(reader, "first_line", 1)
+    order = [by_line[no].id if no in by_line else None for no in range(first, first + lines)]
     return reader.name, reader.document, order, skipped
 
 

@@ -69,11 +69,15 @@ class TextCorpus(CorpusReader):
     matches_lists = False          # lists of new text are imported without --corpus (lists/FILE/BLOCK)
 
     def __init__(self, path: str, name: str = "", encoding: str = "utf-8", text_format: str = "tokens",
-                 where: str = "[data]"):
+                 where: str = "[data]", lines: list[str] | None = None, first_line: int = 1):
+        """``lines`` (with ``first_line``, the number of the first in ``path``): a stretch of the file's
+        lines already read (``ranker apply`` reads text a chunk at a time), not read from ``path`` again."""
         if not path:
             raise RankerError(f"{where} path: a text corpus needs its file, one sentence a line")
         self.path = Path(path)
-        if not self.path.is_file():
+        self.given = lines
+        self.first_line = first_line
+        if lines is None and not self.path.is_file():
             raise RankerError(f"{where} path: no such file {path}" if not self.path.exists()
                               else f"{where} path: {path} is not a file")
         if text_format not in TEXT_FORMATS:
@@ -94,10 +98,9 @@ class TextCorpus(CorpusReader):
 
     def items(self) -> Iterator[CorpusItem]:
         self._skipped = []
-        text = read_file_text(self.path, self.encoding)
-        lines = text.splitlines()
+        lines = self.given if self.given is not None else read_file_text(self.path, self.encoding).splitlines()
         self.lines = len(lines)   # every line, skipped ones too: what a line-for-line output must cover
-        for no, line in enumerate(lines, 1):
+        for no, line in enumerate(lines, self.first_line):
             where = f"{self.path}:{no}"
             if not line.strip():
                 self._skipped.append(f"{where}: an empty line")
@@ -114,5 +117,8 @@ class TextCorpus(CorpusReader):
 
     def marker(self) -> str:
         h = hashlib.sha256(f"{self.encoding}\0{self.text_format}\0{self.document}\0".encode())
-        h.update(self.path.read_bytes())
+        if self.given is not None:
+            h.update(f"{self.first_line}\0{chr(10).join(self.given)}".encode("utf-8", "surrogateescape"))
+        else:
+            h.update(self.path.read_bytes())
         return f"{self.name}@text/{h.hexdigest()[:20]}"

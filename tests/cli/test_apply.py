@@ -363,3 +363,50 @@ def test_an_output_named_gz_is_compressed_and_the_same_from_every_executor(bllip
     _ok(_ranker("apply", "--model", work / "model.json", "--lists", files["test"], "--store", tmp_path / "s.sqlite",
                 "--out", tmp_path / "stored.mrg.gz", "--no-progress"))
     assert gzip.decompress((tmp_path / "stored.mrg.gz").read_bytes()) == (work / "selected.mrg").read_bytes()
+
+
+@pytest.mark.linkgrammar
+def test_text_is_applied_a_chunk_at_a_time_with_what_one_store_gives(bllip, tmp_path):
+    """Without --store, text is parsed, ranked and written a chunk of lines at a time (memory bounded
+    by the chunk): the trees one store gives for the whole text, line for line; a line that is not
+    UTF-8 is an empty line named by its file and line, not the end of the job."""
+    import gzip
+
+    work, _, _ = bllip
+    good = ["The cat sat on the mat .", "Dogs bark at night .", "", "She gave him a book .",
+            "Colorless green ideas sleep furiously .", "He left early .", "It rained ."]
+    lines = [s.encode() for s in good]
+    lines.insert(4, "Caf\u00e9 noir is good .".encode("latin-1"))   # line 5: not UTF-8
+    text = tmp_path / "my.txt"
+    text.write_bytes(b"\n".join(lines) + b"\n")
+    mended = tmp_path / "mended.txt"   # the same with line 5 empty, through one store
+    mended.write_text("\n".join(good[:4] + [""] + good[4:]) + "\n")
+    model = work / "model.json"
+    stored = _ok(_ranker("apply", "--model", model, "--text", mended, "--store", tmp_path / "s.sqlite",
+                         "--out", tmp_path / "stored.mrg", "--no-progress"))
+    want = (tmp_path / "stored.mrg").read_text()
+    assert want.count("\n") == 8 and "wrote 6 trees" in stored.stdout
+    got = _ok(_ranker("apply", "--model", model, "--text", text, "--chunk", "2", "--out", tmp_path / "best.mrg",
+                      "--no-progress"))
+    assert (tmp_path / "best.mrg").read_text() == want
+    skipped = [x for x in got.stderr.splitlines() if x.startswith("ranker: skipped:")]
+    assert skipped == [f"ranker: skipped: {text}:3: an empty line", f"ranker: skipped: {text}:5: not utf-8 text"]
+    assert "wrote 6 trees" in got.stdout and "(8 input sentences)" in got.stdout
+    piped = subprocess.run([sys.executable, "-m", "ranker.cli.main", "apply", "--model", str(model), "--text",
+                            str(text), "--chunk", "3", "--out", "-", "--no-progress"], capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stdout == want
+    # compressed text cut short: the trees of the lines before the damage, then one error line (the
+    # filler: lines of random words, too long to parse, so skipped at once and hardly compressible)
+    import random
+
+    rng = random.Random(0)
+    filler = [" ".join("".join(rng.choice("abcdefgh") for _ in range(6)) for _ in range(250)) for _ in range(100)]
+    data = gzip.compress(("\n".join(good + filler + good) + "\n").encode())
+    (tmp_path / "cut.txt.gz").write_bytes(data[: len(data) // 2])
+    cut = _ranker("apply", "--model", model, "--text", tmp_path / "cut.txt.gz", "--chunk", "4", "--out",
+                  tmp_path / "cut.mrg", "--no-progress")
+    assert cut.returncode == 1 and "Traceback" not in cut.stderr
+    assert f"ranker: error: {tmp_path / 'cut.txt.gz'}: cannot be read after line" in cut.stderr
+    first = (tmp_path / "cut.mrg").read_text().split("\n")[:-1]
+    assert 8 < len(first) < 107 and len(first) % 4 == 0 and set(first[7:]) == {""}
+    assert first[:7] == [x for k, x in enumerate(want.split("\n")[:8]) if k != 4]
