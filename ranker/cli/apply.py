@@ -186,7 +186,7 @@ def _stream_text(args, model) -> int:
 
     import_linkgrammar()   # fail before reading when the parser is missing
     path = Path(args.text)
-    written = empty = lines = 0
+    written = empty = lines = n_skipped = 0
     skipped: list[str] = []
     broken = ""
     with (nullcontext(sys.stdout) if args.out == "-" else output(args.out)) as out:
@@ -207,10 +207,12 @@ def _stream_text(args, model) -> int:
             written, empty, lines = written + w, empty + e, lines + len(order)
             # a line that could not be decoded was read as empty: its own message, not "an empty line"
             said = [m for m in said if not any(m.startswith(f"{path}:{no}:") for no in chunk.bad)]
-            skipped += sorted([*said, *chunk.bad.values()], key=lambda m: int(m[len(str(path)) + 1:].split(":")[0]))
+            said = sorted([*said, *chunk.bad.values()], key=lambda m: int(m[len(str(path)) + 1:].split(":")[0]))
+            n_skipped += len(said)
+            skipped += said[:max(0, _SHOWN - len(skipped))]   # the first are shown, the rest counted
             if args.out == "-":
                 out.flush()
-    _messages(args, skipped, empty, lines)
+    _messages(args, skipped, empty, lines, n_skipped)
     where = "standard output" if args.out == "-" else args.out
     print(f"wrote {written} trees to {where} ({lines} input sentences)", file=sys.stderr if args.out == "-"
           else sys.stdout)
@@ -267,12 +269,19 @@ def _rank_in_store(args, model, st, clock, out, reader=None):
     return order, skipped, written, empty, source
 
 
-def _messages(args, skipped: list[str], empty: int, lines: int) -> None:
-    for line in skipped[:20]:
+#: Skipped lines named one by one on stderr; the others are counted.
+_SHOWN = 20
+
+
+def _messages(args, skipped: list[str], empty: int, lines: int, count: int | None = None) -> None:
+    """The first skipped inputs' messages and the count of lines without a tree (``count``: the
+    skipped inputs, when ``skipped`` holds only the first of them)."""
+    count = len(skipped) if count is None else count
+    for line in skipped[:_SHOWN]:
         print(f"ranker: skipped: {line}", file=sys.stderr)
     if empty:
         print(f"ranker: {empty} of {lines} input sentences have no tree (empty lines in {args.out}): "
-              f"{len(skipped)} skipped input, {empty - len(skipped)} without a parse", file=sys.stderr)
+              f"{count} skipped input, {empty - count} without a parse", file=sys.stderr)
 
 
 def _write_report(args, store, order, source: str, skipped: int, written: int, clock, saved) -> None:
@@ -482,7 +491,7 @@ def _report(args, results: list) -> int:
     empty = sum(r.empty for r in results)
     skipped = [line for r in results for line in r.skipped]
     broken = [r.broken for r in results if r.broken]
-    for line in skipped[:20]:
+    for line in skipped[:_SHOWN]:
         print(f"ranker: skipped: {line}", file=sys.stderr)
     if empty:
         print(f"ranker: {empty} of {written + empty} input sentences have no tree (empty lines in "
