@@ -12,14 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from nbest_slices import cut_lists
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 GUM = ROOT.parent / "shared" / "gum" / "const"
-DOCS = {"train": ("wsj_0001", "wsj_0003"), "heldout": ("wsj_0140", "wsj_0141"), "test": ("wsj_0170", "wsj_0171")}
-RANGES = {k: f"{a}-{b[-4:]}" for k, (a, b) in DOCS.items()}
 
 
 def _ranker(*argv, cwd=None):
@@ -38,26 +35,6 @@ def _one_error(got, *parts):
     assert got.stderr.startswith("ranker: error: ") and got.stderr.count("\n") == 1, got.stderr
     for p in parts:
         assert p in got.stderr, got.stderr
-
-
-@pytest.fixture(scope="module")
-def bllip(tmp_path_factory, bllip_lists):
-    """A store of a few documents' BLLIP lists, a model trained on them, and the test lists as a file."""
-    work = tmp_path_factory.mktemp("apply-bllip")
-    files = {}
-    for split, docs in DOCS.items():
-        files[split] = work / f"{split}.nbest"
-        cut_lists(bllip_lists, split, docs, files[split])
-    store = work / "s.sqlite"
-    _ok(_ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", "--corpus", "treebank",
-                *files.values()))
-    _ok(_ranker("annotate", "--store", store, "--kind", "riezler"))
-    _ok(_ranker("counts", "--store", store, "--split", RANGES["heldout"], "--workers", "1"))
-    _ok(_ranker("train", "--store", store, "--split", RANGES["train"], "--heldout", RANGES["heldout"],
-                "--sigma2-grid", "0.1", "1", "--workers", "1", "--no-progress", "--out", work / "model.json"))
-    _ok(_ranker("select", "--store", store, "--split", RANGES["test"], "--ranker", "loglinear",
-                "--model", work / "model.json", "--out", work / "selected.mrg"))
-    return work, store, files
 
 
 def test_apply_on_lists_writes_ranker_selects_trees_byte_for_byte(bllip, tmp_path):

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from test_apply import _big_input, _ok, _ranker, bllip  # noqa: F401  (the fixture: a small BLLIP model)
+from test_apply import _big_input, _ok, _ranker
 
 pytestmark = pytest.mark.slow
 

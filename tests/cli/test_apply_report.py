@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_apply import _ok, _one_error, _ranker, bllip  # noqa: F401  (the fixture: a small BLLIP model)
+from test_apply import _ok, _one_error, _ranker
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ import sys
 import time
 
 import pytest
-from test_apply import _big_input, _ok, _one_error, _ranker, bllip  # noqa: F401  (the fixture: a small BLLIP model)
+from test_apply import _big_input, _ok, _one_error, _ranker
 
 pytestmark = pytest.mark.slow
 
