@@ -418,6 +418,7 @@ def _partitioned(args, parts, workers: int) -> list:
     from ..pipeline.apply_parts import (finished_parts, join_parts, make_folder, part_key, remove_folder,
                                         remove_parts)
     from ..registries import EXECUTORS
+    from ..sources.nbest import file_digest
     from ..sources.partitions import number_lines
 
     cls = EXECUTORS.get(args.executor, "--executor")
@@ -431,7 +432,7 @@ def _partitioned(args, parts, workers: int) -> list:
         if args.parts is not None:   # the user's folder, kept until the output is whole
             folder = state["parts"] = args.parts
             make_folder(folder, exist_ok=True)
-            model = _file_digest(args.model)
+            model = file_digest(args.model)
             keys = state["keys"] = [part_key(model, args.format, p) for p in parts]
             done = finished_parts(folder, keys)
             if done:
@@ -479,17 +480,6 @@ def output(path):
     with atomic_write(path, binary=True) as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as z, \
             io.TextIOWrapper(z, encoding="utf-8") as f:
         yield f
-
-
-def _file_digest(path) -> str:
-    """A digest of a file's bytes (the model's, in the key of every part made with it)."""
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _report(args, results: list) -> int:

@@ -79,10 +79,14 @@ def remove_parts(folder: str) -> None:
         fs.rmdir(p)
 
 
-@contextmanager
 def write_part(folder: str, number: int):
     """A text stream for part ``number``; the part appears, whole, only when the block ends without error."""
-    final = part_name(folder, number)
+    return _whole(part_name(folder, number))
+
+
+@contextmanager
+def _whole(final: str):
+    """A text stream for the file ``final``, which appears, whole, only when the block ends without error."""
     tmp = f"{final}.{uuid.uuid4().hex}.tmp"
     fs, p = _fs(tmp)
     f = open(p, "w", encoding="utf-8") if fs is None else fs.open(p, "w", encoding="utf-8")
@@ -136,18 +140,8 @@ def _record_name(folder: str, number: int) -> str:
 
 def record_part(folder: str, number: int, key: str, applied) -> None:
     """Record part ``number`` as finished (after it is in place): its key and what it gave."""
-    final = _record_name(folder, number)
-    tmp = f"{final}.{uuid.uuid4().hex}.tmp"
-    doc = json.dumps({"key": key, "applied": list(applied)})
-    fs, p = _fs(tmp)
-    if fs is None:
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(doc)
-        os.replace(p, _fs(final)[1])
-    else:
-        with fs.open(p, "w", encoding="utf-8") as f:
-            f.write(doc)
-        fs.mv(p, _fs(final)[1])
+    with _whole(_record_name(folder, number)) as f:
+        f.write(json.dumps({"key": key, "applied": list(applied)}))
 
 
 def finished_parts(folder: str, keys: list[str]) -> dict:

@@ -193,8 +193,9 @@ def _check_features(cfg: ExperimentConfig, src: str, state: dict) -> None:
     """[features]: a feature set that loads, an [evidence] source for its evidence families, one cut-off."""
     from ..features import load_feature_set
 
-    _check(src, "[features] set", lambda: load_feature_set(cfg.features.set))
-    wanting = load_feature_set(cfg.features.set).evidence_families()
+    sets: list = []
+    _check(src, "[features] set", lambda: sets.append(load_feature_set(cfg.features.set)))
+    wanting = sets[0].evidence_families()
     if wanting and not cfg.evidence.source:
         raise ConfigError(f"{src}: [features] set {cfg.features.set!r} has families that read a "
                           f"second source's candidates ({', '.join(wanting)}): name it in [evidence] source")
