@@ -101,8 +101,11 @@ class ParseSection:
     heldout_forests: str = setting("", path="file")
     test_forests: str = setting("", path="file")
     linkage_limit: int = setting(1000, range=Range(1))
-    # seconds per sentence; hitting it marks the sentence "timeout"
-    max_parse_time: float = setting(10.0, range=Range(0, low_open=True))
+    # CPU seconds a sentence's parse may take, every pass together (full, null links, skim: see
+    # ranker/sources/link_grammar.py); a sentence that runs out is skimmed and marked "timeout".
+    # Raising it gives long sentences real forests instead of skims, for time; at least 2 (Link
+    # Grammar's timer counts whole seconds, one of them kept for the skim).
+    max_parse_time: float = setting(10.0, range=Range(2))
     allow_null: bool = True                # null links for sentences with no full linkage ("fragment")
 
 

@@ -111,7 +111,7 @@ def link_grammar_options(parse):
     from ..sources.link_grammar import LinkGrammarOptions
 
     return LinkGrammarOptions(linkage_limit=parse.linkage_limit, null_links=parse.allow_null,
-                              max_parse_time=int(round(parse.max_parse_time)))
+                              max_parse_time=int(parse.max_parse_time))
 
 
 def check_parse_options(store, options, source: str | None = None) -> None:

@@ -8,9 +8,16 @@ subscripts kept, for features) and its cost vector. When no complete linkage exi
 parsed again allowing null links (candidates ``fragment``). A sentence that runs out of time with
 no linkage is skimmed, as XLE does: parsed again quickly in Link Grammar's own panic mode (short
 links only, null links allowed); its candidates, and the sentence, are ``timeout``.
+
+``max_parse_time`` is the sentence's budget, all passes together (:class:`_Budget`): Link Grammar
+counts whole CPU seconds of its process, so each pass is given the whole seconds the budget still
+holds, the full and null-link passes keeping the last second back for the skim. CPU time, not
+wall time, is what keeps a sentence's forest the same on a busy machine as on an idle one: only a
+sentence whose passes end within the clock's jitter of a whole second can come out otherwise.
 """
 from __future__ import annotations
 
+import resource
 import sys
 import time
 from typing import NamedTuple
@@ -32,11 +39,55 @@ class LinkGrammarOptions(NamedTuple):
 
     linkage_limit: int = 1000       # linkages kept per sentence (sampled repeatably beyond that)
     null_links: bool = True         # reparse with null links when no complete linkage exists
-    max_parse_time: int = 30        # seconds per sentence (Link Grammar's own timer)
+    max_parse_time: int = 30        # CPU seconds per sentence, all passes together (at least MIN_BUDGET)
     repeatable: bool = True         # repeatable sampling: a rerun gives the same candidates
     language: str = "en"
     short_length: int = 16          # Link Grammar's default maximum length of most links
     skim_short_length: int = 6      # link length when skimming a sentence that timed out (LG's panic mode)
+    budget: str = "sentence"        # what max_parse_time bounds: recorded, so a store parsed per pass is told apart
+
+
+MIN_BUDGET = 2   # whole seconds: one for the full (and null-link) passes, one for the skim
+MAX_TOKENS = 250   # Link Grammar's MAX_SENTENCE is 254 words, walls included; more crash or fail its split
+MAX_TOKEN_BYTES = 1000   # its MAX_WORD is 1,024 bytes; a longer token has crashed its tokenizer
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process: the user time Link Grammar's own timer reads, and the system time
+    its allocations cost (which its timer does not see)."""
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+
+class _Budget:
+    """One sentence's parse budget, spent by its passes in turn.
+
+    Link Grammar's timer (``max_parse_time``) counts whole CPU seconds from the start of each
+    ``sentence_parse``, so a pass is given the whole seconds still left. The full and null-link
+    passes keep a fifth of the budget (at least a second) back for the skim, which runs only when
+    a pass timed out: a skim of a long sentence takes a second or more, and what a pass overruns
+    its whole seconds by (Link Grammar reads its clock now and then) comes out of that reserve.
+    """
+
+    def __init__(self, seconds: int):
+        self.seconds = seconds
+        self.reserve = max(1, seconds // 5)
+        self._start = _cpu_seconds()
+        self.passes: list[tuple[str, int]] = []     # (pass, whole seconds given), for the record
+
+    def used(self) -> float:
+        return _cpu_seconds() - self._start
+
+    def grant(self, name: str) -> int:
+        """Whole seconds to give the next pass (0: none is left for it)."""
+        left = self.seconds - self.used() + 0.05   # the split's few milliseconds do not cost a second
+        if name == "skim":
+            given = int(left) if left >= 1 else (1 if left >= 0.55 else 0)
+        else:
+            given = max(0, int(left) - self.reserve)
+        if given:
+            self.passes.append((name, given))
+        return given
 
 
 class SentenceResult(NamedTuple):
@@ -90,6 +141,9 @@ class LinkGrammarParser:
         lg = import_linkgrammar()
         from linkgrammar import _clinkgrammar
 
+        if not options.max_parse_time >= MIN_BUDGET:   # the settings' range says so for configs and options
+            raise RankerError(f"max_parse_time {options.max_parse_time}: a sentence's parse budget is at least "
+                              f"{MIN_BUDGET} s (Link Grammar's timer counts whole CPU seconds, one kept for the skim)")
         self._lg, self._C = lg, _clinkgrammar   # the C functions themselves, not their Python wrappers
         lg.LG_Error.set_handler(lambda err, data: None)   # its warnings are not our errors
         self.options = options
@@ -155,29 +209,36 @@ class LinkGrammarParser:
         more than the parse itself at a thousand linkages a sentence.
         """
         C, po = self._C, self._po
+        budget = self.last_budget = _Budget(self.options.max_parse_time)   # kept: the passes it gave, for tests
+        too_long = _beyond_link_grammar(sentence.tokens)
+        if too_long:
+            return "nolinkage", too_long, "full", []
         text, _, _ = token_offsets(sentence.tokens)
         lgs = self._lg.Sentence(text, self._dict, po)
         if lgs.split(po) < 0:
             return "nolinkage", "Link Grammar could not split the sentence", "full", []
         sent, opts = lgs._obj, po._obj
-        po.min_null_count = po.max_null_count = 0
-        C.parse_options_reset_resources(opts)   # the time limit is per sentence
-        C.sentence_parse(sent, opts)
-        timed_out = bool(C.parse_options_timer_expired(opts))
-        quality = "full"
-        n = C.sentence_num_valid_linkages(sent)
-        if n == 0 and not timed_out and self.options.null_links:
-            po.min_null_count, po.max_null_count = 1, len(lgs)
-            C.parse_options_reset_resources(opts)
+        quality, n, timed_out = "full", 0, False
+        passes = [("full", 0, 0)]
+        if self.options.null_links:
+            passes.append(("fragment", 1, len(lgs)))
+        for quality, low, high in passes:
+            given = budget.grant(quality)
+            if not given:
+                timed_out = True
+                break
+            po.min_null_count, po.max_null_count = low, high
+            C.parse_options_set_max_parse_time(opts, given)
             C.sentence_parse(sent, opts)
             timed_out = bool(C.parse_options_timer_expired(opts))
             n = C.sentence_num_valid_linkages(sent)
-            quality = "fragment"
+            if n or timed_out:
+                break
         detail = ""
         if timed_out:
             quality = "timeout"
             if n == 0:
-                n = self._skim(lgs)
+                n = self._skim(lgs, budget.grant("skim"))
                 detail = f"timed out after {self.options.max_parse_time}s, skimmed: "
         detail += f"{n} linkages, {C.sentence_null_count(sent)} null links"
         if n == 0:
@@ -205,25 +266,42 @@ class LinkGrammarParser:
         return quality, detail, quality, raw
 
 
-    def _skim(self, lgs) -> int:
+    def _skim(self, lgs, seconds: int) -> int:
         """Parse a sentence that ran out of time again, quickly, as XLE skims; returns the linkage count.
 
         Link Grammar's own "panic mode" (what its ``link-parser`` does after a timeout): only short
-        links (``skim_short_length``), null links allowed, a fresh time budget. The linkages are
-        poor but real, so the sentence keeps candidates (marked ``timeout``) instead of none.
+        links (``skim_short_length``), null links allowed, in what is left of the sentence's budget
+        (``seconds``; none left, no skim). The linkages are poor but real, so the sentence keeps
+        candidates (marked ``timeout``) instead of none.
         """
+        if seconds <= 0:
+            return 0
         C, po, o = self._C, self._po, self.options
         opts = po._obj
+        C.parse_options_set_max_parse_time(opts, seconds)
         po.min_null_count, po.max_null_count = 0, (len(lgs) if o.null_links else 0)
         C.parse_options_set_short_length(opts, min(o.short_length, o.skim_short_length))
         C.parse_options_set_all_short_connectors(opts, 1)
         try:
-            C.parse_options_reset_resources(opts)
             C.sentence_parse(lgs._obj, opts)
             return C.sentence_num_valid_linkages(lgs._obj)
         finally:   # the options serve the next sentence
             C.parse_options_set_short_length(opts, o.short_length)
             C.parse_options_set_all_short_connectors(opts, 0)
+
+
+def _beyond_link_grammar(tokens) -> str:
+    """Why Link Grammar cannot be given these tokens (too many, or one too long), or ``""``.
+
+    Its tokenizer has crashed the process (``malloc(): invalid size``) on a sentence of 200,000
+    words and on a 200,000-character token; such a sentence is refused here, named, instead.
+    """
+    if len(tokens) > MAX_TOKENS:
+        return f"{len(tokens)} tokens: Link Grammar parses at most {MAX_TOKENS}"
+    longest = max((len(t.encode("utf-8")) for t in tokens), default=0)
+    if longest > MAX_TOKEN_BYTES:
+        return f"a token of {longest} bytes: Link Grammar reads at most {MAX_TOKEN_BYTES}"
+    return ""
 
 
 class _Aligned(NamedTuple):

@@ -111,10 +111,17 @@ def test_bad_models_inputs_and_outputs_are_one_line_before_any_work(bllip, tmp_p
 
 @pytest.mark.linkgrammar
 def test_apply_on_tagged_text_gives_what_ranker_run_selected(tmp_path):
-    """Three small GUM documents as a treebank of one's own; the test document's sentences as text."""
+    """Three small GUM documents as a treebank of one's own; the test document's sentences as text.
+
+    Issue 44 item 20: with GUM_bio_byron this failed now and then, one tree apart: its sentence 10
+    needed 6 CPU seconds in its null-link pass against a timer of 5, so on some runs it finished
+    (a fragment) and on others was skimmed. Link Grammar's linkages are sampled repeatably, so a
+    forest depends on the clock only where a pass ends near its timer; the documents here take at
+    most 0.7 s a sentence, a quarter of what the budget of 5 gives a pass (a second kept for the skim).
+    """
     corpus = tmp_path / "trees"
     corpus.mkdir()
-    docs = {"train": "GUM_academic_exposure", "heldout": "GUM_academic_salinity", "test": "GUM_bio_byron"}
+    docs = {"train": "GUM_whow_chicken", "heldout": "GUM_letter_marcie3", "test": "GUM_news_imprisoned"}
     for doc in docs.values():
         shutil.copy(GUM / f"{doc}.ptb", corpus / f"{doc}.ptb")
     config = tmp_path / "mine.toml"

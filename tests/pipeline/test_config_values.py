@@ -9,7 +9,8 @@ from ranker.pipeline.config import BOUNDS, ConfigError, ExperimentConfig, config
     ("data", "limit", -5, "[data] limit: must be >= 0, got -5"),
     ("data", "extra_limit", -1, "[data] extra_limit: must be >= 0"),
     ("parse", "linkage_limit", 0, "[parse] linkage_limit: must be >= 1"),
-    ("parse", "max_parse_time", 0, "[parse] max_parse_time: must be > 0"),
+    ("parse", "max_parse_time", 0, "[parse] max_parse_time: must be >= 2"),
+    ("parse", "max_parse_time", 1.5, "[parse] max_parse_time: must be >= 2"),   # issue 45: no pass fits
     ("loglinear", "sigma2_grid", [1.0, -0.1], "[loglinear] sigma2_grid[1]: must be > 0"),
     ("loglinear", "tol", float("nan"), "[loglinear] tol: must be a finite number"),
     ("evaluation", "confidence", 1.0, "[evaluation] confidence: must be < 1"),

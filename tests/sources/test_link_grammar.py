@@ -115,3 +115,44 @@ def test_missing_link_grammar_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "linkgrammar", None)
     with pytest.raises(RankerError, match="apt-get install python3-link-grammar"):
         import_linkgrammar()
+
+
+@pytest.mark.linkgrammar
+@pytest.mark.slow
+def test_one_budget_holds_every_pass_of_a_sentence(gum_sentence):
+    """Issue 45: max_parse_time bounds a sentence's passes together, not each pass afresh.
+
+    This 81-token sentence has no complete linkage; its null-link pass runs out of time. Each
+    pass with a budget of its own took 4 + 4 + a skim's second; one budget for all holds them to 4.
+    """
+    import resource
+
+    def cpu():
+        u = resource.getrusage(resource.RUSAGE_SELF)
+        return u.ru_utime + u.ru_stime
+
+    long = gum_sentence("GUM_academic_exposure", 7)
+    p = LinkGrammarParser(LinkGrammarOptions(linkage_limit=1000, max_parse_time=4))
+    before = cpu()
+    r = p.parse(long)
+    spent = cpu() - before
+    assert r.status == "timeout"
+    assert [name for name, _ in p.last_budget.passes] == ["full", "fragment", "skim"]
+    assert spent < 4 * 1.25, spent   # reading the linkages is outside Link Grammar's timer
+
+
+def test_a_budget_no_pass_fits_in_is_refused():
+    with pytest.raises(RankerError, match="at least 2 s"):
+        LinkGrammarParser(LinkGrammarOptions(max_parse_time=1))
+
+
+@pytest.mark.linkgrammar
+@pytest.mark.parametrize("tokens, why", [
+    (("word",) * 251, "251 tokens: Link Grammar parses at most 250"),
+    (("a", "x" * 200000, "b"), "a token of 200000 bytes"),
+])
+def test_what_link_grammar_would_crash_on_is_refused_and_named(tokens, why):
+    """Issue 44 item 11: its tokenizer crashed the process (malloc(): invalid size) on such input."""
+    s = Sentence("text/x.txt/1", "text", "x.txt", 0, tokens, ("",) * len(tokens))
+    r = LinkGrammarParser(LinkGrammarOptions(linkage_limit=2, max_parse_time=2)).parse(s)
+    assert r.status == "nolinkage" and why in r.detail and r.candidates == ()

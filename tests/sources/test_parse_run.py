@@ -18,17 +18,19 @@ def by_id(treebank_sample):
 
 @pytest.mark.linkgrammar
 @pytest.mark.slow
-def test_a_sentence_over_the_time_limit_is_skimmed_stored_as_timeout_and_reported(tmp_path, by_id, treebank_sample):
+def test_a_sentence_over_the_time_limit_is_skimmed_stored_as_timeout_and_reported(tmp_path, by_id, treebank_sample,
+                                                                                   gum_sentence):
     short = [g.sentence for g in treebank_sample if 6 <= len(g.sentence.tokens) <= 10][:2]
+    long = gum_sentence("GUM_academic_enjambment", 12)   # 101 tokens: no complete linkage, the null-link pass runs out
+    by_id = {**by_id, LONG: long._replace(id=LONG)}
     sentences = [short[0], by_id[LONG], short[1]]
-    assert len(by_id[LONG].tokens) > 100
-    options = LinkGrammarOptions(linkage_limit=100000, max_parse_time=1)
+    options = LinkGrammarOptions(linkage_limit=1000, max_parse_time=10)
     with Store.open(tmp_path / "s.sqlite") as st:
         st.add_sentences(sentences)
         summary = parse_into_store(st, sentences, options, workers=2, progress=False)
         assert summary.statuses.get("timeout") == 1 and summary.parsed == 3
         (sid, status, detail), = summary.failures        # reported, with what happened
-        assert (sid, status) == (LONG, "timeout") and detail.startswith("timed out after 1s, skimmed: ")
+        assert (sid, status) == (LONG, "timeout") and detail.startswith("timed out after 10s, skimmed: ")
         forest = st.forest(LONG)
         assert forest.candidates and {c.quality for c in forest.candidates} == {"timeout"}
         assert all(c.tree.words == by_id[LONG].tokens for c in forest.candidates)
