@@ -23,7 +23,7 @@ SCHEMA_VERSION = 1
 
 #: The consistency rules of ``[annotation] rule`` (:func:`ranker.store.consistency.choose_consistent`
 #: says what each keeps). Names only, so the config can offer them without importing the store.
-RULES = ("strict", "fewest", "compatible", "strict-else-compatible", "lexicographic")
+RULES = ("strict", "fewest", "compatible", "strict-else-compatible", "lexicographic", "graded")
 
 
 class Range(typing.NamedTuple):
@@ -133,8 +133,10 @@ class AnnotationSection:
     extra_kind: str = "chunks"             # the partial annotation of the extra corpora
     # consistency rule (:func:`ranker.store.consistency.choose_consistent`): "strict", "fewest" (the
     # least-violating candidates when none is consistent), "compatible", "strict-else-compatible",
-    # "lexicographic"
-    rule: str = setting("fewest", choices=RULES)
+    # "lexicographic", "graded" (candidates weighted by the share of brackets they hold when none
+    # holds all), or "auto": each rule of `rules` fitted, the best on held-out kept (as sigma^2 is)
+    rule: str = setting("fewest", choices=RULES + ("auto",))
+    rules: tuple[str, ...] = setting(RULES, choices=RULES)   # the rules rule = "auto" chooses from
     best_f_metric: str = "evalb_labeled"   # kind "best_f": the metric whose best candidates are consistent
 
 

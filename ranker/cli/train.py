@@ -30,7 +30,8 @@ def add_parser(subparsers) -> None:
     config_option(p, "--rule", section=AnnotationSection, key="rule",
                   help="consistency rule: which candidates the annotation picks out (strict: those "
                   "holding every bracket; fewest: else the fewest-violation ones; compatible: those "
-                  "crossing none; strict-else-compatible; lexicographic)")
+                  "crossing none; strict-else-compatible; lexicographic; graded: else each weighted by the "
+                  "share of brackets it holds; auto: the best of them on --heldout)")
     config_option(p, "--solver", section=LogLinearSection, key="optimizer",
                   help="optimiser")
     config_option(p, "--layout", section=LogLinearSection, key="layout",
@@ -122,25 +123,34 @@ def run(args) -> int:
         annotation = stages.AnnotationOutcome(args.kind, AnnotationSection().extra_kind, args.rule,
                                               best_f=best_f)
         template = stages.loglinear_template(ll, args.workers)
-        train_set = stages.training_set(ctx, annotation, features, template, [sel])
-        data = train_set.data
-        if not data.survivors.group_mask.any():
-            raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
-                              f"({data.survivors.dropped}); is the split annotated (ranker annotate)?")
+        rules = stages.rule_grid(annotation)
+        if len(rules) > 1 and hsel is None:
+            raise RankerError("--rule auto chooses the consistency rule on held-out, as sigma^2 is: "
+                              "give --heldout (without --sigma2), or name a rule")
+        sets = stages.training_sets(ctx, annotation, features, template, [sel], rules)
         if hsel is not None:
             stages.require_counts(ctx, ev, hsel)
             h = stages.extract_features(ctx, features, hsel)
-            Xh, gh = h.restrict(data.names), h.groups()
             qh = stages.candidate_quality(stages.load_counts(ctx, ev, hsel, [ll.select_metric])
                                           [ll.select_metric], ll.select_metric)
-            fit = stages.fit_loglinear(ctx, ll, template, data, Xh, gh, qh, feature_config=fs.to_dict())
+            ruled = stages.fit_rules(ctx, ll, template, sets, len(rules), h, qh, fs.to_dict())
+            data, fit, before = ruled.data, ruled.fit, ruled.features_before_cutoff
+            for rule, kept, s2, q in ruled.trials if len(rules) > 1 else ():
+                print(f"rule {rule}: {kept} training sentences kept, held-out {ll.select_metric} "
+                      f"{'-' if q is None else format(q, '.2f')}")
             for s2, q in fit.chosen.trials if fit.chosen else ():
                 print(f"sigma2 {s2:g}: held-out {ll.select_metric} {q:.2f}")
             ranker = fit.model
         else:
+            (_, train_set), = sets
+            data, before, ranker = train_set.data, train_set.features_before_cutoff, None
+        if not data.survivors.group_mask.any():
+            raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
+                              f"({data.survivors.dropped}); is the split annotated (ranker annotate)?")
+        if ranker is None:
             ranker = fit_sigma2(st, template, data, grid[0], fs.to_dict())
     save_model(args.out, ranker, data.names, fs.to_dict())
     print(f"trained on {ranker.n_training_sentences_} sentences, {len(data.names)} features "
-          f"(of {train_set.features_before_cutoff}), sigma2 {ranker.sigma2:g}: {ranker.n_iter_} iterations, "
+          f"(of {before}), sigma2 {ranker.sigma2:g}: {ranker.n_iter_} iterations, "
           f"{ranker.n_evaluations_} evaluations, converged {ranker.converged_}; wrote {args.out}")
     return 0

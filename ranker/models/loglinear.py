@@ -127,6 +127,9 @@ class LogLinearRanker(GroupedRanker):
         Sentences left after the filters.
     dropped_ : dict
         Sentences each filter removed.
+    grad_max_ : float
+        The largest gradient component per sentence where the fit stopped (``tol`` is its target;
+        None for a model read from a file written before it was kept).
     """
 
     reads = "features"
@@ -262,6 +265,7 @@ class LogLinearRanker(GroupedRanker):
         self.n_training_sentences_ = rows.n_sentences
         self.dropped_ = rows.dropped
         self.converged_ = got.converged
+        self.grad_max_ = got.grad_max
         if not self.converged_:
             warnings.warn(f"{type(self).__name__} did not converge after {self.n_iter_} iterations "
                           f"({self.n_evaluations_} evaluations): {got.message} "
@@ -294,7 +298,8 @@ class LogLinearRanker(GroupedRanker):
         return np.asarray(X @ self.coef_, dtype=np.float64)
 
     _STATE = ("coef_", "n_features_in_", "n_iter_", "n_evaluations_", "objective_", "converged_",
-              "n_training_sentences_", "dropped_")
+              "n_training_sentences_", "dropped_", "grad_max_")
+    _STATE_SINCE = {"grad_max_": None}   # learned attributes older model files lack, and what they read as
 
     def _get_state(self) -> dict:
         """Learned attributes, for :func:`ranker.models.persistence.save_model`."""
@@ -303,7 +308,7 @@ class LogLinearRanker(GroupedRanker):
 
     def _set_state(self, state: dict) -> None:
         for k in self._STATE:
-            setattr(self, k, state[k])
+            setattr(self, k, state[k] if k in state or k not in self._STATE_SINCE else self._STATE_SINCE[k])
         self.coef_ = np.asarray(self.coef_, dtype=np.float64)
         if self.coef_.shape != (self.n_features_in_,):
             raise ValueError(f"{len(self.coef_)} weights for {self.n_features_in_} features")

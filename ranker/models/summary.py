@@ -20,6 +20,7 @@ class FitSummary(NamedTuple):
     sigma2: float | None
     objective: float | None     # the objective at the solution (per training sentence), if any
     training_sentences: int | None
+    grad_max: float | None = None   # largest gradient component per sentence at the end (the stop's measure)
 
     @classmethod
     def of(cls, ranker) -> "FitSummary":
@@ -30,10 +31,14 @@ class FitSummary(NamedTuple):
                        int(getattr(ranker, "n_iter_", 0)), int(getattr(ranker, "n_evaluations_", 0)),
                        bool(getattr(ranker, "converged_", False)), float(ranker.sigma2),
                        None if objective is None or not math.isfinite(objective) else float(objective),
-                       int(getattr(ranker, "n_training_sentences_", 0)))
+                       int(getattr(ranker, "n_training_sentences_", 0)), _finite(getattr(ranker, "grad_max_", None)))
         history = tuple(getattr(ranker, "tuning_history_", ()))
         return cls(type(ranker).__name__, "coordinate" if history else "", len(history), len(history),
                    True, None, None, None)
 
     def to_dict(self) -> dict:
         return self._asdict()
+
+
+def _finite(v) -> float | None:
+    return None if v is None or not math.isfinite(v) else float(v)

@@ -37,8 +37,10 @@ def select_training_rows(weights, offsets, *, max_parses: int | None = None,
     full : ndarray of bool, shape (n_candidates,), optional
         Whether each candidate is a full parse; given, sentences with any non-full candidate go.
     proper_subset : bool
-        Drop sentences whose consistent set is every candidate. Sentences with an empty consistent
-        set are always dropped: their likelihood is zero whatever the weights.
+        Drop sentences whose consistent set is every candidate with one weight (``q`` is then
+        ``p``: the sentence adds nothing to the gradient). Graded weights that differ teach even
+        when none is zero. Sentences with an empty consistent set are always dropped: their
+        likelihood is zero whatever the weights.
 
     Returns
     -------
@@ -65,5 +67,9 @@ def select_training_rows(weights, offsets, *, max_parses: int | None = None,
     positive = np.add.reduceat((w > 0).astype(np.int64), starts)
     apply("empty_consistent_set", positive == 0)
     if proper_subset:
-        apply("all_consistent", positive == sizes)
+        whole = positive == sizes
+        if whole.any():   # ... and one weight on all of them (0/1 weights: always)
+            lo, hi = np.minimum.reduceat(w, starts), np.maximum.reduceat(w, starts)
+            whole &= lo == hi
+        apply("all_consistent", whole)
     return TrainingRows(keep, keep[row_group_index(offsets)], dropped)

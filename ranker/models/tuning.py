@@ -34,6 +34,7 @@ class SigmaSelection(NamedTuple):
     trials: tuple[tuple[float, float], ...]   # (σ², held-out quality)
     ranker: object
     models: tuple = ()                        # every trial's fitted model, in trial order
+    key: str = ""                             # the chosen model's key in the store, when kept there
 
 
 def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldout,

@@ -50,7 +50,11 @@ def _check_range(value, bounds: Range | None, where: str) -> None:
 
 
 def _check_choice(value, allowed: tuple[str, ...] | None, where: str) -> None:
-    """Raise naming the key when ``value`` is not one of the names it may take."""
+    """Raise naming the key when ``value`` (or a list's item) is not one of the names it may take."""
+    if isinstance(value, tuple):
+        for i, v in enumerate(value):
+            _check_choice(v, allowed, f"{where}[{i}]")
+        return
     if allowed is not None and value not in allowed:
         raise ConfigError(f"{where} {value!r} is not known (known: {', '.join(allowed)})")
 

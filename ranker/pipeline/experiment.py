@@ -12,6 +12,7 @@ selection and evaluation: nothing is tuned on it.
 from __future__ import annotations
 
 import gc
+import itertools
 import platform
 import time
 import warnings
@@ -147,22 +148,23 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         with clock("features"):
             template = stages.loglinear_template(ll, workers)
-            train_set = stages.training_set(ctx, ann, cfg.features, template, [splits.train, *splits.extra])
+            rules = stages.rule_grid(cfg.annotation)
+            sets = stages.training_sets(ctx, ann, cfg.features, template, [splits.train, *splits.extra], rules)
+            first = next(sets)   # the extraction, clocked here; each rule's fit below
             mats = {name: stages.extract_features(ctx, cfg.features, sel)
                     for name, sel in (("heldout", splits.heldout), ("test", splits.test))}
-        counts.features_before_cutoff = train_set.features_before_cutoff
+        counts.features_before_cutoff = first[1].features_before_cutoff
 
         with clock("train"):
-            data = train_set.data
-            del train_set
-            counts.features_after_cutoff = len(data.names)
-            Xh = mats["heldout"].restrict(data.names)
-            gh = mats["heldout"].groups()
             qh = stages.candidate_quality(held[ll.select_metric], ll.select_metric)
-            if len(qh) != Xh.shape[0]:
+            if len(qh) != mats["heldout"].X.shape[0]:
                 raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
             feature_config = load_feature_set(cfg.features.set).to_dict()
-            fit = stages.fit_loglinear(ctx, ll, template, data, Xh, gh, qh, feature_config)
+            ruled = stages.fit_rules(ctx, ll, template, itertools.chain([first], sets), len(rules),
+                                     mats["heldout"], qh, feature_config)
+            del first, sets
+            data, fit = ruled.data, ruled.fit
+            counts.features_after_cutoff = len(data.names)
             notes.extend(fit.notes)
         counts.training_kept, counts.training_dropped = fit.kept, fit.dropped
         model, chosen = fit.model, fit.chosen

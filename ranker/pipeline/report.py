@@ -108,9 +108,17 @@ def _fit_rows(fits: dict[str, dict]) -> list[list[str]]:
                          _num(f["iterations"])])
             rows.append([f"{name}: objective evaluations", _num(f["evaluations"])])
             rows.append([f"{name}: converged", "yes" if f.get("converged") else "no"])
+            if f.get("grad_max") is not None:
+                rows.append([f"{name}: final gradient (largest component per sentence)", f"{f['grad_max']:.2g}"])
             metric = chosen.removeprefix("heldout ")
             for s2, q in f.get("trials", ()):
                 rows.append([f"{name}: held-out {metric} at sigma2={s2:g}", _num(q)])
+            if f.get("rules"):   # [annotation] rule = "auto": the rule chosen like sigma2
+                rows.append([f"{name}: consistency rule (chosen on {chosen})", f["rule"]])
+                for rule, kept, s2, q in f["rules"]:
+                    rows.append([f"{name}: rule {rule}: held-out {metric} (sigma2 "
+                                 f"{'-' if s2 is None else format(s2, 'g')}, {kept:,} training sentences kept)",
+                                 "-" if q is None else _num(q)])
         else:                            # Heidorn's K search
             rows.append([f"{name}: K changes accepted in tuning", _num(f["iterations"])])
     return rows

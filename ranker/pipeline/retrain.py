@@ -250,6 +250,9 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     source = stored_source(store, source)
     evidence = resolve_evidence(store, base_key, saved.feature_config, evidence, base_key or "the model")
     rule = rule or AnnotationSection().rule
+    if rule == "auto":   # a retrain has no held-out split to choose on
+        raise RankerError("rule 'auto' chooses the consistency rule on held-out, which a retrain has none of: "
+                          "name a rule (--rule)")
     index_key = None
     if kind_of(kind).from_decisions:
         decisions = store.decisions()

@@ -193,7 +193,8 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     """σ² chosen on held-out (warm-started over the grid), or the stored result of the same search.
 
     Every fit of the grid is kept in the store as a model of its own (``ranker models list``),
-    the chosen one marked with ``chosen_on`` (e.g. ``"heldout evalb_unlabeled"``); the search's
+    the chosen one marked with ``chosen_on`` (e.g. ``"heldout evalb_unlabeled"``; ``""``: not marked,
+    as for a rule of a grid the caller marks only the winner of); the search's
     outcome (σ², every trial's held-out score, the models' keys) is kept under the search's key,
     so a warm rerun fits nothing.
     """
@@ -219,10 +220,11 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
                 "model": keys[[s2 for s2, _ in c.trials].index(c.sigma2)], "models": keys}
 
     got = cached_result(store, key, search)
-    store.choose_model(got["model"], chosen_on)
+    if chosen_on:
+        store.choose_model(got["model"], chosen_on)
     model = fitted.get("ranker") or load_payload(store.model_file(got["model"]), data.names,
                                                  got["model"]).ranker
-    return SigmaSelection(got["sigma2"], tuple(tuple(t) for t in got["trials"]), model)
+    return SigmaSelection(got["sigma2"], tuple(tuple(t) for t in got["trials"]), model, key=got["model"])
 
 
 def fit_rows(template, data: TrainingData, rows: int):

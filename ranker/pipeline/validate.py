@@ -176,9 +176,16 @@ def _check_report(cfg: ExperimentConfig, src: str, state: dict) -> None:
 
 
 def _check_annotation(cfg: ExperimentConfig, src: str, state: dict) -> None:
-    """[annotation]: what the kind itself needs of the corpus (:meth:`.annotation_kinds.AnnotationKind.check_run`)."""
+    """[annotation]: what the kind itself needs of the corpus (:meth:`.annotation_kinds.AnnotationKind.check_run`),
+    and a rule grid only where there is a rule to choose."""
     from .annotation_kinds import kind_of
 
+    ann = cfg.annotation
+    if ann.rule == "auto" and kind_of(ann.kind).full:
+        raise ConfigError(f"{src}: [annotation] rule = \"auto\" chooses among the consistency rules of a partial "
+                          f"annotation; kind {ann.kind!r} is full annotation and has none: drop the rule")
+    if ann.rule == "auto" and not ann.rules:
+        raise ConfigError(f"{src}: [annotation] rule = \"auto\" needs at least one rule in [annotation] rules")
     _check(src, "", lambda: kind_of(cfg.annotation.kind).check_run(cfg, state["reader"], src))
 
 

@@ -126,7 +126,8 @@ class AnnotationTables:
             if rule in CROSSING_RULES and not all(b.accept for b in annotated[sid].brackets):
                 raise StoreError(f"{self.path}: {sid} has rejected brackets of {kind!r}, which crossing "
                                  f"counts do not see; rule {rule!r} cannot use them (use strict or fewest)")
-            out[sid] = choose_consistent(sid, tuple(r[2] for r in rows), rule, tuple(r[3] for r in rows))
+            out[sid] = choose_consistent(sid, tuple(r[2] for r in rows), rule, tuple(r[3] for r in rows),
+                                         annotated=len(annotated[sid].brackets))
         return out
 
     # ---------------------------------------------------------------- discriminant decisions

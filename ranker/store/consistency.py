@@ -18,7 +18,7 @@ CROSSING_RULES = ("compatible", "strict-else-compatible", "lexicographic")
 
 
 def choose_consistent(sentence_id: str, violations: tuple[int, ...], rule: str,
-                      crossing: tuple[int, ...] | None = None) -> ConsistentSet:
+                      crossing: tuple[int, ...] | None = None, annotated: int | None = None) -> ConsistentSet:
     """Pick X(y, z) from each candidate's ``missing`` (``violations``) and ``crossing`` counts under ``rule``.
 
     Every rule keeps the strict set (the candidates missing no annotated bracket) when it is not
@@ -39,6 +39,10 @@ def choose_consistent(sentence_id: str, violations: tuple[int, ...], rule: str,
     - ``lexicographic``: the candidates with the fewest crossings, among them those missing the
       fewest brackets (``"lexicographic"`` when the strict set is empty); a strict candidate
       crosses and misses nothing, so this is the strict set whenever that is not empty.
+    - ``graded``: every candidate weighted by the share of the ``annotated`` brackets it holds
+      (``"graded"`` when the strict set is empty): a graded target where ``fewest`` keeps only the
+      best, so a candidate missing one bracket of five still counts for 0.8 and one missing all
+      for nothing. The objective's ``q`` is the model's distribution reweighted by these weights.
 
     ``status`` always describes the strict set (empty, proper or all).
     """
@@ -57,6 +61,11 @@ def choose_consistent(sentence_id: str, violations: tuple[int, ...], rule: str,
         best = min(violations)
         return ConsistentSet(sentence_id, tuple(1.0 if v == best else 0.0 for v in violations), status,
                              "fewest-violations", violations)
+    if rule == "graded":
+        if not annotated:
+            raise StoreError(f"rule 'graded' needs the number of annotated brackets of {sentence_id}")
+        return ConsistentSet(sentence_id, tuple(max(0, annotated - v) / annotated for v in violations), status,
+                             "graded", violations)
     if rule == "strict-else-compatible":
         best = min(crossing)
         return ConsistentSet(sentence_id, tuple(1.0 if c == best else 0.0 for c in crossing), status,

@@ -53,6 +53,8 @@ def test_the_checks_count_what_each_tree_lacks_and_crosses(st):
     ("compatible", (0, 1, 1), (1, 0, 1), "compatible"),          # even beside a strict candidate
     ("strict-else-compatible", (0, 1, 1), (1, 0, 0), "fewest-crossing"),
     ("lexicographic", (0, 1, 0), (1, 0, 0), "lexicographic"),
+    # issue 43: each candidate by the share of the three brackets it holds; FLAT holds none
+    ("graded", (2 / 3, 2 / 3, 0), (1, 0, 0), "graded"),
 ])
 def test_each_rule_keeps_its_own_set(st, rule, none, some, how):
     sets = st.consistent_sets("riezler", rule=rule)
@@ -62,7 +64,7 @@ def test_each_rule_keeps_its_own_set(st, rule, none, some, how):
 
 
 def test_every_rule_is_tested_and_an_unknown_one_refused(st):
-    assert set(RULES) == {"strict", "fewest", "compatible", "strict-else-compatible", "lexicographic"}
+    assert set(RULES) == {"strict", "fewest", "compatible", "strict-else-compatible", "lexicographic", "graded"}
     with pytest.raises(StoreError, match="unknown consistency rule 'loose'"):
         st.consistent_sets("riezler", rule="loose")
 
@@ -87,3 +89,10 @@ def test_crossing_rules_refuse_rejected_brackets(st):
     assert st.consistent_sets("user", rule="fewest")[NONE.id].weights == (1.0, 1.0, 1.0)
     with pytest.raises(StoreError, match="rejected brackets"):
         st.consistent_sets("user", rule="compatible")
+
+
+def test_graded_needs_the_count_of_annotated_brackets():
+    assert choose_consistent("s", (0, 2), "graded", annotated=4).weights == (1.0, 0.0)   # the strict set first
+    assert choose_consistent("s", (1, 4), "graded", annotated=4).weights == (0.75, 0.0)
+    with pytest.raises(StoreError, match="number of annotated brackets"):
+        choose_consistent("s", (1, 2), "graded")

@@ -24,6 +24,7 @@ compute_counts     counts        ``[evaluation]``, forests           :class:`Cou
 extract_features   features      ``[features]``, forests             :class:`~ranker.features.CandidateMatrix`
 training_rows      features      ``[features]``, ``[loglinear]``     :class:`~.training.TrainingData`
 fit_loglinear      fit           ``[loglinear]``, training rows      :class:`LogLinearFit` (models stored)
+fit_rules          rules         each rule's training rows           :class:`RuleChoice` (best on held-out)
 fit_heidorn        heidorn       ``[heidorn]``, held-out counts      :class:`HeidornFit` (model stored)
 select_test        select        the fitted rankers                  :class:`Choices`
 evaluate           evaluation    ``[evaluation]``, counts, choices   :class:`Evaluation`
@@ -46,8 +47,9 @@ from .annotation import AnnotationOutcome, annotate
 from .counts import (CountsOutcome, candidate_quality, compute_counts, counts_command, load_counts,
                      require_counts, test_ceiling)
 from .features import (TrainableSplit, TrainingSet, consistency, extract_features, trainable,
-                       training_rows, training_set)
+                       training_rows, training_set, training_sets)
 from .fit import LogLinearFit, fit_loglinear, loglinear_template
+from .rules import RuleChoice, RuleTrial, fit_rules, rule_grid
 from .select import REPORTED, Choices, candidate_trees, choose, per_sentence, select_test, source_ranks
 from .heidorn import HeidornFit, fit_heidorn, tune_heidorn
 from .evaluation import Evaluation, evaluate, sentence_quality
@@ -65,8 +67,9 @@ __all__ = [
     "CountsOutcome", "candidate_quality", "compute_counts", "counts_command", "load_counts",
     "require_counts", "test_ceiling",
     "TrainableSplit", "TrainingSet", "consistency", "extract_features", "trainable", "training_rows",
-    "training_set",
+    "training_set", "training_sets",
     "LogLinearFit", "fit_loglinear", "loglinear_template",
+    "RuleChoice", "RuleTrial", "fit_rules", "rule_grid",
     "REPORTED", "Choices", "candidate_trees", "choose", "per_sentence", "select_test", "source_ranks",
     "HeidornFit", "fit_heidorn", "tune_heidorn",
     "Evaluation", "evaluate", "sentence_quality",

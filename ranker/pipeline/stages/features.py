@@ -32,7 +32,8 @@ class TrainableSplit(NamedTuple):
     dropped: dict[str, int]      # training filter -> left-out sentences it drops (first filter that fires)
 
 
-def trainable(ctx: StageContext, sel: SplitSelection, kind: str, rule: str, template) -> TrainableSplit:
+def trainable(ctx: StageContext, sel: SplitSelection, kind: str, rule: str | Sequence[str],
+              template) -> TrainableSplit:
     """Leave out the training sentences whose consistent set is empty, before their features are extracted.
 
     Their likelihood is zero whatever the weights, so the trainer drops them
@@ -41,7 +42,8 @@ def trainable(ctx: StageContext, sel: SplitSelection, kind: str, rule: str, temp
     them is wasted work (on the WSJ sample under the strict rule, 1,581 of 3,068 training
     sentences). ``dropped`` counts them by the filter that would have dropped them (``template``'s
     filters, in the trainer's order), so the report's counts stay what they were. Kind ``best_f``
-    has no empty set: ``sel`` comes back whole.
+    has no empty set: ``sel`` comes back whole. With several rules (a rule grid), a sentence is
+    kept when its set is not empty under any of them.
     """
     from ...models.training_set import select_training_rows
     from ..annotation_kinds import kind_of
@@ -49,11 +51,12 @@ def trainable(ctx: StageContext, sel: SplitSelection, kind: str, rule: str, temp
     store, source = ctx.store, ctx.need_source()
     if kind_of(kind).full:
         return TrainableSplit(sel, {})
-    sets = store.consistent_sets(kind, sel.corpus, sel.split, source=source, rule=rule)
+    rules = (rule,) if isinstance(rule, str) else tuple(rule)
+    sets = [store.consistent_sets(kind, sel.corpus, sel.split, source=source, rule=r) for r in rules]
     keep, left_out = [], []
     for s in sel.sentences:
-        cs = sets.get(s.id)
-        (keep if cs is not None and any(w > 0 for w in cs.weights) else left_out).append(s)
+        learns = any(cs is not None and any(w > 0 for w in cs.weights) for cs in (by.get(s.id) for by in sets))
+        (keep if learns else left_out).append(s)
     if not left_out:
         return TrainableSplit(sel, {})
     qualities = store.forest_qualities(source)
@@ -114,18 +117,32 @@ class TrainingSet(NamedTuple):
 
 def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: FeaturesSection, template,
                  selections: Sequence[SplitSelection]) -> TrainingSet:
-    """The training rows of ``selections`` (the main split, then any extra corpora): the one composition.
+    """The training rows of ``selections`` (the main split, then any extra corpora) under ``annotation.rule``.
 
-    Sentences no fit can learn from are left out before extraction (:func:`trainable`), each
-    selection's features are extracted (:func:`extract_features`) and weighted by its annotation
-    (the main split by ``annotation.kind``, extra corpora by ``annotation.extra_kind``), minimum
-    risk gets every candidate's own F, and the cut-off and the template's filters are applied
-    (:func:`training_rows`), each matrix released as soon as its rows are taken. ``ranker run``
-    and ``ranker train`` both train from what this returns.
+    ``ranker run`` and ``ranker train`` both train from what this (or, for a grid of rules,
+    :func:`training_sets`) returns.
     """
+    (_, got), = training_sets(ctx, annotation, features, template, selections, (annotation.rule,))
+    return got
+
+
+def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: FeaturesSection, template,
+                  selections: Sequence[SplitSelection], rules: Sequence[str]):
+    """``(rule, TrainingSet)`` for each of ``rules`` in turn, from one extraction: the one composition.
+
+    Sentences no rule can learn from are left out before extraction (:func:`trainable`), each
+    selection's features are extracted once (:func:`extract_features`) and weighted by its
+    annotation under each rule in turn (the main split by ``annotation.kind``, extra corpora by
+    ``annotation.extra_kind``), minimum risk gets every candidate's own F, and the cut-off and the
+    template's filters are applied (:func:`training_rows`). A sentence kept for another rule but
+    empty under this one is dropped by the filters and counted with the rest. The last rule's
+    rows consume the matrices, each released as soon as its rows are taken; a generator, so one
+    rule's rows are held at a time.
+    """
+    rules = tuple(rules)
     kinds = [annotation.kind, *([annotation.extra_kind] * (len(selections) - 1))]
-    # training sentences with an empty consistent set are dropped whatever their features
-    kept = [trainable(ctx, sel, kind, annotation.rule, template) for sel, kind in zip(selections, kinds)]
+    # training sentences with an empty consistent set (under every rule) are dropped whatever their features
+    kept = [trainable(ctx, sel, kind, rules, template) for sel, kind in zip(selections, kinds)]
     mats = [extract_features(ctx, features, t.selection, label=None if i == 0 else t.selection.corpus)
             for i, t in enumerate(kept)]
     before = len(mats[0].names)
@@ -133,8 +150,6 @@ def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: Fea
     for t in kept:
         for why, k in t.dropped.items():
             dropped[why] = dropped.get(why, 0) + k
-    weights = [consistency(ctx, m, kind, t.selection, annotation.rule, annotation.best_f if i == 0 else None)
-               for i, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
     gains = None
     if template.needs_gain:   # minimum risk: every candidate's own F
         from ..best_f import best_f_gains
@@ -142,7 +157,11 @@ def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: Fea
         if annotation.best_f is None:
             raise RankerError(f"{ctx.where}: minimum-risk training needs [annotation] kind 'best_f'")
         gains = [best_f_gains(ctx.store, mats[0], *annotation.best_f, ctx.need_source())]
-    # the matrices go to training_rows alone, which releases each one as soon as its kept rows
-    # are taken (GBs with extra corpora)
-    data = training_rows(ctx, features, template, mats, weights, gains, consume=True, dropped_before=dropped)
-    return TrainingSet(data, before)
+    for i, rule in enumerate(rules):
+        weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j == 0 else None)
+                   for j, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
+        last = i == len(rules) - 1
+        # the last rule's rows take the matrices, releasing each one as soon as its kept rows are
+        # taken (GBs with extra corpora); earlier rules copy their rows and leave them
+        data = training_rows(ctx, features, template, mats, weights, gains, consume=last, dropped_before=dropped)
+        yield rule, TrainingSet(data, before)

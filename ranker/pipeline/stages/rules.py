@@ -1,0 +1,74 @@
+"""The ``fit_rules`` stage: the consistency rule chosen on held-out, as σ² is (issue 43).
+
+Which candidates of a partially annotated sentence count as consistent, X(y, z), decides how much
+of a treebank a model learns from: on GUM's Link Grammar forests the strict rule keeps a quarter
+of the training sentences (half have no candidate holding every bracket). No rule is best on
+every corpus, so ``[annotation] rule = "auto"`` fits one model per rule of ``[annotation] rules``
+(each with its σ² grid) from one extraction of features and keeps the one that scores best on
+held-out; the report's Fits table lists each rule's held-out score and the sentences it kept.
+"""
+from __future__ import annotations
+
+from typing import Iterable, NamedTuple
+
+from ..config import LogLinearSection
+from .context import StageContext
+from .fit import LogLinearFit, fit_loglinear
+
+
+class RuleTrial(NamedTuple):
+    """One rule of the grid: what it kept and how its best σ² scored on held-out."""
+
+    rule: str
+    kept: int                  # training sentences the rule's consistent sets and the filters keep
+    sigma2: float | None       # its σ² chosen on held-out (None: nothing to train on)
+    heldout: float | None      # that model's held-out score
+
+
+class RuleChoice(NamedTuple):
+    """The rule chosen on held-out, its training rows and fit, and every rule's trial."""
+
+    rule: str
+    data: object                          # TrainingData of the chosen rule
+    fit: LogLinearFit
+    features_before_cutoff: int
+    trials: tuple[RuleTrial, ...]         # in grid order; one trial when the rule is fixed
+
+
+def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, rules: int,
+              heldout_matrix, quality_heldout, feature_config: dict | None) -> RuleChoice:
+    """Fit a log-linear model for each rule's training set and keep the best on held-out.
+
+    ``sets`` yields ``(rule, TrainingSet)``, ``rules`` of them (:func:`.features.training_sets`,
+    whose first set a caller may have taken already, to clock the extraction as its own stage:
+    chain it back). ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix` (restricted
+    to each rule's features in turn), ``quality_heldout`` its candidates' quality under
+    ``[loglinear] select_metric``. Each rule's σ² grid is fitted (and cached) as
+    :func:`.fit.fit_loglinear` does; only the winner is marked as chosen on held-out in the store,
+    so ``ranker models export`` finds one model. A tie keeps the earlier rule of the grid.
+    """
+    groups = heldout_matrix.groups()
+    several = rules > 1
+    best: tuple | None = None
+    trials: list[RuleTrial] = []
+    for rule, got in sets:
+        data = got.data
+        fit = fit_loglinear(ctx, loglinear, template, data, heldout_matrix.restrict(data.names), groups,
+                            quality_heldout, feature_config, mark=not several)
+        score = None if fit.chosen is None else dict(fit.chosen.trials)[fit.chosen.sigma2]
+        trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score))
+        if best is None or (score is not None and (best[3] is None or score > best[3])):
+            best = (rule, data, fit, score, got.features_before_cutoff)
+        del data, got
+    rule, data, fit, _, before = best
+    if several and fit.chosen is not None:
+        ctx.store.choose_model(fit.chosen.key, f"heldout {loglinear.select_metric}")
+        fit = fit._replace(summary={**fit.summary, "rule": rule,
+                                    "rules": [list(t) for t in trials]})
+    return RuleChoice(rule, data, fit, before, tuple(trials))
+
+
+def rule_grid(annotation) -> tuple[str, ...]:
+    """The rules an ``[annotation]`` section (or :class:`.annotation.AnnotationOutcome`) asks to be
+    tried: ``rules`` for ``rule = "auto"``, else the one rule."""
+    return tuple(annotation.rules) if annotation.rule == "auto" else (annotation.rule,)

@@ -1,0 +1,110 @@
+"""Issue 43: ``[annotation] rule = "auto"`` chooses the consistency rule on held-out, as sigma^2 is.
+
+Real BLLIP lists of a few WSJ documents per split, partial bracketings from their gold trees. Each
+rule of the grid is fitted (its own sigma^2 grid) from one extraction of features; the report's
+fit record lists every rule with the training sentences it kept and its held-out score, the
+chosen one is the best of them, its model alone is the store's model chosen on held-out, and a
+run naming that rule directly fits the same model.
+"""
+import dataclasses
+import gzip
+import subprocess
+import sys
+
+import pytest
+
+from ranker.pipeline.config import ConfigError, load_config
+from ranker.pipeline.experiment import run_experiment
+from ranker.store import Store
+
+pytestmark = pytest.mark.slow
+
+DOCS = {"train": ("wsj_0001", "wsj_0002", "wsj_0003", "wsj_0004"), "heldout": ("wsj_0140", "wsj_0141"),
+        "test": ("wsj_0170",)}
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory, bllip_lists):
+    tmp = tmp_path_factory.mktemp("rule-grid")
+    files = {}
+    for split, docs in DOCS.items():
+        text = gzip.open(bllip_lists / f"nbest-{split}.txt.gz", "rt", encoding="utf-8").read()
+        kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].split(".")[0] in docs]
+        files[split] = tmp / f"{split}.nbest"
+        files[split].write_text("\n\n".join(kept) + "\n")
+    cfg = load_config("configs/wsj-sample-bllip.toml")
+    return tmp, dataclasses.replace(
+        cfg,
+        experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite"), workers=1),
+        data=dataclasses.replace(cfg.data, train="wsj_0001-0004", heldout="wsj_0140-0141", test="wsj_0170"),
+        parse=dataclasses.replace(cfg.parse, **{f"{k}_forests": str(v) for k, v in files.items()}),
+        annotation=dataclasses.replace(cfg.annotation, kind="riezler", rule="auto",
+                                       rules=("strict", "fewest", "graded")),
+        loglinear=dataclasses.replace(cfg.loglinear, objective="loglik", sigma2_grid=(0.1, 1.0)),
+        evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=50, randomization_resamples=50),
+        report=dataclasses.replace(cfg.report, plots=False, learning_curve=(1.0,)))
+
+
+@pytest.fixture(scope="module")
+def auto(config):
+    tmp, cfg = config
+    return tmp / "auto", run_experiment(cfg, tmp / "auto", progress=False)
+
+
+def test_the_rule_with_the_best_held_out_score_is_chosen(auto):
+    out, auto = auto
+    fit = auto.fits["loglinear"]
+    trials = fit["rules"]
+    assert [t[0] for t in trials] == ["strict", "fewest", "graded"]
+    scores = [t[3] for t in trials]
+    assert fit["rule"] == trials[scores.index(max(scores))][0]
+    kept = {t[0]: t[1] for t in trials}
+    # the strict rule keeps only sentences with a candidate holding every bracket; the others more
+    assert 0 < kept["strict"] < kept["fewest"] <= kept["graded"]
+    assert auto.counts.training_kept == kept[fit["rule"]]
+    md = (out / "report.md").read_text()
+    assert f"consistency rule (chosen on heldout {fit['chosen_on'].split()[-1]}) | {fit['rule']}" in md
+    for rule, k, _, _ in trials:
+        assert f"rule {rule}: held-out" in md and f"{k:,} training sentences kept" in md
+
+
+def test_only_the_winner_is_the_model_chosen_on_held_out_and_a_fixed_rule_fits_it_again(config, auto):
+    tmp, cfg = config
+    _, auto = auto
+    rule = auto.fits["loglinear"]["rule"]
+    with Store.open(cfg.experiment.store, readonly=True) as st:
+        chosen = [r for r in st.model_records() if r.chosen and "heldout" in r.chosen and r.ranker.startswith("loglinear")]
+    assert len(chosen) == 1
+    out = tmp / "model.json"
+    got = subprocess.run([sys.executable, "-m", "ranker.cli.main", "models", "export", "--store",
+                          cfg.experiment.store, "--out", str(out)], capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    fixed = run_experiment(dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, rule=rule)),
+                           tmp / "fixed", progress=False)
+    assert "rules" not in fixed.fits["loglinear"]
+    assert fixed.fits["loglinear"]["sigma2"] == auto.fits["loglinear"]["sigma2"]
+    assert fixed.fits["loglinear"]["iterations"] == auto.fits["loglinear"]["iterations"]
+    assert (tmp / "fixed" / "selected" / "loglinear.mrg").read_bytes() == \
+        (tmp / "auto" / "selected" / "loglinear.mrg").read_bytes()
+
+
+@pytest.mark.parametrize("annotation, message", [
+    ({"rule": "auto", "rules": ["strict", "loose"]}, "[annotation] rules[1] 'loose' is not known"),
+    ({"rule": "auto", "rules": []}, "needs at least one rule"),
+    ({"kind": "best_f", "rule": "auto"}, "kind 'best_f' is full annotation"),
+])
+def test_a_bad_rule_grid_is_refused_in_one_line(tmp_path, annotation, message):
+    import tomli_w
+
+    from ranker.pipeline.validate import validate_config
+
+    cfg = {"experiment": {"store": str(tmp_path / "s.sqlite")}, "data": {"corpus": "treebank"},
+           "annotation": annotation}
+    path = tmp_path / "bad.toml"
+    path.write_bytes(tomli_w.dumps(cfg).encode())
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        validate_config(load_config(path))
+    got = subprocess.run([sys.executable, "-m", "ranker.cli.main", "run", str(path)], capture_output=True,
+                         text=True, env={**__import__("os").environ, "NLTK_DATA": "../shared/nltk_data"})
+    assert got.returncode == 2 and got.stderr.count("\n") == 1 and message in got.stderr, got.stderr
+    assert not (tmp_path / "s.sqlite").exists()
