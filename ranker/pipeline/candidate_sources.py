@@ -122,6 +122,10 @@ def check_parse_options(store, options, source: str | None = None) -> None:
     stored = store.source_options().get(source)
     wanted = dict(options._asdict())
     if stored and store.parsed_ids(source) and stored != wanted:
+        if stored.get("budget") != wanted.get("budget"):   # issue 45: not a setting the user can give back
+            raise RankerError(f"{store.path} holds Link Grammar forests parsed by an older ranker, whose "
+                              "max_parse_time bounded each pass of a sentence afresh (now: all of them "
+                              "together): parse into a new [experiment] store (--store)")
         diff = ", ".join(f"{k}={stored.get(k)!r} (config: {wanted.get(k)!r})"
                          for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k))
         raise RankerError(f"{store.path} holds Link Grammar forests parsed with other options: {diff}; "

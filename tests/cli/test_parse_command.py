@@ -20,6 +20,11 @@ def test_a_store_parsed_with_the_defaults_is_the_one_a_default_config_accepts(tm
         stages.check_parse_options(st, stages.link_grammar_options(ParseSection()))
         with pytest.raises(RankerError, match="max_parse_time=10 \\(config: 5\\)"):
             stages.check_parse_options(st, stages.link_grammar_options(ParseSection(max_parse_time=5.0)))
+        # issue 45: a store whose budget bounded each pass is not mixed with one of whole sentences
+        old = {k: v for k, v in stages.link_grammar_options(ParseSection())._asdict().items() if k != "budget"}
+        st.add_source("link-grammar", old)
+        with pytest.raises(RankerError, match="parsed by an older ranker.*parse into a new"):
+            stages.check_parse_options(st, stages.link_grammar_options(ParseSection()))
 
 
 @pytest.mark.linkgrammar
