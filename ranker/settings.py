@@ -151,6 +151,8 @@ class FeaturesSection:
 class LogLinearSection:
     sigma2_grid: tuple[float, ...] = setting((0.01, 0.1, 1.0, 10.0), range=Range(0, low_open=True))
     optimizer: str = setting("cg", choices=("cg", "lbfgs"))   # Polak-Ribiere CG (the paper's) or L-BFGS
+    # each weight in the units of its curvature (diagonal preconditioning: ranker/models/precondition.py)
+    precondition: bool = False
     max_iter: int = setting(300, range=Range(1))
     tol: float = setting(1e-5, range=Range(0, low_open=True))
     # training filter: at most N parses per sentence, 0 = no limit

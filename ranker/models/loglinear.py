@@ -40,6 +40,7 @@ class _Rows(NamedTuple):
     n_sentences: int
     dropped: dict                  # sentences each filter removed
     start: np.ndarray
+    scales: np.ndarray | None = None   # the preconditioner's powers of two (None: none)
 
 
 def as_csr(X, dtype=None) -> sp.csr_matrix:
@@ -139,7 +140,8 @@ class LogLinearRanker(GroupedRanker):
     def __init__(self, sigma2=1.0, solver: str = _CONFIG.optimizer, max_iter: int = _CONFIG.max_iter,
                  tol: float = _CONFIG.tol, max_parses: int | None = _CONFIG.max_parses,
                  full_parses_only: bool = _CONFIG.full_only, proper_subset: bool = _CONFIG.proper_subset,
-                 dtype: str = "float64", layout: str = _CONFIG.layout, n_jobs: int | None = None):
+                 dtype: str = "float64", layout: str = _CONFIG.layout, n_jobs: int | None = None,
+                 precondition: bool = _CONFIG.precondition):
         self.sigma2 = sigma2
         self.solver = solver
         self.max_iter = max_iter
@@ -150,6 +152,7 @@ class LogLinearRanker(GroupedRanker):
         self.dtype = dtype
         self.layout = layout
         self.n_jobs = n_jobs
+        self.precondition = precondition
 
     @classmethod
     def from_config(cls, config) -> "LogLinearRanker":
@@ -157,7 +160,7 @@ class LogLinearRanker(GroupedRanker):
         ll = config.loglinear
         return cls(solver=ll.optimizer, max_iter=ll.max_iter, tol=ll.tol, max_parses=ll.max_parses,
                    full_parses_only=ll.full_only, proper_subset=ll.proper_subset, layout=ll.layout,
-                   n_jobs=config.experiment.workers or os.cpu_count() or 1)
+                   n_jobs=config.experiment.workers or os.cpu_count() or 1, precondition=ll.precondition)
 
     def _validate_params(self) -> None:
         if self.solver not in choices(_CONFIG, "optimizer"):
@@ -205,6 +208,7 @@ class LogLinearRanker(GroupedRanker):
         d = rows.X.shape[1]
         if prior_mean is not None and np.shape(prior_mean) != (d,):
             raise RankerError(f"prior_mean has shape {np.shape(prior_mean)}; expected ({d},)")
+        rows = self._with_scales(rows)
         # on the current executor: this process's threads, or a Dask cluster's workers
         objective = current_executor().distribute(
             ConditionalObjective(rows.X, rows.y, rows.offsets, self._sigma2(d), n_jobs=self._threads(),
@@ -254,9 +258,18 @@ class LogLinearRanker(GroupedRanker):
     def _sigma2(self, d: int) -> np.ndarray:
         return np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
 
+    def _with_scales(self, rows: "_Rows") -> "_Rows":
+        """``rows`` with the preconditioner's scales (:mod:`.precondition`) when ``precondition`` is on."""
+        if not self.precondition:
+            return rows
+        from .precondition import jacobi_scales
+
+        return rows._replace(scales=jacobi_scales(rows.X, rows.offsets, self._sigma2(rows.X.shape[1])))
+
     def _solve(self, objective, rows: "_Rows", callback=None) -> "LogLinearRanker":
         """Minimise ``objective`` from ``rows.start`` (:func:`.solve.solve`) and keep what came of it."""
-        got = solve(objective, rows.start, rows.n_sentences, self.solver, self.max_iter, self.tol, callback)
+        got = solve(objective, rows.start, rows.n_sentences, self.solver, self.max_iter, self.tol, callback,
+                    scales=rows.scales)
         self.coef_ = got.coef
         self.n_features_in_ = len(got.coef)
         self.n_iter_ = got.n_iter

@@ -152,8 +152,11 @@ def _exit(k: int, max_iter: int, warnflag: int, fval: float, gnorm: float, xk: n
     return 0
 
 
-def minimize_cg(fun, x0: np.ndarray, max_iter: int, tol: float, callback=None) -> _Result:
-    """Polak-Ribière+ CG from ``x0`` (scipy's ``_minimize_cg`` with ``norm=inf``, fixed-order dots)."""
+def minimize_cg(fun, x0: np.ndarray, max_iter: int, tol: float, callback=None, gmax=_gmax) -> _Result:
+    """Polak-Ribière+ CG from ``x0`` (scipy's ``_minimize_cg`` with ``norm=inf``, fixed-order dots).
+
+    ``gmax(g)`` is the measure the stop holds to ``tol`` (a preconditioned fit's: the gradient's
+    in the original weights)."""
     memo = _Memo(fun)
     f, fprime = memo.value, memo.grad
     xk = np.array(x0, dtype=np.float64).ravel()
@@ -162,7 +165,7 @@ def minimize_cg(fun, x0: np.ndarray, max_iter: int, tol: float, callback=None) -
     k = 0
     old_old_fval = old_fval + fixed.norm(gfk) / 2     # a first step of about 1 / |g|
     pk = -gfk
-    gnorm = _gmax(gfk)
+    gnorm = gmax(gfk)
     sigma_3 = 0.01
     warnflag = 0
     while gnorm > tol and k < max_iter:
@@ -176,7 +179,7 @@ def minimize_cg(fun, x0: np.ndarray, max_iter: int, tol: float, callback=None) -
             yk = gfkp1 - gfk
             beta_k = max(0, fixed.dot(yk, gfkp1) / deltak)
             pkp1 = -gfkp1 + beta_k * pk
-            return alpha, xkp1, pkp1, gfkp1, _gmax(gfkp1)
+            return alpha, xkp1, pkp1, gfkp1, gmax(gfkp1)
 
         def descent_condition(alpha, xkp1, fp1, gfkp1):
             # Polak-Ribière+ needs sufficient descent, which strong Wolfe does not promise
@@ -222,15 +225,15 @@ def _two_loop(g: np.ndarray, pairs: list) -> np.ndarray:
 
 
 def minimize_lbfgs(fun, x0: np.ndarray, max_iter: int, tol: float, callback=None,
-                   memory: int = LBFGS_MEMORY) -> _Result:
-    """Limited-memory BFGS from ``x0`` (see the module), fixed-order dots."""
+                   memory: int = LBFGS_MEMORY, gmax=_gmax) -> _Result:
+    """Limited-memory BFGS from ``x0`` (see the module), fixed-order dots; ``gmax`` as :func:`minimize_cg`'s."""
     memo = _Memo(fun)
     f, fprime = memo.value, memo.grad
     xk = np.array(x0, dtype=np.float64).ravel()
     fk = f(xk)
     gk = fprime(xk)
     pairs: list = []
-    gnorm = _gmax(gk)
+    gnorm = gmax(gk)
     k = 0
     warnflag = 0
     eps = np.finfo(np.float64).eps
@@ -259,7 +262,7 @@ def minimize_lbfgs(fun, x0: np.ndarray, max_iter: int, tol: float, callback=None
             pairs.append((s, y, sy, yy))
             del pairs[:-memory]
         xk, fk, gk = x_new, f_new, g_new
-        gnorm = _gmax(gk)
+        gnorm = gmax(gk)
         k += 1
         if callback is not None:
             callback(k)
@@ -271,7 +274,7 @@ SOLVERS.update({"cg": minimize_cg, "lbfgs": minimize_lbfgs})
 
 
 def solve(objective, start: np.ndarray, n_sentences: int, solver: str, max_iter: int, tol: float,
-          callback: Callable[[int, int], None] | None = None) -> Solution:
+          callback: Callable[[int, int], None] | None = None, scales: np.ndarray | None = None) -> Solution:
     """Minimise ``objective`` from ``start``; the objective is closed when done, whatever happens.
 
     Parameters
@@ -288,12 +291,20 @@ def solve(objective, start: np.ndarray, n_sentences: int, solver: str, max_iter:
     tol : float
     callback : callable, optional
         Called as ``callback(iteration, max_iter)`` after each iteration (progress).
+    scales : ndarray of shape (n_features,), optional
+        Powers of two ``s`` (:func:`.precondition.jacobi_scales`): the optimiser works on ``μ``
+        with ``λ = s μ`` (diagonal preconditioning; exact, as every scale is a power of two), and
+        stops on the gradient in ``λ``, as without them.
     """
     scale = 1.0 / n_sentences
+    s = np.ones(len(start)) if scales is None else np.asarray(scales, dtype=np.float64)
 
-    def fun(lam):
-        v, g = objective(lam)
-        return v * scale, g * scale
+    def fun(mu):
+        v, g = objective(mu * s)
+        return v * scale, g * (scale * s)
+
+    def gmax(g):
+        return _gmax(g / s)
 
     step = None
     if callback is not None:
@@ -304,9 +315,11 @@ def solve(objective, start: np.ndarray, n_sentences: int, solver: str, max_iter:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            res = SOLVERS[solver](fun, start, int(max_iter), float(tol), callback=step)
+            res = SOLVERS[solver](fun, np.asarray(start, dtype=np.float64) / s, int(max_iter), float(tol),
+                                  callback=step, gmax=gmax)
     finally:
         objective.close()
+    res = res._replace(x=res.x * s, jac=res.jac / s)
     grad_max = _gmax(res.jac)
     # CG reports "precision loss" when the line search cannot improve further even though the
     # gradient is already at the tolerance's order; trust the gradient, not the flag.
