@@ -5,7 +5,8 @@ import sys
 
 
 def add_parser(subparsers) -> None:
-    from .options import add_corpus_files, add_parse_options, add_selection, add_store, add_workers
+    from ..pipeline.config import DataSection
+    from .options import add_corpus_files, add_parse_options, add_selection, add_store, add_workers, config_option
 
     p = subparsers.add_parser("parse", help="parse corpus sentences with Link Grammar into the store",
                               description="Parse sentences from their tokens with Link Grammar; every "
@@ -17,6 +18,10 @@ def add_parser(subparsers) -> None:
     add_store(p)
     add_selection(p, None)
     add_corpus_files(p)
+    config_option(p, "--tagger", section=DataSection, key="tagger", metavar="MODEL",
+                  help="text in tokens or raw: tag the lines with this model file's tagger before parsing, "
+                  "so the trees carry preterminals (ranker apply tags with its own model's); without it "
+                  "their words stand directly under their phrases")
     add_workers(p)
     add_parse_options(p)
     p.add_argument("--batch-size", type=int, default=20, help="sentences per committed transaction")
@@ -27,12 +32,19 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from ..pipeline import stages
     from ..sources.link_grammar import import_linkgrammar
+    from ..sources.text_corpus import TextCorpus, untagged_note
     from ..sources.treebank import require_split
     from .recorded import recorded_store
     from .options import data_section, parse_section, selection
 
-    reader = stages.corpus_reader(data_section(args), "--corpus")   # files checked before any write
+    data = data_section(args)
+    reader = stages.corpus_reader(data, "--corpus")   # files checked before any write
     import_linkgrammar()   # fail before touching the store when the parser is missing
+    note = isinstance(reader, TextCorpus) and untagged_note(
+        data.path, reader.text_format, reader.tagger, "give --tagger MODEL (a model file of ranker train or "
+        "ranker models export) to tag it")
+    if note:
+        print(f"ranker: note: {note}", file=sys.stderr)
     require_split(reader.name, args.split)   # e.g. conll2000's test half, not installed
     parse = parse_section(args)
     with recorded_store(args, "parse", create=True) as (st, _):

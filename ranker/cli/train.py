@@ -122,6 +122,7 @@ def run(args) -> int:
         annotation = stages.AnnotationOutcome(args.kind, AnnotationSection().extra_kind, args.rule,
                                               best_f=best_f)
         template = stages.loglinear_template(ll, args.workers)
+        tagger = stages.train_tagger(ctx, [sel])   # saved with the model: ranker apply tags text with it
         train_set = stages.training_set(ctx, annotation, features, template, [sel])
         data = train_set.data
         if not data.survivors.group_mask.any():
@@ -133,14 +134,17 @@ def run(args) -> int:
             Xh, gh = h.restrict(data.names), h.groups()
             qh = stages.candidate_quality(stages.load_counts(ctx, ev, hsel, [ll.select_metric])
                                           [ll.select_metric], ll.select_metric)
-            fit = stages.fit_loglinear(ctx, ll, template, data, Xh, gh, qh, feature_config=fs.to_dict())
+            fit = stages.fit_loglinear(ctx, ll, template, data, Xh, gh, qh, feature_config=fs.to_dict(),
+                                       tagger=tagger)
             for s2, q in fit.chosen.trials if fit.chosen else ():
                 print(f"sigma2 {s2:g}: held-out {ll.select_metric} {q:.2f}")
             ranker = fit.model
         else:
-            ranker = fit_sigma2(st, template, data, grid[0], fs.to_dict())
-    save_model(args.out, ranker, data.names, fs.to_dict())
+            ranker = fit_sigma2(st, template, data, grid[0], fs.to_dict(), tagger=tagger)
+    save_model(args.out, ranker, data.names, fs.to_dict(), tagger)
+    tagged = (f", and a tagger for untagged text trained on {tagger.sentences:,} sentences' gold tags"
+              if tagger is not None else ", and no tagger (the training sentences have no tags)")
     print(f"trained on {ranker.n_training_sentences_} sentences, {len(data.names)} features "
           f"(of {train_set.features_before_cutoff}), sigma2 {ranker.sigma2:g}: {ranker.n_iter_} iterations, "
-          f"{ranker.n_evaluations_} evaluations, converged {ranker.converged_}; wrote {args.out}")
+          f"{ranker.n_evaluations_} evaluations, converged {ranker.converged_}{tagged}; wrote {args.out}")
     return 0

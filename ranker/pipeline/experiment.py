@@ -162,7 +162,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             if len(qh) != Xh.shape[0]:
                 raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
             feature_config = load_feature_set(cfg.features.set).to_dict()
-            fit = stages.fit_loglinear(ctx, ll, template, data, Xh, gh, qh, feature_config)
+            tagger = stages.train_tagger(ctx, [splits.train])   # for untagged text the model is applied to
+            fit = stages.fit_loglinear(ctx, ll, template, data, Xh, gh, qh, feature_config, tagger)
             notes.extend(fit.notes)
         counts.training_kept, counts.training_dropped = fit.kept, fit.dropped
         model, chosen = fit.model, fit.chosen
