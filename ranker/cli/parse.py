@@ -12,7 +12,8 @@ def add_parser(subparsers) -> None:
                               description="Parse sentences from their tokens with Link Grammar; every "
                               "linkage becomes a candidate. The sentences are a corpus's: NLTK's, Penn tree "
                               "files of your own (--path DIR), or plain text, one sentence a line (--path "
-                              "FILE, --text-format). Resumable: sentences already parsed are skipped. "
+                              "FILE, --text-format; --tagger MODEL tags tokens or raw text with a model's "
+                              "tagger, so the trees carry preterminals). Resumable: sentences already parsed are skipped. "
                               "The options and defaults are those of a config's [parse] section, so "
                               "`ranker run --store` accepts the store.")
     add_store(p)
@@ -30,6 +31,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from ..errors import RankerError
     from ..pipeline import stages
     from ..sources.link_grammar import import_linkgrammar
     from ..sources.text_corpus import TextCorpus, untagged_note
@@ -38,13 +40,19 @@ def run(args) -> int:
     from .options import data_section, parse_section, selection
 
     data = data_section(args)
+    if data.tagger and data.corpus != "text":
+        raise RankerError(f"--tagger {data.tagger}: tags plain text (--path FILE); corpus {data.corpus!r} "
+                          "brings its own tags")
     reader = stages.corpus_reader(data, "--corpus")   # files checked before any write
     import_linkgrammar()   # fail before touching the store when the parser is missing
-    note = isinstance(reader, TextCorpus) and untagged_note(
-        data.path, reader.text_format, reader.tagger, "give --tagger MODEL (a model file of ranker train or "
-        "ranker models export) to tag it")
-    if note:
-        print(f"ranker: note: {note}", file=sys.stderr)
+    if isinstance(reader, TextCorpus):
+        note = untagged_note(data.path, reader.text_format, reader.tagger, "give --tagger MODEL (a model file "
+                             "of ranker train or ranker models export) to tag it")
+        if data.tagger and reader.text_format == "tagged":
+            note = (f"--text-format tagged: the text's own tags are the trees' preterminals; --tagger "
+                    f"{data.tagger} is not used")
+        if note:
+            print(f"ranker: note: {note}", file=sys.stderr)
     require_split(reader.name, args.split)   # e.g. conll2000's test half, not installed
     parse = parse_section(args)
     with recorded_store(args, "parse", create=True) as (st, _):
