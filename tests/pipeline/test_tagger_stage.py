@@ -68,3 +68,15 @@ def test_a_fitted_model_carries_the_tagger_and_an_older_one_is_given_it_warm(tmp
         payload = st.model_file("old")
         cached_fit(st, "old", ["a", "b"], lambda: 1 / 0, {"name": "tiny"}, tagger=tagger)
         assert st.model_file("old") == payload          # carried once: a model that has it is not rewritten
+
+
+def test_a_run_naming_a_tagger_for_a_corpus_that_brings_its_own_tags_is_refused_before_any_work(tmp_path, capsys):
+    from ranker.cli.main import main
+
+    cfg = tmp_path / "x.toml"
+    cfg.write_text(f'[experiment]\nstore = "{tmp_path / "s.sqlite"}"\n[data]\ntagger = "model.json"\n')
+    assert main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"ranker: error: {cfg}: [data] tagger tags plain text (corpus \"text\"); corpus 'treebank' "
+                   "brings its own tags: leave tagger out\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.toml"]   # no store, no output folder
