@@ -54,16 +54,13 @@ class PosTagger:
 
     def __init__(self, weights: dict, tagdict: dict, classes: Sequence[str], sentences: int = 0,
                  iterations: int = ITERATIONS):
-        from nltk.tag.perceptron import PerceptronTagger
-
         self.weights = {f: {t: w for t, w in sorted(ws.items())} for f, ws in sorted(weights.items())}
         self.tagdict = dict(sorted(tagdict.items()))
         self.classes = tuple(sorted(classes))
         self.sentences = int(sentences)
         self.iterations = int(iterations)
-        self._nltk = PerceptronTagger(load=False)
-        self._nltk.decode_json_params((self.weights, self.tagdict, list(self.classes)))
         self.digest = _digest(self._tables())
+        self._nltk = None   # built at the first tag(): importing NLTK takes seconds, and lists need no tags
 
     @classmethod
     def train(cls, sentences: Iterable[tuple[Sequence[str], Sequence[str]]],
@@ -93,6 +90,11 @@ class PosTagger:
         """One tag per token."""
         if not tokens:
             return ()
+        if self._nltk is None:
+            from nltk.tag.perceptron import PerceptronTagger
+
+            self._nltk = PerceptronTagger(load=False)
+            self._nltk.decode_json_params((self.weights, self.tagdict, list(self.classes)))
         return tuple(tag for _, tag in self._nltk.tag(list(tokens)))
 
     def _tables(self) -> dict:
