@@ -8,9 +8,13 @@ mostly headings), writes them as tokens (``DIR/tokens.txt``), as ``word/TAG`` wi
 (``DIR/tagged.txt``) and their gold trees (``DIR/gold.mrg``), and applies the model three ways:
 tokens tagged by the model's own tagger, the gold-tagged text, and tokens with the tagger taken out
 of the model (``DIR/notagger.json``: trees as before models carried taggers, words under their
-phrases, scored with the gold tags put back as preterminals, since EVALB reads no other tree). It
-prints EVALB's bracket F (COLLINS.prm) of each, the tagger's accuracy on the sentences and how many
-sentences get another tree than with gold tags.
+phrases). It prints the tagger's accuracy on the sentences and, for each, EVALB's bracket F
+(COLLINS.prm) of the trees as written (EVALB reads no tree whose words stand under phrases, and
+pairs no sentence whose punctuation is tagged otherwise than gold's, since COLLINS.prm deletes
+punctuation by its tag), the bracket F of the same trees with the gold tags put in as their
+preterminals (every sentence scored alike: the choice of tree is what differs) and how many
+sentences get other brackets than with gold tags. ``--rescore`` scores the trees of an earlier run
+in DIR again without applying.
 """
 from __future__ import annotations
 
@@ -38,23 +42,32 @@ def test_sentences(per_document: int, skip: int) -> list:
     return [x for d in docs for x in by_doc[d][skip:skip + per_document]]
 
 
-def with_tags(line: str, tags) -> str:
-    """A tree whose words stand under phrases, each word put under its (gold) tag as preterminal."""
+def with_tags(line: str, tags, tagged: bool) -> str:
+    """The tree with each word under its gold tag as preterminal: its own preterminals replaced
+    (``tagged``), or put in where its words stand directly under phrases."""
     from ranker.trees.penn import parse_tree
     from ranker.trees.tree import Tree, node, rebuild
 
+    if not line:
+        return ""
     tree = parse_tree(line)
-    return Tree(rebuild(tree.root, lambda n, kids: node(n.label, kids), word=lambda i: node(tags[i], (i,))),
-                tree.words).to_penn()
+
+    def phrase(n, kids):
+        return kids[0] if tagged and n.is_preterminal else node(n.label, kids)
+
+    return Tree(rebuild(tree.root, phrase, word=lambda i: node(tags[i], (i,))), tree.words).to_penn()
 
 
-def bracket_f(gold: Path, test: Path) -> tuple[float, int]:
-    """EVALB's bracket F (COLLINS.prm) of ``test`` against ``gold``, and its valid sentences."""
+def evalb(gold: Path, test: Path) -> dict[str, str]:
+    """EVALB's summary of all sentences (COLLINS.prm), or ``{}`` where it reads no such tree."""
     got = subprocess.run([sys.executable, "-m", "ranker.cli.main", "evalb", "-p", "COLLINS", str(gold), str(test)],
-                         capture_output=True, text=True, check=True).stdout
-    summary = got[got.index("-- All --"):]
-    value = {k.strip(): v.strip() for k, _, v in (x.partition("=") for x in summary.splitlines()) if v}
-    return float(value["Bracketing FMeasure"]), int(value["Number of Valid sentence"])
+                         capture_output=True, text=True)
+    if got.returncode == 2:
+        return {}
+    if "-- All --" not in got.stdout:   # stopped at MAX_ERROR: EVALB prints no summary
+        return {"stopped": str(got.stderr.count("Length unmatch"))}
+    summary = got.stdout[got.stdout.index("-- All --"):got.stdout.index("-- len<=40 --")]
+    return {k.strip(): v.strip() for k, _, v in (x.partition("=") for x in summary.splitlines()) if v}
 
 
 def main(argv=None) -> int:
@@ -69,6 +82,7 @@ def main(argv=None) -> int:
     p.add_argument("--linkage-limit", default="100")
     p.add_argument("--max-parse-time", default="5")
     p.add_argument("--workers", default="0")
+    p.add_argument("--rescore", action="store_true", help="score the trees DIR holds from an earlier run again")
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -87,27 +101,34 @@ def main(argv=None) -> int:
     trees = {}
     for name, (model, text, fmt) in runs.items():
         target = out / f"{name.replace(' ', '-')}.mrg"
-        subprocess.run([sys.executable, "-m", "ranker.cli.main", "apply", "--model", model, "--text", str(out / text),
-                        "--text-format", fmt, "--out", str(target), "--linkage-limit", args.linkage_limit,
-                        "--max-parse-time", args.max_parse_time, "--workers", args.workers, "--no-progress"],
-                       check=True, capture_output=True)
+        if not (args.rescore and target.exists()):
+            subprocess.run([sys.executable, "-m", "ranker.cli.main", "apply", "--model", model, "--text", str(out / text),
+                            "--text-format", fmt, "--out", str(target), "--linkage-limit", args.linkage_limit,
+                            "--max-parse-time", args.max_parse_time, "--workers", args.workers, "--no-progress"],
+                           check=True, capture_output=True)
         trees[name] = target.read_text().split("\n")[:-1]
-    back = out / "no-tagger.gold-tags-put-back.mrg"
-    trees["no tagger"] = [with_tags(x, s.tags) if x else "" for x, s in zip(trees["no tagger"], sentences)]
-    back.write_text("".join(x + "\n" for x in trees["no tagger"]))
     right = sum(a == b for s in sentences for a, b in zip(tagger.tag(s.tokens), s.tags))
     total = sum(len(s.tags) for s in sentences)
     print(f"{len(sentences)} GUM test sentences ({args.per_document} of each test document after its first "
           f"{args.skip}), {total} tokens; the model's tagger ({tagger.sentences:,} training sentences) tags "
           f"{100.0 * right / total:.2f}% of them right")
-    print("| text given | bracket F (COLLINS.prm) | sentences scored | trees other than with gold tags |")
+    print("| text given | EVALB on the trees written: bracket F, sentences (errors) | with gold tags put back: "
+          "bracket F, sentences | trees other than with gold tags |")
     print("|---|---|---|---|")
-    for key, name, path in (("gold tags", "gold tags", out / "gold-tags.mrg"),
-                            ("tagger", "tokens, the model's tagger", out / "tagger.mrg"),
-                            ("no tagger", "tokens, no tagger (gold tags put back to score)", back)):
-        f, valid = bracket_f(out / "gold.mrg", path)
-        other = sum(_brackets(a) != _brackets(b) for a, b in zip(trees[key], trees["gold tags"]))
-        print(f"| {name} | {f:.2f} | {valid} | {other} |")
+    for key, name in (("gold tags", "word/TAG, gold tags"), ("tagger", "tokens, the model's tagger"),
+                      ("no tagger", "tokens, no tagger (as before)")):
+        written = out / f"{key.replace(' ', '-')}.mrg"
+        back = out / f"{key.replace(' ', '-')}.gold-tags.mrg"
+        back.write_text("".join(with_tags(x, s.tags, key != "no tagger") + "\n" for x, s in zip(trees[key], sentences)))
+        plain, scored = evalb(out / "gold.mrg", written), evalb(out / "gold.mrg", back)
+        as_written = ("not read (words under phrases)" if not plain else
+                      "stopped at EVALB's MAX_ERROR (length mismatches: punctuation tagged otherwise than gold)"
+                      if "stopped" in plain else f"{float(plain['Bracketing FMeasure']):.2f}, "
+                      f"{plain['Number of Valid sentence']} ({plain['Number of Error sentence']})")
+        other = sum(_brackets(with_tags(a, s.tags, key != "no tagger")) != _brackets(with_tags(b, s.tags, True))
+                    for a, b, s in zip(trees[key], trees["gold tags"], sentences))
+        print(f"| {name} | {as_written} | {float(scored['Bracketing FMeasure']):.2f}, "
+              f"{scored['Number of Valid sentence']} | {other} |")
     return 0
 
 

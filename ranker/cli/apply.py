@@ -6,9 +6,10 @@ the model is a file from ``ranker train`` or ``ranker models export``, whose own
 configuration is used. Text as tokens or raw is tagged first with the tagger the model carries
 (trained on its training split's gold tags), so its trees have part-of-speech preterminals, as the
 trees the model was trained on do; tagged text keeps its own tags (a model file from before models
-carried a tagger leaves untagged text's words directly under their phrases, and says so). The output holds one line per input line (text) or per list (lists), in
-input order: the chosen tree, or an empty line where there is none (an empty or skipped line, a
-sentence Link Grammar could not parse, a bad list), counted on stderr.
+carried a tagger leaves untagged text's words directly under their phrases, and says so). The
+output holds one line per input line (text) or per list (lists), in input order: the chosen tree,
+or an empty line where there is none (an empty or skipped line, a sentence Link Grammar could not
+parse, a bad list), counted on stderr.
 
 Lists are streamed: read in chunks of ``--chunk`` sentences, each chunk's features (those the model
 has weights for) extracted in memory and its best trees written before the next is read, so memory

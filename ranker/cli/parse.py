@@ -13,7 +13,8 @@ def add_parser(subparsers) -> None:
                               "linkage becomes a candidate. The sentences are a corpus's: NLTK's, Penn tree "
                               "files of your own (--path DIR), or plain text, one sentence a line (--path "
                               "FILE, --text-format; --tagger MODEL tags tokens or raw text with a model's "
-                              "tagger, so the trees carry preterminals). Resumable: sentences already parsed are skipped. "
+                              "tagger, so the trees carry preterminals). Resumable: sentences already "
+                              "parsed are skipped. "
                               "The options and defaults are those of a config's [parse] section, so "
                               "`ranker run --store` accepts the store.")
     add_store(p)

@@ -1,4 +1,4 @@
-"""The ``train_tagger`` stage: the part-of-speech tagger a model carries, learned from the training split's gold tags."""
+"""The ``train_tagger`` stage: the part-of-speech tagger a model carries, learned from the train split's gold tags."""
 from __future__ import annotations
 
 import json
