@@ -35,18 +35,18 @@ def run(args) -> int:
     from ..errors import RankerError
     from ..pipeline import stages
     from ..sources.link_grammar import import_linkgrammar
-    from ..sources.text_corpus import TextCorpus, untagged_note
+    from ..sources.text_corpus import untagged_note
     from ..sources.treebank import require_split
     from .recorded import recorded_store
     from .options import data_section, parse_section, selection
 
     data = data_section(args)
-    if data.tagger and data.corpus != "text":
-        raise RankerError(f"--tagger {data.tagger}: tags plain text (--path FILE); corpus {data.corpus!r} "
-                          "brings its own tags")
     reader = stages.corpus_reader(data, "--corpus")   # files checked before any write
+    if data.tagger and not reader.takes_tagger:
+        raise RankerError(f"--tagger {data.tagger}: tags plain text (--path FILE); corpus {reader.name!r} "
+                          "brings its own tags")
     import_linkgrammar()   # fail before touching the store when the parser is missing
-    if isinstance(reader, TextCorpus):
+    if reader.takes_tagger:
         note = untagged_note(data.path, reader.text_format, reader.tagger, "give --tagger MODEL (a model file "
                              "of ranker train or ranker models export) to tag it")
         if data.tagger and reader.text_format == "tagged":

@@ -150,8 +150,8 @@ def _check_data(cfg: ExperimentConfig, src: str, state: dict) -> None:
     readers: list = []
     _check(src, "[data]", lambda: readers.append(corpus_reader(d)))
     reader = state["reader"] = readers[0]
-    if d.tagger and d.corpus != "text":
-        raise ConfigError(f"{src}: [data] tagger tags plain text (corpus \"text\"); corpus {d.corpus!r} "
+    if d.tagger and not reader.takes_tagger:
+        raise ConfigError(f"{src}: [data] tagger tags plain text (corpus \"text\"); corpus {reader.name!r} "
                           "brings its own tags: leave tagger out")
     if not reader.has_gold and not reader.has_annotation:
         raise ConfigError(f"{src}: [data] corpus {d.corpus!r} has no gold trees, and ranker run trains and "

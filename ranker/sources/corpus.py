@@ -38,6 +38,7 @@ class CorpusReader:
     has_annotation: bool = False   # partial annotation of its own (CoNLL-2000's chunks)
     reads_files: bool = False      # read from files the user names ([data] path, --path), not by name
     matches_lists: bool = True     # ranker import --corpus matches a parser's lists to its sentences
+    takes_tagger: bool = False     # its sentences may come untagged, for a model's tagger ([data] tagger)
 
     @classmethod
     def from_section(cls, data) -> "CorpusReader":

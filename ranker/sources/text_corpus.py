@@ -97,6 +97,7 @@ class TextCorpus(CorpusReader):
     has_gold = False
     reads_files = True
     matches_lists = False          # lists of new text are imported without --corpus (lists/FILE/BLOCK)
+    takes_tagger = True            # tokens and raw lines are tagged by a model's tagger
 
     def __init__(self, path: str, name: str = "", encoding: str = "utf-8", text_format: str = "tokens",
                  where: str = "[data]", lines: list[str] | None = None, first_line: int = 1, tagger=None):
