@@ -160,3 +160,15 @@ def test_ranker_parse_refuses_a_tagger_it_cannot_use_in_one_line_writing_nothing
     _one_error(got, message)
     assert not (tmp_path / "s.sqlite").exists()
     assert {p: _sha(p) for p in before} == before
+
+
+def test_a_model_whose_tagger_was_edited_is_refused_in_one_line_before_any_work(texts, tmp_path):
+    model, here, _ = texts
+    doc = json.loads(model.read_text())
+    doc["tagger"]["tagdict"]["the"] = "VB"       # its digest no longer matches
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc, indent=1) + "\n")
+    before = _sha(edited)
+    got = _ranker("apply", "--model", edited, "--text", here / "tokens.txt", "--out", tmp_path / "best.mrg", *PARSE)
+    _one_error(got, str(edited), "its tagger does not match its digest")
+    assert not (tmp_path / "best.mrg").exists() and _sha(edited) == before
