@@ -83,6 +83,9 @@ class DataSection:
     encoding: str = "utf-8"                # of the penn or text files
     # text: "tokens" (space-separated), "raw" (tokenized by NLTK's Treebank tokenizer) or "tagged" (word/TAG)
     text_format: str = setting("tokens", choices=("tokens", "raw", "tagged"))
+    # text in tokens or raw: a model file whose tagger tags the lines before they are parsed, so the
+    # trees carry preterminals ("" = none: words under their phrases); ranker apply uses its model's
+    tagger: str = setting("", path="file")
     # each part: a named split, document ranges (wsj_0170-0199), a glob over document names
     # (GUM_news_*) or @FILE, a file of document names one a line
     train: str = setting("train", path="split")

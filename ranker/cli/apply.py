@@ -3,9 +3,13 @@
 The first thing a parse selector is for. The input is plain text, one sentence a line, parsed here
 with Link Grammar (``--text``), or a parser's n-best lists in BLLIP or Penn format (``--lists``);
 the model is a file from ``ranker train`` or ``ranker models export``, whose own feature
-configuration is used. The output holds one line per input line (text) or per list (lists), in
-input order: the chosen tree, or an empty line where there is none (an empty or skipped line, a
-sentence Link Grammar could not parse, a bad list), counted on stderr.
+configuration is used. Text as tokens or raw is tagged first with the tagger the model carries
+(trained on its training split's gold tags), so its trees have part-of-speech preterminals, as the
+trees the model was trained on do; tagged text keeps its own tags (a model file from before models
+carried a tagger leaves untagged text's words directly under their phrases, and says so). The
+output holds one line per input line (text) or per list (lists), in input order: the chosen tree,
+or an empty line where there is none (an empty or skipped line, a sentence Link Grammar could not
+parse, a bad list), counted on stderr.
 
 Lists are streamed: read in chunks of ``--chunk`` sentences, each chunk's features (those the model
 has weights for) extracted in memory and its best trees written before the next is read, so memory
@@ -54,7 +58,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--format", default="bllip", choices=file_sources(), help="--lists: file format (default bllip)")
     config_option(p, "--text-format", section=DataSection, key="text_format",
                   help="--text: tokens (space-separated), raw (tokenized here with NLTK's Treebank "
-                  "tokenizer) or tagged (word/TAG, the tags becoming the trees' preterminals)")
+                  "tokenizer), both tagged with the model's tagger, or tagged (word/TAG: these tags, not "
+                  "the model's, become the trees' preterminals)")
     config_option(p, "--encoding", section=DataSection, key="encoding", help="encoding of --text")
     p.add_argument("--out", required=True,
                    help="output file: one tree (or empty line) per input sentence (- for standard output; "
@@ -105,6 +110,8 @@ def run(args) -> int:
     if args.report is not None and Path(args.report).exists() and not Path(args.report).is_dir():
         raise RankerError(f"--report {args.report}: not a folder (the report is DIR/report.md, .json, .html)")
     model = _load(args.model)
+    if args.text:
+        _tagging_note(args, model[0].tagger)
     if args.lists and ("-" in args.lists or args.store is None):
         if "-" in args.lists and (args.store is not None or len(args.lists) > 1):
             raise RankerError("--lists - (standard input) is streamed alone: it takes no --store and no other file")
@@ -150,6 +157,21 @@ def _load(path):
         raise RankerError(f"{path}: the model reads a second source's candidates ({', '.join(wanting)}); "
                           "ranker apply gives it none: rank with ranker select on a store holding both")
     return saved, fs
+
+
+def _tagging_note(args, tagger) -> None:
+    """Say once how ``--text`` is tagged when it is not by the model's tagger: tags given (they win),
+    or a model without a tagger (a file from before models carried one: trees as they were then)."""
+    from ..sources.text_corpus import untagged_note
+
+    if args.text_format == "tagged" and tagger is not None:
+        print(f"ranker: note: --text-format tagged: the text's own tags are the trees' preterminals; the "
+              f"model's tagger (trained on {tagger.sentences:,} sentences) is not used", file=sys.stderr)
+    note = untagged_note(args.text, args.text_format, tagger, f"the model {args.model} carries no tagger (a "
+                         "file from before models carried one), so the trees are as they were: retrain it to tag "
+                         "text, or give --text-format tagged")
+    if note:
+        print(f"ranker: note: {note}", file=sys.stderr)
 
 
 def _apply(args, model, store_path: str) -> int:
@@ -200,7 +222,7 @@ def _stream_text(args, model) -> int:
             if chunk is None:
                 break
             reader = TextCorpus(str(path), encoding=args.encoding, text_format=args.text_format, where="--text",
-                                lines=chunk.lines, first_line=chunk.first)
+                                lines=chunk.lines, first_line=chunk.first, tagger=model[0].tagger)
             with tempfile.TemporaryDirectory(prefix="ranker-apply-") as work, \
                     recorded_store(args, "apply", create=True, path=str(Path(work) / "apply.sqlite")) as (st, _):
                 order, said, w, e, _ = _rank_in_store(args, model, st, _untimed, out, reader)
@@ -244,7 +266,7 @@ def _rank_in_store(args, model, st, clock, out, reader=None):
     ctx = stages.StageContext(st, None, args.workers, progress, "ranker apply")
     with clock("parse" if args.text else "import"):
         if args.text:
-            corpus, document, order, skipped = _parse_text(ctx, args, reader)
+            corpus, document, order, skipped = _parse_text(ctx, args, reader, saved.tagger)
             source = stages.LINK_GRAMMAR
         else:
             corpus, document, order, skipped, source = _import_lists(st, args)
@@ -307,17 +329,17 @@ def _write_report(args, store, order, source: str, skipped: int, written: int, c
     print(f"wrote the report to {path}", file=sys.stderr)
 
 
-def _parse_text(ctx, args, reader=None):
-    """Load the text file (or the chunk ``reader`` holds) as a corpus and parse it: (corpus,
-    document, sentence id per line, skipped)."""
+def _parse_text(ctx, args, reader=None, tagger=None):
+    """Load the text file (or the chunk ``reader`` holds) as a corpus, tagged by the model's ``tagger``
+    unless it gives tags, and parse it: (corpus, document, sentence id per line, skipped)."""
     from ..pipeline import stages
-    from ..pipeline.config import DataSection
     from ..sources.link_grammar import import_linkgrammar
+    from ..sources.text_corpus import TextCorpus
     from .options import parse_section
 
     if reader is None:
-        data = DataSection(corpus="text", path=args.text, encoding=args.encoding, text_format=args.text_format)
-        reader = stages.corpus_reader(data, "--text")
+        reader = TextCorpus(args.text, encoding=args.encoding, text_format=args.text_format, where="--text",
+                            tagger=tagger)
     import_linkgrammar()   # fail before parsing when the parser is missing
     items = list(reader.items())
     skipped = reader.skipped()

@@ -135,6 +135,8 @@ def run_export(args) -> int:
         os.unlink(args.out)
         raise
     note = "" if saved.feature_config else " (no feature config: rerun ranker run to add it)"
+    if saved.tagger is None:
+        note += " (no tagger: ranker apply parses untagged text without tags; rerun ranker run to add one)"
     print(f"wrote {args.out}: {key}{note}")
     return 0
 

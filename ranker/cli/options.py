@@ -148,7 +148,7 @@ def data_section(args):
         corpus = "text" if single else "penn"
     return DataSection(corpus=corpus, path=path, name=getattr(args, "corpus_name", "") or "",
                        encoding=getattr(args, "encoding", "utf-8"),
-                       text_format=getattr(args, "text_format", "tokens"))
+                       text_format=getattr(args, "text_format", "tokens"), tagger=getattr(args, "tagger", "") or "")
 
 
 def store_corpus(args, store=None) -> str:

@@ -5,18 +5,25 @@ import sys
 
 
 def add_parser(subparsers) -> None:
-    from .options import add_corpus_files, add_parse_options, add_selection, add_store, add_workers
+    from ..pipeline.config import DataSection
+    from .options import add_corpus_files, add_parse_options, add_selection, add_store, add_workers, config_option
 
     p = subparsers.add_parser("parse", help="parse corpus sentences with Link Grammar into the store",
                               description="Parse sentences from their tokens with Link Grammar; every "
                               "linkage becomes a candidate. The sentences are a corpus's: NLTK's, Penn tree "
                               "files of your own (--path DIR), or plain text, one sentence a line (--path "
-                              "FILE, --text-format). Resumable: sentences already parsed are skipped. "
+                              "FILE, --text-format; --tagger MODEL tags tokens or raw text with a model's "
+                              "tagger, so the trees carry preterminals). Resumable: sentences already "
+                              "parsed are skipped. "
                               "The options and defaults are those of a config's [parse] section, so "
                               "`ranker run --store` accepts the store.")
     add_store(p)
     add_selection(p, None)
     add_corpus_files(p)
+    config_option(p, "--tagger", section=DataSection, key="tagger", metavar="MODEL",
+                  help="text in tokens or raw: tag the lines with this model file's tagger before parsing, "
+                  "so the trees carry preterminals (ranker apply tags with its own model's); without it "
+                  "their words stand directly under their phrases")
     add_workers(p)
     add_parse_options(p)
     p.add_argument("--batch-size", type=int, default=20, help="sentences per committed transaction")
@@ -25,14 +32,28 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from ..errors import RankerError
     from ..pipeline import stages
     from ..sources.link_grammar import import_linkgrammar
+    from ..sources.text_corpus import untagged_note
     from ..sources.treebank import require_split
     from .recorded import recorded_store
     from .options import data_section, parse_section, selection
 
-    reader = stages.corpus_reader(data_section(args), "--corpus")   # files checked before any write
+    data = data_section(args)
+    reader = stages.corpus_reader(data, "--corpus")   # files checked before any write
+    if data.tagger and not reader.takes_tagger:
+        raise RankerError(f"--tagger {data.tagger}: tags plain text (--path FILE); corpus {reader.name!r} "
+                          "brings its own tags")
     import_linkgrammar()   # fail before touching the store when the parser is missing
+    if reader.takes_tagger:
+        note = untagged_note(data.path, reader.text_format, reader.tagger, "give --tagger MODEL (a model file "
+                             "of ranker train or ranker models export) to tag it")
+        if data.tagger and reader.text_format == "tagged":
+            note = (f"--text-format tagged: the text's own tags are the trees' preterminals; --tagger "
+                    f"{data.tagger} is not used")
+        if note:
+            print(f"ranker: note: {note}", file=sys.stderr)
     require_split(reader.name, args.split)   # e.g. conll2000's test half, not installed
     parse = parse_section(args)
     with recorded_store(args, "parse", create=True) as (st, _):

@@ -123,6 +123,7 @@ def run(args) -> int:
         annotation = stages.AnnotationOutcome(args.kind, AnnotationSection().extra_kind, args.rule,
                                               best_f=best_f)
         template = stages.loglinear_template(ll, args.workers)
+        tagger = stages.train_tagger(ctx, [sel])   # saved with the model: ranker apply tags text with it
         rules = stages.rule_grid(annotation)
         if len(rules) > 1 and hsel is None:
             raise RankerError("--rule auto chooses the consistency rule on held-out, as sigma^2 is: "
@@ -133,7 +134,7 @@ def run(args) -> int:
             h = stages.extract_features(ctx, features, hsel)
             qh = stages.candidate_quality(stages.load_counts(ctx, ev, hsel, [ll.select_metric])
                                           [ll.select_metric], ll.select_metric)
-            ruled = stages.fit_rules(ctx, ll, template, sets, len(rules), h, qh, fs.to_dict())
+            ruled = stages.fit_rules(ctx, ll, template, sets, len(rules), h, qh, fs.to_dict(), tagger)
             data, fit, before = ruled.data, ruled.fit, ruled.features_before_cutoff
             for rule, kept, s2, q in ruled.trials if len(rules) > 1 else ():
                 print(f"rule {rule}: {kept} training sentences kept, held-out {ll.select_metric} "
@@ -148,9 +149,11 @@ def run(args) -> int:
             raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
                               f"({data.survivors.dropped}); is the split annotated (ranker annotate)?")
         if ranker is None:
-            ranker = fit_sigma2(st, template, data, grid[0], fs.to_dict())
-    save_model(args.out, ranker, data.names, fs.to_dict())
+            ranker = fit_sigma2(st, template, data, grid[0], fs.to_dict(), tagger=tagger)
+    save_model(args.out, ranker, data.names, fs.to_dict(), tagger)
+    tagged = (f", and a tagger for untagged text trained on {tagger.sentences:,} sentences' gold tags"
+              if tagger is not None else ", and no tagger (the training sentences have no tags)")
     print(f"trained on {ranker.n_training_sentences_} sentences, {len(data.names)} features "
           f"(of {before}), sigma2 {ranker.sigma2:g}: {ranker.n_iter_} iterations, "
-          f"{ranker.n_evaluations_} evaluations, converged {ranker.converged_}; wrote {args.out}")
+          f"{ranker.n_evaluations_} evaluations, converged {ranker.converged_}{tagged}; wrote {args.out}")
     return 0

@@ -5,6 +5,11 @@ the ranker by its versioned registry name (:data:`ranker.registries.RANKERS`), i
 names and by digest. Loading checks the format version and, when the caller passes the feature
 names of the matrix it is about to score, that they are exactly the model's, so a model is never
 applied to a different feature space by accident.
+
+A model may carry a part-of-speech tagger (``tagger``, :class:`ranker.sources.tagger.PosTagger`),
+learned from the gold tags of its training split, which tags untagged text before it is parsed and
+ranked. The part is optional: files written before models carried taggers read as they did, with
+no tagger; its tables carry their own format version and digest, checked on reading.
 """
 from __future__ import annotations
 
@@ -30,11 +35,12 @@ class ModelFileError(RankerError):
 
 
 class SavedModel(NamedTuple):
-    """A loaded model: the fitted ranker, the feature names it expects and the feature config."""
+    """A loaded model: the fitted ranker, the feature names it expects, the feature config and its tagger."""
 
     ranker: object
     feature_names: tuple[str, ...]
     feature_config: dict
+    tagger: object = None           # PosTagger for untagged text, or None (a model trained before taggers)
 
 
 def feature_digest(names: Sequence[str]) -> str:
@@ -101,7 +107,8 @@ def file_entry(ranker) -> str:
     return RANKERS.name_of(holder)      # versioned: a later version of the ranker reads its own files
 
 
-def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: dict | None = None) -> None:
+def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: dict | None = None,
+               tagger=None) -> None:
     """Write a fitted ranker to ``path`` as JSON.
 
     Parameters
@@ -113,6 +120,8 @@ def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: 
         The column names of the matrices the ranker scores (empty for rankers that read trees).
     feature_config : dict, optional
         The resolved feature-set configuration, kept so the features can be extracted again.
+    tagger : PosTagger, optional
+        The tagger of untagged text (:mod:`ranker.sources.tagger`), trained with the model.
     """
     kind = file_entry(ranker)
     names = [str(n) for n in feature_names]
@@ -129,6 +138,8 @@ def save_model(path, ranker, feature_names: Sequence[str] = (), feature_config: 
                      "config": _jsonable(feature_config or {}),
                      "config_digest": config_digest(feature_config or {})},
     }
+    if tagger is not None:
+        doc["tagger"] = tagger.to_dict()
     with atomic_write(path) as f:   # a full disk leaves the old model (or none), never half a file
         f.write(json.dumps(doc, indent=1) + "\n")
 
@@ -159,7 +170,8 @@ def load_model(path, feature_names: Sequence[str] | None = None, kind: str | Non
     ------
     ModelFileError
         Unreadable file (missing, not UTF-8, not JSON, NaN or infinite numbers), another format,
-        version or kind, or a different feature space.
+        version or kind, a different feature space, or a tagger that is not one or does not
+        match its digest.
     """
     path = Path(path)
     try:
@@ -233,7 +245,19 @@ def load_model(path, feature_names: Sequence[str] | None = None, kind: str | Non
                              "export it again") from None
     except (TypeError, ValueError, AttributeError, IndexError, RankerError) as e:
         raise ModelFileError(f"{path}: bad {bare} model: {type(e).__name__}: {str(e)[:200]}") from None
-    return SavedModel(ranker, names, dict(config))
+    return SavedModel(ranker, names, dict(config), _tagger(doc, path))
+
+
+def _tagger(doc: dict, path: Path):
+    """The model's tagger, or None for a file without one (written before models carried taggers)."""
+    if doc.get("tagger") is None:
+        return None
+    from ..sources.tagger import PosTagger
+
+    try:
+        return PosTagger.from_dict(doc["tagger"], str(path))
+    except RankerError as e:
+        raise ModelFileError(str(e)) from None
 
 
 def _non_finite(value, where: str) -> str | None:

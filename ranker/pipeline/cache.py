@@ -49,14 +49,31 @@ def text_digest(texts) -> str:
     return h.hexdigest()
 
 
-def model_payload(ranker, names: Sequence[str], feature_config: dict | None = None) -> bytes:
-    """The model file of ``ranker`` (:func:`ranker.models.save_model`) as bytes."""
+def model_payload(ranker, names: Sequence[str], feature_config: dict | None = None, tagger=None) -> bytes:
+    """The model file of ``ranker`` (:func:`ranker.models.save_model`, with ``tagger`` if given) as bytes."""
     from ..models.persistence import save_model
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "model.json"
-        save_model(path, ranker, names, feature_config or {})
+        save_model(path, ranker, names, feature_config or {}, tagger)
         return path.read_bytes()
+
+
+def carry_tagger(store: Store, key: str, names: Sequence[str], tagger) -> None:
+    """Give the stored model ``key`` the run's ``tagger`` when its file carries none or another.
+
+    A model kept before models carried taggers gets one on a warm rerun, so ``ranker models
+    export`` gives a file that tags text. The digest of the tagger a file carries is in the
+    model's metadata (``tagger``), so a model that has it is not read again.
+    """
+    if tagger is None:
+        return
+    payload, meta = store.get_artifact(MODEL_KIND, key)
+    if meta.get("tagger") == tagger.digest:
+        return
+    saved = load_payload(payload, names, key)
+    store.put_artifact(MODEL_KIND, key, model_payload(saved.ranker, names, saved.feature_config, tagger),
+                       {**meta, "tagger": tagger.digest})
 
 
 def load_payload(payload: bytes, names: Sequence[str] | None = None, where: str = "model"):
@@ -87,7 +104,7 @@ def model_record(key: str, ranker, data: str = "", parent: str | None = None, ch
 
 def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
                feature_config: dict | None = None, *, data: str = "", parent: str | None = None,
-               chosen: str = ""):
+               chosen: str = "", tagger=None):
     """``fit()`` once per key: the fitted ranker is kept in the store as a model with its record.
 
     ``fit`` returns ``(ranker, meta)``; a warm rerun loads both instead of training again. The
@@ -95,23 +112,26 @@ def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
     feature configuration, so ``ranker models export`` gives a usable model file); the record
     (:class:`~ranker.store.ModelRecord`) names its registry entry, settings, data digest
     (``data``, default the key), the model it was retrained from (``parent``), what it was chosen
-    on (``chosen``, added to the record of a model loaded warm) and the run that fitted it.
+    on (``chosen``, added to the record of a model loaded warm) and the run that fitted it. The
+    file carries ``tagger`` (:mod:`ranker.sources.tagger`) when one is given.
     """
     payload = store.model_file(key)
     if payload is not None:
         saved = load_payload(payload, names)
         meta = store.get_artifact(MODEL_KIND, key)[1]
         if feature_config and not saved.feature_config:   # kept by an older ranker: add it
-            payload = model_payload(saved.ranker, names, feature_config)
+            payload = model_payload(saved.ranker, names, feature_config, saved.tagger)
             store.put_artifact(MODEL_KIND, key, payload, meta)
         if store.model_record(key) is None:                 # kept before models had records
             store.put_model(model_record(key, saved.ranker, data, parent, chosen), payload, meta)
         elif chosen:
             store.choose_model(key, chosen)
+        carry_tagger(store, key, names, tagger)
         return saved.ranker, meta
     ranker, meta = fit()
-    payload = model_payload(ranker, names, feature_config)
-    store.put_model(model_record(key, ranker, data, parent, chosen), payload, meta)
+    payload = model_payload(ranker, names, feature_config, tagger)
+    store.put_model(model_record(key, ranker, data, parent, chosen), payload,
+                    meta if tagger is None else {**meta, "tagger": tagger.digest})
     return ranker, meta
 
 

@@ -160,8 +160,9 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             if len(qh) != mats["heldout"].X.shape[0]:
                 raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
             feature_config = load_feature_set(cfg.features.set).to_dict()
+            tagger = stages.train_tagger(ctx, [splits.train])   # for untagged text the model is applied to
             ruled = stages.fit_rules(ctx, ll, template, itertools.chain([first], sets), len(rules),
-                                     mats["heldout"], qh, feature_config)
+                                     mats["heldout"], qh, feature_config, tagger)
             del first, sets
             data, fit = ruled.data, ruled.fit
             counts.features_after_cutoff = len(data.names)

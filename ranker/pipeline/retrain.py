@@ -322,7 +322,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     key = data_digest([X, y, groups, full, start],
                       {"template": fit_params(base), "names": list(names), "kind": kind,
                        "retrain": "map-adaptation/1"})
-    fitted, meta = cached_fit(store, key, names, fit, saved.feature_config, parent=base_key)
+    fitted, meta = cached_fit(store, key, names, fit, saved.feature_config, parent=base_key, tagger=saved.tagger)
     if index_key is not None:
         store.put_artifact(RETRAIN_INDEX, index_key, b"", {"model": key})
     return RetrainOutcome(key, base_key, fitted, tuple(names), len(sentences), int(meta["trained"]),

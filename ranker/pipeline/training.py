@@ -22,7 +22,7 @@ from ..memory import release_free_heap
 from ..models.objective import drop_sentence_constants, frequency_order
 from ..models.training_set import TrainingRows, select_training_rows
 from ..models.tuning import SigmaSelection, select_sigma2
-from .cache import cached_fit, cached_result, data_digest, load_payload, sub_key
+from .cache import cached_fit, cached_result, carry_tagger, data_digest, load_payload, sub_key
 
 
 class TrainingData(NamedTuple):
@@ -189,14 +189,15 @@ def _fit_arrays(data: TrainingData, rows: int | None = None) -> dict:
 
 def select_model(store, template, data: TrainingData, X_heldout, groups_heldout, quality_heldout,
                  grid: Sequence[float], progress: bool = False,
-                 feature_config: dict | None = None, chosen_on: str = "heldout") -> SigmaSelection:
+                 feature_config: dict | None = None, chosen_on: str = "heldout", tagger=None) -> SigmaSelection:
     """σ² chosen on held-out (warm-started over the grid), or the stored result of the same search.
 
     Every fit of the grid is kept in the store as a model of its own (``ranker models list``),
     the chosen one marked with ``chosen_on`` (e.g. ``"heldout evalb_unlabeled"``; ``""``: not marked,
     as for a rule of a grid the caller marks only the winner of); the search's
     outcome (σ², every trial's held-out score, the models' keys) is kept under the search's key,
-    so a warm rerun fits nothing.
+    so a warm rerun fits nothing. Each model's file carries ``tagger`` when one is given (models
+    kept before models carried taggers are given it).
     """
     gain = [] if data.gain is None else [data.gain]
     key = data_digest([data.X, data.y, data.groups, data.full, *gain, X_heldout, groups_heldout,
@@ -213,7 +214,7 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
         for (s2, q), model in zip(c.trials, c.models):
             k = sub_key(key, sigma2=s2)
             cached_fit(store, k, data.names, lambda model=model, s2=s2, q=q: (model, {"sigma2": s2, "heldout": q}),
-                       feature_config, data=key)
+                       feature_config, data=key, tagger=tagger)
             keys.append(k)
         fitted["ranker"] = c.ranker
         return {"sigma2": c.sigma2, "trials": [list(t) for t in c.trials],
@@ -222,6 +223,8 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     got = cached_result(store, key, search)
     if chosen_on:
         store.choose_model(got["model"], chosen_on)
+    for k in got["models"]:
+        carry_tagger(store, k, data.names, tagger)
     model = fitted.get("ranker") or load_payload(store.model_file(got["model"]), data.names,
                                                  got["model"]).ranker
     return SigmaSelection(got["sigma2"], tuple(tuple(t) for t in got["trials"]), model, key=got["model"])
@@ -270,11 +273,12 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
 
 
 def fit_sigma2(store, template, data: TrainingData, sigma2: float, feature_config: dict | None = None,
-               rows: int | None = None):
+               rows: int | None = None, tagger=None):
     """``template`` fitted with ``sigma2`` on the first ``rows`` rows of ``data`` (all when None).
 
     Fitted from zero weights and kept in the store as a model (``ranker models list``): a point of
-    the learning curve, or ``ranker train --sigma2`` (a σ² given, not chosen).
+    the learning curve, or ``ranker train --sigma2`` (a σ² given, not chosen), its file carrying
+    ``tagger`` when one is given.
     """
     rows = len(data.y) if rows is None else rows
     part = clone(template).set_params(sigma2=sigma2)
@@ -283,5 +287,5 @@ def fit_sigma2(store, template, data: TrainingData, sigma2: float, feature_confi
     model, _ = cached_fit(store, data_digest([X, y, g, *extra.values()],
                                              {"template": fit_params(part), "names": data.names}),
                           data.names, lambda: (part.fit(fit_rows(part, data, rows), y, g, **extra), {}),
-                          feature_config)
+                          feature_config, tagger=tagger)
     return model

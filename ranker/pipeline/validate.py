@@ -150,6 +150,9 @@ def _check_data(cfg: ExperimentConfig, src: str, state: dict) -> None:
     readers: list = []
     _check(src, "[data]", lambda: readers.append(corpus_reader(d)))
     reader = state["reader"] = readers[0]
+    if d.tagger and not reader.takes_tagger:
+        raise ConfigError(f"{src}: [data] tagger tags plain text (corpus \"text\"); corpus {reader.name!r} "
+                          "brings its own tags: leave tagger out")
     if not reader.has_gold and not reader.has_annotation:
         raise ConfigError(f"{src}: [data] corpus {d.corpus!r} has no gold trees, and ranker run trains and "
                           "scores against gold; apply a trained model to it with ranker apply (--report DIR "

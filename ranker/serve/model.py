@@ -175,5 +175,5 @@ def retrained_model(store, current: ServedModel | None, update, source: str | No
     base = current.key if store.get_artifact(MODEL_KIND, current.key) is not None else current.saved
     out = retrain(store, base, kind="user", source=source, evidence=current.evidence,
                   progress=lambda i, n: update(i / max(n, 1), f"iteration {i} (at most {n})"))
-    saved = SavedModel(out.model, tuple(out.feature_names), current.saved.feature_config)
+    saved = SavedModel(out.model, tuple(out.feature_names), current.saved.feature_config, current.saved.tagger)
     return ServedModel(out.key, saved, current.families, current.evidence)

@@ -38,6 +38,7 @@ class CorpusReader:
     has_annotation: bool = False   # partial annotation of its own (CoNLL-2000's chunks)
     reads_files: bool = False      # read from files the user names ([data] path, --path), not by name
     matches_lists: bool = True     # ranker import --corpus matches a parser's lists to its sentences
+    takes_tagger: bool = False     # its sentences may come untagged, for a model's tagger ([data] tagger)
 
     @classmethod
     def from_section(cls, data) -> "CorpusReader":
@@ -85,8 +86,9 @@ def load_corpus(store, reader: CorpusReader, batch_size: int = 500) -> int:
 
     A marker artifact is written after the last batch, so a load killed half-way is redone (the
     writes are idempotent). A corpus whose content changed under the same name is loaded again,
-    unless a stored sentence would change its words: its forests, counts and features would then
-    describe other words, so that is an error naming the sentence, never a silent change.
+    unless a stored sentence would change its words or its tags: its forests, counts and features
+    would then describe other words (or carry other preterminals), so that is an error naming the
+    sentence, never a silent change.
 
     Returns
     -------
@@ -144,6 +146,16 @@ def _refuse_new_words(store, reader: CorpusReader, batch: list[CorpusItem]) -> N
             raise RankerError(f"{store.path}: corpus {reader.name!r} changed on disk: sentence {s.id} now "
                               f"reads {' '.join(s.tokens[:8])!r}..., the store holds "
                               f"{' '.join(old.tokens[:8])!r}...; use a new store or another [data] name")
+        if old.tags != s.tags:   # its candidates carry the stored tags as preterminals
+            raise RankerError(f"{store.path}: corpus {reader.name!r} is tagged otherwise than the store holds it "
+                              f"(another tagger or model, or tags edited): sentence {s.id} is now "
+                              f"{_tags(s.tags)}, the store's {_tags(old.tags)}, and its candidates carry the "
+                              "stored tags; use a new store or another [data] name")
+
+
+def _tags(tags: tuple[str, ...]) -> str:
+    """The first tags of a sentence for a message, or ``untagged``."""
+    return f"tagged {' '.join(tags[:8])!r}..." if any(tags) else "untagged"
 
 
 def open_corpus(data, where: str = "[data]") -> CorpusReader:

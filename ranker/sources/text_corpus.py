@@ -9,7 +9,11 @@
 * ``tagged``: tokens written ``word/TAG`` (the last ``/`` separates), so that candidate trees
   carry these part-of-speech tags as preterminals, as they carry a treebank's gold tags.
 
-Without tags a candidate's words stand directly under its phrases (no preterminal). Empty lines
+``tokens`` and ``raw`` lines are tagged before they are parsed when the reader is given a tagger
+(:class:`~ranker.sources.tagger.PosTagger`: ``ranker apply`` gives the model's own, ``ranker
+parse --tagger`` a model file's), so that their candidates carry preterminals as a treebank's do;
+``tagged`` lines keep the tags they give. Without a tagger (a model file from before models carried
+one) an untagged line's candidates have their words directly under their phrases. Empty lines
 and lines longer than the parser takes (:data:`MAX_TOKENS`) are skipped and counted, never an error.
 Sentence ids are ``<name>/<file>/<line>`` (``text/my.txt/3``: line 3 of ``my.txt``); ``name`` is
 ``[data] name``, else ``text``. There is no gold: ``ranker apply --report`` gives the selections'
@@ -61,17 +65,45 @@ def line_tokens(line: str, text_format: str, where: str) -> tuple[tuple[str, ...
     return tuple(words), tuple(tags)
 
 
+def untagged_note(path, text_format: str, tagger, remedy: str) -> str:
+    """The note for text about to be parsed without tags (``tokens`` or ``raw`` and no tagger), else ``""``."""
+    if text_format == "tagged" or tagger is not None:
+        return ""
+    return (f"{path}: {text_format} text and no tagger: its trees' words stand directly under their phrases, "
+            f"with no part-of-speech preterminals (ranker evalb reads no such tree); {remedy}")
+
+
+def model_tagger(path: str):
+    """The tagger a model file carries (:mod:`ranker.sources.tagger`), for text read without a model at hand.
+
+    Raises
+    ------
+    RankerError
+        An unreadable model file, or one that carries no tagger (a model from before models
+        carried one, or trained on a corpus without tags), naming the file.
+    """
+    from ..models.persistence import load_model
+
+    tagger = load_model(path).tagger
+    if tagger is None:
+        raise RankerError(f"{path}: the model carries no tagger to tag text with (trained before models "
+                          "carried one, or on a corpus without tags): retrain it with ranker train or ranker run")
+    return tagger
+
+
 class TextCorpus(CorpusReader):
     """A text file of one sentence a line, as sentences without gold trees."""
 
     has_gold = False
     reads_files = True
     matches_lists = False          # lists of new text are imported without --corpus (lists/FILE/BLOCK)
+    takes_tagger = True            # tokens and raw lines are tagged by a model's tagger
 
     def __init__(self, path: str, name: str = "", encoding: str = "utf-8", text_format: str = "tokens",
-                 where: str = "[data]", lines: list[str] | None = None, first_line: int = 1):
+                 where: str = "[data]", lines: list[str] | None = None, first_line: int = 1, tagger=None):
         """``lines`` (with ``first_line``, the number of the first in ``path``): a stretch of the file's
-        lines already read (``ranker apply`` reads text a chunk at a time), not read from ``path`` again."""
+        lines already read (``ranker apply`` reads text a chunk at a time), not read from ``path`` again.
+        ``tagger``: tags ``tokens`` and ``raw`` lines (a ``tagged`` line keeps its own)."""
         if not path:
             raise RankerError(f"{where} path: a text corpus needs its file, one sentence a line")
         self.path = Path(path)
@@ -84,6 +116,7 @@ class TextCorpus(CorpusReader):
             raise RankerError(f"{where} text_format: {text_format!r} is not one of {', '.join(TEXT_FORMATS)}")
         self.encoding = check_encoding(encoding, f"{where} encoding")
         self.text_format = text_format
+        self.tagger = tagger if text_format != "tagged" else None
         self.name = name or "text"
         self.document = self.path.name[:-3] if self.path.name.endswith(".gz") else self.path.name
         self._skipped: list[str] = []
@@ -91,7 +124,8 @@ class TextCorpus(CorpusReader):
 
     @classmethod
     def from_section(cls, data) -> "TextCorpus":
-        return cls(data.path, data.name, data.encoding, data.text_format)
+        tagger = model_tagger(data.tagger) if data.tagger and data.text_format != "tagged" else None
+        return cls(data.path, data.name, data.encoding, data.text_format, tagger=tagger)
 
     def documents(self) -> list[str]:
         return [self.document]
@@ -109,6 +143,8 @@ class TextCorpus(CorpusReader):
             if len(tokens) > MAX_TOKENS:
                 self._skipped.append(f"{where}: {len(tokens)} tokens, more than the parser takes ({MAX_TOKENS})")
                 continue
+            if self.tagger is not None:
+                tags = self.tagger.tag(tokens)
             yield CorpusItem(Sentence(f"{self.name}/{self.document}/{no}", self.name, self.document, no,
                                       tokens, tags))
 
@@ -117,6 +153,8 @@ class TextCorpus(CorpusReader):
 
     def marker(self) -> str:
         h = hashlib.sha256(f"{self.encoding}\0{self.text_format}\0{self.document}\0".encode())
+        if self.tagger is not None:   # other tags are another content
+            h.update(f"tagger {self.tagger.digest}\0".encode())
         if self.given is not None:
             h.update(f"{self.first_line}\0{chr(10).join(self.given)}".encode("utf-8", "surrogateescape"))
         else:

@@ -150,7 +150,11 @@ learning_curve = [1.0]
 """)
     _ok(_ranker("run", config, "--out", tmp_path / "run"))
     _ok(_ranker("models", "export", "--store", tmp_path / "mine.sqlite", "--out", tmp_path / "model.json"))
+    from ranker.models import load_model
     from ranker.sources.penn_files import file_trees
+
+    # issue 43: the run's model carries a tagger, trained on the training document's gold tags
+    assert load_model(tmp_path / "model.json").tagger.sentences == len(file_trees(corpus / f"{docs['train']}.ptb"))
 
     lines = [" ".join(f"{w}/{t}" for w, t in zip(tree.words, tree.tags()))
              for tree in file_trees(corpus / f"{docs['test']}.ptb")]

@@ -23,6 +23,7 @@ annotate           annotation    ``[annotation]``, train sentences   :class:`Ann
 compute_counts     counts        ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
 extract_features   features      ``[features]``, forests             :class:`~ranker.features.CandidateMatrix`
 training_rows      features      ``[features]``, ``[loglinear]``     :class:`~.training.TrainingData`
+train_tagger       tagger        the train split's gold tags         :class:`~ranker.sources.tagger.PosTagger` (stored)
 fit_loglinear      fit           ``[loglinear]``, training rows      :class:`LogLinearFit` (models stored)
 fit_rules          rules         each rule's training rows           :class:`RuleChoice` (best on held-out)
 fit_heidorn        heidorn       ``[heidorn]``, held-out counts      :class:`HeidornFit` (model stored)
@@ -48,6 +49,7 @@ from .counts import (CountsOutcome, candidate_quality, compute_counts, counts_co
                      require_counts, test_ceiling)
 from .features import (TrainableSplit, TrainingSet, consistency, extract_features, trainable,
                        training_rows, training_set, training_sets)
+from .tagger import train_tagger
 from .fit import LogLinearFit, fit_loglinear, loglinear_template
 from .rules import RuleChoice, RuleTrial, fit_rules, rule_grid
 from .select import REPORTED, Choices, candidate_trees, choose, per_sentence, select_test, source_ranks
@@ -68,6 +70,7 @@ __all__ = [
     "require_counts", "test_ceiling",
     "TrainableSplit", "TrainingSet", "consistency", "extract_features", "trainable", "training_rows",
     "training_set", "training_sets",
+    "train_tagger",
     "LogLinearFit", "fit_loglinear", "loglinear_template",
     "RuleChoice", "RuleTrial", "fit_rules", "rule_grid",
     "REPORTED", "Choices", "candidate_trees", "choose", "per_sentence", "select_test", "source_ranks",

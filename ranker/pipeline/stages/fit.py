@@ -36,14 +36,16 @@ class LogLinearFit(NamedTuple):
 
 def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data, X_heldout,
                   groups_heldout, quality_heldout, feature_config: dict | None = None,
-                  mark: bool = True) -> LogLinearFit:
+                  tagger=None, mark: bool = True) -> LogLinearFit:
     """Fit one model per σ² of ``[loglinear] sigma2_grid`` and keep the best on held-out (cached).
 
     Every fit is kept in the store as a model (``ranker models list``), the chosen one marked as
     chosen on held-out under ``[loglinear] select_metric``. ``feature_config`` (the feature set's
     ``to_dict()``) is saved with each model, so ``ranker models export`` gives a model
-    ``ranker select`` can extract features for. ``mark`` False leaves the mark to the caller (a
-    rule grid marks only its winner: :func:`ranker.pipeline.stages.rules.fit_rules`).
+    ``ranker select`` can extract features for, and ``tagger`` (:func:`.tagger.train_tagger`), so
+    that ``ranker apply`` tags untagged text as the training split was tagged. ``mark`` False
+    leaves the mark to the caller (a rule grid marks only its winner:
+    :func:`ranker.pipeline.stages.rules.fit_rules`).
     """
     from sklearn.exceptions import ConvergenceWarning
 
@@ -58,7 +60,8 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
             warnings.simplefilter("ignore", ConvergenceWarning)
             chosen = select_model(ctx.store, template, data, X_heldout, groups_heldout, quality_heldout,
                                   loglinear.sigma2_grid, ctx.progress, feature_config,
-                                  chosen_on=f"heldout {loglinear.select_metric}" if mark else "")
+                                  chosen_on=f"heldout {loglinear.select_metric}" if mark else "",
+                                  tagger=tagger)
         model = chosen.ranker
         if not model.converged_:
             notes.append(f"The chosen log-linear model stopped at [loglinear] max_iter = "

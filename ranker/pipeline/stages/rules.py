@@ -36,7 +36,7 @@ class RuleChoice(NamedTuple):
 
 
 def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, rules: int,
-              heldout_matrix, quality_heldout, feature_config: dict | None) -> RuleChoice:
+              heldout_matrix, quality_heldout, feature_config: dict | None, tagger=None) -> RuleChoice:
     """Fit a log-linear model for each rule's training set and keep the best on held-out.
 
     ``sets`` yields ``(rule, TrainingSet)``, ``rules`` of them (:func:`.features.training_sets`,
@@ -45,7 +45,8 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     to each rule's features in turn), ``quality_heldout`` its candidates' quality under
     ``[loglinear] select_metric``. Each rule's σ² grid is fitted (and cached) as
     :func:`.fit.fit_loglinear` does; only the winner is marked as chosen on held-out in the store,
-    so ``ranker models export`` finds one model. A tie keeps the earlier rule of the grid.
+    so ``ranker models export`` finds one model; each carries ``tagger``. A tie keeps the earlier
+    rule of the grid.
     """
     groups = heldout_matrix.groups()
     several = rules > 1
@@ -54,7 +55,7 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     for rule, got in sets:
         data = got.data
         fit = fit_loglinear(ctx, loglinear, template, data, heldout_matrix.restrict(data.names), groups,
-                            quality_heldout, feature_config, mark=not several)
+                            quality_heldout, feature_config, tagger, mark=not several)
         score = None if fit.chosen is None else dict(fit.chosen.trials)[fit.chosen.sigma2]
         trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score))
         if best is None or (score is not None and (best[3] is None or score > best[3])):
