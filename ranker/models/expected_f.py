@@ -97,7 +97,7 @@ class ExpectedFRanker(LogLinearRanker):
         if coef_init is None:
             # the log-likelihood fit (the same filters, the same solve loop) gives the start
             coef_init = super().fit(X, y, groups, full=full).coef_.copy()
-        rows = self._training_rows(X, y, groups, full, coef_init, gain)
+        rows = self._with_scales(self._training_rows(X, y, groups, full, coef_init, gain))
         del X
         # on the current executor, as the log-likelihood's: this process's threads or Dask's workers
         objective = current_executor().distribute(
