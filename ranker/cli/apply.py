@@ -19,18 +19,17 @@ process writes. With ``--parts DIR`` the finished partitions' outputs stay in DI
 output is written, so a run cut short resumes: the same command again applies only the partitions
 not finished there for the same model and input (one run at a time: a second run given the
 same DIR while one works in it is refused). Otherwise one partition (standard input, a .gz
-file) is read by this process, which shares each chunk's extraction among ``--workers`` processes. Text, and lists with ``--store``, go through the same
-stages as ``ranker run`` (load the corpus, parse or import, extract features, select) in a store:
+file) is read by this process, which shares each chunk's extraction among ``--workers`` processes.
+Text, and lists with ``--store``, go through the same stages as ``ranker run`` (load the corpus, parse or import, extract features, select) in a store:
 a temporary one, removed at the end, unless ``--store`` names one to keep, so that a rerun on the
 same input parses and extracts nothing again. Text without ``--store`` (nor ``--report``) is
 applied a chunk of ``--chunk`` lines at a time, each in a temporary store of its own, so memory
 and disk are bounded by the chunk. All give the same trees, and read the same lines (a file's
 lines end at its newlines alone). A round bracket in a word or tag of text is escaped as the Penn
-Treebank writes it (``(`` is ``-LRB-``). An input that cannot be read or ranked (a bad list, a list of
-no candidate, a line not in the encoding or not in the text format) is an empty line named on
-stderr, and the exit status is 1 (as ranker import's for a bad forest);
-an empty line, a sentence too long or without a parse is an empty line, counted, and the status
-0. An option the input would not use (``--parts`` with text, ``--encoding`` with lists, ...) is
+Treebank writes it (an opening one is -LRB-). An input that cannot be read or ranked (a bad list,
+a list of no candidate, a line not in the encoding or not in the text format) is an empty line
+named on stderr, and the exit status is 1 (as ranker import's for a bad forest); an empty line, a
+sentence too long or without a parse is an empty line, counted, and the status 0. An option the input would not use (``--parts`` with text, ``--encoding`` with lists, ...) is
 refused, as is an output that is an input, the store, or a file of the report.
 """
 
