@@ -123,17 +123,49 @@ def check_not_store(path: str | Path | None, store: str | Path | None, what: str
     roles = {"": f"the store {store} itself",
              **{k: f"{v} of the store {store}" for k, v in STORE_COMPANIONS.items()},
              **({USERS_SUFFIX: f"the users file of the store {store}"} if users else {})}
+    same = _same_as(path)
+    for base in dict.fromkeys((os.fspath(store), os.path.realpath(store))):
+        for suffix, role in roles.items():
+            if same(f"{base}{suffix}"):
+                raise RankerError(f"{path}: {what} would overwrite {role}; give another path "
+                                  "(nothing was written)")
+
+
+def check_not_input(path: str | Path | None, inputs, what: str) -> None:
+    """Refuse to write ``path`` (given as ``what``) when it is one of the command's own inputs.
+
+    ``inputs`` holds ``(option, file)`` pairs (``("--text", "in.txt")``), compared as
+    :func:`check_not_store` compares: real paths, and device and inode for files that exist. An
+    output over its own input (``ranker apply --text in.txt --out in.txt``) replaced the text with
+    its trees and said it succeeded; a pool of workers read its own half-written output.
+
+    Raises
+    ------
+    RankerError
+        ``PATH: WHAT would overwrite its input OPTION FILE`` in one line, before anything is written.
+    """
+    if path is None:
+        return
+    same = _same_as(path)
+    for option, given in inputs:
+        if given is not None and same(given):
+            raise RankerError(f"{path}: {what} would overwrite its input {option} {given}; give another path "
+                              "(nothing was written)")
+
+
+def same_file(path: str | Path, other: str | Path) -> bool:
+    """Whether ``path`` and ``other`` name one file (by real path, or device and inode), existing or not."""
+    return _same_as(path)(other)
+
+
+def _same_as(path: str | Path):
+    """A test of whether a path names the file ``path`` names (by real path, or device and inode)."""
     real = os.path.realpath(path)
     try:
         found = os.stat(path)
     except (OSError, ValueError):
         found = None
-    for base in dict.fromkeys((os.fspath(store), os.path.realpath(store))):
-        for suffix, role in roles.items():
-            other = f"{base}{suffix}"
-            if real == os.path.realpath(other) or (found is not None and _same_file(found, other)):
-                raise RankerError(f"{path}: {what} would overwrite {role}; give another path "
-                                  "(nothing was written)")
+    return lambda other: real == os.path.realpath(other) or (found is not None and _same_file(found, other))
 
 
 def check_output(path: str | Path | None, store: str | Path | None, what: str) -> None:

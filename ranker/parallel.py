@@ -250,7 +250,35 @@ _FORKED: dict = {}
 
 
 def _call_forked(task):
-    return _FORKED["fn"](_FORKED["state"], task)
+    try:
+        return _FORKED["fn"](_FORKED["state"], task)
+    except Exception as e:
+        raise _picklable(e) from None
+
+
+def _picklable(error: Exception) -> Exception:
+    """``error``, or one the parent can rebuild with its message and its worker's traceback.
+
+    A pool pickles a task's exception to the parent, whose result thread unpickles it; an exception
+    that cannot be rebuilt there (its ``__init__`` takes other arguments than its ``args``, or it
+    holds an unpicklable object) killed that thread, and the pool then waited forever for the
+    result (issue 44, item 8). A user's error stays a one-line :class:`~ranker.errors.RankerError`;
+    any other is a bug and keeps its traceback in the message.
+    """
+    import pickle
+    import traceback
+
+    from .errors import RankerError
+
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:
+        pass
+    if isinstance(error, RankerError):
+        return RankerError(str(error))
+    where = "".join(traceback.format_exception(error))
+    return RuntimeError(f"{type(error).__name__} in a worker (not picklable to the parent): {error}\n{where}")
 
 
 def _fork_ordered(fn: Callable, tasks: list, workers: int, state) -> Iterator:

@@ -21,19 +21,34 @@ dask`` as Dask tasks (``--scheduler ADDRESS``, or a local cluster of ``--workers
 writing its part of the output; the parts are joined in input order, the same bytes as one
 process writes. With ``--parts DIR`` the finished partitions' outputs stay in DIR until the whole
 output is written, so a run cut short resumes: the same command again applies only the partitions
-not finished there for the same model and input. Otherwise one partition (standard input, a .gz
-file) is read by this process, which shares each chunk's extraction among ``--workers`` processes. Text, and lists with ``--store``, go through the same
-stages as ``ranker run`` (load the corpus, parse or import, extract features, select) in a store:
+not finished there for the same model and input (one run at a time: a second run given the
+same DIR while one works in it is refused). Otherwise one partition (standard input, a .gz
+file) is read by this process, which shares each chunk's extraction among ``--workers`` processes.
+Text, and lists with ``--store``, go through the same stages as ``ranker run`` (load the corpus, parse or import, extract features, select) in a store:
 a temporary one, removed at the end, unless ``--store`` names one to keep, so that a rerun on the
 same input parses and extracts nothing again. Text without ``--store`` (nor ``--report``) is
 applied a chunk of ``--chunk`` lines at a time, each in a temporary store of its own, so memory
-and disk are bounded by the chunk; a line that cannot be decoded is an empty line, counted. All
-give the same trees.
+and disk are bounded by the chunk. All give the same trees, and read the same lines (a file's
+lines end at its newlines alone). A round bracket in a word or tag of text is escaped as the Penn
+Treebank writes it (an opening one is -LRB-). An input that cannot be read or ranked (a bad list,
+a list of no candidate, a line not in the encoding or not in the text format) is an empty line
+named on stderr, and the exit status is 1 (as ranker import's for a bad forest); an empty line, a
+sentence too long or without a parse is an empty line, counted, and the status 0. An option the input would not use (``--parts`` with text, ``--encoding`` with lists, ...) is
+refused, as is an output that is an input, the store, or a file of the report.
 """
+
 from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
+from typing import NamedTuple
+
+#: Lists, or lines of text, read, ranked and written at a time when streamed (``--chunk``).
+CHUNK = 50
+#: Megabytes of an uncompressed list file per partition (``--partition-mb``).
+PARTITION_MB = 64.0
+#: The list format (``--format``).
+FORMAT = "bllip"
 
 DESCRIPTION = __doc__.split("\n", 2)[2].strip().replace("``", "")   # the docstring, as help text
 
@@ -55,12 +70,16 @@ def add_parser(subparsers) -> None:
     given.add_argument("--lists", default=None, metavar="FILE", nargs="+",
                        help="a parser's n-best lists, one file or several, applied in turn (see --format; "
                        ".gz read as gzip; - for standard input)")
-    p.add_argument("--format", default="bllip", choices=file_sources(), help="--lists: file format (default bllip)")
+    p.add_argument("--format", default=None, choices=file_sources(), help=f"--lists: file format (default {FORMAT})")
     config_option(p, "--text-format", section=DataSection, key="text_format",
                   help="--text: tokens (space-separated), raw (tokenized here with NLTK's Treebank "
                   "tokenizer), both tagged with the model's tagger, or tagged (word/TAG: these tags, not "
                   "the model's, become the trees' preterminals)")
     config_option(p, "--encoding", section=DataSection, key="encoding", help="encoding of --text")
+    config_option(p, "--corpus-name", dest="corpus_name", section=DataSection, key="name",
+                  help="--text, or --lists with --store: the store's name of the input's corpus (\"\" = "
+                  "text, or lists), the first part of its sentence ids; two files of one name in one "
+                  "--store need two names")
     p.add_argument("--out", required=True,
                    help="output file: one tree (or empty line) per input sentence (- for standard output; "
                    "a name ending in .gz is written gzip-compressed)")
@@ -68,15 +87,15 @@ def add_parser(subparsers) -> None:
                    help="also write a report of the input (no gold: sentences, forest sizes and "
                    "qualities, trees written, time and memory per step) as DIR/report.md, .json, .html; "
                    "text, or lists with --store")
-    p.add_argument("--chunk", type=int, default=50, metavar="N",
-                   help="without --store: lists, or lines of --text, read, ranked and written at a time; "
-                   "memory grows with it, speed hardly (default 50)")
+    p.add_argument("--chunk", type=int, default=None, metavar="N",
+                   help="without --store (nor --report for text): lists, or lines of --text, read, ranked "
+                   f"and written at a time; memory grows with it, speed hardly (default {CHUNK})")
     p.add_argument("--store", default=None,
                    help="keep the work in this store (made if missing) so that a rerun is fast "
                    "(default: a temporary store, removed at the end)")
-    p.add_argument("--partition-mb", type=float, default=64, metavar="MB",
+    p.add_argument("--partition-mb", type=float, default=None, metavar="MB",
                    help="--lists without --store: cut uncompressed files into partitions of about MB "
-                   "megabytes on list boundaries, one task each (default 64)")
+                   f"megabytes on list boundaries, one task each (default {PARTITION_MB:g})")
     p.add_argument("--parts", default=None, metavar="DIR",
                    help="--lists without --store: keep each partition's output in DIR until the whole "
                    "output is written; a rerun with the same DIR (a run cut short) applies only the "
@@ -97,37 +116,17 @@ def run(args) -> int:
     import tempfile
     from pathlib import Path
 
-    from .train import check_writable
-
     from ..errors import RankerError
 
-    if args.chunk < 1:
-        raise RankerError(f"--chunk must be >= 1, not {args.chunk}")
-    if not args.partition_mb > 0:
-        raise RankerError(f"--partition-mb must be more than 0, not {args.partition_mb}")
-    if args.out != "-":
-        check_writable(args.out, args.store)   # an --out that is the store is refused too
-    if args.report is not None and Path(args.report).exists() and not Path(args.report).is_dir():
-        raise RankerError(f"--report {args.report}: not a folder (the report is DIR/report.md, .json, .html)")
+    _check_options(args)
+    _check_outputs(args)
     model = _load(args.model)
     if args.text:
         _tagging_note(args, model[0].tagger)
-    if args.lists and ("-" in args.lists or args.store is None):
-        if "-" in args.lists and (args.store is not None or len(args.lists) > 1):
-            raise RankerError("--lists - (standard input) is streamed alone: it takes no --store and no other file")
-        if args.report is not None:
-            raise RankerError("--report describes the forests a store keeps: give --lists a --store "
-                              "(streamed lists keep none)")
+    if _streamed_lists(args):
         return _stream_lists(args, model)
-    if args.lists and len(args.lists) > 1:
-        raise RankerError("--store takes one --lists file")
-    if args.executor != "local":
-        raise RankerError(f"--executor {args.executor} applies --lists without --store; --text and --store "
-                          "run in this machine's pool (--workers)")
     given = Path(args.text or args.lists[0])
     if not given.is_file():
-        from ..errors import RankerError
-
         raise RankerError(f"{given}: no such file" if not given.exists() else f"{given}: not a file")
     if args.store is not None:
         return _apply(args, model, args.store)
@@ -135,6 +134,104 @@ def run(args) -> int:
         return _stream_text(args, model)
     with tempfile.TemporaryDirectory(prefix="ranker-apply-") as work:
         return _apply(args, model, str(Path(work) / "apply.sqlite"))
+
+
+def _streamed_lists(args) -> bool:
+    """Lists read without a store (standard input, or no ``--store``): chunks ranked in memory."""
+    return bool(args.lists) and ("-" in args.lists or args.store is None)
+
+
+def _check_options(args) -> None:
+    """Refuse, before any work, a value out of range and an option the input given would not use;
+    then give the input's options their defaults.
+
+    An option the input ignores was ignored without a word (``--parts`` with ``--store``,
+    ``--encoding`` with lists): the user believed it did something (issue 44, item 14). An option
+    left at its default is never refused.
+    """
+    import codecs
+    import math
+
+    from ..errors import RankerError
+    from ..pipeline.config import DataSection, ParseSection, default
+    from ..sources.corpus import check_encoding
+    from .options import check_corpus_name
+
+    if args.chunk is not None and args.chunk < 1:
+        raise RankerError(f"--chunk must be >= 1, not {args.chunk}")
+    if args.partition_mb is not None and not 0 < args.partition_mb < math.inf:
+        raise RankerError(f"--partition-mb must be a number of megabytes above 0, not {args.partition_mb}")
+    check_encoding(args.encoding, "--encoding")
+    check_corpus_name("--corpus-name", args.corpus_name)
+    streamed = _streamed_lists(args)
+    stdin = bool(args.lists) and "-" in args.lists
+    if stdin and (args.store is not None or len(args.lists) > 1):
+        raise RankerError("--lists - (standard input) is streamed alone: it takes no --store and no other file")
+    if streamed and args.report is not None:
+        raise RankerError("--report describes the forests a store keeps: give --lists a --store "
+                          "(streamed lists keep none)")
+    if args.lists and not streamed and len(args.lists) > 1:
+        raise RankerError("--store takes one --lists file")
+
+    def changed(section, key: str, value) -> bool:
+        return value != default(section, key)
+
+    text = "--text (Link Grammar parses text; lists come parsed)"
+    files = "--lists FILE... without --store (files, not standard input)"
+    unused = [   # (option, given where it would be ignored, what it applies to)
+        ("--format", args.format is not None and not args.lists, "--lists"),
+        ("--text-format", changed(DataSection, "text_format", args.text_format) and not args.text, "--text"),
+        ("--encoding", codecs.lookup(args.encoding) != codecs.lookup(default(DataSection, "encoding"))
+         and not args.text,
+         "--text (lists are read as UTF-8)"),
+        ("--linkage-limit", changed(ParseSection, "linkage_limit", args.linkage_limit) and not args.text, text),
+        ("--max-parse-time", changed(ParseSection, "max_parse_time", args.max_parse_time) and not args.text, text),
+        ("--no-null-links", changed(ParseSection, "allow_null", args.allow_null) and not args.text, text),
+        ("--corpus-name", bool(args.corpus_name) and streamed,
+         "--text, and --lists with --store (streamed lists are stored nowhere)"),
+        ("--chunk", args.chunk is not None and not streamed and (args.store is not None or args.report is not None),
+         "streamed input, --lists or --text without --store (nor --report): a store's input is read whole"),
+        ("--parts", args.parts is not None and (not streamed or stdin), files),
+        ("--partition-mb", args.partition_mb is not None and (not streamed or stdin), files),
+        ("--executor", args.executor != "local" and (not streamed or stdin),
+         f"{files}; --text and --store run in this machine's pool (--workers)"),
+        ("--scheduler", bool(args.scheduler) and args.executor != "dask", "--executor dask"),
+    ]
+    for option, ignored, where in unused:
+        if ignored:
+            raise RankerError(f"{option} applies to {where}; here it would be ignored: leave it out")
+    args.format = args.format or FORMAT
+    args.chunk = args.chunk or CHUNK
+    args.partition_mb = args.partition_mb or PARTITION_MB
+
+
+def _check_outputs(args) -> None:
+    """Refuse, before anything is written, an output that cannot be written or would overwrite what
+    the command reads or writes: the store (or its companions), an input (the text, a list file, the
+    model: issue 44, item 1), or one file written twice (``--out DIR/report.md`` with ``--report
+    DIR``: item 2)."""
+    from pathlib import Path
+
+    from ..atomicfile import check_not_input, check_not_store, same_file
+    from ..errors import RankerError
+    from ..pipeline.report import REPORT_NAMES
+    from .train import check_writable
+
+    inputs = [("--model", args.model), ("--text", args.text),
+              *(("--lists", name) for name in args.lists or () if name != "-" and "://" not in name)]
+    if args.report is not None and Path(args.report).exists() and not Path(args.report).is_dir():
+        raise RankerError(f"--report {args.report}: not a folder (the report is DIR/report.md, .json, .html)")
+    reports = [str(Path(args.report) / name) for name in REPORT_NAMES.values()] if args.report is not None else []
+    for report in reports:
+        check_not_store(report, args.store, "--report")
+        check_not_input(report, inputs, "--report")
+    if args.out != "-":
+        check_writable(args.out, args.store)   # an --out that is the store is refused too
+        check_not_input(args.out, inputs, "--out")
+        for report in reports:
+            if same_file(args.out, report):
+                raise RankerError(f"{args.out}: --out is {report}, a file of the report --report {args.report} "
+                                  "writes; give another path (nothing was written)")
 
 
 def _load(path):
@@ -176,19 +273,56 @@ def _tagging_note(args, tagger) -> None:
 
 def _apply(args, model, store_path: str) -> int:
     """The whole input through one store (``--store``, ``--report``, or lists kept): parse or import,
-    features, select, write; the report and the messages."""
+    features, select, write; the report, the messages and the exit status."""
     from ..pipeline.experiment import StageClock
     from .recorded import recorded_store
 
+    # read before the store is opened
+    reader, broken = _whole_text(args, model[0].tagger) if args.text else (None, "")
     clock = StageClock(verbose=False)   # the report's costs
     with recorded_store(args, "apply", create=True, path=store_path) as (st, _):
-        with output(args.out) as f:
-            order, skipped, written, empty, source = _rank_in_store(args, model, st, clock, f)
+        with _output_stream(args.out) as f:
+            got = _rank_in_store(args, model, st, clock, f, reader, progress=not args.no_progress)
         if args.report is not None:
-            _write_report(args, st, order, source, len(skipped), written, clock, model[0])
-    _messages(args, skipped, empty, len(order))
-    print(f"wrote {written} trees to {args.out} ({len(order)} input sentences)")
-    return 0
+            _write_report(args, st, got.order, got.source, len(got.skipped), got.written, clock, model[0])
+    return _finish(args, got.skipped, len(got.skipped), len(got.refused), got.written, got.empty,
+                   [broken] if broken else [])
+
+
+def _whole_text(args, tagger):
+    """``(reader, broken)``: the whole of ``--text`` as one :class:`TextCorpus` read by
+    :func:`~ranker.sources.text_lines.text_chunks`, as streamed text is read a chunk at a time (the
+    same lines, a line that cannot be decoded an empty line named by its file and line: issue 44,
+    items 4 and 17); ``broken``, the error of damaged compressed bytes after the lines read.
+
+    Raises
+    ------
+    RankerError
+        When not one line can be read.
+    """
+    from pathlib import Path
+
+    from ..errors import RankerError
+    from ..sources.text_lines import text_chunks
+
+    chunks = text_chunks(Path(args.text), args.encoding, None)
+    chunk = next(chunks)
+    try:
+        next(chunks, None)
+    except RankerError as e:
+        return _text_reader(args, chunk, tagger), str(e)
+    return _text_reader(args, chunk, tagger), ""
+
+
+def _text_reader(args, chunk, tagger):
+    """The :class:`~ranker.sources.text_corpus.TextCorpus` of a chunk of ``--text``'s lines, tokens or
+    raw lines tagged by the model's ``tagger``: a line that cannot be read is skipped and named,
+    never the end of the job."""
+    from ..sources.text_corpus import TextCorpus
+
+    return TextCorpus(args.text, name=args.corpus_name, encoding=args.encoding, text_format=args.text_format,
+                      where="--text", lines=chunk.lines, first_line=chunk.first, bad=chunk.bad, skip_bad=True,
+                      tagger=tagger)
 
 
 def _stream_text(args, model) -> int:
@@ -197,52 +331,41 @@ def _stream_text(args, model) -> int:
     memory and disk are bounded by the chunk whatever the text's length."""
     import gc
     import tempfile
-    from contextlib import nullcontext
     from pathlib import Path
 
     from ..errors import RankerError
-    from ..pipeline.apply_text import text_chunks
     from ..sources.link_grammar import import_linkgrammar
-    from ..sources.text_corpus import TextCorpus
+    from ..sources.text_lines import text_chunks
     from .recorded import recorded_store
 
     import_linkgrammar()   # fail before reading when the parser is missing
-    path = Path(args.text)
-    written = empty = lines = n_skipped = 0
+    written = empty = lines = n_skipped = refused = 0
     skipped: list[str] = []
     broken = ""
-    with (nullcontext(sys.stdout) if args.out == "-" else output(args.out)) as out:
-        chunks = text_chunks(path, args.encoding, args.chunk)
+    with _output_stream(args.out) as out:
+        chunks = text_chunks(Path(args.text), args.encoding, args.chunk)
         while True:
             try:
                 chunk = next(chunks, None)
             except RankerError as e:   # damaged compressed bytes: the lines before them are applied
+                if not lines:
+                    raise   # not one line read: the file is refused, no output written
                 broken = str(e)
                 break
             if chunk is None:
                 break
-            reader = TextCorpus(str(path), encoding=args.encoding, text_format=args.text_format, where="--text",
-                                lines=chunk.lines, first_line=chunk.first, tagger=model[0].tagger)
             with tempfile.TemporaryDirectory(prefix="ranker-apply-") as work, \
                     recorded_store(args, "apply", create=True, path=str(Path(work) / "apply.sqlite")) as (st, _):
-                order, said, w, e, _ = _rank_in_store(args, model, st, _untimed, out, reader)
+                got = _rank_in_store(args, model, st, _untimed, out,
+                                     _text_reader(args, chunk, model[0].tagger))
             gc.collect()   # the chunk's cycles, once (a report's clock collected after every stage: 0.3 s a chunk)
-            written, empty, lines = written + w, empty + e, lines + len(order)
-            # a line that could not be decoded was read as empty: its own message, not "an empty line"
-            said = [m for m in said if not any(m.startswith(f"{path}:{no}:") for no in chunk.bad)]
-            said = sorted([*said, *chunk.bad.values()], key=lambda m: int(m[len(str(path)) + 1:].split(":")[0]))
-            n_skipped += len(said)
-            skipped += said[:max(0, _SHOWN - len(skipped))]   # the first are shown, the rest counted
+            written, empty, lines = written + got.written, empty + got.empty, lines + len(got.order)
+            n_skipped += len(got.skipped)
+            refused += len(got.refused)
+            skipped += got.skipped[:max(0, _SHOWN - len(skipped))]   # the first are shown, the rest counted
             if args.out == "-":
                 out.flush()
-    _messages(args, skipped, empty, lines, n_skipped)
-    where = "standard output" if args.out == "-" else args.out
-    print(f"wrote {written} trees to {where} ({lines} input sentences)", file=sys.stderr if args.out == "-"
-          else sys.stdout)
-    if broken:
-        print(f"ranker: error: {broken}; the trees of the lines before it are written", file=sys.stderr)
-        return 1
-    return 0
+    return _finish(args, skipped, n_skipped, refused, written, empty, [broken] if broken else [])
 
 
 @contextmanager
@@ -251,9 +374,21 @@ def _untimed(name: str):
     yield
 
 
-def _rank_in_store(args, model, st, clock, out, reader=None):
-    """Parse (or import) the input into the store ``st``, extract the model's features, choose, and
-    write one line per input line to ``out``: ``(order, skipped, written, empty, source)``."""
+class _Ranked(NamedTuple):
+    """What one store's input gave: its sentence per input line or list (``None``: skipped), the
+    skipped inputs' messages (``refused``: those that could not be read), trees and empty lines."""
+
+    order: list
+    skipped: list[str]
+    refused: list[str]
+    written: int
+    empty: int
+    source: str
+
+
+def _rank_in_store(args, model, st, clock, out, reader=None, progress: bool = False) -> _Ranked:
+    """Parse the text of ``reader`` (or import the lists) into the store ``st``, extract the model's
+    features, choose, and write one line per input line to ``out`` (``progress``: bars on stderr)."""
     import numpy as np
 
     from ..models.persistence import applying
@@ -262,14 +397,15 @@ def _rank_in_store(args, model, st, clock, out, reader=None):
     from ..pipeline.splits import SplitSelection
 
     saved, fs = model
-    progress = not args.no_progress and reader is None
     ctx = stages.StageContext(st, None, args.workers, progress, "ranker apply")
     with clock("parse" if args.text else "import"):
         if args.text:
-            corpus, document, order, skipped = _parse_text(ctx, args, reader, saved.tagger)
+            corpus, document, order, skipped = _parse_text(ctx, args, reader)
+            refused = reader.refused()
             source = stages.LINK_GRAMMAR
         else:
             corpus, document, order, skipped, source = _import_lists(st, args)
+            refused = skipped   # a list not ranked is one that could not be read
     ids = [sid for sid in order if sid is not None]
     sentences = tuple(st.sentence(sid) for sid in ids)
     sel = SplitSelection("apply", corpus, None, (document,), tuple(sorted(sentences, key=lambda s: s.index)))
@@ -295,22 +431,33 @@ def _rank_in_store(args, model, st, clock, out, reader=None):
             else:
                 out.write("\n")
                 empty += 1
-    return order, skipped, written, empty, source
+    return _Ranked(order, skipped, refused, written, empty, source)
 
 
 #: Skipped lines named one by one on stderr; the others are counted.
 _SHOWN = 20
 
 
-def _messages(args, skipped: list[str], empty: int, lines: int, count: int | None = None) -> None:
-    """The first skipped inputs' messages and the count of lines without a tree (``count``: the
-    skipped inputs, when ``skipped`` holds only the first of them)."""
-    count = len(skipped) if count is None else count
-    for line in skipped[:_SHOWN]:
+def _finish(args, shown: list[str], skipped: int, refused: int, written: int, empty: int,
+            broken: list[str]) -> int:
+    """Say what an apply did and give its exit status: the first skipped inputs (``shown``; ``skipped``
+    of them in all), the lines without a tree, the trees written, the breaks (a file that could not
+    be read on). The one rule of every input and path: 1 when an input could not be read (a bad list,
+    a line not in the encoding or the text format: ``refused``) or a file broke off, as ``ranker
+    import`` says of a bad forest; 0 when every input was read, even if some have no tree (an empty
+    line, a sentence too long or without a parse)."""
+    where = "standard output" if args.out == "-" else args.out
+    for line in shown[:_SHOWN]:
         print(f"ranker: skipped: {line}", file=sys.stderr)
     if empty:
-        print(f"ranker: {empty} of {lines} input sentences have no tree (empty lines in {args.out}): "
-              f"{count} skipped input, {empty - count} without a parse", file=sys.stderr)
+        print(f"ranker: {empty} of {written + empty} input sentences have no tree (empty lines in {where}): "
+              f"{skipped} skipped input, {empty - skipped} without a parse", file=sys.stderr)
+    print(f"wrote {written} trees to {where} ({written + empty} input sentences)",
+          file=sys.stderr if args.out == "-" else sys.stdout)
+    before = "lines" if args.text else "lists"
+    for b in broken:   # the trees of what was read are written; the rest of that input is not there
+        print(f"ranker: error: {b}; the trees of the {before} before it are written", file=sys.stderr)
+    return 1 if broken or refused else 0
 
 
 def _write_report(args, store, order, source: str, skipped: int, written: int, clock, saved) -> None:
@@ -329,17 +476,14 @@ def _write_report(args, store, order, source: str, skipped: int, written: int, c
     print(f"wrote the report to {path}", file=sys.stderr)
 
 
-def _parse_text(ctx, args, reader=None, tagger=None):
-    """Load the text file (or the chunk ``reader`` holds) as a corpus, tagged by the model's ``tagger``
-    unless it gives tags, and parse it: (corpus, document, sentence id per line, skipped)."""
+def _parse_text(ctx, args, reader):
+    """Load the text (the chunk of its lines ``reader`` holds, tagged by the model's tagger unless it
+    gives tags) as a corpus and parse it: (corpus, document, sentence id per line, skipped)."""
     from ..pipeline import stages
     from ..sources.link_grammar import import_linkgrammar
     from ..sources.text_corpus import TextCorpus
     from .options import parse_section
 
-    if reader is None:
-        reader = TextCorpus(args.text, encoding=args.encoding, text_format=args.text_format, where="--text",
-                            tagger=tagger)
     import_linkgrammar()   # fail before parsing when the parser is missing
     items = list(reader.items())
     skipped = reader.skipped()
@@ -348,20 +492,21 @@ def _parse_text(ctx, args, reader=None, tagger=None):
     lines = reader.lines   # not read back out of the skipped lines' messages (a path may hold ':')
     sentences = [by_line[no] for no in sorted(by_line)]
     stages.parse_or_import(ctx, parse_section(args), sentences, reader.name)
-    first = getattr(reader, "first_line", 1)
+    first = reader.first_line
     order = [by_line[no].id if no in by_line else None for no in range(first, first + lines)]
     return reader.name, reader.document, order, skipped
 
 
 def _import_lists(st, args):
-    """Import the lists as sentences of corpus ``lists``: (corpus, document, id per list, skipped, source)."""
+    """Import the lists as sentences of corpus ``lists`` (or ``--corpus-name``): (corpus, document,
+    id per list, skipped, source)."""
     from pathlib import Path
 
     from ..pipeline.forest_files import ForestFiles, import_forest_files
 
     path = Path(args.lists[0])
     source = f"{args.format}:{path.name}"
-    corpus = "lists"
+    corpus = args.corpus_name or "lists"
     got = import_forest_files(st, ForestFiles(args.format, (path,), source), corpus, reimport=True,
                               new_corpus=corpus)
     summary = got.summaries[0]
@@ -375,11 +520,10 @@ def _stream_lists(args, model) -> int:
     One process reads the files in turn (standard input, one partition, or ``--workers 1``);
     otherwise the partitions go to the executor's workers (:func:`_partitioned`).
     """
-    from contextlib import nullcontext
     from pathlib import Path
 
     from ..errors import RankerError
-    from ..pipeline.apply_lists import Applied, ListRanker, apply_stream
+    from ..pipeline.apply_lists import ListRanker, apply_stream
     from ..pipeline.stages import resolve_workers
     from ..sources.partitions import Partition, plan, read_bytes
 
@@ -398,8 +542,6 @@ def _stream_lists(args, model) -> int:
             raise RankerError(f"--executor dask: {dask_missing()}")
     workers = resolve_workers(args.workers)
     if args.parts is not None:
-        if args.lists == ["-"]:
-            raise RankerError("--parts keeps the partitions of files: standard input (--lists -) has none")
         if Path(args.parts).exists() and not Path(args.parts).is_dir():
             raise RankerError(f"--parts {args.parts}: not a folder")
     if args.lists != ["-"]:
@@ -414,11 +556,10 @@ def _stream_lists(args, model) -> int:
 
                 preload(ListRanker(str(args.model), saved, families))
             results = _partitioned(args, parts, workers)
-            return _report(args, results)
+            return _lists_finish(args, results)
     ranker = ListRanker(args.model, saved, families, workers)
     results = []
-    out_cm = nullcontext(sys.stdout) if args.out == "-" else output(args.out)
-    with out_cm as out:
+    with _output_stream(args.out) as out:
         if args.lists == ["-"]:
             results.append(apply_stream(ranker, sys.stdin.buffer, "<stdin>", args.format, out, args.chunk,
                                         flush=True))
@@ -426,26 +567,28 @@ def _stream_lists(args, model) -> int:
             with read_bytes(Partition(name)) as raw:
                 results.append(apply_stream(ranker, raw, name, args.format, out, args.chunk,
                                             flush=args.out == "-"))
-    return _report(args, results)
+    return _lists_finish(args, results)
 
 
 def _partitioned(args, parts, workers: int) -> list:
     """The partitions applied as tasks of the executor, each writing its part; the parts joined in order."""
     import tempfile
     import uuid
-    from contextlib import nullcontext
+    from contextlib import ExitStack, nullcontext
 
+    from ..errors import RankerError
     from ..parallel import ordered_map, use_executor
     from ..pipeline.apply_lists import Applied, apply_partition, count_partition
-    from ..pipeline.apply_parts import (finished_parts, join_parts, make_folder, part_key, remove_folder,
-                                        remove_parts)
+    from ..pipeline.apply_parts import (finished_parts, hold_folder, join_parts, make_folder, part_key,
+                                        remove_folder, remove_parts)
     from ..registries import EXECUTORS
     from ..sources.nbest import file_digest
     from ..sources.partitions import number_lines
 
     cls = EXECUTORS.get(args.executor, "--executor")
     with cls(scheduler=args.scheduler, workers=workers) as executor, use_executor(executor), \
-            (tempfile.TemporaryDirectory(prefix="ranker-apply-") if args.out == "-" else nullcontext()) as tmp:
+            (tempfile.TemporaryDirectory(prefix="ranker-apply-") if args.out == "-" else nullcontext()) as tmp, \
+            ExitStack() as held:
         cut = [p for p in parts if p.start or p.end is not None]   # their first lines are counted first
         counts = dict(zip(cut, ordered_map(count_partition, cut, workers, state={})))
         parts = number_lines(parts, counts)
@@ -454,6 +597,7 @@ def _partitioned(args, parts, workers: int) -> list:
         if args.parts is not None:   # the user's folder, kept until the output is whole
             folder = state["parts"] = args.parts
             make_folder(folder, exist_ok=True)
+            held.enter_context(hold_folder(folder))   # a second run on it is refused, not left to remove it
             model = file_digest(args.model)
             keys = state["keys"] = [part_key(model, args.format, p) for p in parts]
             done = finished_parts(folder, keys)
@@ -470,9 +614,13 @@ def _partitioned(args, parts, workers: int) -> list:
                                                               "apply" if not args.no_progress else None,
                                                               state=state)))
             results = [got[k] if k in got else Applied.from_record(done[k]) for k in range(len(parts))]
-            with (nullcontext(sys.stdout) if args.out == "-" else output(args.out)) as out:
+            with _output_stream(args.out) as out:
                 join_parts(folder, len(parts), out)
             whole = not any(r.broken for r in results)
+        except OSError as e:   # a part gone or unwritable: the folder is at fault, not the output
+            where = f"--parts {folder}" if args.parts is not None else f"the partitions' folder {folder}"
+            raise RankerError(f"{where}: {e.strerror or e}: {e.filename} (was the folder removed or changed "
+                              "while the run used it?)") from None
         finally:
             if args.parts is None:
                 remove_folder(folder)
@@ -482,6 +630,13 @@ def _partitioned(args, parts, workers: int) -> list:
                 print(f"ranker: the finished partitions stay in {folder}: a rerun with --parts {folder} "
                       "applies only the others", file=sys.stderr)
     return results
+
+
+def _output_stream(path):
+    """The output as a text stream: standard output for ``-``, else the file, written whole (:func:`output`)."""
+    from contextlib import nullcontext
+
+    return nullcontext(sys.stdout) if path == "-" else output(path)
 
 
 @contextmanager
@@ -504,21 +659,8 @@ def output(path):
         yield f
 
 
-def _report(args, results: list) -> int:
-    """Messages and exit status of a streamed apply: skipped lists (status 1) and breaks (an error line each)."""
-    written = sum(r.written for r in results)
-    empty = sum(r.empty for r in results)
+def _lists_finish(args, results: list) -> int:
+    """Messages and exit status of streamed lists (:func:`_finish`): each stream's or partition's :class:`Applied`."""
     skipped = [line for r in results for line in r.skipped]
-    broken = [r.broken for r in results if r.broken]
-    for line in skipped[:_SHOWN]:
-        print(f"ranker: skipped: {line}", file=sys.stderr)
-    if empty:
-        print(f"ranker: {empty} of {written + empty} input sentences have no tree (empty lines in "
-              f"{args.out}): {len(skipped)} skipped input", file=sys.stderr)
-    where = "standard output" if args.out == "-" else args.out
-    print(f"wrote {written} trees to {where} ({written + empty} input sentences)", file=sys.stderr
-          if args.out == "-" else sys.stdout)
-    for b in broken:   # the trees of the lists read are written; the rest of that input is not there
-        print(f"ranker: error: {b}; the trees of the lists before it are written", file=sys.stderr)
-    # as ranker import: a list skipped is a status of 1, so a wrong file or format never passes for 0
-    return 1 if broken or skipped else 0
+    return _finish(args, skipped, len(skipped), len(skipped), sum(r.written for r in results),
+                   sum(r.empty for r in results), [r.broken for r in results if r.broken])

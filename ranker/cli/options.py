@@ -234,3 +234,24 @@ def stored_evaluation(store, source: str, args):
 
     return stages.stored_evaluation(store, source, {k: getattr(args, k, None)
                                                     for k in stages.SCORING_KEYS})
+
+
+def check_corpus_name(option: str, name: str) -> None:
+    """Refuse a corpus name a sentence id cannot begin with, or one of NLTK's corpora.
+
+    A sentence id is ``<corpus>/<document>/<line>``: a name holding ``/`` or white space makes ids
+    that read as other corpora's, and ``treebank`` or ``conll2000`` would put a user's sentences,
+    without gold trees, among a corpus's gold ones.
+    """
+    import re
+
+    from ..errors import RankerError
+    from ..registries import CORPORA
+
+    if not name:
+        return
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", name):
+        raise RankerError(f"{option} {name!r}: a corpus name is letters, digits and . _ + - (it begins "
+                          "every sentence id: NAME/FILE/LINE)")
+    if name in CORPORA and not CORPORA.get(name).reads_files:
+        raise RankerError(f"{option} {name!r}: the name of NLTK's corpus; give another")

@@ -92,12 +92,14 @@ def block_forest(block, number: int, name: str):
 
     Its sentence is ``lists/NUMBER`` of corpus ``lists``; ``name`` (the input) places messages.
     """
-    from ..sources.nbest import NbestError
+    from ..sources.nbest import NbestError, empty_list
     from ..store.records import Candidate, Forest, Sentence
     from ..trees.transforms import normalize_root
 
     if isinstance(block, NbestError):
         return str(block)
+    if not block.trees:   # as ranker apply --store says of it (it makes no sentence)
+        return empty_list(name, block.line)
     words = block.trees[0].words
     bad = next((i for i, t in enumerate(block.trees) if t.words != words), None)
     if bad is not None:

@@ -12,7 +12,8 @@ A folder the user names (``ranker apply --parts DIR``) outlives a run cut short:
 part a record (``part-NNNNNN.json``, written last) keeps what the partition gave and a key of what
 it was made from (the model file's bytes, the format, the partition's file, size, modification time
 and byte range), so a rerun with the same folder applies only the partitions without a record of
-that key (:func:`finished_parts`). Such a folder is removed once the output is written whole.
+that key (:func:`finished_parts`). Such a folder is removed once the output is written whole, and
+one run at a time works in it (:func:`hold_folder`).
 """
 from __future__ import annotations
 
@@ -56,7 +57,59 @@ def remove_folder(folder: str) -> None:
         fs.rm(p, recursive=True)
 
 
-_OURS = re.compile(r"part-\d{6}\.(mrg|json)(\.[0-9a-f]{32}\.tmp)?")
+#: The lock a run holds on the user's folder (:func:`hold_folder`).
+LOCK = "apply.lock"
+_OURS = re.compile(r"part-\d{6}\.(mrg|json)(\.[0-9a-f]{32}\.tmp)?|" + re.escape(LOCK))
+
+
+@contextmanager
+def hold_folder(folder: str):
+    """Hold the user's parts folder for this run: a second run given the same folder is refused at once.
+
+    Two runs on one folder each took the other's parts for their own, and the first to finish
+    removed the folder under the second, which then failed naming a temporary file (issue 44, item
+    15). The lock is an ``flock`` on ``DIR/apply.lock``, released however the run ends (a killed run
+    holds none, so it resumes; the file is removed when the run ends); a folder that is a URL of an
+    object store is not locked.
+
+    Raises
+    ------
+    RankerError
+        When another run holds the folder.
+    """
+    import fcntl
+
+    from ..errors import RankerError
+
+    if "://" in folder and not folder.startswith("file://"):
+        yield
+        return
+    local = _fs(folder)[1]
+    path = os.path.join(local, LOCK)
+    while True:
+        os.makedirs(local, exist_ok=True)   # the run before may have removed the folder, done with it
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise RankerError(f"--parts {folder}: another ranker apply is using this folder; wait for it to "
+                              "end, or give another folder") from None
+        try:
+            if os.path.samestat(os.fstat(fd), os.stat(path)):
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)   # the run before removed the lock as it was opened here: take the new one
+    try:
+        yield
+    finally:
+        try:   # the folder is left as the user's own files and the parts made it (the lock is none of them)
+            if os.path.samestat(os.fstat(fd), os.stat(path)):
+                os.unlink(path)
+        except OSError:
+            pass
+        os.close(fd)
 
 
 def remove_parts(folder: str) -> None:

@@ -402,6 +402,10 @@ def _timing_table(report: Report) -> tuple[list[str], list[list[str]]]:
              for k, v in report.timings.items()])
 
 
+#: The files of a report in its folder, by kind (an output of the same command must not be one of them).
+REPORT_NAMES = {"md": "report.md", "json": "report.json", "html": "report.html"}
+
+
 def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dict[str, Path]:
     """Write ``report.md``, ``report.json``, ``report.html`` (and ``plots/*.png``) into ``out_dir``.
 
@@ -421,7 +425,7 @@ def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dic
             with atomic_write(out / "plots" / f"{p.name}.png", binary=True) as f:
                 f.write(pngs[p.name])
             plot_files[p.name] = f"plots/{p.name}.png"
-    paths = {"md": out / "report.md", "json": out / "report.json", "html": out / "report.html"}
+    paths = {kind: out / name for kind, name in REPORT_NAMES.items()}
     texts = {"md": report_to_markdown(report, plot_files),
              "json": json.dumps(report_to_json(report), indent=2, allow_nan=False) + "\n",
              "html": report_to_html(report, pngs)}

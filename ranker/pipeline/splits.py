@@ -80,8 +80,13 @@ def split_documents(spec: str, documents, corpus: str = "") -> list[str] | None:
         path = spec[1:]
         try:
             text = read_text(path, "split list")
-        except (FileNotFoundError, IsADirectoryError):
+        except FileNotFoundError:
             raise RankerError(f"{path}: no such split list (a split given as @FILE)") from None
+        except IsADirectoryError:
+            raise RankerError(f"{path}: a folder, not a split list (a split given as @FILE: a file of "
+                              "document names, one a line)") from None
+        except OSError as e:
+            raise RankerError(f"{path}: cannot read the split list ({e.strerror or e})") from None
         out: list[str] = []
         for no, line in enumerate(text.splitlines(), 1):
             name = line.split("#", 1)[0].strip()

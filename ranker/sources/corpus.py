@@ -73,11 +73,17 @@ class CorpusReader:
 
 
 def check_encoding(encoding: str, where: str) -> str:
-    """``encoding`` if Python knows it, else a one-line error naming ``where`` it was given."""
+    """``encoding`` if Python knows it as a text encoding, else a one-line error naming ``where`` it was given.
+
+    Python's codecs also name transforms (``hex``, ``base64``, ``rot13``), which no
+    text is decoded with (their ``decode`` is refused with a ``LookupError``, a traceback then).
+    """
     try:
-        codecs.lookup(encoding)
+        info = codecs.lookup(encoding)
     except LookupError:
         raise RankerError(f"{where}: unknown encoding {encoding!r}") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise RankerError(f"{where}: {encoding!r} is a codec, not a text encoding")
     return encoding
 
 
@@ -143,14 +149,15 @@ def _refuse_new_words(store, reader: CorpusReader, batch: list[CorpusItem]) -> N
         except RankerError:
             continue
         if old.tokens != s.tokens:
-            raise RankerError(f"{store.path}: corpus {reader.name!r} changed on disk: sentence {s.id} now "
-                              f"reads {' '.join(s.tokens[:8])!r}..., the store holds "
-                              f"{' '.join(old.tokens[:8])!r}...; use a new store or another [data] name")
+            raise RankerError(f"{store.path}: corpus {reader.name!r} holds other words for sentence {s.id} "
+                              f"(a file of the same name, or this one changed): it now reads "
+                              f"{' '.join(s.tokens[:8])!r}..., the store holds {' '.join(old.tokens[:8])!r}...; "
+                              "use a new store or another corpus name ([data] name, --corpus-name)")
         if old.tags != s.tags:   # its candidates carry the stored tags as preterminals
             raise RankerError(f"{store.path}: corpus {reader.name!r} is tagged otherwise than the store holds it "
                               f"(another tagger or model, or tags edited): sentence {s.id} is now "
                               f"{_tags(s.tags)}, the store's {_tags(old.tags)}, and its candidates carry the "
-                              "stored tags; use a new store or another [data] name")
+                              "stored tags; use a new store or another corpus name ([data] name, --corpus-name)")
 
 
 def _tags(tags: tuple[str, ...]) -> str:

@@ -89,6 +89,11 @@ def _penn_block(path: str, start: int, lines: list[str]) -> ForestBlock:
     return ForestBlock(start, None, trees, tuple({} for _ in trees))
 
 
+def empty_list(name, line: int) -> str:
+    """The message of a list that holds no candidate (a BLLIP header ``0<TAB>ID``: the parser found no parse)."""
+    return f"{name}:{line}: the list holds no candidate (its header says 0)"
+
+
 def _bllip_block(path: str, start: int, lines: list[str]) -> ForestBlock:
     head = lines[0].split()
     if len(head) != 2 or not head[0].isdigit():
@@ -335,6 +340,9 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
             continue
         first = block.trees[0].words if block.trees else ()
         sent = matcher.match(block.sentence_key, first)
+        if sent is None and new_corpus is not None and not block.trees:   # no words to make a sentence of
+            errors.append(empty_list(path, block.line))
+            continue
         if sent is None and new_corpus is not None and block.trees:
             sent = new_sentence(new_corpus, path, blocks - 1, normalize_root(block.trees[0]))
             new.append(sent)

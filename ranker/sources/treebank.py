@@ -15,6 +15,7 @@ from typing import Iterator, NamedTuple
 
 from ..errors import RankerError
 from ..store.records import Annotation, Bracket, Sentence
+from ..trees.penn import ptb_token
 from ..trees.tree import Tree
 from .corpus import CorpusItem, CorpusReader, store_items
 
@@ -120,8 +121,6 @@ def treebank_sentences(fileids=None, keep=None) -> Iterator[GoldSentence]:
 CONLL_DOCUMENT_SIZE = 20
 #: The store marker of each corpus's loaded form; a new form makes ensure_corpus load it again.
 CORPUS_MARKERS = {"treebank": "treebank", "conll2000": "conll2000/3"}   # /3: all chunk types
-#: Bracket tokens (and their tags) as the Penn Treebank writes them.
-PTB_ESCAPES = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-"}
 
 
 def conll2000_files() -> list[str]:
@@ -197,8 +196,8 @@ def _conll_item(fid: str, i: int, t) -> tuple[Sentence, Annotation]:
     sid = f"conll2000/{fid}/{i}"
     # CoNLL-2000 writes brackets raw; stored sentences follow the Penn Treebank's escapes,
     # as the treebank's own tokens do, so that trees over them can be written as text.
-    tokens = [PTB_ESCAPES.get(w, w) for w in tokens]
-    tags = [PTB_ESCAPES.get(t, t) for t in tags]
+    tokens = [ptb_token(w) for w in tokens]
+    tags = [ptb_token(t) for t in tags]
     # One file of 8,936 sentences would be one document, and limits cut whole documents
     # (every stage selects by document): runs of CONLL_DOCUMENT_SIZE sentences are the
     # documents instead, ``train.txt#0000``, ``train.txt#0001``, ...

@@ -17,6 +17,30 @@ from .tree import Node, Tree
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
+#: Bracket tokens (and their tags) as the Penn Treebank writes them.
+PTB_ESCAPES = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
+
+
+def escape_token(token: str) -> str:
+    """A word or tag as Penn text can hold it: a round bracket, the token or within it (``f(x)``, a
+    tag ``N(N``), written as the Penn Treebank writes it (``-LRB-``, ``-RRB-``).
+
+    A ``(`` left in a word made a tree no reader takes back (``(S ( (NP x ))``): every reader of
+    words a user brings goes through here (text as tokens or ``word/TAG``). Square and curly
+    brackets are kept as given: Penn text holds them, and treebanks differ (GUM writes ``[``), so a
+    user's tokens stay the treebank's own.
+    """
+    if "(" in token or ")" in token:
+        return token.replace("(", "-LRB-").replace(")", "-RRB-")
+    return token
+
+
+def ptb_token(token: str) -> str:
+    """A token of text tokenized here, or of a corpus that writes brackets raw (CoNLL-2000), with the
+    Penn Treebank's names for all six brackets (:data:`PTB_ESCAPES`), as a treebank-trained model saw
+    them; then :func:`escape_token`."""
+    return escape_token(PTB_ESCAPES.get(token, token))
+
 
 class TreeSyntaxError(RankerError, ValueError):
     """Malformed bracketed text; ``str()`` reads ``source:line:column: message``."""
