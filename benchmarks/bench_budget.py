@@ -40,10 +40,10 @@ def main(argv=None) -> int:
     trees.sort(key=lambda x: -len(x[2].words))
     sentences = [Sentence(f"gum/{d}/{i}", "gum", d, i, tuple(t.words), tuple(t.tags()))
                  for d, i, t in trees[:args.longest]]
-    pool = trees[args.longest:args.longest + 200]
+    pool = [t for _, _, t in trees if 10 <= len(t.words) <= 30]
     for k in range(args.made_up):
         words, tags = [], []
-        for _, _, t in pool[k * 7:]:
+        for t in pool[k * 17:]:   # sentences of 10-30 tokens joined up to 150-240 tokens
             if len(words) + len(t.words) > 150 + 20 * k:
                 break
             words += t.words
