@@ -7,7 +7,6 @@ chosen one is the best of them, its model alone is the store's model chosen on h
 run naming that rule directly fits the same model.
 """
 import dataclasses
-import gzip
 import subprocess
 import sys
 
@@ -19,19 +18,17 @@ from ranker.store import Store
 
 pytestmark = pytest.mark.slow
 
-DOCS = {"train": ("wsj_0001", "wsj_0002", "wsj_0003", "wsj_0004"), "heldout": ("wsj_0140", "wsj_0141"),
-        "test": ("wsj_0170",)}
+DOCS = {"train": ("wsj_0001", "wsj_0004"), "heldout": ("wsj_0140", "wsj_0141"), "test": ("wsj_0170", "wsj_0170")}
 
 
 @pytest.fixture(scope="module")
 def config(tmp_path_factory, bllip_lists):
+    from nbest_slices import cut_lists
+
     tmp = tmp_path_factory.mktemp("rule-grid")
-    files = {}
+    files = {split: tmp / f"{split}.nbest" for split in DOCS}
     for split, docs in DOCS.items():
-        text = gzip.open(bllip_lists / f"nbest-{split}.txt.gz", "rt", encoding="utf-8").read()
-        kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].split(".")[0] in docs]
-        files[split] = tmp / f"{split}.nbest"
-        files[split].write_text("\n\n".join(kept) + "\n")
+        cut_lists(bllip_lists, split, docs, files[split])
     cfg = load_config("configs/wsj-sample-bllip.toml")
     return tmp, dataclasses.replace(
         cfg,
