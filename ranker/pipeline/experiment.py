@@ -31,6 +31,7 @@ from . import stages
 from .config import ExperimentConfig
 from .report import Plot, Report, write_report
 from .run_counts import ForestSizes, RunCounts
+from .splits import distinct
 from .stages import LINK_GRAMMAR, sentence_quality, tune_heidorn  # noqa: F401  (public names of old)
 from .training import learning_curve
 
@@ -139,7 +140,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                   evaluation=ev)
 
         with clock("score"):
-            stages.compute_counts(ctx, ev, [*splits.heldout.sentences, *splits.test.sentences])
+            stages.compute_counts(ctx, ev, distinct([*splits.heldout.sentences, *splits.test.sentences]))
             counts.deps_ceiling = stages.test_ceiling(ctx, ev, splits.test.sentences)
             fcs = stages.load_counts(ctx, ev, splits.test, metric_names)
             held = stages.load_counts(ctx, ev, splits.heldout,

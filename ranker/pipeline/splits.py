@@ -27,6 +27,13 @@ class SplitSelection(NamedTuple):
     sentences: tuple[Sentence, ...]
 
 
+def distinct(sentences) -> list[Sentence]:
+    """Each sentence once, in the order of its first appearance: splits that share a document (a
+    config that overlaps them is warned about, not refused) must not hand a stage one sentence
+    twice (it was parsed twice and its second forest broke the store's unique key)."""
+    return list({s.id: s for s in sentences}.values())
+
+
 def _stem(document: str) -> str:
     return document.rsplit(".", 1)[0]
 
