@@ -27,13 +27,12 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from ..pipeline import stages
     from ..sources.link_grammar import import_linkgrammar
-    from ..sources.treebank import require_split
     from .recorded import recorded_store
-    from .options import data_section, parse_section, selection
+    from .options import check_selection, data_section, parse_section, selection
 
     reader = stages.corpus_reader(data_section(args), "--corpus")   # files checked before any write
     import_linkgrammar()   # fail before touching the store when the parser is missing
-    require_split(reader.name, args.split)   # e.g. conll2000's test half, not installed
+    check_selection(reader, args)   # a split that selects nothing, before the corpus is loaded
     parse = parse_section(args)
     with recorded_store(args, "parse", create=True) as (st, _):
         stages.load_corpus(st, reader)

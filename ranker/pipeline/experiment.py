@@ -115,7 +115,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     Path(cfg.experiment.store).parent.mkdir(parents=True, exist_ok=True)
     # every stage's pools and the objective run on the configured executor (local or Dask)
     with stages.make_executor(cfg.experiment) as executor, use_executor(executor), \
-            Store.open(cfg.experiment.store) as st, \
+            Store.writing(cfg.experiment.store) as st, \
             st.recording("run", {"config": cfg.to_dict(), "out": str(out.resolve())}):
         ctx = stages.StageContext(st, None, workers, progress, cfg.source, executor)
         with clock("corpus"):
