@@ -33,10 +33,10 @@ _WARNED: set[int] = set()
 def resolve_workers(workers: int) -> int:
     """Processes (or threads) to use: the one rule of ``--workers`` and ``[experiment] workers``.
 
-    ``0`` means every core; a negative number is refused; a number above the cores is kept (a
-    user may mean it) with one ``ranker: warning:`` line, the first time, since the processes then
-    only compete for the cores. No pool starts more workers than it has tasks (:func:`run_pool`,
-    :func:`ordered_map`), so ``--workers 1000`` never forks a thousand processes for ten sentences.
+    ``0`` means every core; a negative number is refused; a number above the cores is kept (it
+    sizes the work's chunks, which a Dask cluster of more workers than this machine's cores
+    spreads) with one ``ranker: warning:`` line, the first time. Processes started on this machine
+    are capped by :func:`local_processes`: never more than the cores, nor than a pool's tasks.
     """
     import os
     import sys
@@ -48,9 +48,24 @@ def resolve_workers(workers: int) -> int:
     cores = os.cpu_count() or 1
     if workers > cores and workers not in _WARNED:
         _WARNED.add(workers)
-        print(f"ranker: warning: workers = {workers} is more than this machine's {cores} cores: the "
-              "processes compete for them (each pool starts no more than it has tasks)", file=sys.stderr)
+        print(f"ranker: warning: workers = {workers} is more than this machine's {cores} cores: ranker "
+              f"starts no more than {cores} processes (the work is CPU-bound; more would only compete for "
+              "the cores)", file=sys.stderr)
     return workers or cores
+
+
+def local_processes(workers: int, tasks: int | None = None) -> int:
+    """Processes a pool on this machine starts for ``tasks`` tasks: ``workers``, but no more than the
+    tasks (when known) and the cores (at least one).
+
+    Capping at the tasks alone bounded nothing on a real split: ``--workers 1000`` forked a
+    process per sentence of a 413-sentence split in ``select``, ``annotate``, ``counts`` and
+    ``parse`` (``parse`` took 3 min 41 s instead of 40 s, and Link Grammar's clock budget timed
+    out sentences it parses in time on an idle core).
+    """
+    import os
+
+    return max(1, min(workers, workers if tasks is None else tasks, os.cpu_count() or 1))
 
 
 def _quiet_on_interrupt() -> None:
@@ -144,8 +159,10 @@ def _fork_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
                on_failure: Callable[[object, str], object], hard_timeout: float | None = None) -> Iterator:
     """:func:`run_pool` in forked processes of this machine (the local executor's).
 
-    A worker starts only when there is an item for it: never more workers than items.
+    A worker starts only when there is an item for it: never more workers than items, nor than
+    the cores (:func:`local_processes`).
     """
+    workers = local_processes(workers)   # the items are counted as they come
     pending = iter(items)
     pool: list[_Worker] = []
     exhausted = False
@@ -259,7 +276,7 @@ def _fork_ordered(fn: Callable, tasks: list, workers: int, state) -> Iterator:
         return
     _FORKED.update(fn=fn, state=state)
     try:
-        with _CTX.Pool(max(1, min(workers, len(tasks))), _quiet_on_interrupt) as pool:   # <= tasks
+        with _CTX.Pool(local_processes(workers, len(tasks)), _quiet_on_interrupt) as pool:   # <= tasks, cores
             yield from pool.imap(_call_forked, tasks, chunksize=1)   # in order: same result for any N
     finally:
         _FORKED.clear()

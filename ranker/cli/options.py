@@ -73,7 +73,8 @@ def add_workers(parser) -> None:
 
     config_option(parser, "--workers", section=ExperimentSection, key="workers", type=int,
                   help="processes (or threads) to use, 0 = every core; more than the cores warns, and no "
-                  "pool starts more than it has tasks; results do not depend on it")
+                  "more processes than the cores (nor than a pool's tasks) start on this machine; results "
+                  "do not depend on it")
 
 
 def add_selection(parser, split_key: str | None) -> None:
