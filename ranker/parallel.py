@@ -18,6 +18,7 @@ and joblib's ``parallel_backend`` decides where the work goes. The callers do no
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import time
 from contextlib import contextmanager
 from multiprocessing.connection import wait
@@ -68,31 +69,38 @@ def local_processes(workers: int, tasks: int | None = None) -> int:
     return max(1, min(workers, workers if tasks is None else tasks, os.cpu_count() or 1))
 
 
-def _quiet_on_interrupt() -> None:
+def _quiet_on_interrupt(term=None) -> None:
     """In a worker: Ctrl-C (SIGINT, sent to the whole process group) is the parent's to handle.
 
     The parent prints one ``ranker: interrupted`` line and stops its workers (a busy one is
-    killed); a worker that raised KeyboardInterrupt itself printed a traceback each.
+    killed); a worker that raised KeyboardInterrupt itself printed a traceback each. SIGTERM gets
+    ``term`` (default: its default action, by which ``multiprocessing.Pool`` stops its workers),
+    never the parent's handler, inherited by the fork, which raised in the worker too.
     """
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL if term is None else term)
 
 
 def _worker_main(conn, parent_end, make_handler, init_arg) -> None:
     # The fork copied the parent's end of this pipe too: close it, or the worker holds its own
     # pipe open and never reads EOF when the parent is killed (it would wait forever, orphaned).
     parent_end.close()
-    _quiet_on_interrupt()
+    # SIGTERM to the whole process group (a job scheduler's) is the parent's to handle as well: a
+    # worker it killed would be recorded as a crash of its sentence (the parent kills its workers)
+    _quiet_on_interrupt(signal.SIG_IGN)
     handler = make_handler(init_arg)
     while True:
         try:
             item = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):   # ConnectionResetError: the parent is gone; end quietly
             return
         if item is None:
             return
-        conn.send(handler(item))
+        result = handler(item)
+        try:
+            conn.send(result)
+        except OSError:   # BrokenPipeError: the parent is gone; end quietly
+            return
 
 
 class _Worker:

@@ -52,14 +52,14 @@ def _open(path):
 
 def run_backup(args) -> int:
     from ..store.connection import backup_destination
-    from .signals import Stopped, stopped_by_signals
+    from .signals import Stopped, interrupt_of, stopped_by_signals
 
     backup_destination(args.store, args.dest)   # refused before the store is even opened
     try:   # SIGTERM as Ctrl-C: the backup's temporary file is removed either way
         with stopped_by_signals(), _open(args.store) as st:
             dest = st.backup(args.dest)
-    except Stopped:
-        raise KeyboardInterrupt from None   # "ranker: interrupted", exit 130
+    except Stopped as e:
+        raise interrupt_of(e) from None   # "ranker: interrupted", exit 130 (SIGTERM: 143)
     print(f"ranker store backup: {args.store} copied to {dest}")
     return 0
 

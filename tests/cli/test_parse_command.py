@@ -57,4 +57,7 @@ def test_issue36_ctrl_c_during_parse_is_one_line_and_status_130(tmp_path):
     time.sleep(4)                                      # the workers are parsing
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=120)
-    assert (p.returncode, err) == (130, "ranker: interrupted\n"), err[-2000:]
+    # the one line says what was kept, when batches were stored before (issue 44, item 19)
+    kept = (f"ranker: interrupted; the work it stored in {tmp_path / 's.sqlite'} is kept: run the same command "
+            "again to go on from there\n")
+    assert p.returncode == 130 and err in ("ranker: interrupted\n", kept), err[-2000:]
