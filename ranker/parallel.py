@@ -69,25 +69,24 @@ def local_processes(workers: int, tasks: int | None = None) -> int:
     return max(1, min(workers, workers if tasks is None else tasks, os.cpu_count() or 1))
 
 
-def _quiet_on_interrupt(term=None) -> None:
+def _quiet_on_interrupt() -> None:
     """In a worker: Ctrl-C (SIGINT, sent to the whole process group) is the parent's to handle.
 
     The parent prints one ``ranker: interrupted`` line and stops its workers (a busy one is
-    killed); a worker that raised KeyboardInterrupt itself printed a traceback each. SIGTERM gets
-    ``term`` (default: its default action, by which ``multiprocessing.Pool`` stops its workers),
-    never the parent's handler, inherited by the fork, which raised in the worker too.
+    killed); a worker that raised KeyboardInterrupt itself printed a traceback each. SIGTERM takes
+    its default action again, not the parent's handler the fork copied (which raised in the worker
+    too): ``multiprocessing`` stops its workers with it, and a worker that ignored it would be
+    waited for forever as the parent exits.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL if term is None else term)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _worker_main(conn, parent_end, make_handler, init_arg) -> None:
     # The fork copied the parent's end of this pipe too: close it, or the worker holds its own
     # pipe open and never reads EOF when the parent is killed (it would wait forever, orphaned).
     parent_end.close()
-    # SIGTERM to the whole process group (a job scheduler's) is the parent's to handle as well: a
-    # worker it killed would be recorded as a crash of its sentence (the parent kills its workers)
-    _quiet_on_interrupt(signal.SIG_IGN)
+    _quiet_on_interrupt()
     handler = make_handler(init_arg)
     while True:
         try:
@@ -220,6 +219,13 @@ def _fork_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
                         w.proc.join(timeout=2)   # its pipe can close before it is reaped
                     item, code = w.item, w.proc.exitcode
                     w.stop(kill=True)
+                    if code == -signal.SIGTERM and not overdue:
+                        # stopped, not crashed: SIGTERM to the process group (a job scheduler's)
+                        # reaches the workers too, and the parent, stopping as well, keeps the item
+                        # unparsed; a worker stopped alone hands its item to its replacement
+                        pool[i] = _Worker(make_handler, init_arg)
+                        pool[i].give(item)
+                        continue
                     reason = (f"killed: no result after {hard_timeout:.0f}s" if overdue and code is None
                               else f"crash: worker exited with code {code}")
                     pool[i] = _Worker(make_handler, init_arg)
