@@ -60,6 +60,19 @@ def _bounded(convert: Callable, section: str, key: str, flag: str) -> Callable:
     return checked
 
 
+def at_least_one(text: str) -> int:
+    """An argparse type: a whole number >= 1 (``--batch-size 0`` or ``-3`` was taken, exit 0)."""
+    import argparse
+
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+at_least_one.__name__ = "int"   # argparse's "invalid int value: 'x'"
+
+
 def add_store(parser) -> None:
     """``--store FILE``, default ``[experiment] store``."""
     from ..pipeline.config import ExperimentSection

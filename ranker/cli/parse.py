@@ -5,7 +5,7 @@ import sys
 
 
 def add_parser(subparsers) -> None:
-    from .options import add_corpus_files, add_parse_options, add_selection, add_store, add_workers
+    from .options import add_corpus_files, add_parse_options, add_selection, add_store, add_workers, at_least_one
 
     p = subparsers.add_parser("parse", help="parse corpus sentences with Link Grammar into the store",
                               description="Parse sentences from their tokens with Link Grammar; every "
@@ -19,7 +19,7 @@ def add_parser(subparsers) -> None:
     add_corpus_files(p)
     add_workers(p)
     add_parse_options(p)
-    p.add_argument("--batch-size", type=int, default=20, help="sentences per committed transaction")
+    p.add_argument("--batch-size", type=at_least_one, default=20, help="sentences per committed transaction")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 

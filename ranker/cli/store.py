@@ -151,6 +151,10 @@ def run_export(args) -> int:
         return _export_trees(args)
     # Written beside the target and renamed at the end, so a failure leaves an old FILE intact.
     with _open(args.store) as st, (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
+        if args.source is not None:   # a source the store lacks exported nothing, exit 0
+            from ..pipeline.stages import stored_source
+
+            stored_source(st, args.source)
         sents = _selected_sentences(st, args)
         for s in sents:
             for text in st.candidate_texts(s.id, args.source):
