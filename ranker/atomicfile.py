@@ -183,6 +183,8 @@ def check_output(path: str | Path | None, store: str | Path | None, what: str) -
     """
     if path is None:
         return
+    if not os.fspath(path):   # Path("") is "." (a folder): "--out : is a folder" said nothing
+        raise RankerError(f"{what}: an empty file name; give one")
     check_not_store(path, store, what)
     p = Path(path)
     if p.is_dir() or os.fspath(path).endswith(os.sep):

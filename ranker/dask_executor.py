@@ -127,6 +127,8 @@ class DaskExecutor:
             raise RankerError(why)
         from distributed import Client, LocalCluster
 
+        from .parallel import local_processes
+
         self.chunk_size = max(1, int(chunk_size))
         self._cluster = None
         self._own_client = client is None
@@ -144,7 +146,9 @@ class DaskExecutor:
             # the scheduler and nannies read the settings when they start, and the nannies hand
             # them to the worker processes (also to one restarted after a crash)
             with dask.config.set(LOCAL_CLUSTER_CONFIG):
-                self._cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1,
+                # this machine's processes: no more than its cores (ranker.parallel.local_processes)
+                self._cluster = LocalCluster(n_workers=local_processes(int(workers)),
+                                             threads_per_worker=1,
                                              processes=True, dashboard_address=None)
             self.client = Client(self._cluster)
 

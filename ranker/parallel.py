@@ -18,6 +18,7 @@ and joblib's ``parallel_backend`` decides where the work goes. The callers do no
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import time
 from contextlib import contextmanager
 from multiprocessing.connection import wait
@@ -33,10 +34,10 @@ _WARNED: set[int] = set()
 def resolve_workers(workers: int) -> int:
     """Processes (or threads) to use: the one rule of ``--workers`` and ``[experiment] workers``.
 
-    ``0`` means every core; a negative number is refused; a number above the cores is kept (a
-    user may mean it) with one ``ranker: warning:`` line, the first time, since the processes then
-    only compete for the cores. No pool starts more workers than it has tasks (:func:`run_pool`,
-    :func:`ordered_map`), so ``--workers 1000`` never forks a thousand processes for ten sentences.
+    ``0`` means every core; a negative number is refused; a number above the cores is kept (it
+    sizes the work's chunks, which a Dask cluster of more workers than this machine's cores
+    spreads) with one ``ranker: warning:`` line, the first time. Processes started on this machine
+    are capped by :func:`local_processes`: never more than the cores, nor than a pool's tasks.
     """
     import os
     import sys
@@ -48,20 +49,37 @@ def resolve_workers(workers: int) -> int:
     cores = os.cpu_count() or 1
     if workers > cores and workers not in _WARNED:
         _WARNED.add(workers)
-        print(f"ranker: warning: workers = {workers} is more than this machine's {cores} cores: the "
-              "processes compete for them (each pool starts no more than it has tasks)", file=sys.stderr)
+        print(f"ranker: warning: workers = {workers} is more than this machine's {cores} cores: ranker "
+              f"starts no more than {cores} processes (the work is CPU-bound; more would only compete for "
+              "the cores)", file=sys.stderr)
     return workers or cores
+
+
+def local_processes(workers: int, tasks: int | None = None) -> int:
+    """Processes a pool on this machine starts for ``tasks`` tasks: ``workers``, but no more than the
+    tasks (when known) and the cores (at least one).
+
+    Capping at the tasks alone bounded nothing on a real split: ``--workers 1000`` forked a
+    process per sentence of a 413-sentence split in ``select``, ``annotate``, ``counts`` and
+    ``parse`` (``parse`` took 3 min 41 s instead of 40 s, and Link Grammar's clock budget timed
+    out sentences it parses in time on an idle core).
+    """
+    import os
+
+    return max(1, min(workers, workers if tasks is None else tasks, os.cpu_count() or 1))
 
 
 def _quiet_on_interrupt() -> None:
     """In a worker: Ctrl-C (SIGINT, sent to the whole process group) is the parent's to handle.
 
     The parent prints one ``ranker: interrupted`` line and stops its workers (a busy one is
-    killed); a worker that raised KeyboardInterrupt itself printed a traceback each.
+    killed); a worker that raised KeyboardInterrupt itself printed a traceback each. SIGTERM takes
+    its default action again, not the parent's handler the fork copied (which raised in the worker
+    too): ``multiprocessing`` stops its workers with it, and a worker that ignored it would be
+    waited for forever as the parent exits.
     """
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _worker_main(conn, parent_end, make_handler, init_arg) -> None:
@@ -73,11 +91,15 @@ def _worker_main(conn, parent_end, make_handler, init_arg) -> None:
     while True:
         try:
             item = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):   # ConnectionResetError: the parent is gone; end quietly
             return
         if item is None:
             return
-        conn.send(handler(item))
+        result = handler(item)
+        try:
+            conn.send(result)
+        except OSError:   # BrokenPipeError: the parent is gone; end quietly
+            return
 
 
 class _Worker:
@@ -144,8 +166,10 @@ def _fork_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
                on_failure: Callable[[object, str], object], hard_timeout: float | None = None) -> Iterator:
     """:func:`run_pool` in forked processes of this machine (the local executor's).
 
-    A worker starts only when there is an item for it: never more workers than items.
+    A worker starts only when there is an item for it: never more workers than items, nor than
+    the cores (:func:`local_processes`).
     """
+    workers = local_processes(workers)   # the items are counted as they come
     pending = iter(items)
     pool: list[_Worker] = []
     exhausted = False
@@ -195,6 +219,13 @@ def _fork_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
                         w.proc.join(timeout=2)   # its pipe can close before it is reaped
                     item, code = w.item, w.proc.exitcode
                     w.stop(kill=True)
+                    if code == -signal.SIGTERM and not overdue:
+                        # stopped, not crashed: SIGTERM to the process group (a job scheduler's)
+                        # reaches the workers too, and the parent, stopping as well, keeps the item
+                        # unparsed; a worker stopped alone hands its item to its replacement
+                        pool[i] = _Worker(make_handler, init_arg)
+                        pool[i].give(item)
+                        continue
                     reason = (f"killed: no result after {hard_timeout:.0f}s" if overdue and code is None
                               else f"crash: worker exited with code {code}")
                     pool[i] = _Worker(make_handler, init_arg)
@@ -287,7 +318,7 @@ def _fork_ordered(fn: Callable, tasks: list, workers: int, state) -> Iterator:
         return
     _FORKED.update(fn=fn, state=state)
     try:
-        with _CTX.Pool(max(1, min(workers, len(tasks))), _quiet_on_interrupt) as pool:   # <= tasks
+        with _CTX.Pool(local_processes(workers, len(tasks)), _quiet_on_interrupt) as pool:   # <= tasks, cores
             yield from pool.imap(_call_forked, tasks, chunksize=1)   # in order: same result for any N
     finally:
         _FORKED.clear()

@@ -96,6 +96,11 @@ class DataSection:
     extra_limit: int = setting(0, range=Range(0))      # sentences of each extra corpus, 0 = all
 
 
+#: The most linkages a sentence may keep (100 times the default: candidates of 1-3 KB each, a
+#: sentence of 100,000 is 100-300 MB of store).
+MAX_LINKAGES = 100_000
+
+
 @dataclass(frozen=True)
 class ParseSection:
     source: str = "link-grammar"          # or "penn" / "bllip": forests read from `forests`
@@ -103,7 +108,9 @@ class ParseSection:
     train_forests: str = setting("", path="file")   # per-split n-best files ("" = `forests`): each split's own
     heldout_forests: str = setting("", path="file")
     test_forests: str = setting("", path="file")
-    linkage_limit: int = setting(1000, range=Range(1))
+    # at most MAX_LINKAGES: Link Grammar holds it in a C int (10^12 crashed every worker as it
+    # started, each sentence stored as a crash, exit 0), and each linkage is a stored candidate
+    linkage_limit: int = setting(1000, range=Range(1, MAX_LINKAGES))
     # CPU seconds a sentence's parse may take, every pass together (full, null links, skim: see
     # ranker/sources/link_grammar.py); a sentence that runs out is skimmed and marked "timeout".
     # Raising it gives long sentences real forests instead of skims, for time; at least 2 (Link

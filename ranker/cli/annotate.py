@@ -68,8 +68,18 @@ def run(args) -> int:
     # a kind read from a corpus may start a new store; decisions and bracket files annotate the
     # sentences of an existing one (a new, empty store would "annotate" nothing in silence)
     corpus = kind_of(kind).corpus   # the corpus whose sentences the kind annotates (None: the store's)
+    if args.equivalences is not None:   # checked before the corpus is loaded into the store
+        from ..sources.annotations import LabelEquivalences
+
+        LabelEquivalences.load(args.equivalences)
     with recorded_store(args, "annotate", create=corpus is not None) as (st, _):
         added = None
+        # --source: whose candidates are checked (and whose forests the decisions are read over);
+        # a source the store does not hold is refused (it was ignored; then refused only after the
+        # corpus was loaded); by default every source's
+        source = stages.stored_source(st, args.source) if args.source is not None else None
+        if kind_of(kind).from_decisions:
+            _require_decisions(st, kind)   # nothing is written before
         if corpus is not None:
             before = st.stats().corpora
             stages.load_corpus(st, corpus)
@@ -78,9 +88,6 @@ def run(args) -> int:
             if grown and others:   # not silently: a treebank store gained conll2000's 8,936 sentences
                 added = (f"{st.path}: added the {grown:,} sentences of corpus {corpus}, which --kind {args.kind} "
                          f"annotates, beside the store's {', '.join(others)}")
-        # --source: whose candidates are checked (and whose forests the decisions are read over);
-        # a source the store does not hold is refused (it was ignored); by default every source's
-        source = stages.stored_source(st, args.source) if args.source is not None else None
         ctx = stages.StageContext(st, source, args.workers, False, "ranker annotate")
         out = stages.annotate(ctx, annotation, st.sentences(corpus) if corpus else [],
                               equivalences=args.equivalences,
@@ -104,6 +111,16 @@ def run(args) -> int:
         print(f"{args.export}: {written} brackets of {n} sentences (ranker annotate --kind file --file "
               f"{args.export} reads them back)")
     return 0
+
+
+def _require_decisions(st, kind: str) -> None:
+    """Refuse, before the store is written, a kind read from decisions when none is stored: it
+    said "0 sentences annotated" with exit 0, and ranker train then advised this very command."""
+    from ..errors import RankerError
+
+    if not st.decisions():
+        raise RankerError(f"{st.path}: no discriminant decisions are stored, so annotation {kind!r} would be "
+                          f"empty: make some in ranker serve first (ranker serve --store {st.path})")
 
 
 def _own_name(name: str) -> None:

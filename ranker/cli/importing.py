@@ -47,23 +47,6 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    store = Path(args.store)
-    new = not store.exists()
-    try:
-        return _import(args)
-    except BaseException:
-        if new:   # a refused import into a new store leaves no store file behind
-            for leftover in (store, Path(f"{store}-wal"), Path(f"{store}-shm")):
-                try:
-                    leftover.unlink(missing_ok=True)
-                except OSError:
-                    pass
-        raise
-
-
-def _import(args) -> int:
-    from pathlib import Path
-
     from ..errors import RankerError
     from ..pipeline import stages
     from ..pipeline.forest_files import ForestFiles, import_forest_files
@@ -94,7 +77,8 @@ def _import(args) -> int:
             corpus = args.corpus
     else:
         new_corpus = args.corpus_name or "lists"
-    # one transaction: a refused file changes nothing (the run's row, written in it, goes too)
+    # one transaction: a refused file changes nothing (the run's row, written in it, goes too; a
+    # new store goes as well: recorded_store)
     with recorded_store(args, "import", create=True) as (st, _), st.batch():
         if reader is not None:
             stages.load_corpus(st, reader)

@@ -5,7 +5,7 @@ registers the subcommand and sets ``func(args) -> int`` as its handler. A user e
 (:class:`ranker.errors.RankerError`, a missing file) becomes one line on stderr and exit status 2,
 never a traceback; so do failures of the machine (disk full, file too large, a damaged store).
 A reader that leaves a pipe early (``ranker store stats S | head -1``) ends the command quietly,
-for every command, here.
+for every command, here; so do Ctrl-C and SIGTERM, in one line (:mod:`ranker.cli.signals`).
 """
 from __future__ import annotations
 
@@ -97,8 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    from .signals import terminated_as_interrupt
+
     try:
-        with gc_paused():   # commands build millions of cycle-free tuples: see ranker.gcpause
+        # SIGTERM stops a command as Ctrl-C does; gc: commands build millions of cycle-free tuples
+        with terminated_as_interrupt(), gc_paused():
             status = int(args.func(args) or 0)
             sys.stdout.flush()   # a closed pipe must show here, not in the interpreter's exit
             return status
@@ -131,9 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{e.filename}: " if e.filename else ""
         print(f"ranker: error: {where}{e.strerror or e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("ranker: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:   # Ctrl-C, or SIGTERM (signals.Terminated)
+        from .signals import status_of, stopped_line
+
+        print(stopped_line(e), file=sys.stderr)
+        return status_of(e)
 
 
 if __name__ == "__main__":

@@ -111,6 +111,8 @@ def run_export(args) -> int:
     from .train import check_writable
 
     check_writable(args.out, args.store)
+    if args.key is not None and not args.key.strip():   # '' is a prefix of every key: it exported one
+        raise RankerError("models export: an empty model key; name one by its key (ranker models list)")
     with Store.open(args.store, readonly=True) as st:   # listing and exporting change nothing
         models = _models(st)
         if args.key is None:

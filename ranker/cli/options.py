@@ -60,6 +60,19 @@ def _bounded(convert: Callable, section: str, key: str, flag: str) -> Callable:
     return checked
 
 
+def at_least_one(text: str) -> int:
+    """An argparse type: a whole number >= 1 (``--batch-size 0`` or ``-3`` was taken, exit 0)."""
+    import argparse
+
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+at_least_one.__name__ = "int"   # argparse's "invalid int value: 'x'"
+
+
 def add_store(parser) -> None:
     """``--store FILE``, default ``[experiment] store``."""
     from ..pipeline.config import ExperimentSection
@@ -73,7 +86,8 @@ def add_workers(parser) -> None:
 
     config_option(parser, "--workers", section=ExperimentSection, key="workers", type=int,
                   help="processes (or threads) to use, 0 = every core; more than the cores warns, and no "
-                  "pool starts more than it has tasks; results do not depend on it")
+                  "more processes than the cores (nor than a pool's tasks) start on this machine; results "
+                  "do not depend on it")
 
 
 def add_selection(parser, split_key: str | None) -> None:
@@ -173,6 +187,35 @@ def store_corpus(args, store=None) -> str:
                               "corpus's name as --corpus)")
         return name
     return args.corpus
+
+
+def check_selection(reader, args) -> None:
+    """Refuse, before the store is opened, selection options that select no sentence of the corpus
+    ``reader`` reads: a negative ``--limit``, a ``--split`` that selects no document (ranges beyond
+    the corpus, a glob matching nothing, ``@FILE`` naming a missing document), ``--fileids`` that
+    keep none of them. (``ranker parse`` loaded the whole corpus and recorded a run, then refused.)
+    """
+    from ..errors import RankerError
+    from ..pipeline.splits import document_span, split_selection
+    from ..sources.treebank import require_split
+    from ..store.splits import document_filter
+
+    if args.limit < 0:
+        raise RankerError(f"--limit must be >= 0, not {args.limit}")
+    documents = reader.documents()
+    if args.split is not None:
+        require_split(reader.name, args.split)   # e.g. conll2000's test half, not installed
+        chosen = split_selection(reader, args.split)
+        if not chosen:
+            raise RankerError(f"--split {args.split}: selects no document of corpus {reader.name} (its "
+                              f"documents are {document_span(documents)})")
+        documents = [d for d in documents if d in chosen]
+    if args.fileids is not None:
+        keep = document_filter(reader.name, None, args.fileids)
+        if not any(keep(d) for d in documents):
+            of = f"the {len(documents)} documents --split {args.split} selects" if args.split is not None else \
+                f"corpus {reader.name} (its documents are {document_span(documents)})"
+            raise RankerError(f"--fileids {args.fileids}: keeps no document of {of}")
 
 
 def selection(store, args):

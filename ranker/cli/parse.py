@@ -6,7 +6,8 @@ import sys
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import DataSection
-    from .options import add_corpus_files, add_parse_options, add_selection, add_store, add_workers, config_option
+    from .options import (add_corpus_files, add_parse_options, add_selection, add_store, add_workers, at_least_one,
+                          config_option)
 
     p = subparsers.add_parser("parse", help="parse corpus sentences with Link Grammar into the store",
                               description="Parse sentences from their tokens with Link Grammar; every "
@@ -26,7 +27,7 @@ def add_parser(subparsers) -> None:
                   "their words stand directly under their phrases")
     add_workers(p)
     add_parse_options(p)
-    p.add_argument("--batch-size", type=int, default=20, help="sentences per committed transaction")
+    p.add_argument("--batch-size", type=at_least_one, default=20, help="sentences per committed transaction")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -36,9 +37,8 @@ def run(args) -> int:
     from ..pipeline import stages
     from ..sources.link_grammar import import_linkgrammar
     from ..sources.text_corpus import untagged_note
-    from ..sources.treebank import require_split
     from .recorded import recorded_store
-    from .options import data_section, parse_section, selection
+    from .options import check_selection, data_section, parse_section, selection
 
     data = data_section(args)
     reader = stages.corpus_reader(data, "--corpus")   # files checked before any write
@@ -54,7 +54,7 @@ def run(args) -> int:
                     f"{data.tagger} is not used")
         if note:
             print(f"ranker: note: {note}", file=sys.stderr)
-    require_split(reader.name, args.split)   # e.g. conll2000's test half, not installed
+    check_selection(reader, args)   # a split that selects nothing, before the corpus is loaded
     parse = parse_section(args)
     with recorded_store(args, "parse", create=True) as (st, _):
         stages.load_corpus(st, reader)

@@ -19,11 +19,12 @@ def command_settings(args) -> dict:
 def recorded_store(args, command: str, create: bool = False, path: str | None = None):
     """``(store, settings)``: the store of ``args.store`` (or ``path``) opened to write, recording ``command``.
 
-    ``settings`` starts as the command's options; add what the command resolves (e.g.
-    ``settings["evaluation"]``) and the run records it.
+    A new store of a command refused before it committed anything is removed again
+    (:meth:`ranker.store.Store.writing`). ``settings`` starts as the command's options; add what
+    the command resolves (e.g. ``settings["evaluation"]``) and the run records it.
     """
     from ..store import Store
 
-    with Store.open(path or args.store, create=create) as st, \
+    with Store.writing(path or args.store, create=create) as st, \
             st.recording(command, command_settings(args)) as settings:
         yield st, settings

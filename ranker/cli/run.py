@@ -27,8 +27,10 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     import dataclasses
+    from pathlib import Path
 
     from ..atomicfile import check_not_store
+    from ..errors import RankerError
     from ..pipeline.config import load_config
     from ..pipeline.experiment import run_experiment
 
@@ -41,6 +43,9 @@ def run(args) -> int:
     cfg = dataclasses.replace(cfg, experiment=exp)
     out = args.out or f"runs/{cfg.experiment.name}"
     check_not_store(out, cfg.experiment.store, "--out")
+    if Path(out).exists() and not Path(out).is_dir():   # it said "OUT: File exists"
+        raise RankerError(f"--out {out}: is a file; give a folder (the run writes report.md, gold.mrg, "
+                          "selected/ and more into it)")
     report = run_experiment(cfg, out, progress=not args.no_progress)
     print(f"report: {out}/report.md")
     for name, t in report.metrics.items():

@@ -52,14 +52,14 @@ def _open(path):
 
 def run_backup(args) -> int:
     from ..store.connection import backup_destination
-    from .signals import Stopped, stopped_by_signals
+    from .signals import Stopped, interrupt_of, stopped_by_signals
 
     backup_destination(args.store, args.dest)   # refused before the store is even opened
     try:   # SIGTERM as Ctrl-C: the backup's temporary file is removed either way
         with stopped_by_signals(), _open(args.store) as st:
             dest = st.backup(args.dest)
-    except Stopped:
-        raise KeyboardInterrupt from None   # "ranker: interrupted", exit 130
+    except Stopped as e:
+        raise interrupt_of(e) from None   # "ranker: interrupted", exit 130 (SIGTERM: 143)
     print(f"ranker store backup: {args.store} copied to {dest}")
     return 0
 
@@ -151,6 +151,10 @@ def run_export(args) -> int:
         return _export_trees(args)
     # Written beside the target and renamed at the end, so a failure leaves an old FILE intact.
     with _open(args.store) as st, (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
+        if args.source is not None:   # a source the store lacks exported nothing, exit 0
+            from ..pipeline.stages import stored_source
+
+            stored_source(st, args.source)
         sents = _selected_sentences(st, args)
         for s in sents:
             for text in st.candidate_texts(s.id, args.source):

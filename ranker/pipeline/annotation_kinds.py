@@ -169,7 +169,24 @@ class Decisions(AnnotationKind):
     from_decisions = True
 
     def check_run(self, cfg, reader, where: str) -> None:
-        return None   # the store's decisions are read when the stage runs (it says when there are none)
+        """Refuse a run whose store holds no decision on a training sentence, before any stage works
+        (the run parsed, counted and stamped the store's records, then refused)."""
+        from ..store import Store
+        from .splits import split_selection
+
+        path = Path(cfg.experiment.store)
+        decided: set[str] = set()
+        if path.is_file():
+            with Store.open(path, readonly=True) as st:
+                decided = {sid for sid, _ in st.decisions()}
+        train = split_selection(reader, cfg.data.train)
+        if not any(c == reader.name and doc in train for c, doc, _ in (sid.rsplit("/", 2) for sid in decided)):
+            held = "no such store yet: ranker parse makes it" if not path.is_file() else (
+                f"its {len(decided)} decided sentences are all outside it" if decided else "no decision at all")
+            raise RankerError(f"{where}: [annotation] kind {self.name!r} learns from the decisions people make in "
+                              f"ranker serve, and store {path} holds none on a sentence of [data] train "
+                              f"({cfg.data.train}: {held}); make them first (ranker serve --store {path}), or "
+                              "choose kind riezler or best_f")
 
     def store(self, ctx, annotation, sentences) -> int:
         from ..sources.adjudication import store_spans, store_team_work

@@ -120,11 +120,15 @@ def apply_stream(ranker: ListRanker, raw, name: str, fmt: str, out, chunk: int, 
     message; ``out`` is a text stream, written a chunk at a time (``flush``: flushed after each).
     """
     import gzip
+    import zlib
 
     from ..sources.nbest import stream_blocks
 
-    if hasattr(raw, "peek") and raw.peek(2)[:2] == b"\x1f\x8b":
-        raw = gzip.GzipFile(fileobj=raw, mode="rb")
+    try:   # a .gz is already being decompressed: its first block is read here
+        if hasattr(raw, "peek") and raw.peek(2)[:2] == b"\x1f\x8b":
+            raw = gzip.GzipFile(fileobj=raw, mode="rb")
+    except (OSError, EOFError, zlib.error) as e:   # zlib.error: damaged compressed bytes (a traceback)
+        return Applied(0, 0, (), f"{name}: cannot be read before its first list ({e})")
     blocks = stream_blocks(io.TextIOWrapper(raw, encoding="utf-8"), name, fmt, first_line)
     written = empty = number = 0
     skipped: list[str] = []
@@ -139,8 +143,10 @@ def apply_stream(ranker: ListRanker, raw, name: str, fmt: str, out, chunk: int, 
                     break
             else:
                 more = False
-        except (UnicodeDecodeError, OSError, EOFError) as e:
-            broken = f"{name}: cannot be read after its {number + len(got)}th list ({e})"
+        except (UnicodeDecodeError, OSError, EOFError, zlib.error) as e:
+            read = number + len(got)   # the lists read whole before the damage ("3th", "0th list" were said)
+            broken = (f"{name}: cannot be read after list {read} ({e})" if read else
+                      f"{name}: cannot be read before its first list ({e})")
             more = False
         if not got:
             break

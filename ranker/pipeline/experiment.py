@@ -32,6 +32,7 @@ from . import stages
 from .config import ExperimentConfig
 from .report import Plot, Report, write_report
 from .run_counts import ForestSizes, RunCounts
+from .splits import distinct
 from .stages import LINK_GRAMMAR, sentence_quality, tune_heidorn  # noqa: F401  (public names of old)
 from .training import learning_curve
 
@@ -115,7 +116,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     Path(cfg.experiment.store).parent.mkdir(parents=True, exist_ok=True)
     # every stage's pools and the objective run on the configured executor (local or Dask)
     with stages.make_executor(cfg.experiment) as executor, use_executor(executor), \
-            Store.open(cfg.experiment.store) as st, \
+            Store.writing(cfg.experiment.store) as st, \
             st.recording("run", {"config": cfg.to_dict(), "out": str(out.resolve())}):
         ctx = stages.StageContext(st, None, workers, progress, cfg.source, executor)
         with clock("corpus"):
@@ -140,7 +141,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                   evaluation=ev)
 
         with clock("score"):
-            stages.compute_counts(ctx, ev, [*splits.heldout.sentences, *splits.test.sentences])
+            stages.compute_counts(ctx, ev, distinct([*splits.heldout.sentences, *splits.test.sentences]))
             counts.deps_ceiling = stages.test_ceiling(ctx, ev, splits.test.sentences)
             fcs = stages.load_counts(ctx, ev, splits.test, metric_names)
             held = stages.load_counts(ctx, ev, splits.heldout,

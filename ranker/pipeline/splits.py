@@ -27,6 +27,13 @@ class SplitSelection(NamedTuple):
     sentences: tuple[Sentence, ...]
 
 
+def distinct(sentences) -> list[Sentence]:
+    """Each sentence once, in the order of its first appearance: splits that share a document (a
+    config that overlaps them is warned about, not refused) must not hand a stage one sentence
+    twice (it was parsed twice and its second forest broke the store's unique key)."""
+    return list({s.id: s for s in sentences}.values())
+
+
 def _stem(document: str) -> str:
     return document.rsplit(".", 1)[0]
 
@@ -155,3 +162,23 @@ def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
         kept.append(s)
     whole = split is not None and fileids is None and len(kept) == len(sents)
     return SplitSelection(spec or "all", corpus, split, None if whole else tuple(docs), tuple(kept))
+
+
+def split_selection(reader, spec: str) -> set[str]:
+    """The documents of ``reader``'s corpus a ``[data]`` split selects (a name, ranges, a glob or a list)."""
+    from ..store.splits import SPLITS
+
+    documents = list(reader.documents())
+    if (reader.name, spec) in SPLITS:
+        return {doc for doc in documents if SPLITS[(reader.name, spec)].contains(doc)}
+    listed = split_documents(spec, documents, reader.name)
+    if listed is not None:
+        return set(listed)
+    ranges = parse_ranges(spec)
+    return {doc for doc in documents if in_ranges(doc, ranges)}
+
+
+def document_span(documents) -> str:
+    """A corpus's documents in a few words, for a message: ``wsj_0001 .. wsj_0199`` (stems)."""
+    stems = sorted({_stem(doc) for doc in documents})
+    return f"{stems[0]} .. {stems[-1]}" if len(stems) > 1 else (stems or ["none"])[0]

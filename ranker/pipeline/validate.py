@@ -61,7 +61,7 @@ def check_selection(where: str, reader, key: str, spec: str) -> None:
     """
     from ..sources.treebank import require_split
     from ..store.splits import SPLITS
-    from .splits import in_ranges, parse_ranges, split_documents
+    from .splits import document_span, in_ranges, parse_ranges, split_documents
     from .stages.corpus import corpus_reader
 
     if isinstance(reader, str):
@@ -82,9 +82,8 @@ def check_selection(where: str, reader, key: str, spec: str) -> None:
     _check(where, what, lambda: parse_ranges(spec))
     ranges = parse_ranges(spec)
     if not any(in_ranges(doc, ranges) for doc in documents):
-        stems = sorted({doc.rsplit(".", 1)[0] for doc in documents})
-        have = f"{stems[0]} .. {stems[-1]}" if len(stems) > 1 else (stems or ["none"])[0]
-        raise ConfigError(f"{where}: {what} selects no sentence of corpus {corpus} (its documents are {have})")
+        raise ConfigError(f"{where}: {what} selects no sentence of corpus {corpus} (its documents are "
+                          f"{document_span(documents)})")
 
 
 def _check(where: str, what: str, load) -> None:
@@ -95,26 +94,13 @@ def _check(where: str, what: str, load) -> None:
         raise ConfigError(said if said.startswith(f"{where}: ") else f"{where}: {what}: {said}") from None
 
 
-def split_selection(reader, spec: str) -> set[str]:
-    """The documents of ``reader``'s corpus a ``[data]`` split selects (a name, ranges, a glob or a list)."""
-    from ..store.splits import SPLITS
-    from .splits import in_ranges, parse_ranges, split_documents
-
-    documents = list(reader.documents())
-    if (reader.name, spec) in SPLITS:
-        return {doc for doc in documents if SPLITS[(reader.name, spec)].contains(doc)}
-    listed = split_documents(spec, documents, reader.name)
-    if listed is not None:
-        return set(listed)
-    ranges = parse_ranges(spec)
-    return {doc for doc in documents if in_ranges(doc, ranges)}
-
-
 def warn_split_overlap(where: str, reader, data) -> None:
     """One ``ranker: warning:`` line when the held-out split is the test split, or training shares
     documents with the test split: the test scores are then no measure of unseen text (not refused:
     a quick look at a tiny corpus may want it)."""
     import sys
+
+    from .splits import split_selection
 
     try:
         train, heldout, test = (split_selection(reader, getattr(data, k)) for k in ("train", "heldout", "test"))

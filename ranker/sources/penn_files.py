@@ -16,6 +16,7 @@ split is written as document ranges (``wsj_0200-2199``). Sentence ids are
 """
 from __future__ import annotations
 
+import errno
 import glob
 import gzip
 import hashlib
@@ -41,7 +42,47 @@ def document_id(path: Path) -> str:
 
 
 def _is_tree_file(path: Path) -> bool:
-    return document_id(path).endswith(TREE_SUFFIXES) and path.is_file()
+    """Whether ``path`` is named as a tree file; one that cannot be read as a file is refused, named.
+
+    A dangling or looping symbolic link (or a socket, a pipe) named ``x.mrg`` was passed over in
+    silence, and its document was simply missing from the corpus.
+    """
+    if not document_id(path).endswith(TREE_SUFFIXES):
+        return False
+    _refuse_unreadable(path)
+    return path.is_file()
+
+
+def _refuse_unreadable(path: Path) -> None:
+    """Refuse, named, a path of the corpus that is neither a file nor a folder."""
+    if not path.is_file() and not path.is_dir():
+        raise RankerError(f"{path}: {_unreadable(path)}: document {document_id(path)} cannot be read; "
+                          "fix or remove it (or leave it out with a glob as [data] path / --path)")
+
+
+def _unreadable(path: Path) -> str:
+    """Why a path named as a tree file is no file: a dangling or looping link, or a special file."""
+    if path.is_symlink():
+        try:
+            path.stat()
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                return "a symbolic link that loops"
+            return f"a symbolic link to {os.readlink(path)}, which does not exist"
+    return "not a regular file"
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    """Every file name below ``folder``, through linked folders too (each real folder once: a link
+    back up is no endless walk); ``os.walk`` alone passed over a linked folder of trees in silence."""
+    seen: set[str] = set()
+    for root, dirs, names in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        yield from (Path(root) / name for name in names)
 
 
 def tree_files(spec: str, where: str = "[data] path") -> list[Path]:
@@ -57,10 +98,11 @@ def tree_files(spec: str, where: str = "[data] path") -> list[Path]:
     path = Path(spec)
     if any(c in spec for c in "*?["):
         found = [Path(p) for p in glob.glob(spec, recursive=True)]
+        for p in found:
+            _refuse_unreadable(p)   # a file the glob names that cannot be read is no missing document
         files = [p for p in found if p.is_file()]
     elif path.is_dir():
-        files = [Path(root) / f for root, _, names in os.walk(path) for f in names]
-        files = [p for p in files if _is_tree_file(p)]
+        files = [p for p in _walk(path) if _is_tree_file(p)]
     elif path.is_file():
         files = [path]
     else:

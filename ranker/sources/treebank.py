@@ -302,7 +302,17 @@ class NltkConll2000(NltkCorpus):
     has_annotation = True
 
     def documents(self) -> list[str]:
-        return conll2000_files()
+        """The documents as stored: runs of :data:`CONLL_DOCUMENT_SIZE` sentences of each file
+        (``train.txt#0000``, ...), counted from the blank lines that end its sentences (the file
+        names alone let ``--fileids train.txt#0000`` select nothing)."""
+        from nltk.corpus import conll2000
+
+        out = []
+        with reading_corpus("conll2000"):
+            for fid in conll2000_files():
+                n = sum(1 for block in conll2000.raw(fid).split("\n\n") if block.strip())
+                out += [f"{fid}#{k:04d}" for k in range(-(-n // CONLL_DOCUMENT_SIZE))]
+        return out
 
     def items(self, fileids=None):
         return (CorpusItem(s, None, a) for s, a in conll2000_sentences(fileids))

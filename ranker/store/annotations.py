@@ -105,7 +105,9 @@ class AnnotationTables:
 
             how = (f"--kind {kind}" if kind in ANNOTATIONS.names(bare=True)
                    else f"--kind file --file BRACKETS --name {kind}")
-            raise StoreError(f"{self.path}: no annotation {kind!r} is stored; run: ranker annotate "
+            first = ("make decisions in ranker serve, then " if kind in ANNOTATIONS.names(bare=True)
+                     and ANNOTATIONS.get(kind)(kind).from_decisions else "")
+            raise StoreError(f"{self.path}: no annotation {kind!r} is stored; {first}run: ranker annotate "
                              f"--store {self.path} {how}")
         annotated = self.annotations(kind, corpus, split, fileids)
         out: dict[str, ConsistentSet] = {}

@@ -48,10 +48,11 @@ class ArtifactTables:
             return
         self._run = {"id": None, "command": command, "settings": dict(settings), "started": _now()}
         outcome = "ok"
+        stopped = None
         try:
             yield self._run["settings"]
-        except KeyboardInterrupt:
-            outcome = "interrupted"
+        except KeyboardInterrupt as e:
+            outcome, stopped = "interrupted", e
             raise
         except BaseException as e:
             outcome = f"error: {e}".splitlines()[0][:500]
@@ -61,6 +62,8 @@ class ArtifactTables:
             # (a row inserted in a transaction the command's error rolled back is gone: leave it so)
             if run["id"] is not None and self._conn.execute("SELECT 1 FROM runs WHERE id=?",
                                                             (run["id"],)).fetchone():
+                if stopped is not None:   # it committed work before the stop: "kept in" (ranker.cli.signals)
+                    stopped.kept_in = str(self.path)
                 try:
                     with self.batch():
                         self._conn.execute("UPDATE runs SET ended=?, outcome=?, settings=? WHERE id=?",

@@ -101,6 +101,44 @@ class Connection:
         return store
 
     @classmethod
+    @contextmanager
+    def writing(cls, path: str | Path, *, create: bool = True):
+        """The store opened (and by default created) for a command that writes, closed on leaving.
+
+        A store this call creates is removed again (with its ``-wal`` and ``-shm``) when the block
+        fails before anything was committed to it: a command refused while it writes (a bad tree
+        half-way through the corpus, whose one transaction is rolled back) leaves no new empty
+        store file. A store that holds anything, such as the batches of a parse interrupted late,
+        is kept.
+        """
+        path = Path(path)
+        new = create and not path.exists()
+        remove = False
+        try:
+            with cls.open(path, create=create) as store:
+                try:
+                    yield store
+                except BaseException:
+                    remove = new and store._holds_nothing()
+                    raise
+        finally:
+            if remove:
+                for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+                    try:
+                        leftover.unlink(missing_ok=True)
+                    except OSError:
+                        pass
+
+    def _holds_nothing(self) -> bool:
+        """Whether no table but the schema's own ``meta`` holds a row (nothing was committed)."""
+        try:
+            tables = [r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+            return not any(self._conn.execute(f'SELECT 1 FROM "{t}" LIMIT 1').fetchone()
+                           for t in tables if t != "meta" and not t.startswith("sqlite_"))
+        except sqlite3.Error:
+            return False   # unreadable now: keep it, as it is
+
+    @classmethod
     def _open_readonly(cls, path: Path) -> "Store":
         """Open for reading so that no file is left beside the store and nothing is written.
 

@@ -198,7 +198,7 @@ def test_a_truncated_gz_keeps_the_trees_of_the_lists_before_it(bllip, tmp_path):
     got = _ranker("apply", "--model", work / "model.json", "--lists", tmp_path / "cut.nbest.gz", "--chunk", "2",
                   "--out", tmp_path / "best.mrg", "--no-progress")
     assert got.returncode == 1 and "Traceback" not in got.stderr
-    assert f"ranker: error: {tmp_path / 'cut.nbest.gz'}: cannot be read after its" in got.stderr
+    assert f"ranker: error: {tmp_path / 'cut.nbest.gz'}: cannot be read after list " in got.stderr
     lines = (tmp_path / "best.mrg").read_text().splitlines()
     want = (work / "selected.mrg").read_text().splitlines()
     assert 0 < len(lines) < len(want) and lines == want[:len(lines)]
@@ -273,7 +273,7 @@ def test_a_file_that_cannot_be_read_on_loses_only_its_own_lists(bllip, tmp_path)
     pool = _ranker(*argv, "--workers", "2", "--out", tmp_path / "pool.mrg")
     for got in (one, pool):
         assert got.returncode == 1 and "Traceback" not in got.stderr
-        assert f"ranker: error: {tmp_path / 'cut.nbest.gz'}: cannot be read after its" in got.stderr
+        assert f"ranker: error: {tmp_path / 'cut.nbest.gz'}: cannot be read after list " in got.stderr
     lines = (tmp_path / "one.mrg").read_text().splitlines()
     cut = len(lines) - 2 * len(want)
     assert 0 < cut < len(want) and lines == want + want[:cut] + want

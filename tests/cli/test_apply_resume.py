@@ -71,7 +71,7 @@ def test_a_partition_that_broke_is_the_only_one_applied_again(bllip, tmp_path):
     argv = ["apply", "--model", work / "model.json", "--lists", tmp_path / "a.nbest", middle, tmp_path / "c.nbest",
             "--no-progress", "--workers", "1", "--parts", parts, "--out", tmp_path / "best.mrg"]
     first = _ranker(*argv)
-    assert first.returncode == 1 and f"ranker: error: {middle}: cannot be read after its" in first.stderr
+    assert first.returncode == 1 and f"ranker: error: {middle}: cannot be read after list " in first.stderr
     assert f"ranker: the finished partitions stay in {parts}" in first.stderr
     assert sorted(p.name for p in parts.iterdir()) == ["notes.txt", "part-000000.json", "part-000000.mrg",
                                                         "part-000001.mrg", "part-000002.json", "part-000002.mrg"]

@@ -95,8 +95,10 @@ CASES = {
                                                  "nosuch"], {}, 2,
                                                 r"ranker: error: {s}: no candidates from source 'nosuch' "
                                                 r"\(stored: penn:x\)$"),
+    # (a store with no decisions is refused since issue 44, item 18: the source is read first)
     "11 annotate --kind user --source penn:x": ([*ANNOTATE, "--kind", "user", "--source",
-                                                 "penn:x"], {}, 0, None),
+                                                 "penn:x"], {}, 2,
+                                                r"ranker: error: {s}: no discriminant decisions are stored"),
     "11 serve users add, no such store": (["serve", "users", "add", "erin", "--store", "{t}/nosuch.sqlite"], {}, 2,
                                           r"ranker: error: --store {t}/nosuch\.sqlite: no such store \(its users "
                                           r"file would be {t}/nosuch\.sqlite\.users\)"),

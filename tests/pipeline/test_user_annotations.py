@@ -198,8 +198,14 @@ def test_a_run_config_may_train_on_user_decisions(tmp_path):
     from ranker.pipeline.config import load_config
     from ranker.pipeline.validate import validate_config
 
+    from ranker.store import Sentence
+
     cfg = tmp_path / "c.toml"
-    cfg.write_text('[experiment]\nname = "u"\n[annotation]\nkind = "user"\n')
+    store = tmp_path / "s.sqlite"   # a decision on a training sentence (none: refused, tests/cli/test_issue44_run_cases)
+    with Store.open(store) as st:
+        st.add_sentences([Sentence("treebank/wsj_0001.mrg/0", "treebank", "wsj_0001.mrg", 0, ("Pierre",), ("NNP",))])
+        st.add_decision("treebank/wsj_0001.mrg/0", Decision("NP", 0, 1, True, "sim", "2026-11-23T16:00:00Z"))
+    cfg.write_text(f'[experiment]\nname = "u"\nstore = "{store}"\n[annotation]\nkind = "user"\n')
     validate_config(load_config(cfg))
     cfg.write_text('[experiment]\nname = "u"\n[annotation]\nkind = "users"\n')
     with pytest.raises(RankerError, match=r"kind .users. is neither derived from gold trees \(best_f, riezler\), nor stored with a corpus \(chunks\), nor made of decisions \(user\)"):

@@ -7,7 +7,7 @@ from typing import NamedTuple
 from ...store import Store
 from ...store.records import Sentence
 from ..config import DataSection
-from ..splits import SplitSelection, select_split
+from ..splits import SplitSelection, distinct, select_split
 from .context import StageContext
 
 
@@ -24,8 +24,8 @@ class Splits(NamedTuple):
         return {"train": self.train, "heldout": self.heldout, "test": self.test}
 
     def sentences(self) -> list[Sentence]:
-        """Every sentence of every part, main corpus first."""
-        return [x for s in (*self.main().values(), *self.extra) for x in s.sentences]
+        """Every sentence of every part once (splits may share documents), main corpus first."""
+        return distinct(x for s in (*self.main().values(), *self.extra) for x in s.sentences)
 
 
 def corpus_reader(data: DataSection | str, where: str = "[data]"):
