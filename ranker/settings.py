@@ -94,6 +94,18 @@ class DataSection:
     limit: int = setting(0, range=Range(0))            # sentences per split, 0 = all (quick runs)
     extra_training: tuple[str, ...] = ()   # extra corpora with partial annotation only, e.g. ("conll2000",)
     extra_limit: int = setting(0, range=Range(0))      # sentences of each extra corpus, 0 = all
+    # more treebanks trained on in one model, each with its own splits ([[data.also]] tables with
+    # this section's corpus, path, name, encoding, train, heldout, test and limit): every corpus's
+    # train split trains, its held-out joins the choice of sigma^2 and rule, and the report scores
+    # the model on each corpus's test split beside models trained on each alone
+    also: tuple[DataSection, ...] = ()
+
+    #: The keys an ``[[data.also]]`` table may set (the rest are the main corpus's alone).
+    ALSO_KEYS = ("corpus", "path", "name", "encoding", "train", "heldout", "test", "limit")
+
+    def corpora(self) -> tuple[DataSection, ...]:
+        """This corpus, then those of ``also``: the treebanks one model is trained on."""
+        return (self, *self.also)
 
 
 #: The most linkages a sentence may keep (100 times the default: candidates of 1-3 KB each, a
@@ -155,6 +167,10 @@ class FeaturesSection:
     set: str = setting("default", path="table")       # configs/features/<set>.toml, or a path
     # keep properties seen >= cutoff times in consistent candidates
     cutoff: int = setting(2, range=Range(0))
+    # with [[data.also]] (several treebanks): "per-corpus" gives every feature a copy per corpus beside
+    # the shared one (Daume III 2007; ranker/pipeline/domains.py), "shared" one copy for all, "auto"
+    # fits both and keeps the better on held-out; text of no known corpus is scored by the shared copy
+    domains: str = setting("auto", choices=("auto", "shared", "per-corpus"))
 
 
 @dataclass(frozen=True)
@@ -244,8 +260,11 @@ class ExperimentConfig:
         for f in dataclasses.fields(self):
             if f.name == "source":
                 continue
-            sec = dataclasses.asdict(getattr(self, f.name))
-            doc[f.name] = {k: list(v) if isinstance(v, tuple) else v for k, v in sec.items()}
+            sec = getattr(self, f.name)
+            doc[f.name] = _plain(dataclasses.asdict(sec))
+            if isinstance(sec, DataSection):   # an [[data.also]] table says only what it may set
+                doc[f.name]["also"] = [{k: v for k, v in t.items() if k in DataSection.ALSO_KEYS}
+                                       for t in doc[f.name]["also"]]
         return doc
 
     def to_toml(self) -> str:
@@ -253,6 +272,15 @@ class ExperimentConfig:
         import tomli_w     # the one import that is not the standard library's, only when writing
 
         return tomli_w.dumps(self.to_dict())
+
+
+def _plain(x):
+    """Lists for tuples, all the way down (``[[data.also]]`` tables hold tuples of their own)."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x
 
 
 #: The sections of an experiment config by name (``[loglinear]`` is :class:`LogLinearSection`).

@@ -76,6 +76,10 @@ def _check_value(value, annotation, where: str):
         if not isinstance(value, list):
             raise ConfigError(f"{where}: expected a list, got {value!r}")
         return tuple(_check_value(v, item_type, f"{where}[{i}]") for i, v in enumerate(value))
+    if dataclasses.is_dataclass(annotation):   # a table of tables: [[data.also]]
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a table, got {value!r}")
+        return _section(annotation, value, where, getattr(annotation, "ALSO_KEYS", None))
     if annotation is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if annotation is int and isinstance(value, bool):
@@ -122,19 +126,22 @@ def config_from_dict(doc: dict, source: str = "<dict>") -> ExperimentConfig:
             raise ConfigError(f"{source}: unknown section [{name}] (known: {known})")
         if not isinstance(body, dict):
             raise ConfigError(f"{source}: [{name}] must be a table")
-        cls = hints[name]
-        fields = typing.get_type_hints(cls)
-        values = {}
-        for key, value in _renamed(name, body, source).items():
-            if key not in fields:
-                raise ConfigError(f"{source}: unknown key '{key}' in [{name}] "
-                                  f"(known: {', '.join(fields)})")
-            where = f"{source}: [{name}] {key}"
-            values[key] = _check_value(value, fields[key], where)
-        sections[name] = cls(**values)
+        sections[name] = _section(hints[name], _renamed(name, body, source), f"{source}: [{name}]")
     cfg = ExperimentConfig(**sections, source=source)
     check_settings(cfg)
     return cfg
+
+
+def _section(cls: type, body: dict, where: str, keys: tuple[str, ...] | None = None):
+    """The section ``cls`` from a TOML table, its keys checked (``keys``: the only ones it may set)."""
+    fields = typing.get_type_hints(cls)
+    known = tuple(fields) if keys is None else keys
+    values = {}
+    for key, value in body.items():
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key '{key}' (known: {', '.join(known)})")
+        values[key] = _check_value(value, fields[key], f"{where} {key}")
+    return cls(**values)
 
 
 def check_settings(cfg: ExperimentConfig) -> None:
@@ -145,12 +152,21 @@ def check_settings(cfg: ExperimentConfig) -> None:
     """
     for name, section in SECTIONS.items():
         values = getattr(cfg, name)
-        for f in dataclasses.fields(section):
-            where = f"{cfg.source}: [{name}] {f.name}"
-            value = getattr(values, f.name)
-            _check_range(value, f.metadata.get("range"), where)
-            _check_choice(value, choices(section, f.name), where)
+        _check_section(values, f"{cfg.source}: [{name}]")
     check_experiment_name(cfg.experiment.name, f"{cfg.source}: [experiment] name")
+
+
+def _check_section(values, where: str) -> None:
+    """Check every key of one section (and of its tables of tables, ``[[data.also]]``)."""
+    section = type(values)
+    for f in dataclasses.fields(section):
+        value = getattr(values, f.name)
+        if isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+            for i, sub in enumerate(value):
+                _check_section(sub, f"{where} {f.name}[{i}]")
+            continue
+        _check_range(value, f.metadata.get("range"), f"{where} {f.name}")
+        _check_choice(value, choices(section, f.name), f"{where} {f.name}")
 
 
 def check_experiment_name(name: str, where: str) -> None:
@@ -211,11 +227,23 @@ def resolve_paths(cfg: ExperimentConfig, base: str | Path) -> ExperimentConfig:
     result names absolute paths, so ``config.resolved.toml`` reads the same files from its own folder.
     """
     changed = {}
-    for name, section in SECTIONS.items():
+    for name in SECTIONS:
         values = getattr(cfg, name)
-        new = {f.name: resolve_path(getattr(values, f.name), f.metadata["path"], base)
-               for f in dataclasses.fields(section) if "path" in f.metadata}
-        new = {k: v for k, v in new.items() if v != getattr(values, k)}
-        if new:
-            changed[name] = dataclasses.replace(values, **new)
+        new = _resolved_section(values, base)
+        if new is not values:
+            changed[name] = new
     return dataclasses.replace(cfg, **changed) if changed else cfg
+
+
+def _resolved_section(values, base: str | Path):
+    """One section with its relative paths read from ``base`` (those of ``[[data.also]]`` too)."""
+    new = {}
+    for f in dataclasses.fields(values):
+        value = getattr(values, f.name)
+        if "path" in f.metadata:
+            value = resolve_path(value, f.metadata["path"], base)
+        elif isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+            value = tuple(_resolved_section(v, base) for v in value)
+        if value != getattr(values, f.name):
+            new[f.name] = value
+    return dataclasses.replace(values, **new) if new else values

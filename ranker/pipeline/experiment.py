@@ -28,8 +28,9 @@ from ..evaluation.bounds import METRICS, corpus_score, oracle_choice, selected_c
 from ..gcpause import gc_paused
 from ..parallel import use_executor
 from ..store import Store
-from . import stages
+from . import domains, stages
 from .config import ExperimentConfig
+from .domains import domain_modes
 from .report import Plot, Report, write_report
 from .run_counts import ForestSizes, RunCounts
 from .splits import distinct
@@ -122,6 +123,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         with clock("corpus"):
             splits = stages.select_splits(ctx, d)
         counts.sentences = {name: len(s.sentences) for name, s in splits.main().items()}
+        counts.sentences.update({f"{s.corpus} {name}": len(s.sentences) for c in splits.also
+                                 for name, s in zip(("train", "heldout", "test"), c)})
         counts.extra_sentences = {s.corpus: len(s.sentences) for s in splits.extra}
 
         with clock("parse"):
@@ -136,35 +139,49 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 counts.evidence = evidence.counts
                 notes.extend(evidence.notes)
 
+        corpora = splits.corpora()   # the main treebank, then those of [[data.also]]
         with clock("annotate"):
-            ann = stages.annotate(ctx, cfg.annotation, splits.train.sentences, bool(splits.extra),
-                                  evaluation=ev)
+            ann = stages.annotate(ctx, cfg.annotation, [s for c in corpora for s in c.train.sentences],
+                                  bool(splits.extra), evaluation=ev)
 
         with clock("score"):
-            stages.compute_counts(ctx, ev, distinct([*splits.heldout.sentences, *splits.test.sentences]))
+            stages.compute_counts(ctx, ev, distinct([s for c in corpora for sel in (c.heldout, c.test)
+                                                     for s in sel.sentences]))
             counts.deps_ceiling = stages.test_ceiling(ctx, ev, splits.test.sentences)
             fcs = stages.load_counts(ctx, ev, splits.test, metric_names)
             held = stages.load_counts(ctx, ev, splits.heldout,
                                       sorted({ll.select_metric, cfg.heidorn.tune_metric}))
+            # the other treebanks' held-out (sigma^2, rule and feature space chosen on all) and test
+            held_also = [stages.load_counts(ctx, ev, c.heldout, [ll.select_metric]) for c in corpora[1:]]
+            tests_also = [stages.load_counts(ctx, ev, c.test, metric_names) for c in corpora[1:]]
 
         with clock("features"):
             template = stages.loglinear_template(ll, workers)
             rules = stages.rule_grid(cfg.annotation)
-            sets = stages.training_sets(ctx, ann, cfg.features, template, [splits.train, *splits.extra], rules)
+            spaces = domain_modes(cfg.features.domains, len(corpora))
+            sets = stages.training_sets(ctx, ann, cfg.features, template,
+                                        [*(c.train for c in corpora), *splits.extra], rules, len(corpora), spaces)
             first = next(sets)   # the extraction, clocked here; each rule's fit below
             mats = {name: stages.extract_features(ctx, cfg.features, sel)
                     for name, sel in (("heldout", splits.heldout), ("test", splits.test))}
+            mats_also = [(stages.extract_features(ctx, cfg.features, c.heldout),
+                          stages.extract_features(ctx, cfg.features, c.test)) for c in corpora[1:]]
         counts.features_before_cutoff = first[1].features_before_cutoff
 
         with clock("train"):
-            qh = stages.candidate_quality(held[ll.select_metric], ll.select_metric)
-            if len(qh) != mats["heldout"].X.shape[0]:
+            held_mats = [mats["heldout"], *(h for h, _ in mats_also)]
+            qhs = [stages.candidate_quality(h[ll.select_metric], ll.select_metric) for h in [held, *held_also]]
+            if any(len(q) != m.X.shape[0] for q, m in zip(qhs, held_mats)):
                 raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
+            # every treebank's held-out together, in each feature space fitted
+            heldout = {space: domains.stacked([domains.in_space(m, c.heldout.corpus, space)
+                                               for m, c in zip(held_mats, corpora)]) for space in spaces}
             feature_config = load_feature_set(cfg.features.set).to_dict()
-            tagger = stages.train_tagger(ctx, [splits.train])   # for untagged text the model is applied to
-            ruled = stages.fit_rules(ctx, ll, template, itertools.chain([first], sets), len(rules),
-                                     mats["heldout"], qh, feature_config, tagger)
-            del first, sets
+            # for untagged text the model is applied to
+            tagger = stages.train_tagger(ctx, [c.train for c in corpora])
+            ruled = stages.fit_rules(ctx, ll, template, itertools.chain([first], sets), len(rules) * len(spaces),
+                                     heldout, np.concatenate(qhs), feature_config, tagger)
+            del first, sets, heldout
             data, fit = ruled.data, ruled.fit
             counts.features_after_cutoff = len(data.names)
             notes.extend(fit.notes)
@@ -182,8 +199,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         test = splits.test
         with clock("select"):
-            picked = stages.select_test(ctx, test, mats["test"], data.names, heid, model,
-                                        cfg.experiment.seed)
+            picked = stages.select_test(ctx, test, domains.in_space(mats["test"], test.corpus, ruled.domains),
+                                        data.names, heid, model, cfg.experiment.seed)
             choices = picked.rankers
 
         with clock("evaluate"):
@@ -212,6 +229,16 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                   f"{primary} (%)", {"loglinear": (tuple(x for x, _ in curve),
                                                                    tuple(v for _, v in curve))}))
 
+        by_treebank = []
+        if len(corpora) > 1 and model is not None:
+            with clock("treebanks"):   # the combined model beside one trained on each treebank alone
+                singles = stages.single_models(ctx, ll, template, ann, cfg.features, corpora, held_mats, qhs,
+                                               ruled.rule, feature_config, tagger)
+                models = {**singles, f"trained on all {len(corpora)} (features {ruled.domains})":
+                          (model, data.names, ruled.domains)}
+                by_treebank = stages.score_treebanks(corpora, [mats["test"], *(t for _, t in mats_also)],
+                                                     [fcs, *tests_also], models, metric_names)
+
         sizes = np.diff(fcs[metric_names[0]].offsets)
         counts.forests["test"] = ForestSizes.of(sizes)
 
@@ -231,6 +258,6 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                              "lines in selected/*.mrg).")
             report = Report(cfg.experiment.name, tables, by_quality, by_length, counts,
                             dict(clock.seconds), plots, notes, software_versions(), dict(clock.peak_mb), fits,
-                            scored.by_group)
+                            scored.by_group, [t.to_dict() for t in by_treebank])
             write_report(report, out, plots=cfg.report.plots)
     return report

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .run_counts import RunCounts, SourceCounts
+from ..evaluation.bounds import error_reduction
 
 REPORT_FORMAT = 2   # 2: counts are typed fields (ranker.pipeline.run_counts), not prose keys
 
@@ -83,6 +84,8 @@ class Report:
     peak_memory_mb: dict[str, float | None] = field(default_factory=dict)   # per stage, workers included
     fits: dict[str, dict] = field(default_factory=dict)   # ranker -> typed fit record (FitSummary + choice)
     by_group: list[BreakdownGroup] = field(default_factory=list)   # by document group ([report] group_documents)
+    # several treebanks ([[data.also]]): each test split's scores of every model (TreebankTest.to_dict)
+    by_treebank: list[dict] = field(default_factory=list)
 
 
 def _clean(x):
@@ -113,10 +116,14 @@ def _fit_rows(fits: dict[str, dict]) -> list[list[str]]:
             metric = chosen.removeprefix("heldout ")
             for s2, q in f.get("trials", ()):
                 rows.append([f"{name}: held-out {metric} at sigma2={s2:g}", _num(q)])
-            if f.get("rules"):   # [annotation] rule = "auto": the rule chosen like sigma2
-                rows.append([f"{name}: consistency rule (chosen on {chosen})", f["rule"]])
-                for rule, kept, s2, q in f["rules"]:
-                    rows.append([f"{name}: rule {rule}: held-out {metric} (sigma2 "
+            if f.get("domains"):   # several treebanks: the feature space chosen like sigma2
+                rows.append([f"{name}: feature space of the treebanks (chosen on {chosen})", f["domains"]])
+            if f.get("rules"):   # [annotation] rule = "auto" or several feature spaces: chosen like sigma2
+                if f.get("rule"):
+                    rows.append([f"{name}: consistency rule (chosen on {chosen})", f["rule"]])
+                for rule, kept, s2, q, *space in f["rules"]:
+                    what = f"rule {rule}" + (f", features {space[0]}" if f.get("domains") and space else "")
+                    rows.append([f"{name}: {what}: held-out {metric} (sigma2 "
                                  f"{'-' if s2 is None else format(s2, 'g')}, {kept:,} training sentences kept)",
                                  "-" if q is None else _num(q)])
         else:                            # Heidorn's K search
@@ -163,6 +170,8 @@ def report_to_json(report: Report) -> dict:
     doc = asdict(report)
     if not report.by_group:   # reports without [report] group_documents read as before
         doc.pop("by_group")
+    if not report.by_treebank:   # nor those of one treebank
+        doc.pop("by_treebank")
     doc["format"] = REPORT_FORMAT
     doc.pop("plots")
     doc["plots"] = {p.name: {"title": p.title, "xlabel": p.xlabel, "ylabel": p.ylabel,
@@ -240,6 +249,28 @@ _SUMMARY_TEXT = ("Test-split score of each selection, with its error reduction i
                  "each metric's own section below gives 95% intervals and p-values.")
 
 
+_TREEBANK_TEXT = ("The model trained on every treebank together beside one trained on each alone (its "
+                  "rule the combined run's, its sigma2 chosen on its own held-out), on each treebank's "
+                  "test split: score (error reduction between that split's random and oracle bounds, %).")
+
+
+def _treebank_tables(tests: list[dict]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """``(title, header, rows)`` per test split of a run on several treebanks."""
+    out = []
+    for t in tests:
+        metrics = list(t["lower"])
+        rows = [["random (lower bound)", *(_fmt(t["lower"][m]) for m in metrics)]]
+        for label, scores in t["scores"].items():
+            cells = []
+            for m in metrics:
+                er = error_reduction(scores[m], t["lower"][m], t["upper"][m])
+                cells.append(f"{_fmt(scores[m])} ({_fmt(er)})")
+            rows.append([label, *cells])
+        rows.append(["oracle (upper bound)", *(_fmt(t["upper"][m]) for m in metrics)])
+        out.append((f"Test split of {t['corpus']} ({t['sentences']:,} sentences)", ["model", *metrics], rows))
+    return out
+
+
 def _breakdown_md(title: str, groups: list[BreakdownGroup]) -> str:
     if not groups:
         return ""
@@ -270,6 +301,10 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
     out.append(_breakdown_md("Breakdown by parse quality", report.by_quality))
     out.append(_breakdown_md("Breakdown by sentence length", report.by_length))
     out.append(_breakdown_md("Breakdown by document group", report.by_group))
+    if report.by_treebank:
+        out += ["## By treebank", "", _TREEBANK_TEXT, ""]
+        for title, header, rows in _treebank_tables(report.by_treebank):
+            out += [f"### {title}", "", _md_table(header, rows), ""]
     counted = count_rows(report.counts)
     if counted:
         out += ["## Counts", "", _md_table(["what", "value"], [[k, _num(v)] for k, v in counted]), ""]
@@ -347,6 +382,10 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
         if groups:
             parts.append(f"<h2>{e(title)}</h2>")
             parts.append(table(_breakdown_header(groups), _breakdown_rows(groups)))
+    if report.by_treebank:
+        parts.append(f"<h2>By treebank</h2><p>{e(_TREEBANK_TEXT)}</p>")
+        for title, header, rows in _treebank_tables(report.by_treebank):
+            parts.append(f"<h3>{e(title)}</h3>" + table(header, rows))
     counted = count_rows(report.counts)
     if counted:
         parts.append("<h2>Counts</h2>" + table(["what", "value"], [[k, _num(v)] for k, v in counted]))

@@ -112,10 +112,23 @@ def _kept_rows(m, names: Sequence[str], rows: np.ndarray, slab: int) -> list[Nar
     return out
 
 
+def pooled_cutoff(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int) -> tuple[str, ...]:
+    """Names of the properties instantiated in at least ``cutoff`` consistent candidates of the
+    blocks together (in order of first appearance): :func:`ranker.features.frequency_cutoff` of
+    several treebanks."""
+    from ..matrices.compact import as_compact
+
+    seen: dict[str, int] = {}
+    for m, w in zip(blocks, weights):
+        for n, k in zip(m.names, as_compact(m.X).column_counts(np.asarray(w) > 0).tolist()):
+            seen[n] = seen.get(n, 0) + k
+    return tuple(n for n, k in seen.items() if k >= cutoff)
+
+
 def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
                   qualities: dict[str, tuple[str, ...]], template,
                   gains: Sequence[np.ndarray] | None = None, consume: bool = False,
-                  slab: int = SLAB_ENTRIES) -> TrainingData:
+                  slab: int = SLAB_ENTRIES, counted: int = 1) -> TrainingData:
     """Stack the training corpora's matrices, apply the cut-off and the template's filters.
 
     Parameters
@@ -139,10 +152,15 @@ def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
         training data then never sits in memory beside the kept rows.
     slab : int
         Entries restricted at a time (:data:`SLAB_ENTRIES`); the result is the same for any.
+    counted : int
+        The first ``counted`` blocks are treebanks (the main one and those of ``[[data.also]]``):
+        the cut-off counts the consistent candidates of them all, so a property of one of them
+        alone is kept as it would be were that treebank trained on by itself.
     """
     from ..features import frequency_cutoff
 
-    names = frequency_cutoff(blocks[0], weights[0], cutoff)
+    names = frequency_cutoff(blocks[0], weights[0], cutoff) if counted == 1 else \
+        pooled_cutoff(blocks[:counted], weights[:counted], cutoff)
     y = np.concatenate(weights)
     groups = np.concatenate([m.groups() + k * 10 ** 7 for k, m in enumerate(blocks)])
     full = np.array([q == "full" for m in blocks for sid in m.sentence_ids for q in qualities[sid]],

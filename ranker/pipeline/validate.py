@@ -148,6 +148,41 @@ def _check_data(cfg: ExperimentConfig, src: str, state: dict) -> None:
     warn_split_overlap(src, reader, d)
     for extra in d.extra_training:
         check_selection(src, extra, "extra_training", "train")
+    _check_treebanks(cfg, src, reader)
+
+
+def _check_treebanks(cfg: ExperimentConfig, src: str, main) -> None:
+    """[[data.also]]: treebanks with gold trees, each its own name, splits that select its documents,
+    a source that parses every corpus (n-best files belong to one) and annotation from gold trees."""
+    from ..registries import CORPORA
+    from .annotation_kinds import kind_of
+    from .stages.corpus import corpus_reader
+
+    if not cfg.data.also:
+        return
+    if cfg.parse.source != "link-grammar":
+        raise ConfigError(f"{src}: [[data.also]] needs [parse] source = \"link-grammar\" (it parses every "
+                          f"treebank); the n-best files of source {cfg.parse.source!r} belong to one corpus")
+    if kind_of(cfg.annotation.kind).origin != "gold trees":
+        raise ConfigError(f"{src}: [[data.also]] trains on each treebank's gold trees: [annotation] kind "
+                          f"{cfg.annotation.kind!r} comes from {kind_of(cfg.annotation.kind).origin}; use "
+                          "\"riezler\" or \"best_f\"")
+    names = {main.name: "[data]"}
+    for i, one in enumerate(cfg.data.also):
+        where = f"[[data.also]] number {i + 1}"
+        _check(src, f"{where} corpus", lambda: CORPORA.get(one.corpus))
+        readers: list = []
+        _check(src, where, lambda: readers.append(corpus_reader(one, where)))
+        reader = readers[0]
+        if reader.name in names:
+            raise ConfigError(f"{src}: {where} is corpus {reader.name!r}, as {names[reader.name]} is: give "
+                              "each treebank its own name (name = \"...\")")
+        names[reader.name] = where
+        if not reader.has_gold:
+            raise ConfigError(f"{src}: {where}: corpus {one.corpus!r} has no gold trees to train and score on")
+        for key in ("train", "heldout", "test"):
+            _check(src, where, lambda: check_selection(src, reader, key, getattr(one, key)))
+        warn_split_overlap(src, reader, one)
 
 
 def _check_report(cfg: ExperimentConfig, src: str, state: dict) -> None:

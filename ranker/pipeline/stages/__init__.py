@@ -30,6 +30,7 @@ fit_heidorn        heidorn       ``[heidorn]``, held-out counts      :class:`Hei
 select_test        select        the fitted rankers                  :class:`Choices`
 evaluate           evaluation    ``[evaluation]``, counts, choices   :class:`Evaluation`
 write_gold, ...    outputs       the test split, the choices         files (``gold.mrg``, ``selected/*.mrg``)
+score_treebanks    treebanks     ``[[data.also]]``, the models       :class:`TreebankTest` per test split
 =================  ============  ==================================  ==========================================
 
 The report itself (:mod:`.report`) is written by :func:`.experiment.run_experiment` from these
@@ -40,7 +41,7 @@ from __future__ import annotations
 from .context import LINK_GRAMMAR, StageContext, make_executor, resolve_workers
 from .provenance import (SCORING_KEYS, metric_names, record_scoring, scoring_settings, stored_evaluation,
                          stored_source, stored_sources)
-from .corpus import Splits, corpus_reader, load_corpus, select_splits
+from .corpus import CorpusParts, Splits, corpus_reader, load_corpus, select_splits
 from .parse import (ParseOutcome, candidate_source, check_parse_options, link_grammar_options,
                     parse_or_import, source_format)
 from .evidence import evidence_parse, parse_evidence
@@ -56,12 +57,13 @@ from .select import REPORTED, Choices, candidate_trees, choose, per_sentence, se
 from .heidorn import HeidornFit, fit_heidorn, tune_heidorn
 from .evaluation import Evaluation, evaluate, sentence_quality
 from .outputs import write_gold, write_selected
+from .treebanks import TreebankTest, score_treebanks, single_models
 
 __all__ = [
     "LINK_GRAMMAR", "StageContext", "make_executor", "resolve_workers",
     "SCORING_KEYS", "metric_names", "record_scoring", "scoring_settings", "stored_evaluation",
     "stored_source", "stored_sources",
-    "Splits", "corpus_reader", "load_corpus", "select_splits",
+    "CorpusParts", "Splits", "corpus_reader", "load_corpus", "select_splits",
     "ParseOutcome", "candidate_source", "check_parse_options", "link_grammar_options", "parse_or_import",
     "source_format",
     "evidence_parse", "parse_evidence",
@@ -77,4 +79,5 @@ __all__ = [
     "HeidornFit", "fit_heidorn", "tune_heidorn",
     "Evaluation", "evaluate", "sentence_quality",
     "write_gold", "write_selected",
+    "TreebankTest", "score_treebanks", "single_models",
 ]

@@ -11,21 +11,35 @@ from ..splits import SplitSelection, distinct, select_split
 from .context import StageContext
 
 
+class CorpusParts(NamedTuple):
+    """The three parts of one treebank of an experiment."""
+
+    train: SplitSelection
+    heldout: SplitSelection
+    test: SplitSelection
+
+
 class Splits(NamedTuple):
-    """The sentences of an experiment: the three parts of the main corpus and any extra corpora."""
+    """The sentences of an experiment: the three parts of the main corpus, of each treebank trained
+    on beside it (``[[data.also]]``) and any extra corpora."""
 
     train: SplitSelection
     heldout: SplitSelection
     test: SplitSelection
     extra: tuple[SplitSelection, ...]   # extra training corpora (partial annotation only)
+    also: tuple[CorpusParts, ...] = ()  # more treebanks, each with its own splits
 
     def main(self) -> dict[str, SplitSelection]:
         """``{"train": ..., "heldout": ..., "test": ...}``."""
         return {"train": self.train, "heldout": self.heldout, "test": self.test}
 
+    def corpora(self) -> tuple[CorpusParts, ...]:
+        """Each treebank's parts, the main corpus first."""
+        return (CorpusParts(self.train, self.heldout, self.test), *self.also)
+
     def sentences(self) -> list[Sentence]:
         """Every sentence of every part once (splits may share documents), main corpus first."""
-        return distinct(x for s in (*self.main().values(), *self.extra) for x in s.sentences)
+        return distinct(x for s in (*(p for c in self.corpora() for p in c), *self.extra) for x in s.sentences)
 
 
 def corpus_reader(data: DataSection | str, where: str = "[data]"):
@@ -50,11 +64,12 @@ def load_corpus(store: Store, corpus):
 def select_splits(ctx: StageContext, data: DataSection) -> Splits:
     """Load the corpora into the store (once) and select the experiment's sentences."""
     store = ctx.store
-    main = load_corpus(store, data)
+    parts = []
+    for one in data.corpora():
+        reader = load_corpus(store, one)
+        docs = reader.documents()
+        parts.append(CorpusParts(*(select_split(store, reader.name, spec, one.limit, documents=docs)
+                                   for spec in (one.train, one.heldout, one.test))))
     extras = [load_corpus(store, dataclasses.replace(DataSection(), corpus=extra)) for extra in data.extra_training]
-    docs = main.documents()
-    return Splits(select_split(store, main.name, data.train, data.limit, documents=docs),
-                  select_split(store, main.name, data.heldout, data.limit, documents=docs),
-                  select_split(store, main.name, data.test, data.limit, documents=docs),
-                  tuple(select_split(store, extra.name, "train", data.extra_limit)
-                        for extra in extras))
+    return Splits(*parts[0], tuple(select_split(store, extra.name, "train", data.extra_limit) for extra in extras),
+                  tuple(parts[1:]))

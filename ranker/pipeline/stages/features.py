@@ -84,14 +84,15 @@ def consistency(ctx: StageContext, matrix, kind: str, sel: SplitSelection,
 def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks: Sequence,
                   weights: Sequence[np.ndarray],
                   gains: Sequence[np.ndarray] | None = None, consume: bool = False,
-                  dropped_before: dict[str, int] | None = None):
+                  dropped_before: dict[str, int] | None = None, counted: int = 1):
     """The rows every fit learns from: cut-off applied, the template's filters applied.
 
     ``gains`` (each block's candidate F in [0, 1]) travel with the rows for minimum-risk training.
     With ``consume``, ``blocks`` (a list) is emptied as each block's rows are taken, so a caller
     that keeps no other reference has each block's memory released at once. ``dropped_before``
     (:attr:`TrainableSplit.dropped` of the blocks' selections) is added to the filters' counts,
-    so they cover every training sentence.
+    so they cover every training sentence. The cut-off counts the consistent candidates of the
+    first ``counted`` blocks (the treebanks: the main one and those of ``[[data.also]]``).
 
     Returns
     -------
@@ -100,7 +101,8 @@ def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks
     from ..training import training_data
 
     data = training_data(blocks if consume else list(blocks), list(weights), features.cutoff,
-                         ctx.store.forest_qualities(ctx.need_source()), template, gains, consume=consume)
+                         ctx.store.forest_qualities(ctx.need_source()), template, gains, consume=consume,
+                         counted=counted)
     if not dropped_before:
         return data
     seen = data.survivors.dropped
@@ -113,6 +115,7 @@ class TrainingSet(NamedTuple):
 
     data: object                   # TrainingData: the rows every fit learns from
     features_before_cutoff: int    # properties of the main training split's candidates
+    domains: str = "shared"        # its feature space (ranker.pipeline.domains): shared or per-corpus
 
 
 def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: FeaturesSection, template,
@@ -127,8 +130,14 @@ def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: Fea
 
 
 def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: FeaturesSection, template,
-                  selections: Sequence[SplitSelection], rules: Sequence[str]):
-    """``(rule, TrainingSet)`` for each of ``rules`` in turn, from one extraction: the one composition.
+                  selections: Sequence[SplitSelection], rules: Sequence[str], treebanks: int = 1,
+                  domains: Sequence[str] = ("shared",)):
+    """``(rule, TrainingSet)`` for each of ``domains`` and each of ``rules`` in turn, from one extraction.
+
+    The first ``treebanks`` selections are the train splits of treebanks (the main corpus, then
+    those of ``[[data.also]]``: annotation ``annotation.kind``), the rest extra corpora
+    (``annotation.extra_kind``). In feature space ``per-corpus`` each treebank's features get
+    their corpus's copies (:func:`ranker.pipeline.domains.with_corpus_copies`).
 
     Sentences no rule can learn from are left out before extraction (:func:`trainable`), each
     selection's features are extracted once (:func:`extract_features`) and weighted by its
@@ -139,8 +148,10 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
     rows consume the matrices, each released as soon as its rows are taken; a generator, so one
     rule's rows are held at a time.
     """
+    from ..domains import in_space
+
     rules = tuple(rules)
-    kinds = [annotation.kind, *([annotation.extra_kind] * (len(selections) - 1))]
+    kinds = [annotation.kind] * treebanks + [annotation.extra_kind] * (len(selections) - treebanks)
     # training sentences with an empty consistent set (under every rule) are dropped whatever their features
     kept = [trainable(ctx, sel, kind, rules, template) for sel, kind in zip(selections, kinds)]
     mats = [extract_features(ctx, features, t.selection, label=None if i == 0 else t.selection.corpus)
@@ -156,12 +167,20 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
 
         if annotation.best_f is None:
             raise RankerError(f"{ctx.where}: minimum-risk training needs [annotation] kind 'best_f'")
-        gains = [best_f_gains(ctx.store, mats[0], *annotation.best_f, ctx.need_source())]
-    for i, rule in enumerate(rules):
-        weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j == 0 else None)
+        gains = [best_f_gains(ctx.store, m, *annotation.best_f, ctx.need_source()) for m in mats[:treebanks]]
+    pairs = [(space, rule) for space in domains for rule in rules]
+    for i, (space, rule) in enumerate(pairs):
+        weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j < treebanks else None)
                    for j, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
-        last = i == len(rules) - 1
-        # the last rule's rows take the matrices, releasing each one as soon as its kept rows are
-        # taken (GBs with extra corpora); earlier rules copy their rows and leave them
-        data = training_rows(ctx, features, template, mats, weights, gains, consume=last, dropped_before=dropped)
-        yield rule, TrainingSet(data, before)
+        # the last pair's rows take the matrices, releasing each one as soon as its kept rows are
+        # taken (GBs with extra corpora); earlier pairs copy their rows and leave them. A space
+        # with copies works on copies of its own, taken as they are used
+        blocks, consume = mats, i == len(pairs) - 1
+        if space != "shared":
+            blocks = [in_space(m, t.selection.corpus, space) if j < treebanks else m
+                      for j, (m, t) in enumerate(zip(mats, kept))]
+            consume = True
+        data = training_rows(ctx, features, template, blocks, weights, gains, consume=consume,
+                             dropped_before=dropped, counted=treebanks)
+        del blocks
+        yield rule, TrainingSet(data, before, space)

@@ -23,6 +23,7 @@ class RuleTrial(NamedTuple):
     kept: int                  # training sentences the rule's consistent sets and the filters keep
     sigma2: float | None       # its σ² chosen on held-out (None: nothing to train on)
     heldout: float | None      # that model's held-out score
+    domains: str = "shared"    # its feature space with several treebanks (ranker.pipeline.domains)
 
 
 class RuleChoice(NamedTuple):
@@ -33,6 +34,7 @@ class RuleChoice(NamedTuple):
     fit: LogLinearFit
     features_before_cutoff: int
     trials: tuple[RuleTrial, ...]         # in grid order; one trial when the rule is fixed
+    domains: str = "shared"               # the chosen feature space (ranker.pipeline.domains)
 
 
 def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, rules: int,
@@ -42,31 +44,36 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     ``sets`` yields ``(rule, TrainingSet)``, ``rules`` of them (:func:`.features.training_sets`,
     whose first set a caller may have taken already, to clock the extraction as its own stage:
     chain it back). ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix` (restricted
-    to each rule's features in turn), ``quality_heldout`` its candidates' quality under
+    to each rule's features in turn), or a dict of them by feature space (several treebanks: each
+    set is scored in its own, ``TrainingSet.domains``), ``quality_heldout`` its candidates' quality under
     ``[loglinear] select_metric``. Each rule's σ² grid is fitted (and cached) as
     :func:`.fit.fit_loglinear` does; only the winner is marked as chosen on held-out in the store,
     so ``ranker models export`` finds one model; each carries ``tagger``. A tie keeps the earlier
     rule of the grid.
     """
-    groups = heldout_matrix.groups()
+    spaces = heldout_matrix if isinstance(heldout_matrix, dict) else {"shared": heldout_matrix}
+    groups = next(iter(spaces.values())).groups()
     several = rules > 1
     best: tuple | None = None
     trials: list[RuleTrial] = []
     for rule, got in sets:
         data = got.data
-        fit = fit_loglinear(ctx, loglinear, template, data, heldout_matrix.restrict(data.names), groups,
+        fit = fit_loglinear(ctx, loglinear, template, data, spaces[got.domains].restrict(data.names), groups,
                             quality_heldout, feature_config, tagger, mark=not several)
         score = None if fit.chosen is None else dict(fit.chosen.trials)[fit.chosen.sigma2]
-        trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score))
+        trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score,
+                                got.domains))
         if best is None or (score is not None and (best[3] is None or score > best[3])):
-            best = (rule, data, fit, score, got.features_before_cutoff)
+            best = (rule, data, fit, score, got.features_before_cutoff, got.domains)
         del data, got
-    rule, data, fit, _, before = best
+    rule, data, fit, _, before, space = best
     if several and fit.chosen is not None:
         ctx.store.choose_model(fit.chosen.key, f"heldout {loglinear.select_metric}")
-        fit = fit._replace(summary={**fit.summary, "rule": rule,
-                                    "rules": [list(t) for t in trials]})
-    return RuleChoice(rule, data, fit, before, tuple(trials))
+        chose_rule = {"rule": rule} if len({t.rule for t in trials}) > 1 else {}
+        fit = fit._replace(summary={**fit.summary, **chose_rule, "rules": [list(t) for t in trials]})
+    if len(spaces) > 1 or space != "shared":
+        fit = fit._replace(summary={**(fit.summary or {}), "domains": space})
+    return RuleChoice(rule, data, fit, before, tuple(trials), space)
 
 
 def rule_grid(annotation) -> tuple[str, ...]:

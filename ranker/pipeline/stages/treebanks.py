@@ -1,0 +1,84 @@
+"""The ``score_treebanks`` stage: one model trained on several treebanks, scored on each one's test split
+beside a model trained on each treebank alone (issue 43: the transfer table both ways).
+
+A user who trains on their treebank and another (GUM and the WSJ sample) wants to know whether
+the combined model is at least as good as each single one on each test split, and how far each
+single model carries to the other treebank. Each single model is fitted with the rule the
+combined run chose, its σ² chosen on its own treebank's held-out over the same grid; every
+model is scored on every test split under every metric, between that split's random (lower)
+and oracle (upper) bounds, so the error reductions read alike.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from ...evaluation.bounds import METRICS, corpus_score, error_reduction, expected_counts, oracle_choice, \
+    selected_counts
+from ..config import LogLinearSection
+from ..domains import in_space
+from .context import StageContext
+from .features import training_sets
+from .fit import fit_loglinear
+from .select import choose, per_sentence
+
+
+class TreebankTest(NamedTuple):
+    """One test split's scores: each model's, and the split's bounds, under each metric."""
+
+    corpus: str
+    sentences: int
+    scores: dict[str, dict[str, float]]    # model label -> metric -> corpus score (%)
+    lower: dict[str, float]                # metric -> random's expected score
+    upper: dict[str, float]                # metric -> oracle's score
+
+    def reduction(self, model: str, metric: str) -> float | None:
+        """The model's error reduction (%) on this split under ``metric``."""
+        return error_reduction(self.scores[model][metric], self.lower[metric], self.upper[metric])
+
+    def to_dict(self) -> dict:
+        return {"corpus": self.corpus, "sentences": self.sentences, "scores": self.scores,
+                "lower": self.lower, "upper": self.upper}
+
+
+def model_choice(sel, matrix, names: Sequence[str], model) -> np.ndarray:
+    """``model``'s choice per sentence of ``sel`` (-1: no candidate), from its feature ``matrix``."""
+    X, groups = matrix.restrict(names), matrix.groups()
+    return per_sentence(sel, matrix.sentence_ids, choose(model, {"features": lambda: (X, groups)}))
+
+
+def single_models(ctx: StageContext, loglinear: LogLinearSection, template, annotation, features,
+                  corpora: Sequence, heldout: Sequence, qualities: Sequence[np.ndarray], rule: str,
+                  feature_config: dict | None, tagger) -> dict[str, object]:
+    """A model per treebank trained on its train split alone (rule ``rule``, σ² chosen on its held-out)."""
+    out = {}
+    for parts, matrix, quality in zip(corpora, heldout, qualities):
+        (_, got), = training_sets(ctx, annotation, features, template, [parts.train], (rule,))
+        fit = fit_loglinear(ctx, loglinear, template, got.data, matrix.restrict(got.data.names), matrix.groups(),
+                            quality, feature_config, tagger, mark=False)
+        if fit.model is not None:
+            out[f"trained on {parts.train.corpus}"] = (fit.model, fit.names, "shared")
+    return out
+
+
+def score_treebanks(corpora: Sequence, tests: Sequence, counts: Sequence[dict], models: dict[str, tuple],
+                    metrics: Sequence[str]) -> list[TreebankTest]:
+    """Every model on every treebank's test split under every metric.
+
+    ``tests`` are the test splits' feature matrices, ``counts`` their stored counts by metric
+    (:func:`.counts.load_counts`), ``models`` label -> ``(model, feature names, feature space)``.
+    """
+    out = []
+    for parts, matrix, fcs in zip(corpora, tests, counts):
+        sel = parts.test
+        scores = {}
+        for label, (model, names, space) in models.items():
+            choice = model_choice(sel, in_space(matrix, sel.corpus, space), names, model)
+            scores[label] = {m: corpus_score(METRICS[m], selected_counts(fcs[m], choice)) for m in metrics}
+        lower = {m: corpus_score(METRICS[m], expected_counts(fcs[m])) for m in metrics}
+        upper = {m: corpus_score(METRICS[m], selected_counts(fcs[m], oracle_choice(fcs[m], METRICS[m].score)))
+                 for m in metrics}
+        out.append(TreebankTest(sel.corpus, len(sel.sentences), scores, lower, upper))
+    return out
+
