@@ -89,6 +89,8 @@ def test_the_shipped_configs_run_from_another_folder(tmp_path, monkeypatch):
     cfg = load_config(REPO / "configs" / "gum.toml")
     assert cfg.data.path == os.path.join(shared, "gum", "const")
     assert cfg.data.test == "@" + os.path.join(shared, "gum", "splits", "test.txt")
+    two = load_config(REPO / "configs" / "gum-wsj.toml").data   # and a treebank beside it
+    assert two.path == cfg.data.path and [c.corpus for c in two.corpora()] == ["penn", "treebank"]
     lists = os.path.join(shared, "nbest", "bllip-wsj-sample", "nbest-test.txt.gz")
     for name, section in (("wsj-sample-bllip.toml", "parse"), ("wsj-sample-lg-bllip.toml", "evidence"),
                           ("wsj-sample-bllip-lg.toml", "parse")):
