@@ -115,10 +115,12 @@ def run(args) -> int:
 
 def _require_decisions(st, kind: str) -> None:
     """Refuse, before the store is written, a kind read from decisions when none is stored: it
-    said "0 sentences annotated" with exit 0, and ranker train then advised this very command."""
+    said "0 sentences annotated" with exit 0, and ranker train then advised this very command.
+    Decisions all withdrawn (undone in ranker serve) after an annotation was made from them are
+    not refused: the annotation is emptied, so nothing is trained from decisions no one stands by."""
     from ..errors import RankerError
 
-    if not st.decisions():
+    if not st.decisions() and not st.annotations(kind):
         raise RankerError(f"{st.path}: no discriminant decisions are stored, so annotation {kind!r} would be "
                           f"empty: make some in ranker serve first (ranker serve --store {st.path})")
 

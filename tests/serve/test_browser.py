@@ -104,6 +104,8 @@ def test_accept_a_discriminant_then_undo(browser, live_server, store_path, test_
     assert _wait_for_count(browser, after, lambda now, old: now > old) == total
     with Store.open(store_path, readonly=True) as st:
         assert st.decisions(test_sentence) == []
+    # the withdrawn decision leaves no annotation behind (annotate empties it, not refuses: issue 44 item 18
+    # refuses a store where decisions were never made)
     assert _user_annotation(store_path, test_sentence) is None
 
 
