@@ -73,7 +73,7 @@ def run_stats(args) -> int:
         scorings = st.scorings()
         models = len(st.model_records())
         agreement = store_team_work(st).agreement(store_spans(st))
-        assigned = _assigned_counts(st.assignments())
+        assigned = _assigned_counts(st)
     if args.format == "json":
         doc = {**stats._asdict(), "models": models, "agreement": _agreement_doc(agreement),
                "assignments": assigned,
@@ -91,7 +91,8 @@ def run_stats(args) -> int:
         print(f"{'counts of ' + sc.source:26} " + ", ".join(f"{k} {v}" for k, v in sc.settings.items()))
     _print_agreement(agreement)
     if assigned:
-        print(f"{'assigned':26} " + ", ".join(f"{who} {n['sentences']} ({n['double']} double-annotated)"
+        print(f"{'assigned':26} " + ", ".join(f"{who} {n['sentences']} ({n['double']} double-annotated, "
+                                             f"{n['done']} done, {n['started']} started)"
                                              for who, n in assigned.items()) + " (ranker serve assign list)")
     print(f"runs ({len(runs)}, oldest first):" if runs else f"{'runs':26} none recorded")
     for r in runs:
@@ -100,18 +101,21 @@ def run_stats(args) -> int:
     return 0
 
 
-def _assigned_counts(assignments) -> dict:
-    """``annotator -> {"sentences", "double"}``: how much of the work plan is each annotator's
-    (:mod:`ranker.store.assignments`; their progress is ``ranker serve assign list``)."""
-    holders: dict[str, int] = {}
-    for a in assignments:
-        holders[a.sentence_id] = holders.get(a.sentence_id, 0) + 1
-    out: dict[str, dict] = {}
-    for a in assignments:
-        n = out.setdefault(a.who, {"sentences": 0, "double": 0})
-        n["sentences"] += 1
-        n["double"] += holders[a.sentence_id] > 1
-    return dict(sorted(out.items()))
+def _assigned_counts(st) -> dict:
+    """``annotator -> {"sentences", "double", "done", "started"}``: each annotator's part of the work
+    plan (:mod:`ranker.store.assignments`) and their progress on it, counted as the page and
+    ``ranker serve assign list`` count it (:class:`ranker.serve.listing.Statuses`)."""
+    assignments = st.assignments()
+    if not assignments:
+        return {}
+    from ..pipeline.stages.provenance import stored_sources
+    from ..serve.assignment import StoreForests, progress
+    from ..serve.listing import Statuses
+
+    sources = stored_sources(st)   # the one source served; with several, every candidate (no --source here)
+    statuses = Statuses(st, StoreForests(st, sources[0] if len(sources) == 1 else None))
+    return {p.who: {"sentences": p.assigned, "double": p.double, "done": p.done, "started": p.started}
+            for p in progress(assignments, lambda sid, who: statuses.of(sid, who)[1])}
 
 
 def _agreement_doc(a) -> dict:

@@ -62,7 +62,7 @@ class Served:
         # forests, spans and counts do not change while serving; scores only with the model
         self.forests = LRU(settings.cached_forests)
         self.scores = LRU(4 * settings.cached_forests)
-        self.statuses = LRU(100_000)   # (sentence id, its decisions) -> no discriminant left
+        self.statuses = LRU(100_000)   # (sentence, an annotator's or the team's work) -> its status (listing.Statuses)
         self.choices = StoredChoices(self)   # the rankers' choices per model, kept in the store
         self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranker-prefetch")
 

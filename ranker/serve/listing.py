@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 QUALITIES = ("full", "fragment", "timeout", "no parse")
-STATUSES = ("untouched", "started", "done")
+STATUSES = ("untouched", "started", "done", "conflict")
 PAGE = 100
 
 
@@ -53,17 +53,6 @@ def splits_of(corpus: str) -> list[str]:
     return [name for c, name in SPLITS if c == corpus]
 
 
-def sentence_status(store, served, sentence_id: str, decisions) -> tuple[int, str]:
-    """How many decisions a sentence has, and ``untouched``, ``started`` or ``done`` (no discriminant left)."""
-    if not decisions:
-        return 0, "untouched"
-    from .sentence import disambiguated
-
-    key = (sentence_id, tuple(decisions))   # kept per answer set: a list page reads no forest twice
-    done = served.statuses.get(key, lambda: disambiguated(served.forest_data(sentence_id).spans, decisions))
-    return len(decisions), "done" if done else "started"
-
-
 def ranker_choices(served, sentence_id: str, model=None) -> dict[str, int]:
     """Each ranker's choice (native, heidorn, loglinear) for one sentence (``model``: default the served one)."""
     import numpy as np
@@ -99,32 +88,51 @@ class Listing(NamedTuple):
 
 class Statuses:
     """Each sentence's status for an annotator (or for everyone's work together), from one read of
-    the store's decisions and verdicts."""
+    the store's decisions, verdicts and adjudications.
+
+    The statuses are :func:`ranker.sources.finished.work_status` (one annotator's) and
+    :func:`~ranker.sources.finished.team_status` (everyone's, as the export writes it: finished and
+    "no correct candidate" show as ``done``): one definition of done for the page, the list, the
+    assignment's progress, ``ranker store stats`` and the export.
+    """
 
     def __init__(self, store, served):
+        from ..sources.adjudication import store_team_work
+
         self.store, self.served = store, served
-        self.decided: dict[tuple, list] = {}    # (sentence id, who or None) -> decisions
-        for sid, d in store.decisions():   # one query for the whole store
-            self.decided.setdefault((sid, d.who), []).append(d)
-            self.decided.setdefault((sid, None), []).append(d)
-        verdicts = store.verdicts()
-        # "no correct candidate", or the one bracketing left confirmed: the annotator's work is done
-        self.said_done = set()
-        for sid, v in verdicts:
-            if v.no_correct or v.confirmed:
-                self.said_done |= {(sid, v.who), (sid, None)}
+        self.team = store_team_work(store)
         self.comments: dict[str, int] = {}   # everyone's: a remark is for the whole team
-        for sid, v in verdicts:
-            if v.comment:
-                self.comments[sid] = self.comments.get(sid, 0) + 1
+        for sid, work in self.team.by_sentence.items():
+            n = sum(1 for w in work.values() if w.verdict is not None and w.verdict.comment)
+            if n:
+                self.comments[sid] = n
+
+    def _spans(self, sentence_id: str):
+        return self.served.forest_data(sentence_id).spans
 
     def of(self, sentence_id: str, who: str | None = None) -> tuple[int, str]:
         """``(decisions, status)`` of ``who``'s work on a sentence (None: everyone's together)."""
-        n_dec, status = sentence_status(self.store, self.served, sentence_id,
-                                        self.decided.get((sentence_id, who), ()))
-        if (sentence_id, who) in self.said_done:
-            status = "done"   # no candidate is right, or the only bracketing is
-        return n_dec, status
+        from ..sources.finished import team_status, work_status
+
+        work = self.team.by_sentence.get(sentence_id, {})
+        if who is not None:
+            mine = work.get(who)
+            if mine is None or not mine.present:
+                return (len(mine.decisions) if mine else 0), "untouched"
+            status = self.served.statuses.get(("who", sentence_id, mine),
+                                              lambda: work_status(mine, self._spans(sentence_id)))
+            return len(mine.decisions), status
+        n_dec = sum(len(w.decisions) for w in work.values())
+        if not any(w.present for w in work.values()):
+            return n_dec, "untouched"
+        adj = self.team.adjudications.get(sentence_id)
+        got = self.served.statuses.get(("team", sentence_id, tuple(sorted(work.items())), adj),
+                                       lambda: team_status(work, adj, self._spans(sentence_id)).status)
+        return n_dec, _LISTED.get(got, got)
+
+
+#: The export's statuses (:func:`ranker.sources.finished.team_status`) as the list names them.
+_LISTED = {"finished": "done", "no correct candidate": "done", "no candidates": "untouched"}
 
 
 def list_rows(store, served, f: Filters, who: str | None = None) -> tuple[list[ListRow], Listing]:

@@ -57,6 +57,7 @@ def confirm():
     takes the confirmation back). Refused while two or more bracketings remain: answer the
     discriminants first."""
     from ..sources.discriminants import packs, remaining_mask
+    from ..sources.finished import settled
 
     s = views.served()
     st = s.store()
@@ -68,8 +69,9 @@ def confirm():
         spans = s.forest_data(sid).spans
         if not spans:
             raise FormError("this sentence has no candidates: there is no bracketing to confirm")
-        left = len(packs(spans, remaining_mask(spans, [d for d in st.decisions(sid) if d.who == who])))
-        if left != 1:
+        mask = remaining_mask(spans, [d for d in st.decisions(sid) if d.who == who])
+        if not settled(spans, mask):
+            left = len(packs(spans, mask))
             raise FormError(f"{left} bracketings remain: answer the discriminants until one is left, "
                             "then confirm it", 409)
     st.set_verdict(sid, who, False, before.comment if before else "", confirmed=not withdraw)

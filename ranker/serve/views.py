@@ -168,6 +168,11 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
         listed, neighbours = None, s.neighbours(view.sentence)
     s.prefetch(neighbours[1])   # the annotator's likely next page
     team = sentence_team(s, st, sid)
+    from ..sources.adjudication import AnnotatorWork
+    from ..sources.finished import work_status
+
+    my_status = work_status(AnnotatorWork(team.who or "", tuple(view.decisions), team.verdict),
+                         s.forest_data(sid).spans) if team.who else None
     return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
                            show_all=show_all, n=n, here=url_for("serve.sentence", id=sid),
                            one_bracketing=len(view.packs) == 1,
@@ -179,6 +184,7 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
                            retrain=s.retrain, refused=refused, team=team,
                            # after "no correct candidate" there is nothing to answer: no discriminant is offered
                            said_none=bool(team.verdict and team.verdict.no_correct),
+                           my_status=my_status, settled=view.n_remaining > 0 and not view.discriminants,
                            pinned=pinned, draft=draft, layout=layout,
                            assigned=[x.who for x in st.assignments(sentence_id=sid)]), status
 
@@ -281,11 +287,14 @@ def decide():
 
 @bp.post("/undo")
 def undo():
-    """Take back this annotator's latest answer on a sentence (not another person's)."""
+    """Take back this annotator's latest answer on a sentence (not another person's); with more
+    than one bracketing left after it, their confirmation is withdrawn too (:func:`.teamwork.undo_own`)."""
+    from .teamwork import undo_own
+
     s = served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
-    st.undo_decision(sid, annotator())
+    undo_own(st, sid, annotator(), s.forest_data(sid).spans)
     return _back(sid)
 
 

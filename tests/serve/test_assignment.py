@@ -166,7 +166,8 @@ def test_the_command_assigns_lists_progress_clears_and_records_its_runs(store_pa
         assert {a.who for a in st.assignments()} == {"ann"}
         assert [r.command for r in st.runs()][-2:] == ["serve assign", "serve assign"]
     stats = _ranker("store", "stats", str(path)).stdout
-    assert f"assigned                   ann {len(mine)} (0 double-annotated) (ranker serve assign list)" in stats
+    assert (f"assigned                   ann {len(mine)} (0 double-annotated, 1 done, 0 started) "
+            "(ranker serve assign list)") in stats   # counted as assign list counts
     _one_line_error(_ranker("serve", "assign", "add", "--store", str(path), "--split", "test", "ann", "--double", "0.3"),
                     "double annotation needs two annotators")
     _one_line_error(_ranker("serve", "assign", "add", "--store", str(path), "--last", "treebank/nosuch", "ann"),

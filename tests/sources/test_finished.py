@@ -95,3 +95,24 @@ def test_export_of_a_corpus_the_store_lacks_is_an_error(tmp_path, capsys):
         assert main(["store", "export", str(store), *trees, "--corpus", "nosuch"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("ranker: error: ") and "no stored sentence of corpus nosuch" in err and "lists 3" in err
+
+
+def test_one_definition_of_done_for_an_annotator_and_the_team():
+    """Issue 46, defect 1: an annotator's done (:func:`work_status`) and the export's finished
+    (:func:`team_status`) are one test; a confirmation beside several bracketings is no done, and
+    bracketings no answer can split (S and SINV on one span, equivalent labels) are settled."""
+    from ranker.sources.adjudication import work_by_annotator
+    from ranker.sources.finished import settled, team_status, work_status
+    from ranker.store.records import Verdict
+
+    spans = [frozenset({("NP", 0, 2), ("VP", 2, 4), ("S", 0, 4)}),
+             frozenset({("NP", 0, 1), ("VP", 1, 4), ("S", 0, 4)})]
+    d = Decision("NP", 0, 2, True, "ann", "2026-11-26T00:00:00Z")
+    stale = work_by_annotator([], [Verdict(False, "", "ann", "x", confirmed=True)])
+    assert work_status(stale["ann"], spans) == "started"
+    assert team_status(stale, None, spans).status == "started"
+    done = work_by_annotator([d], [Verdict(False, "", "ann", "x", confirmed=True)])
+    assert work_status(done["ann"], spans) == "done" and team_status(done, None, spans).status == "finished"
+    assert work_status(None, spans) == "untouched" and team_status({}, None, spans).status == "untouched"
+    twins = [frozenset({("S", 0, 4), ("NP", 0, 1)}), frozenset({("SINV", 0, 4), ("NP", 0, 1)})]
+    assert settled(twins, [True, True]) and not settled(twins, [False, False]) and not settled(spans, [True, True])

@@ -1,0 +1,159 @@
+"""Issue 46 through Flask's test client on a real store: one definition of done (page, list, ``ranker
+serve assign list``, ``ranker store stats``, ``ranker store export --trees``), kappa in a fixed rater
+order, one session cookie per server, and the rest of the lead's list.
+
+Every check reads the real store back and runs the real commands.
+"""
+import csv
+import json
+import re
+
+import pytest
+
+from ranker.cli.main import main
+from ranker.store import Store
+
+# each test starts with no decision, verdict or adjudication in the module's store
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("empty_team_tables")]
+
+
+@pytest.fixture(scope="module")
+def app(store_path):
+    from ranker.serve.app import create_app
+
+    return create_app(store_path)
+
+
+@pytest.fixture
+def assigned(store_path, test_sentence):
+    """``test_sentence`` assigned to ann alone (taken back after the test)."""
+    with Store.open(store_path) as st:
+        st.assign([(test_sentence, "ann")], "boss", replace=[test_sentence])
+    yield test_sentence
+    with Store.open(store_path) as st:
+        st.unassign([test_sentence])
+
+
+def _page(client, sid):
+    return client.get("/sentence", query_string={"id": sid}).get_data(as_text=True)
+
+
+def _token(html) -> str:
+    return re.search(r'name="token" value="([^"]+)"', html).group(1)
+
+
+def _keys(html):
+    return re.findall(r'<tr data-key="([^"]+)"', html)
+
+
+def _signed(app, sid, name):
+    """A test client whose session set its name to ``name``, and its token."""
+    client = app.test_client()
+    token = _token(_page(client, sid))
+    assert client.post("/who", data={"who": name, "token": token}).status_code == 302
+    return client, token
+
+
+def _decide(client, sid, key, accept, token):
+    r = client.post("/decide", data={"id": sid, "key": key, "accept": "1" if accept else "0", "token": token})
+    assert r.status_code == 302, r.get_data(as_text=True)[:300]
+
+
+def _narrow_to_one(client, sid, token) -> int:
+    """Accept the first discriminant offered until none is left; the number of answers given."""
+    n = 0
+    while _keys(page := _page(client, sid)):
+        _decide(client, sid, _keys(page)[0], True, token)
+        n += 1
+    return n
+
+
+def _list_status(client, sid) -> str:
+    html = client.get("/sentences", query_string={"corpus": "treebank", "split": "test"}).get_data(as_text=True)
+    row = re.search(rf'<tr class="([a-z]+)[^"]*" data-id="{re.escape(sid)}"', html)
+    assert row, html[:500]
+    return row.group(1)
+
+
+def _assign_list(capsys, store_path) -> dict:
+    capsys.readouterr()
+    assert main(["serve", "assign", "list", "--store", str(store_path)]) == 0
+    out = {}
+    for line in capsys.readouterr().out.splitlines():
+        cols = line.split("\t")
+        out[cols[0]] = {k: int(v) for k, v in (c.rsplit(" ", 1) for c in cols[1:])}
+    return out
+
+
+def _stats(capsys, store_path) -> dict:
+    capsys.readouterr()
+    assert main(["store", "stats", str(store_path), "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _exported(store_path, tmp_path, sid) -> dict:
+    out = tmp_path / "trees.txt"
+    assert main(["store", "export", str(store_path), "--trees", "--sentence", sid, "-o", str(out)]) == 0
+    with open(f"{out}.tsv", newline="") as f:
+        return next(csv.DictReader(f, delimiter="\t"))
+
+
+def _status_everywhere(app, client, sid, capsys, store_path, tmp_path) -> dict:
+    """The status of ann's work on ``sid`` as each of the five readers says it."""
+    return {"page": re.search(r'id="status"[^>]*>([a-z ]+)<', _page(client, sid)).group(1),
+            "list": _list_status(client, sid),
+            "assign list": "done" if _assign_list(capsys, store_path)["ann"]["done"] else "not done",
+            "stats": "done" if _stats(capsys, store_path)["assignments"]["ann"]["done"] else "not done",
+            "export": _exported(store_path, tmp_path, sid)["status"]}
+
+
+# ---------------------------------------------------------------------------------- defect 1: one "done"
+def test_an_undo_after_confirming_withdraws_the_confirmation_and_every_reader_says_not_done(
+        app, store_path, assigned, capsys, tmp_path):
+    """Regression (issue 46, defect 1): narrowed to one bracketing, confirmed, undone: the page said
+    "you confirmed", the list and ``assign list`` said done, the export said started."""
+    sid = assigned
+    ann, token = _signed(app, sid, "ann")
+    assert _narrow_to_one(ann, sid, token) >= 1
+    assert ann.post("/confirm", data={"id": sid, "token": token}).status_code == 302
+    assert 'id="verdict-confirmed"' in _page(ann, sid)
+    assert _status_everywhere(app, ann, sid, capsys, store_path, tmp_path) == {
+        "page": "done", "list": "done", "assign list": "done", "stats": "done", "export": "finished"}
+
+    assert ann.post("/undo", data={"id": sid, "token": token}).status_code == 302
+    with Store.open(store_path, readonly=True) as st:
+        assert not any(v.confirmed for v in st.verdicts(sid))   # withdrawn with the answer
+    page = _page(ann, sid)
+    assert 'id="verdict-confirmed"' not in page and _keys(page)
+    assert _status_everywhere(app, ann, sid, capsys, store_path, tmp_path) == {
+        "page": "started", "list": "started", "assign list": "not done", "stats": "not done",
+        "export": "started"}
+
+
+def test_the_confirmation_withdrawn_by_an_undo_keeps_the_annotators_comment(app, store_path, assigned):
+    sid = assigned
+    ann, token = _signed(app, sid, "ann")
+    _narrow_to_one(ann, sid, token)
+    ann.post("/confirm", data={"id": sid, "token": token})
+    ann.post("/verdict", data={"id": sid, "comment": "checked twice", "token": token})
+    with Store.open(store_path, readonly=True) as st:
+        assert [(v.confirmed, v.comment) for v in st.verdicts(sid)] == [(True, "checked twice")]
+        answers = st.decisions(sid)
+    ann.post("/undo", data={"id": sid, "token": token})
+    with Store.open(store_path, readonly=True) as st:
+        assert [(v.confirmed, v.comment) for v in st.verdicts(sid)] == [(False, "checked twice")]
+        assert st.decisions(sid) == answers[:-1]
+
+
+def test_a_confirmation_stored_stale_counts_for_nothing_anywhere(app, store_path, assigned, capsys, tmp_path):
+    """A confirmed verdict beside decisions that leave several bracketings (a store written before
+    the undo withdrew it) is no "done" on any reader, and the page does not say "you confirmed"."""
+    sid = assigned
+    ann, _ = _signed(app, sid, "ann")
+    with Store.open(store_path) as st:
+        st.set_verdict(sid, "ann", False, "", confirmed=True)
+    page = _page(ann, sid)
+    assert 'id="verdict-confirmed"' not in page and 'id="status" class="status-started">started<' in page
+    assert _status_everywhere(app, ann, sid, capsys, store_path, tmp_path) == {
+        "page": "started", "list": "started", "assign list": "not done", "stats": "not done",
+        "export": "started"}
