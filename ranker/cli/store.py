@@ -120,7 +120,8 @@ def _assigned_counts(st) -> dict:
 
 def _agreement_doc(a) -> dict:
     """The annotators' agreement (:class:`ranker.sources.adjudication.Agreement`) as plain JSON."""
-    doc = {k: v for k, v in a._asdict().items() if k != "sentences"}
+    doc = {k: v for k, v in a._asdict().items() if k not in ("sentences", "pairs")}
+    doc["pairs"] = [{**p._asdict(), "answers": p.answers, "agreed": p.agreed} for p in a.pairs]
     doc["sentences"] = [{**r._asdict(), "annotators": list(r.annotators), "contradicted": list(r.contradicted)}
                         for r in a.sentences]
     return doc
@@ -136,8 +137,13 @@ def _print_agreement(a) -> None:
         return
     kappa = "-" if a.kappa is None else f"{a.kappa:.3f}"
     print(f"{'agreement':26} {len(a.sentences)} sentences with 2+ annotators: Cohen's kappa {kappa} over "
-          f"{a.answers} shared answers (observed {pct(a.observed)}), final selections match on "
-          f"{pct(a.exact_match)}; {a.conflicts} conflicts, {a.adjudicated} adjudicated")
+          f"{a.answers} shared answers (observed {pct(a.observed)}; each pair's raters in name order), "
+          f"final selections match on {pct(a.exact_match)}; {a.conflicts} conflicts, {a.adjudicated} adjudicated")
+    for p in a.pairs:
+        print(f"  {p.first} (rater 1) and {p.second} (rater 2): Cohen's kappa "
+              f"{'-' if p.kappa is None else f'{p.kappa:.3f}'} over {p.answers} shared answers on {p.sentences} "
+              f"sentences: both accept {p.both_accept}, both reject {p.both_reject}, only {p.first} accepts "
+              f"{p.first_only}, only {p.second} accepts {p.second_only}")
     for r in a.sentences:
         left = ", ".join(f"{w} {'none correct' if n is None else n}" for w, n in r.remaining.items())
         print(f"  {r.sentence_id}: {r.agreed} of {r.shared} shared answers agree; remaining {left}; "

@@ -157,3 +157,41 @@ def test_a_confirmation_stored_stale_counts_for_nothing_anywhere(app, store_path
     assert _status_everywhere(app, ann, sid, capsys, store_path, tmp_path) == {
         "page": "started", "list": "started", "assign list": "not done", "stats": "not done",
         "export": "started"}
+
+
+# ---------------------------------------------------------------------------------- defect 2: kappa
+def test_the_agreement_page_and_store_stats_give_kappa_in_a_fixed_rater_order_and_say_over_what(
+        app, store_path, capsys):
+    """Regression (issue 46, defect 2): 7 shared answers, 5 agreeing, bob answering first on one
+    sentence: the page and ``store stats`` said 0.000; by hand, rater 1 ann and rater 2 bob, -0.167."""
+    from ranker.store.records import Decision
+
+    at = "2026-11-26T00:00:00Z"
+    with Store.open(store_path) as st:
+        s1, s2, s3 = [s.id for s in st.sentences("treebank", "test") if len(s.tokens) >= 4][:3]
+        answers = [(s1, "ann", "NP", 0, 2, True), (s1, "ann", "VP", 2, 4, True),
+                   (s1, "bob", "NP", 0, 2, True), (s1, "bob", "VP", 2, 4, True),
+                   (s2, "ann", "NP", 0, 2, True), (s2, "ann", "VP", 2, 4, True), (s2, "ann", "VP", 1, 4, True),
+                   (s2, "bob", "NP", 0, 2, True), (s2, "bob", "VP", 2, 4, True), (s2, "bob", "VP", 1, 4, False),
+                   (s3, "bob", "NP", 0, 1, True), (s3, "bob", "S", 0, 4, True),      # bob first here
+                   (s3, "ann", "NP", 0, 1, False), (s3, "ann", "S", 0, 4, True)]
+        for sid, who, label, start, end, accept in answers:
+            st.add_decision(sid, Decision(label, start, end, accept, who, at))
+    # by hand: ann accepts 6 of 7, bob 6 of 7: p_o = 5/7, p_e = 36/49 + 1/49, kappa = (35 - 37) / (49 - 37)
+    by_hand = (5 / 7 - 37 / 49) / (1 - 37 / 49)
+    assert f"{by_hand:.3f}" == "-0.167"
+    html = app.test_client().get("/adjudicate").get_data(as_text=True)
+    assert re.search(r'id="kappa">([^<]+)<', html).group(1) == f"{by_hand:.3f}"
+    assert re.search(r'id="shared-answers">(\d+)<', html).group(1) == "7"
+    row = re.search(r'<tr data-pair="ann\|bob">(.*?)</tr>', html, re.S).group(1)
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
+    assert cells == ["ann", "bob", "3", "7", "5", "0", "1", "1", "71.4%", "-0.167"]
+    assert "rater 1 is the first name on every sentence" in html and "shared discriminant" in html
+    doc = _stats(capsys, store_path)["agreement"]
+    assert doc["kappa"] == pytest.approx(by_hand) and doc["answers"] == 7
+    assert [(p["first"], p["second"], p["answers"], p["agreed"]) for p in doc["pairs"]] == [("ann", "bob", 7, 5)]
+    capsys.readouterr()
+    assert main(["store", "stats", str(store_path)]) == 0
+    text = capsys.readouterr().out
+    assert "Cohen's kappa -0.167 over 7 shared answers" in text
+    assert "ann (rater 1) and bob (rater 2): Cohen's kappa -0.167 over 7 shared answers on 3 sentences" in text
