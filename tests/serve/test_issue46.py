@@ -195,3 +195,45 @@ def test_the_agreement_page_and_store_stats_give_kappa_in_a_fixed_rater_order_an
     text = capsys.readouterr().out
     assert "Cohen's kappa -0.167 over 7 shared answers" in text
     assert "ann (rater 1) and bob (rater 2): Cohen's kappa -0.167 over 7 shared answers on 3 sentences" in text
+
+
+# ---------------------------------------------------------------------------------- defect 3: two servers
+def test_two_servers_on_one_host_keep_their_own_sign_ins_in_one_browser(store_path, tmp_path, live_server_class):
+    """Regression (issue 46, defect 3): the session cookie had one name whatever the port or store,
+    and a browser keeps cookies per host name, not per port: signing in on one server signed the
+    user out of the other. One browser (one cookie jar) here, two servers on 127.0.0.1."""
+    import shutil
+
+    import requests
+
+    from conftest import team_users
+    from ranker.serve.app import create_app
+
+    servers = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.sqlite"
+        shutil.copy(store_path, path)
+        servers.append(live_server_class(create_app(path, users=team_users(tmp_path / f"{name}.users"))))
+    try:
+        browser = requests.Session()
+
+        def sign_in(url, name):
+            page = browser.get(f"{url}/login").text
+            token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+            r = browser.post(f"{url}/login", data={"name": name, "password": f"{name}-secret-1", "next": "/",
+                                                   "token": token})
+            assert r.status_code == 200 and f'id="signed-in">{name}<' in r.text, r.text[:300]
+
+        def signed_in(url):
+            got = re.search(r'id="signed-in">([^<]+)<', browser.get(f"{url}/sentences?corpus=treebank").text)
+            return got.group(1) if got else None
+
+        a, b = (s.url for s in servers)
+        sign_in(a, "ann")
+        sign_in(b, "bob")
+        assert (signed_in(a), signed_in(b)) == ("ann", "bob")
+        names = {c.name for c in browser.cookies if c.name.startswith("ranker_session_")}
+        assert len(names) == 2   # one cookie per server, both sent to either port
+    finally:
+        for s in servers:
+            s.close()

@@ -96,7 +96,7 @@ def test_a_name_set_later_takes_the_sessions_decisions_and_outlives_browser_and_
     assert r.status_code == 302
     cookies = r.headers.getlist("Set-Cookie")
     assert any(c.startswith("ranker_who=ann;") and "Max-Age=" in c for c in cookies), cookies
-    session_cookie = next(c for c in cookies if c.startswith("session="))
+    session_cookie = next(c for c in cookies if c.startswith("ranker_session_"))
     assert "Expires=" in session_cookie   # persistent: a browser restart keeps it
     with Store.open(store_path, readonly=True) as st:
         assert [d.who for d in st.decisions(test_sentence)] == ["ann"]
