@@ -66,7 +66,7 @@ def check_annotators(names: Sequence[str], accounts: dict | None) -> list[str]:
     RankerError
         Naming the first name that is not valid, or not an account.
     """
-    from .forms import WHO
+    from .forms import WHO, WHO_RULE
     from .users import ANON_PREFIX
 
     out = []
@@ -75,7 +75,7 @@ def check_annotators(names: Sequence[str], accounts: dict | None) -> list[str]:
         if not name:
             continue
         if not WHO.fullmatch(name):
-            raise RankerError(f"annotator {name[:40]!r}: 1-40 letters, digits, spaces or .@-")
+            raise RankerError(f"annotator {name[:40]!r}: {WHO_RULE}")
         if name.casefold().startswith(ANON_PREFIX):
             raise RankerError(f"annotator {name!r}: names starting {ANON_PREFIX!r} are the anonymous sessions'; "
                               "assign work to a name the annotator sets on the page")

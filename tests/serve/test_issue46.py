@@ -237,3 +237,76 @@ def test_two_servers_on_one_host_keep_their_own_sign_ins_in_one_browser(store_pa
     finally:
         for s in servers:
             s.close()
+
+
+# ---------------------------------------------------------------------------------- item 9: o'neil
+def test_an_account_name_with_an_apostrophe_works_everywhere_and_is_escaped_on_every_page(
+        store_path, tmp_path, capsys):
+    """Issue 46, item 9: ``o'neil`` was refused. Now an account, assigned on the page and by the
+    command, signed in, answering and commenting; every page escapes the name (never raw in HTML)."""
+    import shutil
+
+    from conftest import team_users
+    from ranker.errors import RankerError
+    from ranker.serve.app import create_app
+    from ranker.serve.users import account_name, add_user
+
+    name = "o'neil"
+    path = tmp_path / "team.sqlite"
+    shutil.copy(store_path, path)
+    users = team_users(tmp_path / "team.users")
+    add_user(users, name, "oneil-secret-1")
+    assert account_name("o\u2019neil") == "o\u2019neil"   # the typographic apostrophe too
+    for bad in ("ann, <b>", "o\"neil", "x;y"):
+        with pytest.raises(RankerError, match="1-40 letters, digits, spaces, apostrophes or .@-"):
+            account_name(bad)
+    app = create_app(path, users=users)
+
+    def signed_in(who, password):
+        c = app.test_client()
+        page = c.get("/login").get_data(as_text=True)
+        r = c.post("/login", data={"name": who, "password": password, "token": _token(page)})
+        assert r.status_code == 302, r.get_data(as_text=True)[:300]
+        return c, _token(c.get("/sentences?corpus=treebank").get_data(as_text=True))
+
+    boss, boss_token = signed_in("boss", "boss-secret-1")
+    r = boss.post("/assign", data={"token": boss_token, "corpus": "treebank", "documents": "test",
+                                   "annotator": [name, "ann"]})
+    assert r.status_code == 302, r.get_data(as_text=True)[:500]
+    with Store.open(path, readonly=True) as st:
+        sid = next(a.sentence_id for a in st.assignments(name))
+    oneil, token = signed_in(name, "oneil-secret-1")
+    page = _page(oneil, sid)
+    _decide(oneil, sid, _keys(page)[0], True, token)
+    assert oneil.post("/verdict", data={"id": sid, "comment": "o'neil's <b>note</b>", "token": token}).status_code == 302
+    ann, ann_token = signed_in("ann", "ann-secret-1")
+    _decide(ann, sid, _keys(_page(ann, sid))[0], False, ann_token)   # a conflict: both on the adjudication pages
+    pages = {"own page": _page(oneil, sid), "list": oneil.get("/sentences?corpus=treebank").get_data(as_text=True),
+             "boss's page": _page(boss, sid), "assign": boss.get("/assign").get_data(as_text=True),
+             "adjudicate": boss.get("/adjudicate?show=all").get_data(as_text=True),
+             "adjudicate sentence": boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)}
+    for where, html in pages.items():
+        assert "o&#39;neil" in html, where
+        assert "o'neil" not in html and "<b>note" not in html, where
+    assert 'id="signed-in">o&#39;neil<' in pages["own page"]
+    with Store.open(path, readonly=True) as st:
+        assert {d.who for d in st.decisions(sid)} == {name, "ann"}
+        assert [v.who for v in st.verdicts(sid)] == [name]
+    # the commands take the name as typed
+    capsys.readouterr()
+    assert main(["serve", "assign", "add", "--store", str(path), "--split", "test", name, "--by", "boss"]) == 0
+    assert main(["serve", "assign", "list", "--store", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith(f"{name}\tassigned ")
+
+
+def test_a_name_with_an_apostrophe_set_on_the_page_is_kept_in_its_cookie_and_escaped(app, store_path, test_sentence):
+    client, token = _signed(app, test_sentence, "o'neil")
+    assert client.get_cookie("ranker_who").value.strip('"') in ("o'neil", "o\\047neil")
+    page = _page(client, test_sentence)
+    assert 'name="who" value="o&#39;neil"' in page and "o'neil" not in page
+    _decide(client, test_sentence, _keys(page)[0], True, token)
+    restarted = app.test_client()   # a new session: the name cookie brings the name back
+    restarted.set_cookie("ranker_who", client.get_cookie("ranker_who").value)
+    assert 'name="who" value="o&#39;neil"' in _page(restarted, test_sentence)
+    with Store.open(store_path, readonly=True) as st:
+        assert [d.who for d in st.decisions(test_sentence)] == ["o'neil"]
