@@ -173,7 +173,8 @@ def run_assign_list(args) -> int:
         statuses = Statuses(st, StoreForests(st, stored_source(st, args.source)))
         rows = progress(st.assignments(), lambda sid, who: statuses.of(sid, who)[1])
     for r in rows:
-        print(f"{r.who}\tassigned {r.assigned}\tdouble-annotated {r.double}\tdone {r.done}\tstarted {r.started}")
+        print(f"{r.who}\tassigned {r.assigned}\tdouble-annotated {r.double}\tdone {r.done}\tstarted {r.started}"
+              f"\tconflict {r.conflict}")
     if not rows:
         print(f"{args.store}: nothing assigned")
     return 0

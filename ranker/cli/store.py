@@ -19,9 +19,10 @@ def add_parser(subparsers) -> None:
                        "line after each forest. With --trees: the treebank the annotators made (ranker "
                        "serve), one tree per line for each sentence whose standing decisions (one "
                        "annotator's, agreeing annotators' together, or the adjudicator's pick) leave one "
-                       "bracketing; with -o FILE, FILE.tsv lists every sentence (id, status, the tree's "
-                       "line, bracketings left, annotators, adjudicator, comments), and the sentences "
-                       "not finished are counted on stderr (listed there without -o).")
+                       "bracketing; with -o FILE, FILE.tsv lists every sentence with candidates (id, status, "
+                       "the tree's line, bracketings left, annotators, adjudicator, comments; --list-empty "
+                       "adds those without), and the sentences not finished are counted on stderr (listed "
+                       "there without -o).")
     e.add_argument("store", metavar="S", help="store file")
     e.add_argument("--trees", action="store_true",
                    help="the finished sentences' trees (and FILE.tsv listing every sentence), not every candidate")
@@ -30,6 +31,9 @@ def add_parser(subparsers) -> None:
     e.add_argument("--fileids", default=None, help="glob over file ids")
     e.add_argument("--sentence", default=None, help="one sentence id")
     e.add_argument("--source", default=None, help="only this source's candidates")
+    e.add_argument("--list-empty", action="store_true",
+                   help="with --trees: list the sentences without candidates in FILE.tsv (and on stderr) "
+                        "too; by default they are counted only (they have nothing to disambiguate)")
     e.add_argument("-o", "--output", default=None,
                    help="output file (default stdout), replaced only once the export is complete")
     e.set_defaults(func=run_export)
@@ -92,7 +96,7 @@ def run_stats(args) -> int:
     _print_agreement(agreement)
     if assigned:
         print(f"{'assigned':26} " + ", ".join(f"{who} {n['sentences']} ({n['double']} double-annotated, "
-                                             f"{n['done']} done, {n['started']} started)"
+                                             f"{n['done']} done, {n['started']} started, {n['conflict']} in conflict)"
                                              for who, n in assigned.items()) + " (ranker serve assign list)")
     print(f"runs ({len(runs)}, oldest first):" if runs else f"{'runs':26} none recorded")
     for r in runs:
@@ -102,7 +106,7 @@ def run_stats(args) -> int:
 
 
 def _assigned_counts(st) -> dict:
-    """``annotator -> {"sentences", "double", "done", "started"}``: each annotator's part of the work
+    """``annotator -> {"sentences", "double", "done", "started", "conflict"}``: each annotator's part of the work
     plan (:mod:`ranker.store.assignments`) and their progress on it, counted as the page and
     ``ranker serve assign list`` count it (:class:`ranker.serve.listing.Statuses`)."""
     assignments = st.assignments()
@@ -114,7 +118,8 @@ def _assigned_counts(st) -> dict:
 
     sources = stored_sources(st)   # the one source served; with several, every candidate (no --source here)
     statuses = Statuses(st, StoreForests(st, sources[0] if len(sources) == 1 else None))
-    return {p.who: {"sentences": p.assigned, "double": p.double, "done": p.done, "started": p.started}
+    return {p.who: {"sentences": p.assigned, "double": p.double, "done": p.done, "started": p.started,
+                    "conflict": p.conflict}
             for p in progress(assignments, lambda sid, who: statuses.of(sid, who)[1])}
 
 
@@ -188,6 +193,9 @@ def _export_trees(args) -> int:
         source = stored_source(st, args.source)
         sents = _selected_sentences(st, args)
         outcomes = finished_trees(st, sents, source)
+    empty = sum(o.status == "no candidates" for o in outcomes)
+    if not args.list_empty:   # nothing to disambiguate: counted, not listed
+        outcomes = [o for o in outcomes if o.status != "no candidates"]
     done = [o for o in outcomes if o.tree is not None]
     with (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
         for o in done:
@@ -207,7 +215,9 @@ def _export_trees(args) -> int:
                   file=sys.stderr)
     where = f"{args.output}: " if args.output else ""
     print(f"{where}{len(done)} finished sentences of {len(outcomes)}; {len(rest)} not finished"
-          + (f" (listed in {listing})" if listing and rest else ""), file=sys.stderr)
+          + (f" (listed in {listing})" if listing and rest else "")
+          + (f"; {empty} sentences without candidates not listed (--list-empty lists them)"
+             if empty and not args.list_empty else ""), file=sys.stderr)
     return 0
 
 

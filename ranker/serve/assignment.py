@@ -93,6 +93,7 @@ class Progress(NamedTuple):
     double: int          # of those, given to another annotator too
     done: int            # of those, finished by them (no discriminant left, confirmed, or none correct)
     started: int         # of those, answered but not finished
+    conflict: int = 0    # of those, their work conflicts with another annotator's (not adjudicated yet)
 
 
 def progress(assignments, status_of: Callable[[str, str], str]) -> list[Progress]:
@@ -107,7 +108,7 @@ def progress(assignments, status_of: Callable[[str, str], str]) -> list[Progress
     for who in sorted(given):
         statuses = [status_of(sid, who) for sid in given[who]]
         out.append(Progress(who, len(given[who]), sum(holders[sid] > 1 for sid in given[who]),
-                            statuses.count("done"), statuses.count("started")))
+                            statuses.count("done"), statuses.count("started"), statuses.count("conflict")))
     return out
 
 

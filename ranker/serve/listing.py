@@ -14,6 +14,9 @@ from typing import NamedTuple
 
 QUALITIES = ("full", "fragment", "timeout", "no parse")
 STATUSES = ("untouched", "started", "done", "conflict")
+#: Which sentences the list shows by their candidates: ``with`` (the default: a sentence without
+#: has nothing to disambiguate), ``without``, or ``any``.
+CANDIDATES = ("with", "without", "any")
 PAGE = 100
 
 
@@ -44,6 +47,7 @@ class Filters(NamedTuple):
     status: str | None = None
     page: int = 0
     mine: bool | None = None       # only (True) or none (False) of the annotator's assignment
+    candidates: str | None = None  # one of CANDIDATES (None: "with")
 
 
 def splits_of(corpus: str) -> list[str]:
@@ -84,6 +88,8 @@ class Listing(NamedTuple):
     with_forest: int               # sentences of the selection with a forest (the progress counts those)
     mine_done: int = 0             # of the annotator's assignment in the selection: done
     mine: int = 0                  # the annotator's assignment in the selection (with a forest)
+    hidden: int = 0                # sentences without candidates the default filter leaves out
+    mine_conflicts: int = 0        # of the annotator's assignment in the selection: in conflict
 
 
 class Statuses:
@@ -121,14 +127,22 @@ class Statuses:
                 return (len(mine.decisions) if mine else 0), "untouched"
             status = self.served.statuses.get(("who", sentence_id, mine),
                                               lambda: work_status(mine, self._spans(sentence_id)))
+            if sum(w.present for w in work.values()) >= 2 and self._team(sentence_id, work) == "conflict":
+                status = "conflict"   # their work and another's cannot both stand: not done
             return len(mine.decisions), status
         n_dec = sum(len(w.decisions) for w in work.values())
         if not any(w.present for w in work.values()):
             return n_dec, "untouched"
-        adj = self.team.adjudications.get(sentence_id)
-        got = self.served.statuses.get(("team", sentence_id, tuple(sorted(work.items())), adj),
-                                       lambda: team_status(work, adj, self._spans(sentence_id)).status)
+        got = self._team(sentence_id, work)
         return n_dec, _LISTED.get(got, got)
+
+    def _team(self, sentence_id: str, work) -> str:
+        """The team's status on a sentence (:func:`~ranker.sources.finished.team_status`), cached."""
+        from ..sources.finished import team_status
+
+        adj = self.team.adjudications.get(sentence_id)
+        return self.served.statuses.get(("team", sentence_id, tuple(sorted(work.items())), adj),
+                                        lambda: team_status(work, adj, self._spans(sentence_id)).status)
 
 
 #: The export's statuses (:func:`ranker.sources.finished.team_status`) as the list names them.
@@ -192,14 +206,19 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> Listing:
     for a in store.assignments():
         holders.setdefault(a.sentence_id, []).append(a.who)
     mine = {sid for sid, whos in holders.items() if who is not None and who in whos}
-    rows, done, mine_done = [], 0, 0
+    rows, done, mine_done, mine_conflicts, hidden = [], 0, 0, 0, 0
+    show = f.candidates or "with"
     disagree_of = served.choices.disagree(store, [s.id for s in sentences]) if f.disagree is not None else {}
     for s in sentences:
         n_dec, status = statuses.of(s.id, who)
         done += status == "done"   # the progress count is the whole selection's
         size = served.sizes.get(s.id, 0)
         mine_done += status == "done" and s.id in mine and bool(size)
+        mine_conflicts += status == "conflict" and s.id in mine and bool(size)
         if f.mine is not None and (s.id in mine) != f.mine:
+            continue
+        if show != "any" and bool(size) != (show == "with"):
+            hidden += not size
             continue
         quality = served.qualities.get(s.id, "no parse")
         if f.quality and quality != f.quality:
@@ -219,4 +238,4 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> Listing:
     rows.sort(key=lambda r: _list_order(order, mine)(r.id))
     with_forest = sum(1 for s in sentences if served.sizes.get(s.id))
     n_mine = sum(1 for s in sentences if s.id in mine and served.sizes.get(s.id))
-    return Listing(rows, done, with_forest, mine_done, n_mine)
+    return Listing(rows, done, with_forest, mine_done, n_mine, hidden, mine_conflicts)

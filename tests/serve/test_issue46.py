@@ -310,3 +310,83 @@ def test_a_name_with_an_apostrophe_set_on_the_page_is_kept_in_its_cookie_and_esc
     assert 'name="who" value="o&#39;neil"' in _page(restarted, test_sentence)
     with Store.open(store_path, readonly=True) as st:
         assert [d.who for d in st.decisions(test_sentence)] == ["o'neil"]
+
+
+# ---------------------------------------------------------------------------------- item 7: the list
+def test_a_sentence_in_conflict_is_conflict_in_the_annotators_list_until_adjudicated(app, store_path, test_sentence,
+                                                                                     capsys):
+    sid = test_sentence
+    with Store.open(store_path) as st:
+        st.assign([(sid, "ann"), (sid, "bob")], "boss", replace=[sid])
+    try:
+        ann, ann_token = _signed(app, sid, "ann")
+        bob, bob_token = _signed(app, sid, "bob")
+        first = _keys(_page(ann, sid))[0]
+        _narrow_to_one(ann, sid, ann_token)
+        assert _list_status(ann, sid) == "done"
+        _decide(bob, sid, first, False, bob_token)   # bob rejects what ann accepted
+        assert _list_status(ann, sid) == "conflict" and _list_status(bob, sid) == "conflict"
+        listing = ann.get("/sentences", query_string={"corpus": "treebank", "split": "test"}).get_data(as_text=True)
+        assert "<strong>0</strong> of 1 sentences done" in listing and 'id="my-conflicts">1<' in listing
+        conflicted = ann.get("/sentences", query_string={"corpus": "treebank", "status": "conflict"}).get_data(as_text=True)
+        assert re.findall(r'data-id="([^"]+)"', conflicted) == [sid]
+        rows = _assign_list(capsys, store_path)
+        assert (rows["ann"]["done"], rows["ann"]["conflict"], rows["bob"]["conflict"]) == (0, 1, 1)
+        boss = app.test_client()   # no accounts: anyone may adjudicate
+        token = _token(boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True))
+        assert boss.post("/adjudicate", data={"id": sid, "chosen": "ann", "token": token}).status_code == 302
+        assert _list_status(ann, sid) == "done" and _list_status(bob, sid) == "started"
+    finally:
+        with Store.open(store_path) as st:
+            st.unassign([sid])
+
+
+def test_next_past_the_last_assigned_sentence_says_the_assignment_is_finished(app, assigned):
+    """Issue 46, item 7: ``n`` on the assignment's last sentence opened work assigned to nobody."""
+    sid = assigned
+    ann, token = _signed(app, sid, "ann")
+    page = _page(ann, sid)
+    nxt = re.search(r'<a id="next" class="end" href="([^"]+)"', page)
+    assert nxt and "mine=1" in nxt.group(1) and "end=1" in nxt.group(1), page[:2000]
+    said = ann.get(nxt.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    assert "That was the last sentence of your assignment: <strong>0</strong> of 1 done" in said
+    _narrow_to_one(ann, sid, token)
+    said = ann.get(nxt.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    assert "Your assignment is finished: all <strong>1</strong> sentences done." in said
+    # a reader without an assignment walks the corpus as before
+    other = app.test_client()
+    assert re.search(r'<a id="next" href="/sentence\?id=', _page(other, sid))
+
+
+def test_sentences_without_candidates_are_counted_not_listed_unless_asked(app, store_path, capsys, tmp_path):
+    with Store.open(store_path, readonly=True) as st:
+        sents = st.sentences("treebank")
+        empty = [s.id for s in sents if not st.candidate_texts(s.id)]
+    assert empty and len(empty) < len(sents)
+    client = app.test_client()
+
+    def listed(**args):
+        html = client.get("/sentences", query_string={"corpus": "treebank", **args}).get_data(as_text=True)
+        ids = set(re.findall(r'<tr class="[^"]*" data-id="([^"]+)"', html))
+        hidden = re.search(r'id="hidden">(\d+)<', html)
+        return html, ids, int(hidden.group(1)) if hidden else 0
+
+    html, ids, hidden = listed()
+    assert hidden == len(empty) and not ids & set(empty) and 'id="show-empty"' in html
+    assert re.search(r'(\d+) match the filters', html).group(1) == str(len(sents) - len(empty))
+    _, ids, _ = listed(candidates="without", page=0)
+    assert ids <= set(empty) and ids   # the first page of them
+    _, _, hidden = listed(candidates="any")
+    assert hidden == 0
+    assert client.get("/sentences?corpus=treebank&candidates=some").status_code == 400
+    out = tmp_path / "trees.txt"
+    capsys.readouterr()
+    assert main(["store", "export", str(store_path), "--trees", "--corpus", "treebank", "-o", str(out)]) == 0
+    assert f"; {len(empty)} sentences without candidates not listed (--list-empty lists them)" in capsys.readouterr().err
+    with open(f"{out}.tsv", newline="") as f:
+        statuses = [r["status"] for r in csv.DictReader(f, delimiter="\t")]
+    assert "no candidates" not in statuses and len(statuses) == len(sents) - len(empty)
+    assert main(["store", "export", str(store_path), "--trees", "--corpus", "treebank", "--list-empty",
+                 "-o", str(out)]) == 0
+    with open(f"{out}.tsv", newline="") as f:
+        assert sum(r["status"] == "no candidates" for r in csv.DictReader(f, delimiter="\t")) == len(empty)
