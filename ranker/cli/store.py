@@ -20,7 +20,8 @@ def add_parser(subparsers) -> None:
                        "serve), one tree per line for each sentence whose standing decisions (one "
                        "annotator's, agreeing annotators' together, or the adjudicator's pick) leave one "
                        "bracketing; with -o FILE, FILE.tsv lists every sentence with candidates (id, status, "
-                       "the tree's line, bracketings left, annotators, adjudicator, comments; --list-empty "
+                       "the tree's line, bracketings left, annotators, adjudicator, the annotator(s) whose "
+                       "work the tree follows, comments; --list-empty "
                        "adds those without), and the sentences not finished are counted on stderr (listed "
                        "there without -o).")
     e.add_argument("store", metavar="S", help="store file")

@@ -27,16 +27,19 @@ class SentenceOutcome(NamedTuple):
     annotators: tuple[str, ...]
     adjudicator: str         # who picked whose work stands ("" when nobody)
     comments: tuple[str, ...]   # "who: comment" of every verdict that says something
+    follows: tuple[str, ...] = ()   # whose work the outcome follows: the tree's decisions (finished), the
+                                    # verdict (no correct candidate); () for the rest
 
     def row(self, line: int | None) -> list[str]:
         """A tab-separated listing's columns (``line``: the tree's line in the trees file, or None)."""
         return [self.sentence_id, self.status, "-" if line is None else str(line), str(self.left),
-                ",".join(self.annotators), self.adjudicator, " | ".join(self.comments).replace("\t", " ")
-                .replace("\n", " ")]
+                ",".join(self.annotators), self.adjudicator, ",".join(self.follows),
+                " | ".join(self.comments).replace("\t", " ").replace("\n", " ")]
 
 
-#: The listing's column names, in :meth:`SentenceOutcome.row` order.
-COLUMNS = ("sentence", "status", "line", "bracketings_left", "annotators", "adjudicator", "comments")
+#: The listing's column names, in :meth:`SentenceOutcome.row` order (``follows``: the annotator(s)
+#: whose decisions the tree follows, the adjudicator's pick or every agreeing annotator).
+COLUMNS = ("sentence", "status", "line", "bracketings_left", "annotators", "adjudicator", "follows", "comments")
 
 
 def settled(spans, mask) -> bool:
@@ -89,6 +92,7 @@ class TeamStatus(NamedTuple):
     status: str              # finished, untouched, started, conflict, no correct candidate, no candidates
     left: tuple = ()         # the packs (forest indices) the standing decisions leave
     adjudicator: str = ""    # who picked whose work stands ("" when nobody)
+    follows: tuple = ()      # the annotators whose work the status follows (SentenceOutcome.follows)
 
 
 def team_status(work, adjudication, spans) -> TeamStatus:
@@ -100,7 +104,7 @@ def team_status(work, adjudication, spans) -> TeamStatus:
     Finished means the standing decisions (:func:`~ranker.sources.adjudication.resolve`) leave
     the candidates :func:`settled`, as :func:`work_status` says of one annotator.
     """
-    from .adjudication import resolve, sentence_agreement
+    from .adjudication import reopened, resolve, sentence_agreement
     from .discriminants import packs, remaining_mask
 
     present = {w: aw for w, aw in work.items() if aw.present}
@@ -111,13 +115,17 @@ def team_status(work, adjudication, spans) -> TeamStatus:
         return TeamStatus("untouched", tuple(tuple(p) for p in packs(spans)), adjudicator)
     row = sentence_agreement("", work, spans) if len(present) >= 2 else None
     decisions = resolve(work, bool(row and row.conflict), adjudication)
+    # resolve's choice: the adjudicator's pick where one stands, else every annotator's work together
+    picked = adjudicator and not reopened(adjudication, work)
+    follows = (adjudication.chosen,) if picked else tuple(present)
     if decisions is None:
         status = "no correct candidate" if any(aw.no_correct for aw in present.values()) and \
             (row is None or not row.conflict or adjudicator) else "conflict"
-        return TeamStatus(status, (), adjudicator)
+        return TeamStatus(status, (), adjudicator, follows if status != "conflict" else ())
     mask = remaining_mask(spans, decisions)
     left = tuple(tuple(p) for p in packs(spans, mask))
-    return TeamStatus("finished" if settled(spans, mask) else "started", left, adjudicator)
+    finished = settled(spans, mask)
+    return TeamStatus("finished" if finished else "started", left, adjudicator, follows if finished else ())
 
 
 def finished_trees(store, sentences: Iterable[Sentence], source: str | None = None) -> list[SentenceOutcome]:
@@ -138,5 +146,5 @@ def finished_trees(store, sentences: Iterable[Sentence], source: str | None = No
         if got.status == "finished":
             text = store.candidate_texts(s.id, source)[got.left[0][0]]
         out.append(SentenceOutcome(s.id, got.status, text, len(got.left), tuple(present), got.adjudicator,
-                                   comments))
+                                   comments, got.follows))
     return out

@@ -116,3 +116,31 @@ def test_one_definition_of_done_for_an_annotator_and_the_team():
     assert work_status(None, spans) == "untouched" and team_status({}, None, spans).status == "untouched"
     twins = [frozenset({("S", 0, 4), ("NP", 0, 1)}), frozenset({("SINV", 0, 4), ("NP", 0, 1)})]
     assert settled(twins, [True, True]) and not settled(twins, [False, False]) and not settled(spans, [True, True])
+
+
+def test_the_listing_names_whose_work_each_tree_follows(tmp_path):
+    """Issue 46, item 5: FILE.tsv named the annotators and the adjudicator, not whose decisions the
+    exported tree follows: the adjudicator's pick, every agreeing annotator, or the one who did it."""
+    import csv
+
+    store = _store(tmp_path)
+    conflict, agreed, alone = "lists/own.penn/0", "lists/own.penn/1", "lists/own.penn/2"
+    _decide(store, conflict, "alice", "VP", 2, 6, True)
+    _decide(store, conflict, "bob", "VP", 2, 6, False)
+    _decide(store, agreed, "alice", "VP", 1, 3, True)
+    _decide(store, agreed, "bob", "VP", 1, 3, True)
+    with Store.open(store) as st:
+        st.set_verdict(alone, "carol", False, "", confirmed=True)   # one bracketing, confirmed
+    out = tmp_path / "team.mrg"
+    assert main(["store", "export", str(store), "--trees", "-o", str(out)]) == 0
+    with open(f"{out}.tsv", newline="") as f:
+        rows = {r["sentence"]: r for r in csv.DictReader(f, delimiter="\t")}
+    assert (rows[conflict]["status"], rows[conflict]["follows"]) == ("conflict", "")
+    assert (rows[agreed]["status"], rows[agreed]["follows"]) == ("finished", "alice,bob")
+    assert (rows[alone]["status"], rows[alone]["follows"]) == ("finished", "carol")
+    with Store.open(store) as st:
+        st.adjudicate(conflict, "bob", "dave")
+    assert main(["store", "export", str(store), "--trees", "-o", str(out)]) == 0
+    with open(f"{out}.tsv", newline="") as f:
+        row = next(r for r in csv.DictReader(f, delimiter="\t") if r["sentence"] == conflict)
+    assert (row["status"], row["annotators"], row["adjudicator"], row["follows"]) == ("finished", "alice,bob", "dave", "bob")
