@@ -132,14 +132,25 @@ def adjudicate_sentence():
 
 @bp.post("/adjudicate")
 def adjudicate():
-    """An adjudicator picks whose work stands on a sentence (or clears the pick)."""
+    """An adjudicator picks whose work stands on a sentence, rules that none is right (``none=1``
+    with a ``comment``: the sentence goes to "no correct candidate"), or clears the ruling."""
+    from ..store.records import NONE_IS_RIGHT
+
     if not may_adjudicate():
         raise FormError("only an account with the adjudicator role may adjudicate", 403)
     s = views.served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
     clear = forms.boolean(request.form.get("clear") or "0", "clear")
+    none = forms.boolean(request.form.get("none") or "0", "none")
     chosen = None
+    if none and not clear:
+        comment = (request.form.get("comment") or "").strip()
+        if not comment or len(comment) > MAX_COMMENT:
+            raise FormError("parameter comment: say why no candidate is right (1-" f"{MAX_COMMENT} characters): "
+                            "the annotators and the export's listing read it")
+        st.adjudicate(sid, NONE_IS_RIGHT, annotator(), comment=comment)
+        return redirect(url_for("team.adjudicate_sentence", id=sid))
     if not clear:
         from ..sources.adjudication import work_by_annotator
 

@@ -142,8 +142,8 @@ def work_digest(work: AnnotatorWork | None) -> str:
 def reopened(adjudication: Adjudication | None, work: Mapping[str, AnnotatorWork]) -> bool:
     """Whether the chosen annotator's work changed since ``adjudication`` reviewed it (one recorded
     without a digest, before digests were kept, is taken as it stands)."""
-    if adjudication is None or not adjudication.work:
-        return False
+    if adjudication is None or not adjudication.work or adjudication.none:
+        return False   # a ruling that none is right is on the sentence, not on anyone's work
     return work_digest(work.get(adjudication.chosen)) != adjudication.work
 
 
@@ -287,8 +287,8 @@ def resolve(work: Mapping[str, AnnotatorWork], conflict: bool, adjudication: Adj
     since it was reviewed (:func:`reopened`), is stale and ignored.
     """
     present = {w.who: w for w in work.values() if w.present}
-    if not present:
-        return None
+    if not present or (adjudication is not None and adjudication.none):
+        return None   # nothing said, or the adjudicator ruled that no candidate is right
     if adjudication is not None and adjudication.chosen in present and not reopened(adjudication, work):
         chosen = present[adjudication.chosen]
         return None if chosen.no_correct else chosen.decisions

@@ -108,9 +108,12 @@ def team_status(work, adjudication, spans) -> TeamStatus:
     from .discriminants import packs, remaining_mask
 
     present = {w: aw for w, aw in work.items() if aw.present}
-    adjudicator = adjudication.who if adjudication is not None and adjudication.chosen in present else ""
+    adjudicator = adjudication.who if adjudication is not None and (adjudication.chosen in present
+                                                                    or adjudication.none) else ""
     if not spans:
         return TeamStatus("no candidates", (), adjudicator)
+    if adjudication is not None and adjudication.none:   # the adjudicator ruled that none is right
+        return TeamStatus("no correct candidate", (), adjudicator)
     if not present:
         return TeamStatus("untouched", tuple(tuple(p) for p in packs(spans)), adjudicator)
     row = sentence_agreement("", work, spans) if len(present) >= 2 else None
@@ -140,6 +143,9 @@ def finished_trees(store, sentences: Iterable[Sentence], source: str | None = No
         present = {w: aw for w, aw in work.items() if aw.present}
         comments = tuple(f"{aw.who}: {aw.verdict.comment}" for aw in work.values()
                          if aw.verdict is not None and aw.verdict.comment)
+        adj = team.adjudications.get(s.id)
+        if adj is not None and adj.comment:
+            comments += (f"{adj.who} (adjudicator): {adj.comment}",)
         forest = store.forest(s.id, source)
         got = team_status(work, team.adjudications.get(s.id), forest_spans(forest.candidates))
         text = None

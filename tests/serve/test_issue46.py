@@ -390,3 +390,48 @@ def test_sentences_without_candidates_are_counted_not_listed_unless_asked(app, s
                  "-o", str(out)]) == 0
     with open(f"{out}.tsv", newline="") as f:
         assert sum(r["status"] == "no candidates" for r in csv.DictReader(f, delimiter="\t")) == len(empty)
+
+
+# ---------------------------------------------------------------------------------- item 4: none is right
+def test_an_adjudicator_rules_that_none_is_right_and_the_sentence_is_no_correct_candidate(
+        app, store_path, test_sentence, capsys, tmp_path):
+    """Issue 46, item 4: the adjudicator could only pick one annotator's work. Two truthful
+    annotators whose tree is not among the candidates end in conflict; the pages point them to
+    "no correct candidate", and the adjudicator rules "none is right" with a comment."""
+    sid = test_sentence
+    ann, ann_token = _signed(app, sid, "ann")
+    bob, bob_token = _signed(app, sid, "bob")
+    first = _keys(_page(ann, sid))[0]
+    seen = []
+    while _keys(page := _page(ann, sid)):
+        seen.append(('id="last-choice"' in page, int(re.search(r'id="remaining-packs">(\d+)<', page).group(1))))
+        _decide(ann, sid, _keys(page)[0], True, ann_token)
+    assert seen and all(hint == (2 <= packs <= 3) for hint, packs in seen) and any(h for h, _ in seen), seen
+    _decide(bob, sid, first, False, bob_token)
+    conflict = re.search(r'id="team-conflict">(.*?)</p>', _page(ann, sid), re.S).group(1)
+    assert "the correct tree is not among the candidates: say <em>no correct candidate</em>" in conflict
+    boss = app.test_client()
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert 'id="none-form"' in page
+    token = _token(page)
+    before = _exported(store_path, tmp_path, sid)
+    assert before["status"] == "conflict"
+    # a ruling without a comment is refused, nothing stored
+    r = boss.post("/adjudicate", data={"id": sid, "none": "1", "comment": "  ", "token": token})
+    assert r.status_code == 400 and "say why no candidate is right" in r.get_data(as_text=True)
+    with Store.open(store_path, readonly=True) as st:
+        assert st.adjudications() == {}
+    r = boss.post("/adjudicate", data={"id": sid, "none": "1", "comment": "a <b>PRN</b> no parse has", "token": token})
+    assert r.status_code == 302
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert 'id="chosen-none">none is right<' in page and "a &lt;b&gt;PRN&lt;/b&gt; no parse has" in page
+    row = _exported(store_path, tmp_path, sid)
+    assert (row["status"], row["line"], row["follows"]) == ("no correct candidate", "-", "")
+    assert row["adjudicator"] and "(adjudicator): a <b>PRN</b> no parse has" in row["comments"]
+    assert "none is right, no correct candidate" in _page(ann, sid)
+    assert _list_status(ann, sid) == "done" and _list_status(bob, sid) == "started"   # their own work again
+    # training reads nothing of it
+    from ranker.sources.adjudication import store_spans, store_team_work
+
+    with Store.open(store_path, readonly=True) as st:
+        assert not [d for s, d in store_team_work(st).adjudicated(store_spans(st)) if s == sid]
