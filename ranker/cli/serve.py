@@ -78,7 +78,7 @@ def _add_users_commands(sub) -> None:
     a = actions.add_parser("add", parents=[common], help="add an account, or set its password and role",
                            description="The password is asked twice at a terminal, or read from the first "
                            "line of standard input (echo ... | ranker serve users add NAME).")
-    a.add_argument("name", help="account name (1-40 letters, digits, spaces or .@-)")
+    a.add_argument("name", help="account name (1-40 letters, digits, spaces, apostrophes or .@-)")
     a.add_argument("--role", choices=["annotator", "adjudicator"], default="annotator",
                    help="annotators answer, give verdicts and comment; adjudicators may also resolve "
                         "conflicts between annotators and retrain the served model (default annotator)")
@@ -173,7 +173,8 @@ def run_assign_list(args) -> int:
         statuses = Statuses(st, StoreForests(st, stored_source(st, args.source)))
         rows = progress(st.assignments(), lambda sid, who: statuses.of(sid, who)[1])
     for r in rows:
-        print(f"{r.who}\tassigned {r.assigned}\tdouble-annotated {r.double}\tdone {r.done}\tstarted {r.started}")
+        print(f"{r.who}\tassigned {r.assigned}\tdouble-annotated {r.double}\tdone {r.done}\tstarted {r.started}"
+              f"\tconflict {r.conflict}")
     if not rows:
         print(f"{args.store}: nothing assigned")
     return 0

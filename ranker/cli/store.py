@@ -19,9 +19,11 @@ def add_parser(subparsers) -> None:
                        "line after each forest. With --trees: the treebank the annotators made (ranker "
                        "serve), one tree per line for each sentence whose standing decisions (one "
                        "annotator's, agreeing annotators' together, or the adjudicator's pick) leave one "
-                       "bracketing; with -o FILE, FILE.tsv lists every sentence (id, status, the tree's "
-                       "line, bracketings left, annotators, adjudicator, comments), and the sentences "
-                       "not finished are counted on stderr (listed there without -o).")
+                       "bracketing; with -o FILE, FILE.tsv lists every sentence with candidates (id, status, "
+                       "the tree's line, bracketings left, annotators, adjudicator, the annotator(s) whose "
+                       "work the tree follows, comments; --list-empty "
+                       "adds those without), and the sentences not finished are counted on stderr (listed "
+                       "there without -o).")
     e.add_argument("store", metavar="S", help="store file")
     e.add_argument("--trees", action="store_true",
                    help="the finished sentences' trees (and FILE.tsv listing every sentence), not every candidate")
@@ -30,6 +32,9 @@ def add_parser(subparsers) -> None:
     e.add_argument("--fileids", default=None, help="glob over file ids")
     e.add_argument("--sentence", default=None, help="one sentence id")
     e.add_argument("--source", default=None, help="only this source's candidates")
+    e.add_argument("--list-empty", action="store_true",
+                   help="with --trees: list the sentences without candidates in FILE.tsv (and on stderr) "
+                        "too; by default they are counted only (they have nothing to disambiguate)")
     e.add_argument("-o", "--output", default=None,
                    help="output file (default stdout), replaced only once the export is complete")
     e.set_defaults(func=run_export)
@@ -73,7 +78,7 @@ def run_stats(args) -> int:
         scorings = st.scorings()
         models = len(st.model_records())
         agreement = store_team_work(st).agreement(store_spans(st))
-        assigned = _assigned_counts(st.assignments())
+        assigned = _assigned_counts(st)
     if args.format == "json":
         doc = {**stats._asdict(), "models": models, "agreement": _agreement_doc(agreement),
                "assignments": assigned,
@@ -91,7 +96,8 @@ def run_stats(args) -> int:
         print(f"{'counts of ' + sc.source:26} " + ", ".join(f"{k} {v}" for k, v in sc.settings.items()))
     _print_agreement(agreement)
     if assigned:
-        print(f"{'assigned':26} " + ", ".join(f"{who} {n['sentences']} ({n['double']} double-annotated)"
+        print(f"{'assigned':26} " + ", ".join(f"{who} {n['sentences']} ({n['double']} double-annotated, "
+                                             f"{n['done']} done, {n['started']} started, {n['conflict']} in conflict)"
                                              for who, n in assigned.items()) + " (ranker serve assign list)")
     print(f"runs ({len(runs)}, oldest first):" if runs else f"{'runs':26} none recorded")
     for r in runs:
@@ -100,23 +106,28 @@ def run_stats(args) -> int:
     return 0
 
 
-def _assigned_counts(assignments) -> dict:
-    """``annotator -> {"sentences", "double"}``: how much of the work plan is each annotator's
-    (:mod:`ranker.store.assignments`; their progress is ``ranker serve assign list``)."""
-    holders: dict[str, int] = {}
-    for a in assignments:
-        holders[a.sentence_id] = holders.get(a.sentence_id, 0) + 1
-    out: dict[str, dict] = {}
-    for a in assignments:
-        n = out.setdefault(a.who, {"sentences": 0, "double": 0})
-        n["sentences"] += 1
-        n["double"] += holders[a.sentence_id] > 1
-    return dict(sorted(out.items()))
+def _assigned_counts(st) -> dict:
+    """``annotator -> {"sentences", "double", "done", "started", "conflict"}``: each annotator's part of the work
+    plan (:mod:`ranker.store.assignments`) and their progress on it, counted as the page and
+    ``ranker serve assign list`` count it (:class:`ranker.serve.listing.Statuses`)."""
+    assignments = st.assignments()
+    if not assignments:
+        return {}
+    from ..pipeline.stages.provenance import stored_sources
+    from ..serve.assignment import StoreForests, progress
+    from ..serve.listing import Statuses
+
+    sources = stored_sources(st)   # the one source served; with several, every candidate (no --source here)
+    statuses = Statuses(st, StoreForests(st, sources[0] if len(sources) == 1 else None))
+    return {p.who: {"sentences": p.assigned, "double": p.double, "done": p.done, "started": p.started,
+                    "conflict": p.conflict}
+            for p in progress(assignments, lambda sid, who: statuses.of(sid, who)[1])}
 
 
 def _agreement_doc(a) -> dict:
     """The annotators' agreement (:class:`ranker.sources.adjudication.Agreement`) as plain JSON."""
-    doc = {k: v for k, v in a._asdict().items() if k != "sentences"}
+    doc = {k: v for k, v in a._asdict().items() if k not in ("sentences", "pairs")}
+    doc["pairs"] = [{**p._asdict(), "answers": p.answers, "agreed": p.agreed} for p in a.pairs]
     doc["sentences"] = [{**r._asdict(), "annotators": list(r.annotators), "contradicted": list(r.contradicted)}
                         for r in a.sentences]
     return doc
@@ -132,8 +143,13 @@ def _print_agreement(a) -> None:
         return
     kappa = "-" if a.kappa is None else f"{a.kappa:.3f}"
     print(f"{'agreement':26} {len(a.sentences)} sentences with 2+ annotators: Cohen's kappa {kappa} over "
-          f"{a.answers} shared answers (observed {pct(a.observed)}), final selections match on "
-          f"{pct(a.exact_match)}; {a.conflicts} conflicts, {a.adjudicated} adjudicated")
+          f"{a.answers} shared answers (observed {pct(a.observed)}; each pair's raters in name order), "
+          f"final selections match on {pct(a.exact_match)}; {a.conflicts} conflicts, {a.adjudicated} adjudicated")
+    for p in a.pairs:
+        print(f"  {p.first} (rater 1) and {p.second} (rater 2): Cohen's kappa "
+              f"{'-' if p.kappa is None else f'{p.kappa:.3f}'} over {p.answers} shared answers on {p.sentences} "
+              f"sentences: both accept {p.both_accept}, both reject {p.both_reject}, only {p.first} accepts "
+              f"{p.first_only}, only {p.second} accepts {p.second_only}")
     for r in a.sentences:
         left = ", ".join(f"{w} {'none correct' if n is None else n}" for w, n in r.remaining.items())
         print(f"  {r.sentence_id}: {r.agreed} of {r.shared} shared answers agree; remaining {left}; "
@@ -178,6 +194,9 @@ def _export_trees(args) -> int:
         source = stored_source(st, args.source)
         sents = _selected_sentences(st, args)
         outcomes = finished_trees(st, sents, source)
+    empty = sum(o.status == "no candidates" for o in outcomes)
+    if not args.list_empty:   # nothing to disambiguate: counted, not listed
+        outcomes = [o for o in outcomes if o.status != "no candidates"]
     done = [o for o in outcomes if o.tree is not None]
     with (atomic_write(args.output) if args.output else nullcontext(sys.stdout)) as out:
         for o in done:
@@ -197,7 +216,9 @@ def _export_trees(args) -> int:
                   file=sys.stderr)
     where = f"{args.output}: " if args.output else ""
     print(f"{where}{len(done)} finished sentences of {len(outcomes)}; {len(rest)} not finished"
-          + (f" (listed in {listing})" if listing and rest else ""), file=sys.stderr)
+          + (f" (listed in {listing})" if listing and rest else "")
+          + (f"; {empty} sentences without candidates not listed (--list-empty lists them)"
+             if empty and not args.list_empty else ""), file=sys.stderr)
     return 0
 
 

@@ -62,7 +62,7 @@ class Served:
         # forests, spans and counts do not change while serving; scores only with the model
         self.forests = LRU(settings.cached_forests)
         self.scores = LRU(4 * settings.cached_forests)
-        self.statuses = LRU(100_000)   # (sentence id, its decisions) -> no discriminant left
+        self.statuses = LRU(100_000)   # (sentence, an annotator's or the team's work) -> its status (listing.Statuses)
         self.choices = StoredChoices(self)   # the rankers' choices per model, kept in the store
         self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranker-prefetch")
 
@@ -249,6 +249,32 @@ def forest_summary(store, source: str) -> tuple[dict[str, int], dict[str, str]]:
     return sizes, quality
 
 
+def session_cookie_name(store_path: Path, host: str) -> str:
+    """The session cookie's name for the server of ``store_path`` reached at ``host`` (``name:port``).
+
+    Browsers keep cookies per host name, not per port: two servers on one machine with one cookie
+    name overwrite each other's session, signing each other's users out. The name carries a short
+    digest of the store's resolved path and the host and port the browser reached, so each server
+    (and each store) has its own; it is the same across restarts, so a restart signs nobody out.
+    """
+    import hashlib
+
+    digest = hashlib.sha256(f"{Path(store_path).resolve()}\0{host}".encode("utf-8", "replace")).hexdigest()
+    return f"ranker_session_{digest[:12]}"
+
+
+def _session_interface():
+    """Flask's signed-cookie sessions under :func:`session_cookie_name` (one name per server)."""
+    from flask import request
+    from flask.sessions import SecureCookieSessionInterface
+
+    class PerServer(SecureCookieSessionInterface):
+        def get_cookie_name(self, app) -> str:
+            return session_cookie_name(app.extensions["ranker"].store_path, request.host)
+
+    return PerServer()
+
+
 def create_app(store_path, model: str | None = None, read_only: bool = False,
                settings: ServeSection | None = None, source: str | None = None,
                users: str | Path | None = None, public_read: bool = False, evidence: str | None = None):
@@ -292,6 +318,7 @@ def create_app(store_path, model: str | None = None, read_only: bool = False,
                       # only past MAX_BODY is a request refused unread (413, a page saying the limit)
                       MAX_CONTENT_LENGTH=MAX_BODY, MAX_FORM_MEMORY_SIZE=MAX_BODY,
                       PERMANENT_SESSION_LIFETIME=timedelta(days=30))
+    app.session_interface = _session_interface()   # a cookie name per server: two never sign each other out
     app.extensions["ranker"] = Served(Path(store_path), model, read_only, settings or ServeSection(), source,
                                            evidence)
     if users is not None:

@@ -66,7 +66,7 @@ def check_annotators(names: Sequence[str], accounts: dict | None) -> list[str]:
     RankerError
         Naming the first name that is not valid, or not an account.
     """
-    from .forms import WHO
+    from .forms import WHO, WHO_RULE
     from .users import ANON_PREFIX
 
     out = []
@@ -75,7 +75,7 @@ def check_annotators(names: Sequence[str], accounts: dict | None) -> list[str]:
         if not name:
             continue
         if not WHO.fullmatch(name):
-            raise RankerError(f"annotator {name[:40]!r}: 1-40 letters, digits, spaces or .@-")
+            raise RankerError(f"annotator {name[:40]!r}: {WHO_RULE}")
         if name.casefold().startswith(ANON_PREFIX):
             raise RankerError(f"annotator {name!r}: names starting {ANON_PREFIX!r} are the anonymous sessions'; "
                               "assign work to a name the annotator sets on the page")
@@ -93,6 +93,7 @@ class Progress(NamedTuple):
     double: int          # of those, given to another annotator too
     done: int            # of those, finished by them (no discriminant left, confirmed, or none correct)
     started: int         # of those, answered but not finished
+    conflict: int = 0    # of those, their work conflicts with another annotator's (not adjudicated yet)
 
 
 def progress(assignments, status_of: Callable[[str, str], str]) -> list[Progress]:
@@ -107,7 +108,7 @@ def progress(assignments, status_of: Callable[[str, str], str]) -> list[Progress
     for who in sorted(given):
         statuses = [status_of(sid, who) for sid in given[who]]
         out.append(Progress(who, len(given[who]), sum(holders[sid] > 1 for sid in given[who]),
-                            statuses.count("done"), statuses.count("started")))
+                            statuses.count("done"), statuses.count("started"), statuses.count("conflict")))
     return out
 
 

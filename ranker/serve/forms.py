@@ -19,9 +19,12 @@ MAX_BODY = 1024 * 1024
 #: Form field (and header, for scripts) carrying the session's token on every POST.
 TOKEN_FIELD = "token"
 TOKEN_HEADER = "X-Ranker-Token"
-_WHO = re.compile(r"[\w .@-]{1,40}")
-#: An annotator's name or account name (letters, digits, space, ``.@-``; at most 40).
+_WHO = re.compile(r"[\w .@'\u2019-]{1,40}")
+#: An annotator's name or account name (letters, digits, space, ``.@-`` and an apostrophe, as in
+#: ``o'neil``; at most 40). Every page escapes it, as it escapes comments.
 WHO = _WHO
+#: :data:`WHO` in words, for the refusals.
+WHO_RULE = "1-40 letters, digits, spaces, apostrophes or .@-"
 
 
 class FormError(RankerError):
@@ -111,9 +114,9 @@ def choice(value: str | None, name: str, allowed, default: str | None = None) ->
 
 
 def who(value: str | None) -> str:
-    """The annotator's name kept with each decision: letters, digits, space, ``.@-``, at most 40."""
+    """The annotator's name kept with each decision (:data:`WHO`)."""
     if not value or not _WHO.fullmatch(value.strip()):
-        raise FormError("parameter who: 1-40 letters, digits, spaces or .@-")
+        raise FormError(f"parameter who: {WHO_RULE}")
     name = unicodedata.normalize("NFKC", value.strip())
     if name.casefold().startswith("anon-"):   # serve.users.ANON_PREFIX: the anonymous sessions' names
         raise FormError("parameter who: names starting 'anon-' are the anonymous sessions'")

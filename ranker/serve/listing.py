@@ -13,7 +13,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 QUALITIES = ("full", "fragment", "timeout", "no parse")
-STATUSES = ("untouched", "started", "done")
+STATUSES = ("untouched", "started", "done", "conflict")
+#: Which sentences the list shows by their candidates: ``with`` (the default: a sentence without
+#: has nothing to disambiguate), ``without``, or ``any``.
+CANDIDATES = ("with", "without", "any")
 PAGE = 100
 
 
@@ -44,6 +47,7 @@ class Filters(NamedTuple):
     status: str | None = None
     page: int = 0
     mine: bool | None = None       # only (True) or none (False) of the annotator's assignment
+    candidates: str | None = None  # one of CANDIDATES (None: "with")
 
 
 def splits_of(corpus: str) -> list[str]:
@@ -51,17 +55,6 @@ def splits_of(corpus: str) -> list[str]:
     from ..store.splits import SPLITS
 
     return [name for c, name in SPLITS if c == corpus]
-
-
-def sentence_status(store, served, sentence_id: str, decisions) -> tuple[int, str]:
-    """How many decisions a sentence has, and ``untouched``, ``started`` or ``done`` (no discriminant left)."""
-    if not decisions:
-        return 0, "untouched"
-    from .sentence import disambiguated
-
-    key = (sentence_id, tuple(decisions))   # kept per answer set: a list page reads no forest twice
-    done = served.statuses.get(key, lambda: disambiguated(served.forest_data(sentence_id).spans, decisions))
-    return len(decisions), "done" if done else "started"
 
 
 def ranker_choices(served, sentence_id: str, model=None) -> dict[str, int]:
@@ -95,36 +88,65 @@ class Listing(NamedTuple):
     with_forest: int               # sentences of the selection with a forest (the progress counts those)
     mine_done: int = 0             # of the annotator's assignment in the selection: done
     mine: int = 0                  # the annotator's assignment in the selection (with a forest)
+    hidden: int = 0                # sentences without candidates the default filter leaves out
+    mine_conflicts: int = 0        # of the annotator's assignment in the selection: in conflict
 
 
 class Statuses:
     """Each sentence's status for an annotator (or for everyone's work together), from one read of
-    the store's decisions and verdicts."""
+    the store's decisions, verdicts and adjudications.
+
+    The statuses are :func:`ranker.sources.finished.work_status` (one annotator's) and
+    :func:`~ranker.sources.finished.team_status` (everyone's, as the export writes it: finished and
+    "no correct candidate" show as ``done``): one definition of done for the page, the list, the
+    assignment's progress, ``ranker store stats`` and the export.
+    """
 
     def __init__(self, store, served):
+        from ..sources.adjudication import store_team_work
+
         self.store, self.served = store, served
-        self.decided: dict[tuple, list] = {}    # (sentence id, who or None) -> decisions
-        for sid, d in store.decisions():   # one query for the whole store
-            self.decided.setdefault((sid, d.who), []).append(d)
-            self.decided.setdefault((sid, None), []).append(d)
-        verdicts = store.verdicts()
-        # "no correct candidate", or the one bracketing left confirmed: the annotator's work is done
-        self.said_done = set()
-        for sid, v in verdicts:
-            if v.no_correct or v.confirmed:
-                self.said_done |= {(sid, v.who), (sid, None)}
+        self.team = store_team_work(store)
         self.comments: dict[str, int] = {}   # everyone's: a remark is for the whole team
-        for sid, v in verdicts:
-            if v.comment:
-                self.comments[sid] = self.comments.get(sid, 0) + 1
+        for sid, work in self.team.by_sentence.items():
+            n = sum(1 for w in work.values() if w.verdict is not None and w.verdict.comment)
+            if n:
+                self.comments[sid] = n
+
+    def _spans(self, sentence_id: str):
+        return self.served.forest_data(sentence_id).spans
 
     def of(self, sentence_id: str, who: str | None = None) -> tuple[int, str]:
         """``(decisions, status)`` of ``who``'s work on a sentence (None: everyone's together)."""
-        n_dec, status = sentence_status(self.store, self.served, sentence_id,
-                                        self.decided.get((sentence_id, who), ()))
-        if (sentence_id, who) in self.said_done:
-            status = "done"   # no candidate is right, or the only bracketing is
-        return n_dec, status
+        from ..sources.finished import team_status, work_status
+
+        work = self.team.by_sentence.get(sentence_id, {})
+        if who is not None:
+            mine = work.get(who)
+            if mine is None or not mine.present:
+                return (len(mine.decisions) if mine else 0), "untouched"
+            status = self.served.statuses.get(("who", sentence_id, mine),
+                                              lambda: work_status(mine, self._spans(sentence_id)))
+            if sum(w.present for w in work.values()) >= 2 and self._team(sentence_id, work) == "conflict":
+                status = "conflict"   # their work and another's cannot both stand: not done
+            return len(mine.decisions), status
+        n_dec = sum(len(w.decisions) for w in work.values())
+        if not any(w.present for w in work.values()):
+            return n_dec, "untouched"
+        got = self._team(sentence_id, work)
+        return n_dec, _LISTED.get(got, got)
+
+    def _team(self, sentence_id: str, work) -> str:
+        """The team's status on a sentence (:func:`~ranker.sources.finished.team_status`), cached."""
+        from ..sources.finished import team_status
+
+        adj = self.team.adjudications.get(sentence_id)
+        return self.served.statuses.get(("team", sentence_id, tuple(sorted(work.items())), adj),
+                                        lambda: team_status(work, adj, self._spans(sentence_id)).status)
+
+
+#: The export's statuses (:func:`ranker.sources.finished.team_status`) as the list names them.
+_LISTED = {"finished": "done", "no correct candidate": "done", "no candidates": "untouched"}
 
 
 def list_rows(store, served, f: Filters, who: str | None = None) -> tuple[list[ListRow], Listing]:
@@ -184,14 +206,19 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> Listing:
     for a in store.assignments():
         holders.setdefault(a.sentence_id, []).append(a.who)
     mine = {sid for sid, whos in holders.items() if who is not None and who in whos}
-    rows, done, mine_done = [], 0, 0
+    rows, done, mine_done, mine_conflicts, hidden = [], 0, 0, 0, 0
+    show = f.candidates or "with"
     disagree_of = served.choices.disagree(store, [s.id for s in sentences]) if f.disagree is not None else {}
     for s in sentences:
         n_dec, status = statuses.of(s.id, who)
         done += status == "done"   # the progress count is the whole selection's
         size = served.sizes.get(s.id, 0)
         mine_done += status == "done" and s.id in mine and bool(size)
+        mine_conflicts += status == "conflict" and s.id in mine and bool(size)
         if f.mine is not None and (s.id in mine) != f.mine:
+            continue
+        if show != "any" and bool(size) != (show == "with"):
+            hidden += not size
             continue
         quality = served.qualities.get(s.id, "no parse")
         if f.quality and quality != f.quality:
@@ -211,4 +238,4 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> Listing:
     rows.sort(key=lambda r: _list_order(order, mine)(r.id))
     with_forest = sum(1 for s in sentences if served.sizes.get(s.id))
     n_mine = sum(1 for s in sentences if s.id in mine and served.sizes.get(s.id))
-    return Listing(rows, done, with_forest, mine_done, n_mine)
+    return Listing(rows, done, with_forest, mine_done, n_mine, hidden, mine_conflicts)

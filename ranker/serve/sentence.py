@@ -191,17 +191,3 @@ def default_pair(view: SentenceView) -> tuple[int | None, int | None]:
     ordered = [p for p in view.packs if p.row.remaining] + [p for p in view.packs if not p.row.remaining]
     a = ordered[0].row.index
     return a, (ordered[1].row.index if len(ordered) > 1 else None)
-
-
-def disambiguated(spans, decisions) -> bool:
-    """True when the decisions leave candidates that agree on every span (no discriminant left).
-
-    Decisions that leave no candidate at all (stored before answers were checked) are no
-    disambiguation: the sentence is not done.
-    """
-    from ..sources.discriminants import discriminants, remaining_mask
-
-    if not spans:
-        return False
-    mask = np.asarray(remaining_mask(spans, decisions), dtype=bool)
-    return bool(mask.any()) and not discriminants(spans, mask)

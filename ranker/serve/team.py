@@ -57,6 +57,7 @@ def confirm():
     takes the confirmation back). Refused while two or more bracketings remain: answer the
     discriminants first."""
     from ..sources.discriminants import packs, remaining_mask
+    from ..sources.finished import settled
 
     s = views.served()
     st = s.store()
@@ -68,8 +69,9 @@ def confirm():
         spans = s.forest_data(sid).spans
         if not spans:
             raise FormError("this sentence has no candidates: there is no bracketing to confirm")
-        left = len(packs(spans, remaining_mask(spans, [d for d in st.decisions(sid) if d.who == who])))
-        if left != 1:
+        mask = remaining_mask(spans, [d for d in st.decisions(sid) if d.who == who])
+        if not settled(spans, mask):
+            left = len(packs(spans, mask))
             raise FormError(f"{left} bracketings remain: answer the discriminants until one is left, "
                             "then confirm it", 409)
     st.set_verdict(sid, who, False, before.comment if before else "", confirmed=not withdraw)
@@ -130,14 +132,25 @@ def adjudicate_sentence():
 
 @bp.post("/adjudicate")
 def adjudicate():
-    """An adjudicator picks whose work stands on a sentence (or clears the pick)."""
+    """An adjudicator picks whose work stands on a sentence, rules that none is right (``none=1``
+    with a ``comment``: the sentence goes to "no correct candidate"), or clears the ruling."""
+    from ..store.records import NONE_IS_RIGHT
+
     if not may_adjudicate():
         raise FormError("only an account with the adjudicator role may adjudicate", 403)
     s = views.served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
     clear = forms.boolean(request.form.get("clear") or "0", "clear")
+    none = forms.boolean(request.form.get("none") or "0", "none")
     chosen = None
+    if none and not clear:
+        comment = (request.form.get("comment") or "").strip()
+        if not comment or len(comment) > MAX_COMMENT:
+            raise FormError("parameter comment: say why no candidate is right (1-" f"{MAX_COMMENT} characters): "
+                            "the annotators and the export's listing read it")
+        st.adjudicate(sid, NONE_IS_RIGHT, annotator(), comment=comment)
+        return redirect(url_for("team.adjudicate_sentence", id=sid))
     if not clear:
         from ..sources.adjudication import work_by_annotator
 

@@ -52,6 +52,32 @@ def sentence_agreement_of(served, sentence_id: str, work: dict[str, AnnotatorWor
         key, lambda: sentence_agreement(sentence_id, work, spans_of(served)(sentence_id)))
 
 
+def own_work(store, sentence_id: str, who: str | None):
+    """``who``'s :class:`~ranker.sources.adjudication.AnnotatorWork` on a sentence (None: nothing)."""
+    from ..sources.adjudication import work_by_annotator
+
+    if who is None:
+        return None
+    return work_by_annotator([d for d in store.decisions(sentence_id) if d.who == who],
+                             [v for v in store.verdicts(sentence_id) if v.who == who]).get(who)
+
+
+def undo_own(store, sentence_id: str, who: str, spans) -> bool:
+    """Take back ``who``'s latest answer on a sentence and, when more than one bracketing is left
+    after it, their confirmation of the bracketing left (it confirmed what is no longer the only
+    one); one transaction. True when a confirmation was withdrawn."""
+    from ..sources.finished import work_status
+
+    with store.batch():
+        if store.undo_decision(sentence_id, who) is None:
+            return False
+        work = own_work(store, sentence_id, who)
+        if work is None or not work.confirmed or work_status(work, spans) == "done":
+            return False
+        store.set_verdict(sentence_id, who, False, work.verdict.comment, confirmed=False)
+    return True
+
+
 def sentence_team(served, store, sentence_id: str) -> SentenceTeam:
     """The team's work on a sentence as the current annotator's page shows it (``served``: the
     application's :class:`~.app.Served` state)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from ..errors import RankerError
-from .forms import WHO
+from .forms import WHO, WHO_RULE
 
 ROLES = ("annotator", "adjudicator")
 ANON_PREFIX = "anon-"             # the anonymous sessions' names (no account may take one)
@@ -120,7 +120,7 @@ def account_name(name: str) -> str:
     so that no account looks like another (see :func:`look_alike`).
     """
     if not isinstance(name, str) or not WHO.fullmatch(name) or name != name.strip():
-        raise RankerError(f"account name {str(name)[:40]!r}: 1-40 letters, digits, spaces or .@- "
+        raise RankerError(f"account name {str(name)[:40]!r}: {WHO_RULE} "
                           "(no leading or trailing space)")
     if unicodedata.normalize("NFKC", name) != name:
         raise RankerError(f"account name {name!r}: looks like {unicodedata.normalize('NFKC', name)!r}; "

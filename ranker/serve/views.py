@@ -85,7 +85,7 @@ def index():
 @bp.get("/sentences")
 def sentences():
     """The sentence list of a corpus and split, filtered, with the progress count."""
-    from .listing import PAGE, QUALITIES, STATUSES, Filters, list_rows, splits_of
+    from .listing import CANDIDATES, PAGE, QUALITIES, STATUSES, Filters, list_rows, splits_of
 
     s = served()
     a = request.args
@@ -101,12 +101,15 @@ def sentences():
                 disagree=None if not a.get("disagree") else forms.boolean(a.get("disagree"), "disagree"),
                 status=forms.choice(a.get("status"), "status", STATUSES),
                 page=forms.integer(a.get("page"), "page", 0, 10**6, 0),
-                mine=None if not a.get("mine") else forms.boolean(a.get("mine"), "mine"))
+                mine=None if not a.get("mine") else forms.boolean(a.get("mine"), "mine"),
+                candidates=forms.choice(a.get("candidates"), "candidates", CANDIDATES))
     rows, listing = list_rows(s.store(), s, f, who=current_annotator())
     session[LIST_FILTER] = f._replace(page=0)._asdict()   # "next" on a sentence page walks this list
     matching = len(listing.rows)
+    end = bool(a.get("end")) and forms.boolean(a.get("end"), "end")   # "next" past the assignment's last
     return render_template("list.html", rows=rows, f=f, corpora=sorted(s.corpora), splits=splits,
-                           qualities=QUALITIES, statuses=STATUSES, matching=matching, done=listing.done,
+                           qualities=QUALITIES, statuses=STATUSES, candidates=CANDIDATES, end=end,
+                           matching=matching, done=listing.done,
                            total=listing.with_forest, listing=listing, me=current_annotator(),
                            pages=(matching + PAGE - 1) // PAGE, args=a)
 
@@ -166,19 +169,29 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
         neighbours = filtered_neighbours(st, s, listed, view.sentence, current_annotator())
     if neighbours is None:
         listed, neighbours = None, s.neighbours(view.sentence)
+    mine = {x.sentence_id for x in st.assignments(current_annotator())} if current_annotator() else set()
+    end_of_assignment = sid in mine and neighbours[1] not in mine
+    if end_of_assignment:   # "next" says the assignment is finished, never opens work given to nobody
+        neighbours = (neighbours[0], None)
     s.prefetch(neighbours[1])   # the annotator's likely next page
     team = sentence_team(s, st, sid)
+    from ..sources.adjudication import AnnotatorWork
+    from ..sources.finished import work_status
+
+    my_status = work_status(AnnotatorWork(team.who or "", tuple(view.decisions), team.verdict),
+                         s.forest_data(sid).spans) if team.who else None
     return render_template("sentence.html", v=view, a=a, b=b, drawings=drawings, shown=shown,
                            show_all=show_all, n=n, here=url_for("serve.sentence", id=sid),
                            one_bracketing=len(view.packs) == 1,
                            listed={k: (int(v) if isinstance(v, bool) else v) for k, v in listed._asdict().items()
                                    if v is not None and k != "page"} if listed else None,
-                           neighbours=neighbours,
+                           neighbours=neighbours, end_of_assignment=end_of_assignment,
                            discs=view.discriminants[:s.settings.discriminants_shown],
                            rankers=[r for r in ("native", "heidorn", "loglinear", "oracle") if r in view.choices],
                            retrain=s.retrain, refused=refused, team=team,
                            # after "no correct candidate" there is nothing to answer: no discriminant is offered
                            said_none=bool(team.verdict and team.verdict.no_correct),
+                           my_status=my_status, settled=view.n_remaining > 0 and not view.discriminants,
                            pinned=pinned, draft=draft, layout=layout,
                            assigned=[x.who for x in st.assignments(sentence_id=sid)]), status
 
@@ -281,11 +294,14 @@ def decide():
 
 @bp.post("/undo")
 def undo():
-    """Take back this annotator's latest answer on a sentence (not another person's)."""
+    """Take back this annotator's latest answer on a sentence (not another person's); with more
+    than one bracketing left after it, their confirmation is withdrawn too (:func:`.teamwork.undo_own`)."""
+    from .teamwork import undo_own
+
     s = served()
     st = s.store()
     sid = forms.sentence_id(st, request.form.get("id"))
-    st.undo_decision(sid, annotator())
+    undo_own(st, sid, annotator(), s.forest_data(sid).spans)
     return _back(sid)
 
 

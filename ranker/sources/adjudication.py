@@ -9,8 +9,11 @@ decisions only). Their work on a sentence then either agrees or conflicts:
   candidate" while another picked candidates. An annotator who has only started but is
   compatible with the others is no conflict: the others' answers narrow further what they left.
 * **agreement** is measured on the answers two annotators share (the same span answered by both):
-  Cohen's kappa pooled over every pair of annotators and every shared answer (for a team of two,
-  exactly Cohen's kappa), and the exact match of final selections (the same remaining candidates,
+  Cohen's kappa of each pair of annotators over their shared answers, the pair's raters in name
+  order (the first name is rater 1 on every sentence: kappa's chance term reads each rater's own
+  accept rate, so an order that changed with who answered first would change the value), pooled
+  over every pair and every shared answer (for a team of two, exactly the pair's Cohen's kappa);
+  and the exact match of final selections (the same remaining candidates,
   or both "no correct candidate"), per sentence and over the sentences two or more annotators
   *finished* (each left one bracketing, or said no candidate is correct): a selection still being
   narrowed is no disagreement. :attr:`Agreement.compared` says how many that is.
@@ -76,6 +79,27 @@ class SentenceAgreement(NamedTuple):
     finished: bool = True          # every annotator finished (one bracketing left, or none correct)
 
 
+class PairAgreement(NamedTuple):
+    """Two annotators' shared answers over a store, ``first`` (rater 1) before ``second`` by name."""
+
+    first: str
+    second: str
+    sentences: int                       # sentences both answered a span of
+    both_accept: int                     # shared answers: both accepted
+    first_only: int                      # the first accepted, the second rejected
+    second_only: int                     # the second accepted, the first rejected
+    both_reject: int
+    kappa: float | None                  # Cohen's kappa over them (None: undefined)
+
+    @property
+    def answers(self) -> int:
+        return self.both_accept + self.first_only + self.second_only + self.both_reject
+
+    @property
+    def agreed(self) -> int:
+        return self.both_accept + self.both_reject
+
+
 class Agreement(NamedTuple):
     """Agreement over a store: per sentence, and overall."""
 
@@ -87,6 +111,7 @@ class Agreement(NamedTuple):
     conflicts: int
     adjudicated: int                     # conflicts an adjudicator resolved
     compared: int = 0                    # sentences every annotator finished: the exact match's base
+    pairs: tuple = ()                    # PairAgreement of each pair of annotators with shared answers, by name
 
 
 def work_by_annotator(decisions: Iterable[Decision], verdicts: Iterable[Verdict]) -> dict[str, AnnotatorWork]:
@@ -117,8 +142,8 @@ def work_digest(work: AnnotatorWork | None) -> str:
 def reopened(adjudication: Adjudication | None, work: Mapping[str, AnnotatorWork]) -> bool:
     """Whether the chosen annotator's work changed since ``adjudication`` reviewed it (one recorded
     without a digest, before digests were kept, is taken as it stands)."""
-    if adjudication is None or not adjudication.work:
-        return False
+    if adjudication is None or not adjudication.work or adjudication.none:
+        return False   # a ruling that none is right is on the sentence, not on anyone's work
     return work_digest(work.get(adjudication.chosen)) != adjudication.work
 
 
@@ -127,13 +152,35 @@ def _last_answers(work: AnnotatorWork) -> dict[tuple, bool]:
     return {(d.label, d.start, d.end): bool(d.accept) for d in work.decisions}
 
 
-def _answer_pairs(present: Sequence[AnnotatorWork]) -> list[tuple[bool, bool]]:
-    """Every pair of answers two annotators gave on the same span (each pair of annotators once)."""
-    pairs = []
-    for a, b in itertools.combinations(present, 2):
+def _answer_pairs_by_rater(present: Sequence[AnnotatorWork]) -> dict[tuple[str, str], list[tuple[bool, bool]]]:
+    """``(rater 1, rater 2) -> their answers on the spans both answered``, each pair of annotators
+    once and in name order (never in the order they first answered: see the module's note)."""
+    out: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
+    for a, b in itertools.combinations(sorted(present, key=lambda w: w.who), 2):
         ans_a, ans_b = _last_answers(a), _last_answers(b)
-        pairs.extend((ans_a[k], ans_b[k]) for k in ans_a.keys() & ans_b.keys())
-    return pairs
+        shared = sorted(ans_a.keys() & ans_b.keys())
+        if shared:
+            out[(a.who, b.who)] = [(ans_a[k], ans_b[k]) for k in shared]
+    return out
+
+
+def _answer_pairs(present: Sequence[AnnotatorWork]) -> list[tuple[bool, bool]]:
+    """Every pair of answers two annotators gave on the same span (each pair of annotators once,
+    rater 1 the first by name)."""
+    return [p for got in _answer_pairs_by_rater(present).values() for p in got]
+
+
+def pair_agreements(by_pair: Mapping[tuple[str, str], list], sentences: Mapping[tuple[str, str], int]
+                    ) -> tuple[PairAgreement, ...]:
+    """Each pair's :class:`PairAgreement` from its answers (rater order as keyed) and sentence count."""
+    out = []
+    for (a, b), pairs in sorted(by_pair.items()):
+        yy = sum(x and y for x, y in pairs)
+        yn = sum(x and not y for x, y in pairs)
+        ny = sum(y and not x for x, y in pairs)
+        out.append(PairAgreement(a, b, sentences[(a, b)], yy, yn, ny, len(pairs) - yy - yn - ny,
+                                 cohen_kappa(pairs)))
+    return tuple(out)
 
 
 def sentence_agreement(sentence_id: str, work: Mapping[str, AnnotatorWork],
@@ -211,18 +258,24 @@ def agreement(team: Mapping[str, Mapping[str, AnnotatorWork]], spans_of, adjudic
     when given, stands for :func:`sentence_agreement` (a caller's cache of it).
     """
     rows, pairs = [], []
+    by_pair: dict[tuple[str, str], list] = {}
+    sentences: dict[tuple[str, str], int] = {}
     for sid in sorted(team):
         work = team[sid]
         if sum(w.present for w in work.values()) < 2:
             continue
         row = row_of(sid, work) if row_of else sentence_agreement(sid, work, spans_of(sid))
         rows.append(row)
-        pairs.extend(_answer_pairs([w for w in work.values() if w.present]))
+        for raters, got in _answer_pairs_by_rater([w for w in work.values() if w.present]).items():
+            by_pair.setdefault(raters, []).extend(got)
+            sentences[raters] = sentences.get(raters, 0) + 1
+            pairs.extend(got)
     conflicts = [r for r in rows if r.conflict]
     done = [r for r in rows if r.finished]   # unfinished work is no disagreement yet
     return Agreement(rows, len(pairs), (sum(a == b for a, b in pairs) / len(pairs)) if pairs else None,
                      cohen_kappa(pairs), (sum(r.same_selection for r in done) / len(done)) if done else None,
-                     len(conflicts), sum(r.sentence_id in adjudications for r in conflicts), len(done))
+                     len(conflicts), sum(r.sentence_id in adjudications for r in conflicts), len(done),
+                     pair_agreements(by_pair, sentences))
 
 
 def resolve(work: Mapping[str, AnnotatorWork], conflict: bool, adjudication: Adjudication | None
@@ -234,8 +287,8 @@ def resolve(work: Mapping[str, AnnotatorWork], conflict: bool, adjudication: Adj
     since it was reviewed (:func:`reopened`), is stale and ignored.
     """
     present = {w.who: w for w in work.values() if w.present}
-    if not present:
-        return None
+    if not present or (adjudication is not None and adjudication.none):
+        return None   # nothing said, or the adjudicator ruled that no candidate is right
     if adjudication is not None and adjudication.chosen in present and not reopened(adjudication, work):
         chosen = present[adjudication.chosen]
         return None if chosen.no_correct else chosen.decisions

@@ -154,6 +154,17 @@ class Adjudication(NamedTuple):
     who: str              # the adjudicator
     at: str               # ISO-8601 UTC
     work: str = ""        # digest of the chosen annotator's work reviewed ('' unknown)
+    comment: str = ""     # the adjudicator's word on the sentence (required with NONE_IS_RIGHT)
+
+    @property
+    def none(self) -> bool:
+        """Whether the adjudicator ruled that no candidate is right (nobody's work stands)."""
+        return self.chosen == NONE_IS_RIGHT
+
+
+#: The ``chosen`` of an adjudication ruling that no candidate is right: the sentence goes to "no
+#: correct candidate" whatever the annotators chose (no account name holds parentheses).
+NONE_IS_RIGHT = "(none is right)"
 
 
 class Annotation(NamedTuple):

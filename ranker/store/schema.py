@@ -23,6 +23,7 @@ SCHEMA_VERSION = 1
 ADDED_COLUMNS = (
     ("verdicts", "confirmed", "INTEGER NOT NULL DEFAULT 0"),   # the one bracketing left is correct
     ("adjudications", "work", "TEXT NOT NULL DEFAULT ''"),     # digest of the chosen annotator's work reviewed
+    ("adjudications", "comment", "TEXT NOT NULL DEFAULT ''"),  # the adjudicator's word (why none is right)
 )
 
 DDL = """
@@ -63,7 +64,7 @@ CREATE TABLE IF NOT EXISTS verdicts (
     at TEXT NOT NULL, confirmed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sentence_id, who)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS adjudications (
     sentence_id TEXT PRIMARY KEY, chosen TEXT NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL,
-    work TEXT NOT NULL DEFAULT '');
+    work TEXT NOT NULL DEFAULT '', comment TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS assignments (
     sentence_id TEXT NOT NULL, who TEXT NOT NULL, assigned_by TEXT NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (sentence_id, who)) WITHOUT ROWID;

@@ -78,24 +78,34 @@ class TeamRecords:
 
     # ---------------------------------------------------------------- adjudications
     def adjudicate(self, sentence_id: str, chosen: str, who: str, at: str | None = None,
-                   work: str = "") -> Adjudication:
+                   work: str = "", comment: str = "") -> Adjudication:
         """Record that ``who`` chose ``chosen``'s work on a sentence (replacing an earlier pick).
 
         ``work`` is the digest of ``chosen``'s work as reviewed
         (:func:`ranker.sources.adjudication.work_digest`); when it changes, the pick is reopened.
+        ``chosen`` :data:`~.records.NONE_IS_RIGHT` rules that no candidate is right (the sentence
+        is "no correct candidate"); it needs a ``comment`` saying why.
 
         Raises
         ------
         StoreError
-            For a sentence not stored or an empty name.
+            For a sentence not stored, an empty name, a comment over :data:`MAX_COMMENT`
+            characters, or "none is right" without a comment.
         """
+        from .records import NONE_IS_RIGHT
+
         self._tokens(sentence_id)
+        comment = (comment or "").strip()
         if not chosen or not who:
             raise StoreError(f"{self.path}: an adjudication needs the chosen annotator and the adjudicator")
-        a = Adjudication(sentence_id, chosen, who, at or now_utc(), work or "")
+        if len(comment) > MAX_COMMENT:
+            raise StoreError(f"{self.path}: a comment holds at most {MAX_COMMENT} characters, found {len(comment)}")
+        if chosen == NONE_IS_RIGHT and not comment:
+            raise StoreError(f"{self.path}: ruling that no candidate is right needs a comment saying why")
+        a = Adjudication(sentence_id, chosen, who, at or now_utc(), work or "", comment)
         with self.batch():
-            self._conn.execute("INSERT OR REPLACE INTO adjudications (sentence_id, chosen, who, at, work) "
-                               "VALUES (?,?,?,?,?)", tuple(a))
+            self._conn.execute("INSERT OR REPLACE INTO adjudications (sentence_id, chosen, who, at, work, comment) "
+                               "VALUES (?,?,?,?,?,?)", tuple(a))
         return a
 
     def clear_adjudication(self, sentence_id: str) -> bool:
@@ -109,7 +119,8 @@ class TeamRecords:
         if not self._has_table("adjudications"):
             return {}
         work = "work" if self._has_column("adjudications", "work") else "''"
-        rows = self._conn.execute(f"SELECT sentence_id, chosen, who, at, {work} FROM adjudications "
+        comment = "comment" if self._has_column("adjudications", "comment") else "''"
+        rows = self._conn.execute(f"SELECT sentence_id, chosen, who, at, {work}, {comment} FROM adjudications "
                                   "ORDER BY sentence_id")
         return {r[0]: Adjudication(*r) for r in rows}
 

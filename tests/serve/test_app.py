@@ -723,7 +723,10 @@ def test_a_restart_keeps_the_served_model_and_every_annotator_signed_in(built_st
     again = create_app(path, users=users)
     assert again.extensions["ranker"].model.key == retrained
     later = again.test_client()
-    later.set_cookie("session", client.get_cookie("session").value)
+    from ranker.serve.app import session_cookie_name
+
+    name = session_cookie_name(path, "localhost")   # the test client's host: the same name after the restart
+    later.set_cookie(name, client.get_cookie(name).value)
     r = later.get("/sentence", query_string={"id": test_sentence})
     page = r.get_data(as_text=True)
     assert r.status_code == 200 and 'id="signed-in">boss<' in page

@@ -160,13 +160,14 @@ def test_the_command_assigns_lists_progress_clears_and_records_its_runs(store_pa
         st.set_verdict(mine[0], "ann", True)   # ann is done with one: "no correct candidate"
     assert got.stdout.strip() == f"{path}: assigned {len(ids)} sentences to ann, bob ({round(len(ids) / 4)} double-annotated)"
     lines = _ranker("serve", "assign", "list", "--store", str(path)).stdout.splitlines()
-    assert lines[0] == f"ann\tassigned {len(mine)}\tdouble-annotated {round(len(ids) / 4)}\tdone 1\tstarted 0"
+    assert lines[0] == f"ann\tassigned {len(mine)}\tdouble-annotated {round(len(ids) / 4)}\tdone 1\tstarted 0\tconflict 0"
     assert _ranker("serve", "assign", "clear", "--store", str(path), "--annotator", "bob").returncode == 0
     with Store.open(path, readonly=True) as st:
         assert {a.who for a in st.assignments()} == {"ann"}
         assert [r.command for r in st.runs()][-2:] == ["serve assign", "serve assign"]
     stats = _ranker("store", "stats", str(path)).stdout
-    assert f"assigned                   ann {len(mine)} (0 double-annotated) (ranker serve assign list)" in stats
+    assert (f"assigned                   ann {len(mine)} (0 double-annotated, 1 done, 0 started, 0 in conflict) "
+            "(ranker serve assign list)") in stats   # counted as assign list counts
     _one_line_error(_ranker("serve", "assign", "add", "--store", str(path), "--split", "test", "ann", "--double", "0.3"),
                     "double annotation needs two annotators")
     _one_line_error(_ranker("serve", "assign", "add", "--store", str(path), "--last", "treebank/nosuch", "ann"),

@@ -159,8 +159,13 @@ def test_a_two_annotator_job_from_assignment_to_the_exported_treebank(browsers, 
         _press(d, "n", lambda drv: drv.find_element(By.CSS_SELECTOR, "h1.sentence").get_attribute("data-id") == second)
         _answer_by_keys(d)
         d.get(f"{base}/sentences?corpus=treebank&split=test")
+        # bob's first answer contradicts ann's: the first sentence is in conflict for him, not done (issue 46)
         assert d.find_element(By.ID, "my-progress").text.startswith(
-            f"your assignment: {len(span)} of {len(span)} sentences done")
+            f"your assignment: {len(span)} of {len(span)} sentences done" if name == "ann" else
+            f"your assignment: {len(span) - 1} of {len(span)} sentences done (50.0%), 1 in conflict")
+        if name == "bob":
+            assert d.find_element(By.CSS_SELECTOR, f'#sentences tr[data-id="{first}"]').get_attribute(
+                "class").split()[0] == "conflict"
     # the disagreement is on the first sentence only; the adjudicator picks ann's work there
     boss.get(f"{base}/adjudicate")
     assert [r.get_attribute("data-id") for r in boss.find_elements(By.CSS_SELECTOR, "#conflicts tr.conflict")] == [first]

@@ -96,7 +96,7 @@ def test_a_name_set_later_takes_the_sessions_decisions_and_outlives_browser_and_
     assert r.status_code == 302
     cookies = r.headers.getlist("Set-Cookie")
     assert any(c.startswith("ranker_who=ann;") and "Max-Age=" in c for c in cookies), cookies
-    session_cookie = next(c for c in cookies if c.startswith("session="))
+    session_cookie = next(c for c in cookies if c.startswith("ranker_session_"))
     assert "Expires=" in session_cookie   # persistent: a browser restart keeps it
     with Store.open(store_path, readonly=True) as st:
         assert [d.who for d in st.decisions(test_sentence)] == ["ann"]
@@ -234,7 +234,7 @@ def test_store_stats_reports_the_agreement_per_sentence_and_overall(app, store_p
     out = capsys.readouterr().out
     # three shared answers, two agree: po 2/3; ann accepts 2 of 3, bob 1 of 3: pe = 2/3*1/3 + 1/3*2/3 = 4/9
     kappa = (2 / 3 - 4 / 9) / (1 - 4 / 9)
-    assert f"Cohen's kappa {kappa:.3f} over 3 shared answers (observed 66.7%)" in out
+    assert f"Cohen's kappa {kappa:.3f} over 3 shared answers (observed 66.7%; each pair's raters in name order)" in out
     assert f"  {test_sentence}: 2 of 3 shared answers agree" in out and "conflict: answered differently" in out
 
 

@@ -130,3 +130,24 @@ def test_an_annotator_s_latest_answer_on_a_span_is_the_one_compared():
     row = sentence_agreement("s", work_by_annotator(ds, []), SPANS)
     assert (row.shared, row.agreed) == (1, 1)
     assert isinstance(next(iter(work_by_annotator(ds, []).values())), AnnotatorWork)
+
+
+def test_kappa_takes_each_pairs_raters_in_name_order_whoever_answered_first():
+    """Regression (issue 46, defect 2): the answer pairs were ordered by who answered a sentence
+    first, so ann was rater 1 on some sentences and rater 2 on others: 7 shared answers, 5 agreeing,
+    gave 0.000 where the fixed order gives -0.167."""
+    team = {"s1": _work(ann=[("NP:0-2", True), ("VP:2-4", True)], bob=[("NP:0-2", True), ("VP:2-4", True)]),
+            "s2": _work(ann=[("NP:0-2", True), ("VP:2-4", True), ("VP:1-4", True)],
+                        bob=[("NP:0-2", True), ("VP:2-4", True), ("VP:1-4", False)]),
+            # bob answered first here
+            "s3": _work(bob=[("NP:0-1", True), ("S:0-4", True)], ann=[("NP:0-1", False), ("S:0-4", True)])}
+    assert list(team["s3"]) == ["bob", "ann"]
+    a = agreement(team, lambda sid: SPANS, {})
+    # by hand: ann accepts 6 of 7, bob 6 of 7; p_o = 5/7, p_e = (6/7)(6/7) + (1/7)(1/7) = 37/49
+    # kappa = (35/49 - 37/49) / (12/49) = -2/12
+    assert a.answers == 7 and a.observed == pytest.approx(5 / 7)
+    assert a.kappa == pytest.approx(-1 / 6) and f"{a.kappa:.3f}" == "-0.167"
+    (pair,) = a.pairs
+    assert (pair.first, pair.second, pair.sentences, pair.answers, pair.agreed) == ("ann", "bob", 3, 7, 5)
+    assert (pair.both_accept, pair.first_only, pair.second_only, pair.both_reject) == (5, 1, 1, 0)
+    assert pair.kappa == pytest.approx(-1 / 6)

@@ -95,3 +95,52 @@ def test_export_of_a_corpus_the_store_lacks_is_an_error(tmp_path, capsys):
         assert main(["store", "export", str(store), *trees, "--corpus", "nosuch"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("ranker: error: ") and "no stored sentence of corpus nosuch" in err and "lists 3" in err
+
+
+def test_one_definition_of_done_for_an_annotator_and_the_team():
+    """Issue 46, defect 1: an annotator's done (:func:`work_status`) and the export's finished
+    (:func:`team_status`) are one test; a confirmation beside several bracketings is no done, and
+    bracketings no answer can split (S and SINV on one span, equivalent labels) are settled."""
+    from ranker.sources.adjudication import work_by_annotator
+    from ranker.sources.finished import settled, team_status, work_status
+    from ranker.store.records import Verdict
+
+    spans = [frozenset({("NP", 0, 2), ("VP", 2, 4), ("S", 0, 4)}),
+             frozenset({("NP", 0, 1), ("VP", 1, 4), ("S", 0, 4)})]
+    d = Decision("NP", 0, 2, True, "ann", "2026-11-26T00:00:00Z")
+    stale = work_by_annotator([], [Verdict(False, "", "ann", "x", confirmed=True)])
+    assert work_status(stale["ann"], spans) == "started"
+    assert team_status(stale, None, spans).status == "started"
+    done = work_by_annotator([d], [Verdict(False, "", "ann", "x", confirmed=True)])
+    assert work_status(done["ann"], spans) == "done" and team_status(done, None, spans).status == "finished"
+    assert work_status(None, spans) == "untouched" and team_status({}, None, spans).status == "untouched"
+    twins = [frozenset({("S", 0, 4), ("NP", 0, 1)}), frozenset({("SINV", 0, 4), ("NP", 0, 1)})]
+    assert settled(twins, [True, True]) and not settled(twins, [False, False]) and not settled(spans, [True, True])
+
+
+def test_the_listing_names_whose_work_each_tree_follows(tmp_path):
+    """Issue 46, item 5: FILE.tsv named the annotators and the adjudicator, not whose decisions the
+    exported tree follows: the adjudicator's pick, every agreeing annotator, or the one who did it."""
+    import csv
+
+    store = _store(tmp_path)
+    conflict, agreed, alone = "lists/own.penn/0", "lists/own.penn/1", "lists/own.penn/2"
+    _decide(store, conflict, "alice", "VP", 2, 6, True)
+    _decide(store, conflict, "bob", "VP", 2, 6, False)
+    _decide(store, agreed, "alice", "VP", 1, 3, True)
+    _decide(store, agreed, "bob", "VP", 1, 3, True)
+    with Store.open(store) as st:
+        st.set_verdict(alone, "carol", False, "", confirmed=True)   # one bracketing, confirmed
+    out = tmp_path / "team.mrg"
+    assert main(["store", "export", str(store), "--trees", "-o", str(out)]) == 0
+    with open(f"{out}.tsv", newline="") as f:
+        rows = {r["sentence"]: r for r in csv.DictReader(f, delimiter="\t")}
+    assert (rows[conflict]["status"], rows[conflict]["follows"]) == ("conflict", "")
+    assert (rows[agreed]["status"], rows[agreed]["follows"]) == ("finished", "alice,bob")
+    assert (rows[alone]["status"], rows[alone]["follows"]) == ("finished", "carol")
+    with Store.open(store) as st:
+        st.adjudicate(conflict, "bob", "dave")
+    assert main(["store", "export", str(store), "--trees", "-o", str(out)]) == 0
+    with open(f"{out}.tsv", newline="") as f:
+        row = next(r for r in csv.DictReader(f, delimiter="\t") if r["sentence"] == conflict)
+    assert (row["status"], row["annotators"], row["adjudicator"], row["follows"]) == ("finished", "alice,bob", "dave", "bob")

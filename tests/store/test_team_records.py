@@ -80,3 +80,32 @@ def test_a_store_made_before_the_team_tables_reads_empty_and_gains_them(path):
     with Store.open(path) as st:
         st.set_verdict(S.id, "ann", True)
         assert st.verdicts(S.id)[0].no_correct
+
+
+def test_a_ruling_that_none_is_right_keeps_its_comment_needs_one_and_an_older_table_gains_the_column(path):
+    """Issue 46, item 4: an adjudication may rule that no candidate is right, with a comment."""
+    from ranker.store.records import NONE_IS_RIGHT
+
+    with Store.open(path) as st:
+        with pytest.raises(StoreError, match="needs a comment saying why"):
+            st.adjudicate(S.id, NONE_IS_RIGHT, "boss", comment="  ")
+        assert st.adjudications() == {}
+        with pytest.raises(StoreError, match=f"at most {MAX_COMMENT}"):
+            st.adjudicate(S.id, NONE_IS_RIGHT, "boss", comment="x" * (MAX_COMMENT + 1))
+        st.adjudicate(S.id, NONE_IS_RIGHT, "boss", at="2026-11-26T00:00:00Z", comment=" no PRN in any ")
+    with Store.open(path, readonly=True) as st:
+        a = st.adjudications()[S.id]
+    assert a.none and a.comment == "no PRN in any" and not Adjudication(S.id, "ann", "boss", "x").none
+    # a table written before the comment column reads '' and gains it at the next writable open
+    con = sqlite3.connect(path)
+    con.execute("DROP TABLE adjudications")
+    con.execute("CREATE TABLE adjudications (sentence_id TEXT PRIMARY KEY, chosen TEXT NOT NULL, who TEXT NOT NULL, "
+                "at TEXT NOT NULL, work TEXT NOT NULL DEFAULT '')")
+    con.execute("INSERT INTO adjudications VALUES (?, 'ann', 'boss', 'x', '')", (S.id,))
+    con.commit()
+    con.close()
+    with Store.open(path, readonly=True) as st:
+        assert st.adjudications()[S.id].comment == ""
+    with Store.open(path) as st:
+        st.adjudicate(S.id, NONE_IS_RIGHT, "boss", comment="why")
+        assert st.adjudications()[S.id].comment == "why"
