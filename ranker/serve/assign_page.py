@@ -40,8 +40,11 @@ def _page(form: dict, error: str = "", status: int = 200, made: dict | None = No
     rows = progress(assignments, lambda sid, who: statuses.of(sid, who)[1])
     documents = by_document((x for c in sorted(s.corpora) for x in s.corpora[c]), lambda sid: bool(s.sizes.get(sid)),
                             assignments)
+    from .blind import blind_on
+
     return render_template("assign.html", rows=rows, corpora=sorted(s.corpora), names=_account_names(),
-                           form=form, error=error, made=made, documents=documents), status
+                           form=form, error=error, made=made, documents=documents,
+                           blind_on=blind_on(st)), status
 
 
 @bp.get("/assign")
@@ -91,3 +94,17 @@ def assign():
             raise
         return _page(form, error=str(e), status=400)
     return redirect(url_for("assign.assign_page", assigned=len(pairs), sentences=len(ids)))
+
+
+@bp.post("/assign/blind")
+def blind():
+    """Turn blind double annotation on or off (``blind=on|off``) for every server on the store
+    (:mod:`.blind`: an annotator sees nobody else's work on a sentence until everyone on it is done)."""
+    from .blind import set_blind
+
+    _adjudicator_only()
+    on = forms.choice(request.form.get("blind"), "blind", ("on", "off"))
+    if on is None:
+        raise FormError("parameter blind: on or off")
+    set_blind(views.served().store(), on == "on")
+    return redirect(url_for("assign.assign_page"))

@@ -84,8 +84,13 @@ def adjudicate_list():
     """Sentences two or more annotators worked on, conflicts first, with the agreement per sentence and overall."""
     from ..sources.adjudication import agreement
 
+    from .blind import blind_on
+
     s = views.served()
     st = s.store()
+    if blind_on(st) and not may_adjudicate():
+        raise FormError("blind double annotation: the agreement pages are the adjudicator's (you see another "
+                        "annotator's work on a sentence of yours on its page once everyone on it is done)", 403)
     team = store_team_work(st)
     overall = agreement(team.by_sentence, spans_of(s), team.adjudications,
                         row_of=lambda sid, work: sentence_agreement_of(s, sid, work))
@@ -104,9 +109,14 @@ def adjudicate_sentence():
     from ..sources.discriminants import remaining_mask
     from .svg import DIFFERENT, compare_brackets, tree_svg
 
+    from .blind import Blinds
+
     s = views.served()
     st = s.store()
     sid = forms.sentence_id(st, request.args.get("id"))
+    if Blinds.of_sentence(st, s, sid, None, may_adjudicate()).hidden(sid):
+        raise FormError("blind double annotation: the annotators' work on this sentence is shown once "
+                        "everyone on it is done (an adjudicator sees it at once)", 403)
     work = {w: aw for w, aw in work_by_annotator(st.decisions(sid), st.verdicts(sid)).items() if aw.present}
     data = s.forest_data(sid)
     row = sentence_agreement_of(s, sid, work) if len(work) >= 2 else None

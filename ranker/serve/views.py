@@ -31,7 +31,17 @@ def _common():
     return {"token": forms.session_token(session), "read_only": s.read_only, "who": session.get("who", ""),
             "token_field": forms.TOKEN_FIELD, "store_name": s.store_path.name, "source": s.source,
             "served_model": None if model is None else model.key, "served_origin": origin,
-            "max_comment": MAX_COMMENT}
+            "max_comment": MAX_COMMENT, "blind": _blind()}
+
+
+def _blind() -> bool:
+    """Whether the store's team annotates blind (:mod:`.blind`); False when the store cannot be read."""
+    from .blind import blind_on
+
+    try:
+        return blind_on(served().store())
+    except (RankerError, OSError):
+        return False
 
 
 @bp.app_errorhandler(FormError)
@@ -193,7 +203,9 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
                            said_none=bool(team.verdict and team.verdict.no_correct),
                            my_status=my_status, settled=view.n_remaining > 0 and not view.discriminants,
                            pinned=pinned, draft=draft, layout=layout,
-                           assigned=[x.who for x in st.assignments(sentence_id=sid)]), status
+                           # blind double annotation: nobody else's name until everyone on it is done
+                           assigned=[x.who for x in st.assignments(sentence_id=sid)
+                                     if not team.blind or x.who == team.who]), status
 
 
 #: Session key of the tree layout this session chose (``?layout=wide|vertical|auto``).

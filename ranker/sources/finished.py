@@ -86,6 +86,20 @@ def work_status(work, spans) -> str:
     return "done" if settled(spans, remaining_mask(spans, work.decisions)) else "started"
 
 
+def everyone_done(work, holders, adjudication, spans) -> bool:
+    """Whether a sentence's annotators may see each other's work under blind double annotation.
+
+    Every annotator of it (those with work on it and those it is assigned to, ``holders``) is
+    done (:func:`work_status`), or an adjudication stands (``adjudication``, not reopened: the
+    sentence is decided, nothing is left to sway). Until then each works alone: what they see of
+    another's work could change their answers, and their agreement would measure nothing.
+    """
+    if adjudication is not None:
+        return True
+    people = set(holders) | {w for w, aw in work.items() if aw.present}
+    return bool(people) and all(work_status(work.get(w), spans) == "done" for w in people)
+
+
 class TeamStatus(NamedTuple):
     """What the team's work on one sentence comes to, before any tree is read (:func:`team_status`)."""
 

@@ -124,6 +124,21 @@ class TeamRecords:
                                   "ORDER BY sentence_id")
         return {r[0]: Adjudication(*r) for r in rows}
 
+    # ---------------------------------------------------------------- the lead's settings
+    def team_setting(self, name: str) -> str | None:
+        """A setting the lead keeps in the store for every server on it (None: never set).
+
+        Kept in the ``meta`` table as ``team.NAME``, so a restart and a second server read the same
+        plan (blind double annotation: :mod:`ranker.serve.blind`).
+        """
+        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (f"team.{name}",)).fetchone()
+        return None if row is None else row[0]
+
+    def set_team_setting(self, name: str, value: str) -> None:
+        """Keep the lead's setting ``name`` (:meth:`team_setting`)."""
+        with self.batch():
+            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"team.{name}", str(value)))
+
     # ---------------------------------------------------------------- names
     def rename_annotator(self, old: str, new: str) -> int:
         """Give ``old``'s decisions and verdicts to ``new`` (an anonymous session that set its name).

@@ -435,3 +435,123 @@ def test_an_adjudicator_rules_that_none_is_right_and_the_sentence_is_no_correct_
 
     with Store.open(store_path, readonly=True) as st:
         assert not [d for s, d in store_team_work(st).adjudicated(store_spans(st)) if s == sid]
+
+
+# ---------------------------------------------------------------------------------- item 6: blind
+@pytest.fixture
+def team_app(store_path, tmp_path):
+    """A server with accounts (ann, bob; boss the adjudicator) on a copy of the module's store."""
+    import shutil
+
+    from conftest import team_users
+    from ranker.serve.app import create_app
+
+    path = tmp_path / "team.sqlite"
+    shutil.copy(store_path, path)
+    return create_app(path, users=team_users(tmp_path / "team.users")), path
+
+
+def _sign_in(app, who):
+    c = app.test_client()
+    page = c.get("/login").get_data(as_text=True)
+    r = c.post("/login", data={"name": who, "password": f"{who}-secret-1", "token": _token(page)})
+    assert r.status_code == 302, r.get_data(as_text=True)[:300]
+    return c, _token(c.get("/sentences?corpus=treebank").get_data(as_text=True))
+
+
+def _sha(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def test_blind_double_annotation_hides_the_other_annotator_until_both_are_done(team_app, test_sentence, capsys):
+    """Issue 46, item 6: with the lead's setting on, an annotator does not see who else has the
+    sentence, their answers, comments or the conflict, on any page, until both are done; the
+    adjudicator sees all at once. Turned on by ``ranker serve assign blind on``, off on /assign."""
+    app, path = team_app
+    sid = test_sentence
+    assert main(["serve", "assign", "add", "--store", str(path), "--split", "test", "--first", sid, "--last", sid,
+                 "ann", "bob", "--double", "100%", "--by", "boss"]) == 0
+    capsys.readouterr()
+    assert main(["serve", "assign", "blind", "--store", str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith("blind double annotation off")
+    assert main(["serve", "assign", "blind", "on", "--store", str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith("blind double annotation on")
+    ann, ann_token = _sign_in(app, "ann")
+    bob, bob_token = _sign_in(app, "bob")
+    boss, boss_token = _sign_in(app, "boss")
+    first = _keys(_page(ann, sid))[0]
+    _decide(ann, sid, first, True, ann_token)
+    _decide(bob, sid, first, False, bob_token)   # a conflict already
+    bob.post("/verdict", data={"id": sid, "comment": "bobs secret remark", "token": bob_token})
+
+    def annotator_sees(client, other):
+        page = _page(client, sid)
+        listing = client.get("/sentences", query_string={"corpus": "treebank", "split": "test"}).get_data(as_text=True)
+        row = re.search(rf'<tr class="[^"]*" data-id="{re.escape(sid)}">(.*?)</tr>', listing, re.S).group(1)
+        return {"name on page": other in page, "remark": "bobs secret remark" in page,
+                "conflict": 'id="team-conflict"' in page, "others": 'id="others"' in page,
+                "blind note": 'id="blind"' in page, "list status": _list_status(client, sid),
+                "name in list": other in row, "agreement": client.get("/adjudicate").status_code,
+                "adjudication page": client.get(f"/adjudicate/sentence?id={sid}").status_code}
+
+    hidden = {"name on page": False, "remark": False, "conflict": False, "others": False, "blind note": True,
+              "list status": "started", "name in list": False, "agreement": 403, "adjudication page": 403}
+    assert annotator_sees(ann, "bob") == hidden
+    assert 'id="adjudicate-link"' not in _page(ann, sid)
+    # the adjudicator, with no work of their own on it, sees everything
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert 'data-who="ann"' in page and 'data-who="bob"' in page and "bobs secret remark" in page
+    assert 'id="others"' in _page(boss, sid) and boss.get("/adjudicate").status_code == 200
+    # ann finishes; bob has not: still blind
+    _narrow_to_one(ann, sid, ann_token)
+    assert annotator_sees(ann, "bob") == {**hidden, "list status": "done"}
+    # bob finishes: both see each other's work and the conflict
+    _narrow_to_one(bob, sid, bob_token)
+    seen = {"name on page": True, "remark": True, "conflict": True, "others": True, "blind note": False,
+            "list status": "conflict", "name in list": True, "agreement": 403, "adjudication page": 200}
+    assert annotator_sees(ann, "bob") == seen
+    assert annotator_sees(bob, "ann") == seen   # (the remark is bob's own)
+    # the overall agreement page stays the adjudicator's while the setting is on
+    # the lead's view (assign list, the /assign page) was never blind
+    rows = _assign_list(capsys, path)
+    assert rows["ann"]["conflict"] == 1 and rows["bob"]["conflict"] == 1
+    # an annotator may not change the setting: refused, the store unchanged
+    before = _sha(path)
+    r = ann.post("/assign/blind", data={"blind": "off", "token": ann_token})
+    assert r.status_code == 403 and _sha(path) == before
+    r = boss.post("/assign/blind", data={"blind": "maybe", "token": boss_token})
+    assert r.status_code == 400 and "parameter blind" in r.get_data(as_text=True) and _sha(path) == before
+    assign = boss.get("/assign").get_data(as_text=True)
+    assert 'id="blind-state">on<' in assign
+    assert boss.post("/assign/blind", data={"blind": "off", "token": boss_token}).status_code == 302
+    assert 'id="blind-state">off<' in boss.get("/assign").get_data(as_text=True)
+    capsys.readouterr()
+    assert main(["serve", "assign", "blind", "--store", str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith("blind double annotation off")
+
+
+def test_blind_annotation_is_lifted_by_an_adjudication_and_set_again_at_once(team_app, test_sentence):
+    """An adjudication that stands decides the sentence: nothing is left to sway, the annotators see it."""
+    app, path = team_app
+    sid = test_sentence
+    with Store.open(path) as st:
+        st.assign([(sid, "ann"), (sid, "bob")], "boss", replace=[sid])
+    ann, ann_token = _sign_in(app, "ann")
+    bob, bob_token = _sign_in(app, "bob")
+    boss, boss_token = _sign_in(app, "boss")
+    assert boss.post("/assign/blind", data={"blind": "on", "token": boss_token}).status_code == 302
+    first = _keys(_page(ann, sid))[0]
+    _decide(ann, sid, first, True, ann_token)
+    _decide(bob, sid, first, False, bob_token)
+    assert 'id="others"' not in _page(ann, sid) and _list_status(bob, sid) == "started"
+    r = boss.post("/adjudicate", data={"id": sid, "none": "1", "comment": "neither reading", "token": boss_token})
+    assert r.status_code == 302
+    page = _page(ann, sid)
+    assert 'id="others"' in page and "none is right, no correct candidate: neither reading" in page
+    # unassigned readers who are no adjudicator: blind too until it is decided (here it is)
+    assert ann.get(f"/adjudicate/sentence?id={sid}").status_code == 200
+    with pytest.raises(SystemExit) as e:
+        main(["serve", "assign", "blind", "maybe", "--store", str(path)])
+    assert e.value.code == 2
