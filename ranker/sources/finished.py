@@ -38,7 +38,8 @@ class SentenceOutcome(NamedTuple):
 
 
 #: The listing's column names, in :meth:`SentenceOutcome.row` order (``follows``: the annotator(s)
-#: whose decisions the tree follows, the adjudicator's pick or every agreeing annotator).
+#: whose decisions the tree follows, the adjudicator's pick or every agreeing annotator; the
+#: adjudicator where their own answers on the adjudication page stand).
 COLUMNS = ("sentence", "status", "line", "bracketings_left", "annotators", "adjudicator", "follows", "comments")
 
 
@@ -123,18 +124,18 @@ def team_status(work, adjudication, spans) -> TeamStatus:
 
     present = {w: aw for w, aw in work.items() if aw.present}
     adjudicator = adjudication.who if adjudication is not None and (adjudication.chosen in present
-                                                                    or adjudication.none) else ""
+                                                                    or adjudication.ruling) else ""
     if not spans:
         return TeamStatus("no candidates", (), adjudicator)
     if adjudication is not None and adjudication.none:   # the adjudicator ruled that none is right
         return TeamStatus("no correct candidate", (), adjudicator)
-    if not present:
+    if not present and not (adjudication is not None and adjudication.decided):
         return TeamStatus("untouched", tuple(tuple(p) for p in packs(spans)), adjudicator)
     row = sentence_agreement("", work, spans) if len(present) >= 2 else None
     decisions = resolve(work, bool(row and row.conflict), adjudication)
     # resolve's choice: the adjudicator's pick where one stands, else every annotator's work together
     picked = adjudicator and not reopened(adjudication, work)
-    follows = (adjudication.chosen,) if picked else tuple(present)
+    follows = ((adjudication.who,) if adjudication.decided else (adjudication.chosen,)) if picked else tuple(present)
     if decisions is None:
         status = "no correct candidate" if any(aw.no_correct for aw in present.values()) and \
             (row is None or not row.conflict or adjudicator) else "conflict"

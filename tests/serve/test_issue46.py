@@ -555,3 +555,113 @@ def test_blind_annotation_is_lifted_by_an_adjudication_and_set_again_at_once(tea
     with pytest.raises(SystemExit) as e:
         main(["serve", "assign", "blind", "maybe", "--store", str(path)])
     assert e.value.code == 2
+
+
+# ---------------------------------------------------------------------------------- item 4: deciding on the adjudication page
+def _own_keys(html):
+    return re.findall(r'<tr data-key="([^"]+)"', html.split('id="own-discriminants"', 1)[1]) \
+        if 'id="own-discriminants"' in html else []
+
+
+def _conflicting(app, sid):
+    """ann and bob, each finished, in conflict on ``sid``; their clients and tokens."""
+    ann, ann_token = _signed(app, sid, "ann")
+    bob, bob_token = _signed(app, sid, "bob")
+    first = _keys(_page(ann, sid))[0]
+    _narrow_to_one(ann, sid, ann_token)
+    _decide(bob, sid, first, False, bob_token)
+    _narrow_to_one(bob, sid, bob_token)
+    return ann, bob
+
+
+def test_an_adjudicator_decides_the_discriminants_on_the_adjudication_page_and_the_export_follows(
+        app, store_path, test_sentence, capsys, tmp_path):
+    """Issue 46, item 4: deciding discriminants on the adjudication page itself. The adjudicator's
+    answers are the adjudication's (kept apart): no kappa, no shared answer and no conflict count
+    changes; once they leave one bracketing and stand, training and the export follow them."""
+    from ranker.sources.adjudication import store_spans, store_team_work
+    from ranker.sources.discriminants import forest_spans, remaining_mask
+
+    sid = test_sentence
+    ann, bob = _conflicting(app, sid)
+    before = _stats(capsys, store_path)["agreement"]
+    with Store.open(store_path, readonly=True) as st:
+        answers = st.decisions(sid)
+    boss, boss_token = _signed(app, sid, "boss")
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert 'id="decide-here"' in page and _own_keys(page) and 'id="decided"' not in page
+    # each discriminant says what each annotator answered on it
+    row = re.search(r'<tr data-key="[^"]+">(.*?)</tr>', page.split('id="own-discriminants"', 1)[1], re.S).group(1)
+    assert len(re.findall(r"<td class=\"(?:accept|reject|)\">(?:accepted|rejected|–)</td>", row)) == 2
+    # making them stand before they leave one bracketing is refused, nothing stored
+    sha = _sha(store_path)
+    r = boss.post("/adjudicate", data={"id": sid, "decided": "1", "token": boss_token})
+    assert r.status_code == 409 and "leave more than one bracketing" in r.get_data(as_text=True)
+    assert _sha(store_path) == sha
+    n = 0
+    while keys := _own_keys(boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)):
+        accept = n % 2 == 1   # reject the first offered, accept the next: neither annotator's work
+        r = boss.post("/adjudicate/decide", data={"id": sid, "key": keys[0], "accept": "1" if accept else "0",
+                                                   "token": boss_token})
+        assert r.status_code == 302, r.get_data(as_text=True)[:300]
+        n += 1
+    # one bracketing left: no answer splits it any more, refused with 409 and nothing stored
+    sha = _sha(store_path)
+    r = boss.post("/adjudicate/decide", data={"id": sid, "key": answers[0].label + f":{answers[0].start}-"
+                                              f"{answers[0].end}", "accept": "1", "token": boss_token})
+    assert r.status_code == 409 and "answer refused" in r.get_data(as_text=True) and _sha(store_path) == sha
+    with Store.open(store_path, readonly=True) as st:
+        own = st.decisions(sid, adjudication=True)
+        assert len(own) == n and {d.who for d in own} == {"boss"}
+        assert st.decisions(sid) == answers            # the annotators' work is untouched
+    assert _stats(capsys, store_path)["agreement"] == before   # kappa, answers, pairs, conflicts alike
+    assert _exported(store_path, tmp_path, sid)["status"] == "conflict"   # not standing yet
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert 'id="own-tree"' in page and 'id="decided"' in page
+    assert boss.post("/adjudicate", data={"id": sid, "decided": "1", "token": boss_token}).status_code == 302
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert f'id="chosen-decided">the adjudicator\'s own decisions</strong> stand ({n} answers' in page
+    row = _exported(store_path, tmp_path, sid)
+    assert (row["status"], row["adjudicator"], row["follows"]) == ("finished", "boss", "boss")
+    with Store.open(store_path, readonly=True) as st:
+        spans = forest_spans(st.forest(sid).candidates)
+        left = [i for i, k in enumerate(remaining_mask(spans, own)) if k]
+        tree = st.candidate_texts(sid)[left[0]]
+        picked = [d for s, d in store_team_work(st).adjudicated(store_spans(st)) if s == sid]
+        # neither annotator's work alone leaves that tree
+        for who in ("ann", "bob"):
+            theirs = remaining_mask(spans, [d for d in answers if d.who == who])
+            assert not any(theirs[i] for i in left), who
+    assert (tmp_path / "trees.txt").read_text().splitlines()[int(row["line"]) - 1] == tree
+    assert picked == own
+    after = _stats(capsys, store_path)["agreement"]
+    assert after == {**before, "adjudicated": before["adjudicated"] + 1}
+    assert "the adjudicator decided the discriminants" in _page(ann, sid)
+    assert _list_status(ann, sid) == "done" and _list_status(bob, sid) == "done"   # their own work again
+    # an undo that leaves more than one bracketing withdraws the adjudication: a conflict again
+    assert boss.post("/adjudicate/undo", data={"id": sid, "token": boss_token}).status_code == 302
+    with Store.open(store_path, readonly=True) as st:
+        assert st.adjudications() == {} and st.decisions(sid, adjudication=True) == own[:-1]
+    assert _exported(store_path, tmp_path, sid)["status"] == "conflict"
+    with Store.open(store_path) as st:   # the module's store: leave no adjudicator answer behind
+        while st.undo_decision(sid, adjudication=True):
+            pass
+
+
+def test_only_an_adjudicator_decides_on_the_adjudication_page(team_app, test_sentence):
+    app, path = team_app
+    sid = test_sentence
+    ann, ann_token = _sign_in(app, "ann")
+    key = _keys(_page(ann, sid))[0]
+    before = _sha(path)
+    for action, data in (("/adjudicate/decide", {"key": key, "accept": "1"}), ("/adjudicate/undo", {}),
+                         ("/adjudicate", {"decided": "1"})):
+        r = ann.post(action, data={"id": sid, "token": ann_token, **data})
+        assert r.status_code == 403, action
+    assert _sha(path) == before
+    boss, boss_token = _sign_in(app, "boss")
+    for bad, why in (({"key": "NP:0-999", "accept": "1"}, "key"), ({"key": key, "accept": "maybe"}, "accept"),
+                     ({"key": key, "accept": "1", "id": "nope"}, "id")):
+        r = boss.post("/adjudicate/decide", data={"id": sid, "token": boss_token, **bad})
+        assert r.status_code in (400, 404) and why in r.get_data(as_text=True), bad
+    assert _sha(path) == before
