@@ -665,3 +665,25 @@ def test_only_an_adjudicator_decides_on_the_adjudication_page(team_app, test_sen
         r = boss.post("/adjudicate/decide", data={"id": sid, "token": boss_token, **bad})
         assert r.status_code in (400, 404) and why in r.get_data(as_text=True), bad
     assert _sha(path) == before
+
+
+# ---------------------------------------------------------------------------------- item 8: the annotators' order
+def test_the_assign_page_lets_the_lead_choose_the_annotators_order(team_app):
+    """Issue 46, item 8: with accounts the annotators were cut in the accounts' (name) order."""
+    app, path = team_app
+    with Store.open(path, readonly=True) as st:
+        ids = [s.id for s in st.sentences("treebank", "test") if st.candidate_texts(s.id)]
+    boss, token = _sign_in(app, "boss")
+    form = {"token": token, "corpus": "treebank", "documents": "test", "annotator": ["ann", "bob"]}
+    assert 'name="place-ann"' in boss.get("/assign").get_data(as_text=True)
+    before = _sha(path)
+    r = boss.post("/assign", data={**form, "place-bob": "first"})
+    assert r.status_code == 400 and "parameter place-bob: not a whole number" in r.get_data(as_text=True)
+    assert 'value="first"' in r.get_data(as_text=True) and _sha(path) == before   # the form kept, nothing stored
+    assert boss.post("/assign", data={**form, "place-bob": "1", "place-ann": "2"}).status_code == 302
+    with Store.open(path, readonly=True) as st:
+        got = {a.sentence_id: a.who for a in st.assignments()}
+    assert got[ids[0]] == "bob" and got[ids[-1]] == "ann"   # bob's stretch first
+    assert boss.post("/assign", data=form).status_code == 302   # no places: the accounts' order
+    with Store.open(path, readonly=True) as st:
+        assert {a.sentence_id: a.who for a in st.assignments()}[ids[0]] == "ann"
