@@ -236,6 +236,9 @@ class ServeSection:
     read_only: bool = False                # browse only: every POST is refused
     discriminants_shown: int = 40          # the page lists this many discriminants, best first
     cached_forests: int = 16               # forests kept in memory between requests (pages reload per decision)
+    # blind double annotation: an annotator sees nobody else's work on a sentence until everyone on it
+    # is done (the lead's setting, kept in the store: the /assign page, ranker serve assign blind)
+    blind: bool = False
 
 
 @dataclass(frozen=True)

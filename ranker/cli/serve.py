@@ -24,7 +24,9 @@ def add_parser(subparsers) -> None:
         "discriminants, confirms a sentence's one bracketing, says 'no correct candidate' and "
         "comments; an adjudicator also assigns work (the page's 'assignments', or ranker serve "
         "assign), picks whose work stands where annotators conflict and retrains. Each annotator's "
-        "list shows their assignment first with their progress. Keys on a sentence page: a accept, "
+        "list shows their assignment first with their progress; with blind double annotation on (ranker "
+        "serve assign blind on, or the /assign page) an annotator sees nobody else's work on a sentence "
+        "until everyone on it is done. Keys on a sentence page: a accept, "
         "r reject the outlined discriminant (j/k or the arrows outline another), u undo, c confirm, "
         "n next, p previous. Exports: ranker store export S --trees (the team's finished trees and "
         "a listing of every sentence), ranker annotate --kind user --export FILE (the decisions), "
@@ -132,6 +134,15 @@ def _add_assign_commands(sub) -> None:
     c = actions.add_parser("clear", parents=[common, selection], help="take a selection's assignment back")
     c.add_argument("--annotator", default=None, help="only this annotator's (default everyone's)")
     c.set_defaults(func=run_assign_clear)
+    b = actions.add_parser("blind", parents=[common], help="blind double annotation: on, off, or say which",
+                           description="With blind double annotation on, an annotator sees nobody else's work "
+                           "on a sentence of theirs (not who else has it, their answers, comments or conflicts; "
+                           "nor the agreement pages) until everyone on it is done or an adjudicator decided it; "
+                           "adjudicators see everything. Kept in the store, so every server on it (and a "
+                           "restart) follows it at once; the /assign page turns it on and off too. It binds "
+                           "signed-in annotators: without accounts everyone may adjudicate. Default off.")
+    b.add_argument("state", nargs="?", choices=["on", "off"], help="turn it on or off (default: say which it is)")
+    b.set_defaults(func=run_assign_blind)
 
 
 def _assign_selection(st, args) -> list[str]:
@@ -166,17 +177,39 @@ def run_assign_add(args) -> int:
 def run_assign_list(args) -> int:
     from ..pipeline.stages import stored_source
     from ..serve.assignment import StoreForests, progress
+    import sys
+
+    from ..serve.blind import blind_on
     from ..serve.listing import Statuses
     from ..store import Store
 
     with Store.open(args.store, create=False, readonly=True) as st:
         statuses = Statuses(st, StoreForests(st, stored_source(st, args.source)))
         rows = progress(st.assignments(), lambda sid, who: statuses.of(sid, who)[1])
+        blind = blind_on(st)
     for r in rows:
         print(f"{r.who}\tassigned {r.assigned}\tdouble-annotated {r.double}\tdone {r.done}\tstarted {r.started}"
               f"\tconflict {r.conflict}")
     if not rows:
         print(f"{args.store}: nothing assigned")
+    if blind:
+        print(f"{args.store}: blind double annotation on", file=sys.stderr)
+    return 0
+
+
+def run_assign_blind(args) -> int:
+    from ..serve.blind import blind_on, set_blind
+    from ..store import Store
+    from .recorded import recorded_store
+
+    if args.state is None:
+        with Store.open(args.store, create=False, readonly=True) as st:
+            on = blind_on(st)
+    else:
+        with recorded_store(args, "serve assign") as (st, _):
+            set_blind(st, args.state == "on")
+            on = blind_on(st)
+    print(f"{args.store}: blind double annotation {'on' if on else 'off'}")
     return 0
 
 

@@ -40,8 +40,11 @@ def _page(form: dict, error: str = "", status: int = 200, made: dict | None = No
     rows = progress(assignments, lambda sid, who: statuses.of(sid, who)[1])
     documents = by_document((x for c in sorted(s.corpora) for x in s.corpora[c]), lambda sid: bool(s.sizes.get(sid)),
                             assignments)
+    from .blind import blind_on
+
     return render_template("assign.html", rows=rows, corpora=sorted(s.corpora), names=_account_names(),
-                           form=form, error=error, made=made, documents=documents), status
+                           form=form, error=error, made=made, documents=documents,
+                           blind_on=blind_on(st)), status
 
 
 @bp.get("/assign")
@@ -55,8 +58,8 @@ def assign_page():
                 "sentences": forms.integer(request.args.get("sentences"), "sentences", 0, 10**9, 0),
                 "cleared": forms.boolean(request.args.get("cleared") or "0", "cleared")}
     corpus = "treebank" if "treebank" in s.corpora else next(iter(sorted(s.corpora)), "")
-    return _page({"corpus": corpus, "documents": "", "first": "", "last": "", "annotators": [], "double": ""},
-                 made=made)
+    return _page({"corpus": corpus, "documents": "", "first": "", "last": "", "annotators": [], "double": "",
+                  "places": {}}, made=made)
 
 
 @bp.post("/assign")
@@ -71,11 +74,17 @@ def assign():
     f = request.form
     names = _account_names()
     typed = f.getlist("annotator") if names is not None else (f.get("annotators") or "").split(",")
+    places = {n: (f.get(f"place-{n}") or "").strip() for n in names or ()}
     form = {"corpus": f.get("corpus", ""), "documents": (f.get("documents") or "").strip(),
             "first": (f.get("first") or "").strip(), "last": (f.get("last") or "").strip(),
-            "annotators": [n.strip() for n in typed if n.strip()], "double": f.get("double", "")}
+            "annotators": [n.strip() for n in typed if n.strip()], "double": f.get("double", ""),
+            "places": {n: p for n, p in places.items() if p}}
     clear = forms.boolean(f.get("clear") or "0", "clear")
     try:
+        if names is not None:   # the order the lead gave (places 1, 2, ...), else the accounts' order
+            rank = {n: forms.integer(places.get(n) or None, f"place-{n}", 1, 10**4, 10**4 + k)
+                    for k, n in enumerate(names)}
+            form["annotators"].sort(key=lambda n: rank.get(n, 2 * 10**4))
         corpus = forms.choice(form["corpus"], "corpus", sorted(s.corpora))
         if corpus is None:
             raise FormError("parameter corpus: choose a corpus")
@@ -91,3 +100,17 @@ def assign():
             raise
         return _page(form, error=str(e), status=400)
     return redirect(url_for("assign.assign_page", assigned=len(pairs), sentences=len(ids)))
+
+
+@bp.post("/assign/blind")
+def blind():
+    """Turn blind double annotation on or off (``blind=on|off``) for every server on the store
+    (:mod:`.blind`: an annotator sees nobody else's work on a sentence until everyone on it is done)."""
+    from .blind import set_blind
+
+    _adjudicator_only()
+    on = forms.choice(request.form.get("blind"), "blind", ("on", "off"))
+    if on is None:
+        raise FormError("parameter blind: on or off")
+    set_blind(views.served().store(), on == "on")
+    return redirect(url_for("assign.assign_page"))

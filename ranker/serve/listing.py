@@ -102,11 +102,14 @@ class Statuses:
     assignment's progress, ``ranker store stats`` and the export.
     """
 
-    def __init__(self, store, served):
+    def __init__(self, store, served, blinds=None):
         from ..sources.adjudication import store_team_work
 
         self.store, self.served = store, served
         self.team = store_team_work(store)
+        # blind double annotation (serve/blind.py): a sentence's conflict is not the annotator's to
+        # see until everyone on it is done; None: the lead's view (assignments, store stats)
+        self.blinds = blinds
         self.comments: dict[str, int] = {}   # everyone's: a remark is for the whole team
         for sid, work in self.team.by_sentence.items():
             n = sum(1 for w in work.values() if w.verdict is not None and w.verdict.comment)
@@ -127,14 +130,21 @@ class Statuses:
                 return (len(mine.decisions) if mine else 0), "untouched"
             status = self.served.statuses.get(("who", sentence_id, mine),
                                               lambda: work_status(mine, self._spans(sentence_id)))
-            if sum(w.present for w in work.values()) >= 2 and self._team(sentence_id, work) == "conflict":
+            if sum(w.present for w in work.values()) >= 2 and self._team(sentence_id, work) == "conflict" \
+                    and not self.hidden(sentence_id):
                 status = "conflict"   # their work and another's cannot both stand: not done
             return len(mine.decisions), status
         n_dec = sum(len(w.decisions) for w in work.values())
         if not any(w.present for w in work.values()):
             return n_dec, "untouched"
         got = self._team(sentence_id, work)
+        if got == "conflict" and self.hidden(sentence_id):
+            got = "started"   # blind: that two people's work differs is theirs to learn when both are done
         return n_dec, _LISTED.get(got, got)
+
+    def hidden(self, sentence_id: str) -> bool:
+        """Whether blind double annotation hides the others' work on a sentence from this reader."""
+        return self.blinds is not None and self.blinds.hidden(sentence_id)
 
     def _team(self, sentence_id: str, work) -> str:
         """The team's status on a sentence (:func:`~ranker.sources.finished.team_status`), cached."""
@@ -201,9 +211,14 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> Listing:
 
     keep = document_filter(f.corpus, f.split) if f.split else None
     sentences = [s for s in served.corpora.get(f.corpus, ()) if keep is None or keep(s.document)]
+    from .accounts import may_adjudicate
+    from .blind import Blinds
+
+    assignments = store.assignments()
     statuses = Statuses(store, served)
+    statuses.blinds = Blinds(store, served, who, may_adjudicate(), statuses.team, assignments)
     holders: dict[str, list] = {}
-    for a in store.assignments():
+    for a in assignments:
         holders.setdefault(a.sentence_id, []).append(a.who)
     mine = {sid for sid, whos in holders.items() if who is not None and who in whos}
     rows, done, mine_done, mine_conflicts, hidden = [], 0, 0, 0, 0
@@ -232,8 +247,14 @@ def matching_rows(store, served, f: Filters, who: str | None = None) -> Listing:
             disagree = disagree_of.get(s.id, False)
             if disagree != f.disagree:
                 continue
+        comments, assigned = statuses.comments.get(s.id, 0), tuple(holders.get(s.id, ()))
+        if statuses.hidden(s.id):   # blind: their own comment and name only, and their own decisions
+            mine_work = statuses.team.by_sentence.get(s.id, {}).get(who)
+            own = mine_work.verdict if mine_work is not None else None
+            comments, assigned = int(bool(own and own.comment)), tuple(w for w in assigned if w == who)
+            n_dec = len(mine_work.decisions) if mine_work is not None else 0
         rows.append(ListRow(s.id, " ".join(s.tokens), len(s.tokens), size, quality, n_dec, status, disagree,
-                            statuses.comments.get(s.id, 0), tuple(holders.get(s.id, ()))))
+                            comments, assigned))
     order = {s.id: k for k, s in enumerate(sentences)}
     rows.sort(key=lambda r: _list_order(order, mine)(r.id))
     with_forest = sum(1 for s in sentences if served.sizes.get(s.id))

@@ -84,8 +84,13 @@ def adjudicate_list():
     """Sentences two or more annotators worked on, conflicts first, with the agreement per sentence and overall."""
     from ..sources.adjudication import agreement
 
+    from .blind import blind_on
+
     s = views.served()
     st = s.store()
+    if blind_on(st) and not may_adjudicate():
+        raise FormError("blind double annotation: the agreement pages are the adjudicator's (you see another "
+                        "annotator's work on a sentence of yours on its page once everyone on it is done)", 403)
     team = store_team_work(st)
     overall = agreement(team.by_sentence, spans_of(s), team.adjudications,
                         row_of=lambda sid, work: sentence_agreement_of(s, sid, work))
@@ -104,9 +109,14 @@ def adjudicate_sentence():
     from ..sources.discriminants import remaining_mask
     from .svg import DIFFERENT, compare_brackets, tree_svg
 
+    from .blind import Blinds
+
     s = views.served()
     st = s.store()
     sid = forms.sentence_id(st, request.args.get("id"))
+    if Blinds.of_sentence(st, s, sid, None, may_adjudicate()).hidden(sid):
+        raise FormError("blind double annotation: the annotators' work on this sentence is shown once "
+                        "everyone on it is done (an adjudicator sees it at once)", 403)
     work = {w: aw for w, aw in work_by_annotator(st.decisions(sid), st.verdicts(sid)).items() if aw.present}
     data = s.forest_data(sid)
     row = sentence_agreement_of(s, sid, work) if len(work) >= 2 else None
@@ -124,16 +134,95 @@ def adjudicate_sentence():
             drawings[who] = tree_svg(tree, compare_brackets(tree, against, DIFFERENT),
                                      f"{who}: candidate {picks[who][0]}", views._layout(tree) == "vertical")
     adj = st.adjudications().get(sid)
+    own = _adjudicator_work(s, st, sid, work)
+    if own["first"] is not None:
+        tree = data.forest.candidates[own["first"]].tree
+        drawings[ADJUDICATION_DRAWING] = tree_svg(tree, compare_brackets(tree, None, DIFFERENT),
+                                                  f"the adjudication's candidate {own['first']}",
+                                                  views._layout(tree) == "vertical")
     return render_template("adjudicate_sentence.html", sentence=st.sentence(sid), work=work, row=row,
                            picks=picks, drawings=drawings, adjudication=adj,
                            reopened=adj is not None and reopened(adj, work),
-                           digests={who: work_digest(w) for who, w in work.items()})
+                           digests={who: work_digest(w) for who, w in work.items()}, own=own,
+                           drawing_key=ADJUDICATION_DRAWING)
+
+
+#: The drawings' key of the adjudicator's own remaining candidate (no account is named so).
+ADJUDICATION_DRAWING = "(adjudication)"
+
+
+def _adjudicator_work(s, st, sid: str, work: dict) -> dict:
+    """The adjudicators' own answers on a sentence and what they leave: ``decisions``,
+    ``discriminants`` (each with every annotator's answer on its span), ``left`` (bracketings),
+    ``settled`` and ``first`` (the first remaining candidate, None before any answer)."""
+    from ..sources.discriminants import discriminants, packs, remaining_mask
+    from ..sources.finished import settled
+
+    spans = s.forest_data(sid).spans
+    decisions = st.decisions(sid, adjudication=True)
+    if not spans:
+        return {"decisions": decisions, "discriminants": [], "left": 0, "settled": False, "first": None,
+                "answers": {}}
+    mask = remaining_mask(spans, decisions)
+    answers = {who: {(d.label, d.start, d.end): bool(d.accept) for d in w.decisions} for who, w in work.items()}
+    remaining = [i for i, keep in enumerate(mask) if keep]
+    return {"decisions": decisions, "discriminants": discriminants(spans, mask)[:s.settings.discriminants_shown],
+            "left": len(packs(spans, mask)), "settled": settled(spans, mask), "answers": answers,
+            "first": remaining[0] if decisions and remaining else None}
+
+
+def _adjudicator_sentence():
+    """The sentence of an adjudicator's POST (403 for anyone else, before anything is read)."""
+    if not may_adjudicate():
+        raise FormError("only an account with the adjudicator role may adjudicate", 403)
+    s = views.served()
+    st = s.store()
+    return s, st, forms.sentence_id(st, request.form.get("id"))
+
+
+@bp.post("/adjudicate/decide")
+def adjudicate_decide():
+    """An adjudicator answers a discriminant on the adjudication page: the adjudication's own
+    answers, checked against the adjudicators' answers before, no annotator's work (they enter no
+    agreement and no conflict); "these decisions stand" makes them the sentence's."""
+    from ..sources.discriminants import DecisionRefused, decide, decision, span_key
+
+    s, st, sid = _adjudicator_sentence()
+    label, start, end = forms.discriminant(request.form.get("key"), len(st.sentence(sid).tokens))
+    accept = forms.boolean(request.form.get("accept"), "accept")
+    if not s.forest_data(sid).spans:
+        raise FormError("this sentence has no candidates: there is nothing to decide")
+    try:
+        decide(st, sid, s.forest_data(sid).spans, decision(span_key(label, start, end), accept, annotator()),
+               adjudication=True)
+    except DecisionRefused as e:
+        raise FormError(str(e), 409) from None
+    return redirect(url_for("team.adjudicate_sentence", id=sid))
+
+
+@bp.post("/adjudicate/undo")
+def adjudicate_undo():
+    """Take back the adjudicators' latest answer on a sentence; an adjudication that made their
+    answers stand is withdrawn with it when more than one bracketing is left after it (one transaction)."""
+    from ..sources.discriminants import remaining_mask
+    from ..sources.finished import settled
+
+    s, st, sid = _adjudicator_sentence()
+    spans = s.forest_data(sid).spans
+    with st.batch():
+        if st.undo_decision(sid, adjudication=True) is not None:
+            adj = st.adjudications().get(sid)
+            left = st.decisions(sid, adjudication=True)
+            if adj is not None and adj.decided and not (left and settled(spans, remaining_mask(spans, left))):
+                st.clear_adjudication(sid)
+    return redirect(url_for("team.adjudicate_sentence", id=sid))
 
 
 @bp.post("/adjudicate")
 def adjudicate():
     """An adjudicator picks whose work stands on a sentence, rules that none is right (``none=1``
-    with a ``comment``: the sentence goes to "no correct candidate"), or clears the ruling."""
+    with a ``comment``: the sentence goes to "no correct candidate"), makes their own answers on
+    the page stand (``decided=1``, once they leave one bracketing), or clears the ruling."""
     from ..store.records import NONE_IS_RIGHT
 
     if not may_adjudicate():
@@ -143,7 +232,21 @@ def adjudicate():
     sid = forms.sentence_id(st, request.form.get("id"))
     clear = forms.boolean(request.form.get("clear") or "0", "clear")
     none = forms.boolean(request.form.get("none") or "0", "none")
+    decided = forms.boolean(request.form.get("decided") or "0", "decided")
     chosen = None
+    if decided and not clear and not none:   # the adjudicators' own answers stand
+        from ..sources.discriminants import remaining_mask
+        from ..sources.finished import settled
+        from ..store.records import ADJUDICATOR_DECIDED
+
+        spans = s.forest_data(sid).spans
+        with st.batch():
+            own = st.decisions(sid, adjudication=True)
+            if not own or not settled(spans, remaining_mask(spans, own)):
+                raise FormError("your decisions leave more than one bracketing: answer the discriminants "
+                                "until one is left, then make them stand", 409)
+            st.adjudicate(sid, ADJUDICATOR_DECIDED, annotator())
+        return redirect(url_for("team.adjudicate_sentence", id=sid))
     if none and not clear:
         comment = (request.form.get("comment") or "").strip()
         if not comment or len(comment) > MAX_COMMENT:

@@ -23,6 +23,7 @@ class SentenceTeam(NamedTuple):
     adjudicated: object              # the Adjudication that stands, or None
     reopened: object = None          # an Adjudication whose chosen annotator changed their answers since
     comments: tuple = ()             # every annotator's comment on the sentence (Verdict records)
+    blind: bool = False              # blind double annotation hides the others' work here (serve/blind.py)
 
 
 def own_decisions(decisions) -> list:
@@ -80,12 +81,18 @@ def undo_own(store, sentence_id: str, who: str, spans) -> bool:
 
 def sentence_team(served, store, sentence_id: str) -> SentenceTeam:
     """The team's work on a sentence as the current annotator's page shows it (``served``: the
-    application's :class:`~.app.Served` state)."""
+    application's :class:`~.app.Served` state); under blind double annotation (:mod:`.blind`),
+    their own only until everyone on it is done."""
     from ..sources.adjudication import work_by_annotator
+    from .accounts import may_adjudicate
+    from .blind import Blinds
 
     who = current_annotator()
     work = work_by_annotator(store.decisions(sentence_id), store.verdicts(sentence_id))
     mine = work.get(who)
+    if Blinds.of_sentence(store, served, sentence_id, who, may_adjudicate()).hidden(sentence_id):
+        return SentenceTeam(who, mine.verdict if mine else None, {}, False, None, None,
+                            (mine.verdict,) if mine and mine.verdict and mine.verdict.comment else (), True)
     others = {w.who: ("no correct candidate" if w.no_correct else
                       f"{len(w.decisions)} decisions{', confirmed' if w.confirmed else ''}")
               for w in work.values() if w.who != who and w.present}

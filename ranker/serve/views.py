@@ -31,7 +31,17 @@ def _common():
     return {"token": forms.session_token(session), "read_only": s.read_only, "who": session.get("who", ""),
             "token_field": forms.TOKEN_FIELD, "store_name": s.store_path.name, "source": s.source,
             "served_model": None if model is None else model.key, "served_origin": origin,
-            "max_comment": MAX_COMMENT}
+            "max_comment": MAX_COMMENT, "blind": _blind()}
+
+
+def _blind() -> bool:
+    """Whether the store's team annotates blind (:mod:`.blind`); False when the store cannot be read."""
+    from .blind import blind_on
+
+    try:
+        return blind_on(served().store())
+    except (RankerError, OSError):
+        return False
 
 
 @bp.app_errorhandler(FormError)
@@ -192,8 +202,13 @@ def _sentence_page(sid: str, refused: str | None = None, status: int = 200, draf
                            # after "no correct candidate" there is nothing to answer: no discriminant is offered
                            said_none=bool(team.verdict and team.verdict.no_correct),
                            my_status=my_status, settled=view.n_remaining > 0 and not view.discriminants,
+                           a_default=request.args.get("a") is None,
+                           beside=max((_drawn_width(d) for d in drawings.values() if isinstance(d, str)),
+                                      default=0) <= BESIDE_LIMIT,
                            pinned=pinned, draft=draft, layout=layout,
-                           assigned=[x.who for x in st.assignments(sentence_id=sid)]), status
+                           # blind double annotation: nobody else's name until everyone on it is done
+                           assigned=[x.who for x in st.assignments(sentence_id=sid)
+                                     if not team.blind or x.who == team.who]), status
 
 
 #: Session key of the tree layout this session chose (``?layout=wide|vertical|auto``).
@@ -202,6 +217,19 @@ LAYOUTS = ("auto", "wide", "vertical")
 #: Two drawings side by side wider than this (pixels) are drawn vertically when the layout is auto:
 #: the trees' box of a 1,400-pixel window is about 1,330 pixels wide.
 WIDE_LIMIT = 1200
+
+
+#: Trees drawn at most this wide (pixels) go beside the discriminants on a 1,400-pixel window
+#: (one under another); wider ones (a long sentence's) go under them, across the page.
+BESIDE_LIMIT = 600
+
+
+def _drawn_width(svg: str) -> float:
+    """The width an SVG drawing of :mod:`.svg` declares (0 for none)."""
+    import re
+
+    got = re.search(r'<svg [^>]*width="([0-9.]+)"', svg)
+    return float(got.group(1)) if got else 0.0
 
 
 def _layout(tree) -> str:

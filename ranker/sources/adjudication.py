@@ -20,7 +20,9 @@ decisions only). Their work on a sentence then either agrees or conflicts:
 
 Training reads the **adjudicated set** (:func:`resolve`): a sentence one annotator did is theirs;
 one several did without conflict is all their decisions together; one with a conflict is the
-chosen annotator's work where an adjudicator picked (:class:`~ranker.store.records.Adjudication`)
+chosen annotator's work where an adjudicator picked (:class:`~ranker.store.records.Adjudication`),
+or the adjudicator's own answers where they decided the discriminants themselves on the
+adjudication page (kept apart from every annotator's, so they enter no agreement and no conflict),
 and left out until then. A "no correct candidate" verdict leaves the sentence out: no candidate
 is the answer, so there is nothing to prefer.
 
@@ -142,8 +144,8 @@ def work_digest(work: AnnotatorWork | None) -> str:
 def reopened(adjudication: Adjudication | None, work: Mapping[str, AnnotatorWork]) -> bool:
     """Whether the chosen annotator's work changed since ``adjudication`` reviewed it (one recorded
     without a digest, before digests were kept, is taken as it stands)."""
-    if adjudication is None or not adjudication.work or adjudication.none:
-        return False   # a ruling that none is right is on the sentence, not on anyone's work
+    if adjudication is None or not adjudication.work or adjudication.ruling:
+        return False   # none is right, or the adjudicator's own answers: on the sentence, not on anyone's work
     return work_digest(work.get(adjudication.chosen)) != adjudication.work
 
 
@@ -287,6 +289,8 @@ def resolve(work: Mapping[str, AnnotatorWork], conflict: bool, adjudication: Adj
     since it was reviewed (:func:`reopened`), is stale and ignored.
     """
     present = {w.who: w for w in work.values() if w.present}
+    if adjudication is not None and adjudication.decided:
+        return tuple(adjudication.decisions) or None   # the adjudicator's own answers, nobody's work
     if not present or (adjudication is not None and adjudication.none):
         return None   # nothing said, or the adjudicator ruled that no candidate is right
     if adjudication is not None and adjudication.chosen in present and not reopened(adjudication, work):

@@ -286,7 +286,7 @@ def refusal(spans: Sequence[frozenset], decisions: Sequence[Decision], answer: D
 
 
 def decide(store, sentence_id: str, spans: Sequence[frozenset], answer: Decision,
-           eq: LabelEquivalences | None = None) -> int:
+           eq: LabelEquivalences | None = None, adjudication: bool = False) -> int:
     """Store ``answer`` on ``sentence_id`` if it is a discriminant of the candidates left; its sequence number.
 
     The one way an answer is stored, for the web page and for a simulated annotator alike. The
@@ -305,6 +305,10 @@ def decide(store, sentence_id: str, spans: Sequence[frozenset], answer: Decision
         The sentence's candidates' :func:`candidate_spans` (:func:`forest_spans` of its forest).
     answer
         The :class:`Decision` (:func:`decision`).
+    adjudication
+        An adjudicator's answer on the adjudication page: checked against the adjudicators'
+        answers on the sentence and kept apart from the annotators'
+        (:meth:`~ranker.store.Store.add_decision`).
 
     Raises
     ------
@@ -314,11 +318,14 @@ def decide(store, sentence_id: str, spans: Sequence[frozenset], answer: Decision
         As :meth:`~ranker.store.Store.add_decision`.
     """
     with store.batch():
-        own = [d for d in store.decisions(sentence_id) if d.who == answer.who]   # each annotator's work is their own
+        if adjudication:   # the adjudication's answers are one set, whichever adjudicator gave each
+            own = store.decisions(sentence_id, adjudication=True)
+        else:              # each annotator's work is their own
+            own = [d for d in store.decisions(sentence_id) if d.who == answer.who]
         why = refusal(spans, own, answer, eq)
         if why is not None:
             raise DecisionRefused(f"{sentence_id}: answer refused: {why}")
-        return store.add_decision(sentence_id, answer)
+        return store.add_decision(sentence_id, answer, adjudication=adjudication)
 
 
 def user_annotations(decisions: Iterable[tuple[str, Decision]], kind: str = KIND) -> list[Annotation]:

@@ -38,7 +38,8 @@ class SentenceOutcome(NamedTuple):
 
 
 #: The listing's column names, in :meth:`SentenceOutcome.row` order (``follows``: the annotator(s)
-#: whose decisions the tree follows, the adjudicator's pick or every agreeing annotator).
+#: whose decisions the tree follows, the adjudicator's pick or every agreeing annotator; the
+#: adjudicator where their own answers on the adjudication page stand).
 COLUMNS = ("sentence", "status", "line", "bracketings_left", "annotators", "adjudicator", "follows", "comments")
 
 
@@ -86,6 +87,20 @@ def work_status(work, spans) -> str:
     return "done" if settled(spans, remaining_mask(spans, work.decisions)) else "started"
 
 
+def everyone_done(work, holders, adjudication, spans) -> bool:
+    """Whether a sentence's annotators may see each other's work under blind double annotation.
+
+    Every annotator of it (those with work on it and those it is assigned to, ``holders``) is
+    done (:func:`work_status`), or an adjudication stands (``adjudication``, not reopened: the
+    sentence is decided, nothing is left to sway). Until then each works alone: what they see of
+    another's work could change their answers, and their agreement would measure nothing.
+    """
+    if adjudication is not None:
+        return True
+    people = set(holders) | {w for w, aw in work.items() if aw.present}
+    return bool(people) and all(work_status(work.get(w), spans) == "done" for w in people)
+
+
 class TeamStatus(NamedTuple):
     """What the team's work on one sentence comes to, before any tree is read (:func:`team_status`)."""
 
@@ -109,18 +124,18 @@ def team_status(work, adjudication, spans) -> TeamStatus:
 
     present = {w: aw for w, aw in work.items() if aw.present}
     adjudicator = adjudication.who if adjudication is not None and (adjudication.chosen in present
-                                                                    or adjudication.none) else ""
+                                                                    or adjudication.ruling) else ""
     if not spans:
         return TeamStatus("no candidates", (), adjudicator)
     if adjudication is not None and adjudication.none:   # the adjudicator ruled that none is right
         return TeamStatus("no correct candidate", (), adjudicator)
-    if not present:
+    if not present and not (adjudication is not None and adjudication.decided):
         return TeamStatus("untouched", tuple(tuple(p) for p in packs(spans)), adjudicator)
     row = sentence_agreement("", work, spans) if len(present) >= 2 else None
     decisions = resolve(work, bool(row and row.conflict), adjudication)
     # resolve's choice: the adjudicator's pick where one stands, else every annotator's work together
     picked = adjudicator and not reopened(adjudication, work)
-    follows = (adjudication.chosen,) if picked else tuple(present)
+    follows = ((adjudication.who,) if adjudication.decided else (adjudication.chosen,)) if picked else tuple(present)
     if decisions is None:
         status = "no correct candidate" if any(aw.no_correct for aw in present.values()) and \
             (row is None or not row.conflict or adjudicator) else "conflict"

@@ -133,11 +133,14 @@ class AnnotationTables:
         return out
 
     # ---------------------------------------------------------------- discriminant decisions
-    def add_decision(self, sentence_id: str, decision) -> int:
+    def add_decision(self, sentence_id: str, decision, adjudication: bool = False) -> int:
         """Append a person's answer to a discriminant of ``sentence_id``; returns its sequence number.
 
         One transaction (``BEGIN IMMEDIATE`` waits for other writers), so two browsers answering
-        at once each get their own number and neither answer is lost.
+        at once each get their own number and neither answer is lost. ``adjudication``: an
+        adjudicator's answer on the adjudication page, kept apart (table ``adjudication_decisions``)
+        so it is no annotator's work: it enters no agreement and no conflict, and stands only as
+        the adjudication's decisions (:data:`~.records.ADJUDICATOR_DECIDED`).
 
         Raises
         ------
@@ -156,20 +159,23 @@ class AnnotationTables:
         except (TypeError, ValueError):
             raise StoreError(f"{self.path}: a decision's time must be ISO-8601 (as 2026-11-23T16:30:00Z), "
                              f"found {str(at)[:40]!r}") from None
+        table = _decision_table(adjudication)
         with self.batch():
-            seq = self._conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM decisions WHERE sentence_id=?",
+            seq = self._conn.execute(f"SELECT COALESCE(MAX(seq), 0) + 1 FROM {table} WHERE sentence_id=?",
                                      (sentence_id,)).fetchone()[0]
-            self._conn.execute("INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?)",
+            self._conn.execute(f"INSERT INTO {table} VALUES (?,?,?,?,?,?,?,?)",
                                (sentence_id, seq, label, start, end, int(bool(accept)), who, at))
         return seq
 
-    def decisions(self, sentence_id: str | None = None) -> list:
+    def decisions(self, sentence_id: str | None = None, adjudication: bool = False) -> list:
         """The decisions on ``sentence_id`` in the order they were made (all sentences' when None).
 
         Returns a list of :class:`~ranker.store.records.Decision`; with ``sentence_id``
         None, a list of ``(sentence_id, Decision)`` pairs ordered by sentence id, then answer.
+        ``adjudication``: the adjudicators' answers instead (:meth:`add_decision`).
         """
-        sql = "SELECT sentence_id, label, span_start, span_end, accept, who, at FROM decisions"
+        table = _decision_table(adjudication)
+        sql = f"SELECT sentence_id, label, span_start, span_end, accept, who, at FROM {table}"
         args: tuple = ()
         if sentence_id is not None:
             sql += " WHERE sentence_id=?"
@@ -177,24 +183,31 @@ class AnnotationTables:
         try:
             rows = self._conn.execute(sql + " ORDER BY sentence_id, seq", args).fetchall()
         except sqlite3.OperationalError:
-            if self._has_table("decisions"):
+            if self._has_table(table):
                 raise
             return []    # an older store opened read-only: no one has answered anything in it
         out = [(r[0], Decision(r[1], r[2], r[3], bool(r[4]), r[5], r[6])) for r in rows]
         return [d for _, d in out] if sentence_id is not None else out
 
-    def undo_decision(self, sentence_id: str, who: str | None = None):
+    def undo_decision(self, sentence_id: str, who: str | None = None, adjudication: bool = False):
         """Remove the latest decision on ``sentence_id`` and return it (None when there is none).
 
         With ``who``, the latest of that person's decisions: when two people annotate one sentence
-        at once, one's undo must not take back the other's answer.
+        at once, one's undo must not take back the other's answer. ``adjudication``: the latest
+        of the adjudicators' answers (:meth:`add_decision`).
         """
+        table = _decision_table(adjudication)
         with self.batch():
             by = "" if who is None else " AND who=?"
-            r = self._conn.execute("SELECT seq, label, span_start, span_end, accept, who, at FROM decisions "
+            r = self._conn.execute(f"SELECT seq, label, span_start, span_end, accept, who, at FROM {table} "
                                    f"WHERE sentence_id=?{by} ORDER BY seq DESC LIMIT 1",
                                    (sentence_id,) if who is None else (sentence_id, who)).fetchone()
             if r is None:
                 return None
-            self._conn.execute("DELETE FROM decisions WHERE sentence_id=? AND seq=?", (sentence_id, r[0]))
+            self._conn.execute(f"DELETE FROM {table} WHERE sentence_id=? AND seq=?", (sentence_id, r[0]))
         return Decision(r[1], r[2], r[3], bool(r[4]), r[5], r[6])
+
+
+def _decision_table(adjudication: bool) -> str:
+    """The table of annotators' answers, or of the adjudicators' (never a name from outside)."""
+    return "adjudication_decisions" if adjudication else "decisions"

@@ -155,16 +155,31 @@ class Adjudication(NamedTuple):
     at: str               # ISO-8601 UTC
     work: str = ""        # digest of the chosen annotator's work reviewed ('' unknown)
     comment: str = ""     # the adjudicator's word on the sentence (required with NONE_IS_RIGHT)
+    decisions: tuple = ()  # with ADJUDICATOR_DECIDED: the adjudicators' own answers (Decision), in order
 
     @property
     def none(self) -> bool:
         """Whether the adjudicator ruled that no candidate is right (nobody's work stands)."""
         return self.chosen == NONE_IS_RIGHT
 
+    @property
+    def decided(self) -> bool:
+        """Whether the adjudicator's own answers on the adjudication page stand (nobody's work)."""
+        return self.chosen == ADJUDICATOR_DECIDED
+
+    @property
+    def ruling(self) -> bool:
+        """Whether it rules on the sentence itself rather than picking an annotator's work (none
+        is right, or the adjudicator's own answers): no annotator's later change reopens it."""
+        return self.none or self.decided
+
 
 #: The ``chosen`` of an adjudication ruling that no candidate is right: the sentence goes to "no
 #: correct candidate" whatever the annotators chose (no account name holds parentheses).
 NONE_IS_RIGHT = "(none is right)"
+#: The ``chosen`` of an adjudication whose tree is the adjudicator's own answers on the adjudication
+#: page (:attr:`Adjudication.decisions`, table ``adjudication_decisions``), not an annotator's work.
+ADJUDICATOR_DECIDED = "(adjudicator's decisions)"
 
 
 class Annotation(NamedTuple):

@@ -65,6 +65,10 @@ CREATE TABLE IF NOT EXISTS verdicts (
 CREATE TABLE IF NOT EXISTS adjudications (
     sentence_id TEXT PRIMARY KEY, chosen TEXT NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL,
     work TEXT NOT NULL DEFAULT '', comment TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS adjudication_decisions (
+    sentence_id TEXT NOT NULL, seq INTEGER NOT NULL, label TEXT NOT NULL, span_start INTEGER NOT NULL,
+    span_end INTEGER NOT NULL, accept INTEGER NOT NULL, who TEXT NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (sentence_id, seq)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS assignments (
     sentence_id TEXT NOT NULL, who TEXT NOT NULL, assigned_by TEXT NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (sentence_id, who)) WITHOUT ROWID;

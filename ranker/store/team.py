@@ -85,6 +85,8 @@ class TeamRecords:
         (:func:`ranker.sources.adjudication.work_digest`); when it changes, the pick is reopened.
         ``chosen`` :data:`~.records.NONE_IS_RIGHT` rules that no candidate is right (the sentence
         is "no correct candidate"); it needs a ``comment`` saying why.
+        :data:`~.records.ADJUDICATOR_DECIDED`: the adjudicators' own answers on the sentence
+        (``add_decision(..., adjudication=True)``) stand; it needs at least one.
 
         Raises
         ------
@@ -92,7 +94,7 @@ class TeamRecords:
             For a sentence not stored, an empty name, a comment over :data:`MAX_COMMENT`
             characters, or "none is right" without a comment.
         """
-        from .records import NONE_IS_RIGHT
+        from .records import ADJUDICATOR_DECIDED, NONE_IS_RIGHT
 
         self._tokens(sentence_id)
         comment = (comment or "").strip()
@@ -102,10 +104,14 @@ class TeamRecords:
             raise StoreError(f"{self.path}: a comment holds at most {MAX_COMMENT} characters, found {len(comment)}")
         if chosen == NONE_IS_RIGHT and not comment:
             raise StoreError(f"{self.path}: ruling that no candidate is right needs a comment saying why")
+        if chosen == ADJUDICATOR_DECIDED and not self.decisions(sentence_id, adjudication=True):
+            raise StoreError(f"{self.path}: {sentence_id}: the adjudicator's decisions cannot stand: there are none")
         a = Adjudication(sentence_id, chosen, who, at or now_utc(), work or "", comment)
         with self.batch():
             self._conn.execute("INSERT OR REPLACE INTO adjudications (sentence_id, chosen, who, at, work, comment) "
-                               "VALUES (?,?,?,?,?,?)", tuple(a))
+                               "VALUES (?,?,?,?,?,?)", tuple(a)[:6])
+        if chosen == ADJUDICATOR_DECIDED:
+            a = a._replace(decisions=tuple(self.decisions(sentence_id, adjudication=True)))
         return a
 
     def clear_adjudication(self, sentence_id: str) -> bool:
@@ -121,8 +127,29 @@ class TeamRecords:
         work = "work" if self._has_column("adjudications", "work") else "''"
         comment = "comment" if self._has_column("adjudications", "comment") else "''"
         rows = self._conn.execute(f"SELECT sentence_id, chosen, who, at, {work}, {comment} FROM adjudications "
-                                  "ORDER BY sentence_id")
-        return {r[0]: Adjudication(*r) for r in rows}
+                                  "ORDER BY sentence_id").fetchall()
+        out = {r[0]: Adjudication(*r) for r in rows}
+        if any(a.decided for a in out.values()):   # the adjudicators' own answers, with their adjudication
+            own: dict[str, list] = {}
+            for sid, d in self.decisions(adjudication=True):
+                own.setdefault(sid, []).append(d)
+            out = {sid: a._replace(decisions=tuple(own.get(sid, ()))) if a.decided else a for sid, a in out.items()}
+        return out
+
+    # ---------------------------------------------------------------- the lead's settings
+    def team_setting(self, name: str) -> str | None:
+        """A setting the lead keeps in the store for every server on it (None: never set).
+
+        Kept in the ``meta`` table as ``team.NAME``, so a restart and a second server read the same
+        plan (blind double annotation: :mod:`ranker.serve.blind`).
+        """
+        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (f"team.{name}",)).fetchone()
+        return None if row is None else row[0]
+
+    def set_team_setting(self, name: str, value: str) -> None:
+        """Keep the lead's setting ``name`` (:meth:`team_setting`)."""
+        with self.batch():
+            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"team.{name}", str(value)))
 
     # ---------------------------------------------------------------- names
     def rename_annotator(self, old: str, new: str) -> int:

@@ -333,7 +333,7 @@ def test_the_disagreement_filter_splits_the_list_by_the_rankers_choices(app):
     assert every and sorted(disagree + agree) == sorted(every)
     for sid in every:
         html = client.get("/sentence", query_string={"id": sid}).get_data(as_text=True)
-        picks = dict(re.findall(r'data-ranker="(\w+)"><td>\w+</td><td><a [^>]*>#(\d+)</a>', html))
+        picks = dict(re.findall(r'data-ranker="(\w+)"><td title="\w+: [^"]*">[^<]+</td><td><a [^>]*>#(\d+)</a>', html))
         assert (picks["native"] != picks["loglinear"]) == (sid in disagree), sid
 
 

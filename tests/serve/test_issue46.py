@@ -435,3 +435,255 @@ def test_an_adjudicator_rules_that_none_is_right_and_the_sentence_is_no_correct_
 
     with Store.open(store_path, readonly=True) as st:
         assert not [d for s, d in store_team_work(st).adjudicated(store_spans(st)) if s == sid]
+
+
+# ---------------------------------------------------------------------------------- item 6: blind
+@pytest.fixture
+def team_app(store_path, tmp_path):
+    """A server with accounts (ann, bob; boss the adjudicator) on a copy of the module's store."""
+    import shutil
+
+    from conftest import team_users
+    from ranker.serve.app import create_app
+
+    path = tmp_path / "team.sqlite"
+    shutil.copy(store_path, path)
+    return create_app(path, users=team_users(tmp_path / "team.users")), path
+
+
+def _sign_in(app, who):
+    c = app.test_client()
+    page = c.get("/login").get_data(as_text=True)
+    r = c.post("/login", data={"name": who, "password": f"{who}-secret-1", "token": _token(page)})
+    assert r.status_code == 302, r.get_data(as_text=True)[:300]
+    return c, _token(c.get("/sentences?corpus=treebank").get_data(as_text=True))
+
+
+def _sha(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def test_blind_double_annotation_hides_the_other_annotator_until_both_are_done(team_app, test_sentence, capsys):
+    """Issue 46, item 6: with the lead's setting on, an annotator does not see who else has the
+    sentence, their answers, comments or the conflict, on any page, until both are done; the
+    adjudicator sees all at once. Turned on by ``ranker serve assign blind on``, off on /assign."""
+    app, path = team_app
+    sid = test_sentence
+    assert main(["serve", "assign", "add", "--store", str(path), "--split", "test", "--first", sid, "--last", sid,
+                 "ann", "bob", "--double", "100%", "--by", "boss"]) == 0
+    capsys.readouterr()
+    assert main(["serve", "assign", "blind", "--store", str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith("blind double annotation off")
+    assert main(["serve", "assign", "blind", "on", "--store", str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith("blind double annotation on")
+    ann, ann_token = _sign_in(app, "ann")
+    bob, bob_token = _sign_in(app, "bob")
+    boss, boss_token = _sign_in(app, "boss")
+    first = _keys(_page(ann, sid))[0]
+    _decide(ann, sid, first, True, ann_token)
+    _decide(bob, sid, first, False, bob_token)   # a conflict already
+    bob.post("/verdict", data={"id": sid, "comment": "bobs secret remark", "token": bob_token})
+
+    def annotator_sees(client, other):
+        page = _page(client, sid)
+        listing = client.get("/sentences", query_string={"corpus": "treebank", "split": "test"}).get_data(as_text=True)
+        row = re.search(rf'<tr class="[^"]*" data-id="{re.escape(sid)}">(.*?)</tr>', listing, re.S).group(1)
+        return {"name on page": other in page, "remark": "bobs secret remark" in page,
+                "conflict": 'id="team-conflict"' in page, "others": 'id="others"' in page,
+                "blind note": 'id="blind"' in page, "list status": _list_status(client, sid),
+                "name in list": other in row, "agreement": client.get("/adjudicate").status_code,
+                "adjudication page": client.get(f"/adjudicate/sentence?id={sid}").status_code}
+
+    hidden = {"name on page": False, "remark": False, "conflict": False, "others": False, "blind note": True,
+              "list status": "started", "name in list": False, "agreement": 403, "adjudication page": 403}
+    assert annotator_sees(ann, "bob") == hidden
+    assert 'id="adjudicate-link"' not in _page(ann, sid)
+    # the adjudicator, with no work of their own on it, sees everything
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert 'data-who="ann"' in page and 'data-who="bob"' in page and "bobs secret remark" in page
+    assert 'id="others"' in _page(boss, sid) and boss.get("/adjudicate").status_code == 200
+    # ann finishes; bob has not: still blind
+    _narrow_to_one(ann, sid, ann_token)
+    assert annotator_sees(ann, "bob") == {**hidden, "list status": "done"}
+    # bob finishes: both see each other's work and the conflict
+    _narrow_to_one(bob, sid, bob_token)
+    seen = {"name on page": True, "remark": True, "conflict": True, "others": True, "blind note": False,
+            "list status": "conflict", "name in list": True, "agreement": 403, "adjudication page": 200}
+    assert annotator_sees(ann, "bob") == seen
+    assert annotator_sees(bob, "ann") == seen   # (the remark is bob's own)
+    # the overall agreement page stays the adjudicator's while the setting is on
+    # the lead's view (assign list, the /assign page) was never blind
+    rows = _assign_list(capsys, path)
+    assert rows["ann"]["conflict"] == 1 and rows["bob"]["conflict"] == 1
+    # an annotator may not change the setting: refused, the store unchanged
+    before = _sha(path)
+    r = ann.post("/assign/blind", data={"blind": "off", "token": ann_token})
+    assert r.status_code == 403 and _sha(path) == before
+    r = boss.post("/assign/blind", data={"blind": "maybe", "token": boss_token})
+    assert r.status_code == 400 and "parameter blind" in r.get_data(as_text=True) and _sha(path) == before
+    assign = boss.get("/assign").get_data(as_text=True)
+    assert 'id="blind-state">on<' in assign
+    assert boss.post("/assign/blind", data={"blind": "off", "token": boss_token}).status_code == 302
+    assert 'id="blind-state">off<' in boss.get("/assign").get_data(as_text=True)
+    capsys.readouterr()
+    assert main(["serve", "assign", "blind", "--store", str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith("blind double annotation off")
+
+
+def test_blind_annotation_is_lifted_by_an_adjudication_and_set_again_at_once(team_app, test_sentence):
+    """An adjudication that stands decides the sentence: nothing is left to sway, the annotators see it."""
+    app, path = team_app
+    sid = test_sentence
+    with Store.open(path) as st:
+        st.assign([(sid, "ann"), (sid, "bob")], "boss", replace=[sid])
+    ann, ann_token = _sign_in(app, "ann")
+    bob, bob_token = _sign_in(app, "bob")
+    boss, boss_token = _sign_in(app, "boss")
+    assert boss.post("/assign/blind", data={"blind": "on", "token": boss_token}).status_code == 302
+    first = _keys(_page(ann, sid))[0]
+    _decide(ann, sid, first, True, ann_token)
+    _decide(bob, sid, first, False, bob_token)
+    assert 'id="others"' not in _page(ann, sid) and _list_status(bob, sid) == "started"
+    r = boss.post("/adjudicate", data={"id": sid, "none": "1", "comment": "neither reading", "token": boss_token})
+    assert r.status_code == 302
+    page = _page(ann, sid)
+    assert 'id="others"' in page and "none is right, no correct candidate: neither reading" in page
+    # unassigned readers who are no adjudicator: blind too until it is decided (here it is)
+    assert ann.get(f"/adjudicate/sentence?id={sid}").status_code == 200
+    with pytest.raises(SystemExit) as e:
+        main(["serve", "assign", "blind", "maybe", "--store", str(path)])
+    assert e.value.code == 2
+
+
+# ---------------------------------------------------------------------------------- item 4: deciding on the adjudication page
+def _own_keys(html):
+    return re.findall(r'<tr data-key="([^"]+)"', html.split('id="own-discriminants"', 1)[1]) \
+        if 'id="own-discriminants"' in html else []
+
+
+def _conflicting(app, sid):
+    """ann and bob, each finished, in conflict on ``sid``; their clients and tokens."""
+    ann, ann_token = _signed(app, sid, "ann")
+    bob, bob_token = _signed(app, sid, "bob")
+    first = _keys(_page(ann, sid))[0]
+    _narrow_to_one(ann, sid, ann_token)
+    _decide(bob, sid, first, False, bob_token)
+    _narrow_to_one(bob, sid, bob_token)
+    return ann, bob
+
+
+def test_an_adjudicator_decides_the_discriminants_on_the_adjudication_page_and_the_export_follows(
+        app, store_path, test_sentence, capsys, tmp_path):
+    """Issue 46, item 4: deciding discriminants on the adjudication page itself. The adjudicator's
+    answers are the adjudication's (kept apart): no kappa, no shared answer and no conflict count
+    changes; once they leave one bracketing and stand, training and the export follow them."""
+    from ranker.sources.adjudication import store_spans, store_team_work
+    from ranker.sources.discriminants import forest_spans, remaining_mask
+
+    sid = test_sentence
+    ann, bob = _conflicting(app, sid)
+    before = _stats(capsys, store_path)["agreement"]
+    with Store.open(store_path, readonly=True) as st:
+        answers = st.decisions(sid)
+    boss, boss_token = _signed(app, sid, "boss")
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert 'id="decide-here"' in page and _own_keys(page) and 'id="decided"' not in page
+    # each discriminant says what each annotator answered on it
+    row = re.search(r'<tr data-key="[^"]+">(.*?)</tr>', page.split('id="own-discriminants"', 1)[1], re.S).group(1)
+    assert len(re.findall(r"<td class=\"(?:accept|reject|)\">(?:accepted|rejected|–)</td>", row)) == 2
+    # making them stand before they leave one bracketing is refused, nothing stored
+    sha = _sha(store_path)
+    r = boss.post("/adjudicate", data={"id": sid, "decided": "1", "token": boss_token})
+    assert r.status_code == 409 and "leave more than one bracketing" in r.get_data(as_text=True)
+    assert _sha(store_path) == sha
+    n = 0
+    while keys := _own_keys(boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)):
+        accept = n % 2 == 1   # reject the first offered, accept the next: neither annotator's work
+        r = boss.post("/adjudicate/decide", data={"id": sid, "key": keys[0], "accept": "1" if accept else "0",
+                                                   "token": boss_token})
+        assert r.status_code == 302, r.get_data(as_text=True)[:300]
+        n += 1
+    # one bracketing left: no answer splits it any more, refused with 409 and nothing stored
+    sha = _sha(store_path)
+    r = boss.post("/adjudicate/decide", data={"id": sid, "key": answers[0].label + f":{answers[0].start}-"
+                                              f"{answers[0].end}", "accept": "1", "token": boss_token})
+    assert r.status_code == 409 and "answer refused" in r.get_data(as_text=True) and _sha(store_path) == sha
+    with Store.open(store_path, readonly=True) as st:
+        own = st.decisions(sid, adjudication=True)
+        assert len(own) == n and {d.who for d in own} == {"boss"}
+        assert st.decisions(sid) == answers            # the annotators' work is untouched
+    assert _stats(capsys, store_path)["agreement"] == before   # kappa, answers, pairs, conflicts alike
+    assert _exported(store_path, tmp_path, sid)["status"] == "conflict"   # not standing yet
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert 'id="own-tree"' in page and 'id="decided"' in page
+    assert boss.post("/adjudicate", data={"id": sid, "decided": "1", "token": boss_token}).status_code == 302
+    page = boss.get(f"/adjudicate/sentence?id={sid}").get_data(as_text=True)
+    assert f'id="chosen-decided">the adjudicator\'s own decisions</strong> stand ({n} answers' in page
+    row = _exported(store_path, tmp_path, sid)
+    assert (row["status"], row["adjudicator"], row["follows"]) == ("finished", "boss", "boss")
+    with Store.open(store_path, readonly=True) as st:
+        spans = forest_spans(st.forest(sid).candidates)
+        left = [i for i, k in enumerate(remaining_mask(spans, own)) if k]
+        tree = st.candidate_texts(sid)[left[0]]
+        picked = [d for s, d in store_team_work(st).adjudicated(store_spans(st)) if s == sid]
+        # neither annotator's work alone leaves that tree
+        for who in ("ann", "bob"):
+            theirs = remaining_mask(spans, [d for d in answers if d.who == who])
+            assert not any(theirs[i] for i in left), who
+    assert (tmp_path / "trees.txt").read_text().splitlines()[int(row["line"]) - 1] == tree
+    assert picked == own
+    after = _stats(capsys, store_path)["agreement"]
+    assert after == {**before, "adjudicated": before["adjudicated"] + 1}
+    assert "the adjudicator decided the discriminants" in _page(ann, sid)
+    assert _list_status(ann, sid) == "done" and _list_status(bob, sid) == "done"   # their own work again
+    # an undo that leaves more than one bracketing withdraws the adjudication: a conflict again
+    assert boss.post("/adjudicate/undo", data={"id": sid, "token": boss_token}).status_code == 302
+    with Store.open(store_path, readonly=True) as st:
+        assert st.adjudications() == {} and st.decisions(sid, adjudication=True) == own[:-1]
+    assert _exported(store_path, tmp_path, sid)["status"] == "conflict"
+    with Store.open(store_path) as st:   # the module's store: leave no adjudicator answer behind
+        while st.undo_decision(sid, adjudication=True):
+            pass
+
+
+def test_only_an_adjudicator_decides_on_the_adjudication_page(team_app, test_sentence):
+    app, path = team_app
+    sid = test_sentence
+    ann, ann_token = _sign_in(app, "ann")
+    key = _keys(_page(ann, sid))[0]
+    before = _sha(path)
+    for action, data in (("/adjudicate/decide", {"key": key, "accept": "1"}), ("/adjudicate/undo", {}),
+                         ("/adjudicate", {"decided": "1"})):
+        r = ann.post(action, data={"id": sid, "token": ann_token, **data})
+        assert r.status_code == 403, action
+    assert _sha(path) == before
+    boss, boss_token = _sign_in(app, "boss")
+    for bad, why in (({"key": "NP:0-999", "accept": "1"}, "key"), ({"key": key, "accept": "maybe"}, "accept"),
+                     ({"key": key, "accept": "1", "id": "nope"}, "id")):
+        r = boss.post("/adjudicate/decide", data={"id": sid, "token": boss_token, **bad})
+        assert r.status_code in (400, 404) and why in r.get_data(as_text=True), bad
+    assert _sha(path) == before
+
+
+# ---------------------------------------------------------------------------------- item 8: the annotators' order
+def test_the_assign_page_lets_the_lead_choose_the_annotators_order(team_app):
+    """Issue 46, item 8: with accounts the annotators were cut in the accounts' (name) order."""
+    app, path = team_app
+    with Store.open(path, readonly=True) as st:
+        ids = [s.id for s in st.sentences("treebank", "test") if st.candidate_texts(s.id)]
+    boss, token = _sign_in(app, "boss")
+    form = {"token": token, "corpus": "treebank", "documents": "test", "annotator": ["ann", "bob"]}
+    assert 'name="place-ann"' in boss.get("/assign").get_data(as_text=True)
+    before = _sha(path)
+    r = boss.post("/assign", data={**form, "place-bob": "first"})
+    assert r.status_code == 400 and "parameter place-bob: not a whole number" in r.get_data(as_text=True)
+    assert 'value="first"' in r.get_data(as_text=True) and _sha(path) == before   # the form kept, nothing stored
+    assert boss.post("/assign", data={**form, "place-bob": "1", "place-ann": "2"}).status_code == 302
+    with Store.open(path, readonly=True) as st:
+        got = {a.sentence_id: a.who for a in st.assignments()}
+    assert got[ids[0]] == "bob" and got[ids[-1]] == "ann"   # bob's stretch first
+    assert boss.post("/assign", data=form).status_code == 302   # no places: the accounts' order
+    with Store.open(path, readonly=True) as st:
+        assert {a.sentence_id: a.who for a in st.assignments()}[ids[0]] == "ann"

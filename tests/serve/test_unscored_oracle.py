@@ -53,7 +53,8 @@ def test_the_web_pages_oracle_never_picks_a_candidate_the_scorer_left_out(tmp_pa
     assert np.isnan(data.metrics[primary][1]) and 0 < data.metrics[primary][0] < 100
     page = app.test_client().get(f"/sentence?id={SID}")
     assert page.status_code == 200
-    assert b'<tr data-ranker="oracle"><td>oracle</td><td><a href="/sentence?id=' in page.data
+    assert (b'<tr data-ranker="oracle"><td title="oracle: the candidate scoring best against the gold tree">'
+            b'best against gold</td><td><a href="/sentence?id=') in page.data
     row = page.data.split(b'data-ranker="oracle"')[1].split(b"</tr>")[0]
     assert b">#0</a>" in row and b"100.0" not in row
 

@@ -109,3 +109,41 @@ def test_a_ruling_that_none_is_right_keeps_its_comment_needs_one_and_an_older_ta
     with Store.open(path) as st:
         st.adjudicate(S.id, NONE_IS_RIGHT, "boss", comment="why")
         assert st.adjudications()[S.id].comment == "why"
+
+
+def test_an_adjudicators_own_decisions_are_kept_apart_and_stand_with_their_adjudication(path):
+    """Issue 46, item 4: answers given on the adjudication page are no annotator's work: they are
+    not among ``decisions()`` (agreement and conflicts read those), and an adjudication
+    ``ADJUDICATOR_DECIDED`` carries them; one without any is refused. An older store read-only
+    (no such table) reads none."""
+    from ranker.sources.adjudication import resolve, work_by_annotator
+    from ranker.store.records import ADJUDICATOR_DECIDED
+
+    at = "2026-11-26T00:00:00Z"
+    with Store.open(path) as st:
+        st.add_decision(S.id, Decision("NP", 0, 1, True, "ann", at))
+        with pytest.raises(StoreError, match="cannot stand: there are none"):
+            st.adjudicate(S.id, ADJUDICATOR_DECIDED, "boss")
+        assert st.adjudications() == {}
+        mine = [Decision("VP", 1, 7, True, "boss", at), Decision("PP", 4, 7, False, "boss", at)]
+        for d in mine:
+            st.add_decision(S.id, d, adjudication=True)
+        with pytest.raises(StoreError, match="not inside the 7 tokens"):
+            st.add_decision(S.id, Decision("NP", 3, 9, True, "boss", at), adjudication=True)
+        a = st.adjudicate(S.id, ADJUDICATOR_DECIDED, "boss", at=at)
+    with Store.open(path, readonly=True) as st:
+        assert [d.who for d in st.decisions(S.id)] == ["ann"]
+        assert st.decisions(S.id, adjudication=True) == mine
+        got = st.adjudications()[S.id]
+        work = work_by_annotator(st.decisions(S.id), st.verdicts(S.id))
+    assert got == a and got.decided and got.ruling and not got.none and got.decisions == tuple(mine)
+    assert resolve(work, True, got) == tuple(mine)   # a conflict's sentence teaches the adjudicator's answers
+    with Store.open(path) as st:
+        assert st.undo_decision(S.id, adjudication=True) == mine[1]
+        assert st.decisions(S.id, adjudication=True) == mine[:1] and len(st.decisions(S.id)) == 1
+    con = sqlite3.connect(path)
+    con.execute("DROP TABLE adjudication_decisions")
+    con.commit()
+    con.close()
+    with Store.open(path, readonly=True) as st:
+        assert st.decisions(S.id, adjudication=True) == [] and st.adjudications()[S.id].decisions == ()
