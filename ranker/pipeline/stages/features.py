@@ -175,10 +175,12 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
         # the last pair's rows take the matrices, releasing each one as soon as its kept rows are
         # taken (GBs with extra corpora); earlier pairs copy their rows and leave them. A space
         # with copies works on copies of its own, taken as they are used
-        blocks, consume = mats, i == len(pairs) - 1
-        if space != "shared":
-            blocks = [in_space(m, t.selection.corpus, space) if j < treebanks else m
-                      for j, (m, t) in enumerate(zip(mats, kept))]
+        last = i == len(pairs) - 1
+        blocks, consume = mats, last
+        if space != "shared":   # the last pair releases each matrix as soon as its copy is made
+            source = mats if last else list(mats)
+            blocks = [in_space(source.pop(0), t.selection.corpus, space) if j < treebanks else source.pop(0)
+                      for j, t in enumerate(kept)]
             consume = True
         data = training_rows(ctx, features, template, blocks, weights, gains, consume=consume,
                              dropped_before=dropped, counted=treebanks)
