@@ -272,6 +272,7 @@ class HeidornScore(Family):
         self.heads = heads
         self.pp_as_np = pp_as_np
         self._memo: dict = {}   # subtree scores by node identity (a forest's candidates share subtrees)
+        self._shapes: dict = {}   # each node shape's head and K's (see score_bottom_up), kept across forests
 
     def begin_forest(self, forest) -> None:
         # Subtrees are shared within a forest only: what the last forest's left is never met again,
@@ -283,8 +284,10 @@ class HeidornScore(Family):
 
         if len(self._memo) > 500_000:   # it holds nodes; bound what it keeps alive
             self._memo.clear()
+        if len(self._shapes) > 100_000:
+            self._shapes.clear()
         yield ("heidorn", score_bottom_up(c.tree, self.table, head_rules(self.heads).head_child,
-                                          self.pp_as_np, self._memo))
+                                          self.pp_as_np, self._memo, self._shapes))
 
 
 @named("source_rank/1")
