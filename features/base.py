@@ -64,7 +64,7 @@ class TreeFacts:
     shared object instead.
     """
 
-    __slots__ = ("tree", "nodes", "phrases", "tags", "walk", "_heads")
+    __slots__ = ("tree", "nodes", "phrases", "tags", "walk", "_heads", "_lexical")
 
     def __init__(self, tree: Tree):
         self.tree = tree
@@ -90,6 +90,21 @@ class TreeFacts:
         self.phrases = phrases
         self.tags = tags
         self._heads: dict = {}
+        self._lexical: dict | None = None
+
+    def lexical(self) -> dict[str, list[str]]:
+        """What lexical properties name word ``i`` by, as lists over the words: ``"tag"`` (its tag,
+        ``WORD`` where it has none), ``"word"`` (lower-cased) and ``"class"`` (:func:`~.wordclass.word_class`).
+
+        The lexical families name a word by each of these several times a node; looked up in a
+        list made once per tree (the words' forms once per sentence: :func:`word_forms`), not
+        computed at every property.
+        """
+        got = self._lexical
+        if got is None:
+            lower, classes = word_forms(self.tree.words)
+            got = self._lexical = {"tag": [x or "WORD" for x in self.tags], "word": lower, "class": classes}
+        return got
 
     def heads(self, rules: str) -> tuple[dict[int, int], dict[int, int]]:
         """``(id(node) -> head child index, id(node) -> head word)`` under head-rule table ``rules``."""
@@ -135,6 +150,22 @@ def facts(tree: Tree) -> TreeFacts:
         _LAST[0] = tree
     return _LAST[1]
 
+
+
+_FORMS: list = [None, None]
+
+
+def word_forms(words: tuple) -> tuple[list[str], list[str]]:
+    """``(lower-cased words, word classes)`` of a sentence's words (the last words asked about are remembered).
+
+    Keyed by identity: the candidates of a forest share one words tuple, so they are made once a sentence.
+    """
+    if _FORMS[0] is not words:
+        from .wordclass import word_class
+
+        _FORMS[1] = ([w.lower() for w in words], [word_class(w) for w in words])
+        _FORMS[0] = words
+    return _FORMS[1]
 
 
 def children_shape(n: Node, up: str) -> tuple:

@@ -60,25 +60,22 @@ class Embedding(Family):
     per_tree = True
 
     def __call__(self, c):
-        # one count per category of the phrases open above a node; a phrase is left after its children
+        # one count per category of the phrases open above a phrase: the tree's phrases in
+        # pre-order (shared by every family, facts()), a phrase closed once one after it starts at
+        # or past its end (a unary child has its parent's span and comes after it: still inside)
         depth: dict = {}
-        stack: list = [(c.tree.root, False)]
-        while stack:
-            n, leaving = stack.pop()
+        above: list = []   # (end, category) of the phrases open above, innermost last
+        for n in facts(c.tree).phrases:
+            start = n.start
+            while above and above[-1][0] <= start:
+                depth[above.pop()[1]] -= 1
             k = CATEGORY[n.label]
-            if leaving:
-                depth[k] -= 1
-                continue
-            kids = n.children
-            if len(kids) == 1 and type(kids[0]) is int:   # a preterminal
-                continue
             d = depth.get(k, 0)
             if d:
                 yield (f"embed:{k}", 1.0)
                 yield (f"embed:{k}:{min(d, 4)}", 1.0)
             depth[k] = d + 1
-            stack.append((n, True))
-            stack.extend([(ch, False) for ch in kids if type(ch) is not int])
+            above.append((n.end, k))
 
 
 @named("right_branching/1")
@@ -272,6 +269,7 @@ class HeidornScore(Family):
         self.heads = heads
         self.pp_as_np = pp_as_np
         self._memo: dict = {}   # subtree scores by node identity (a forest's candidates share subtrees)
+        self._shapes: dict = {}   # each node shape's head and K's (see score_bottom_up), kept across forests
 
     def begin_forest(self, forest) -> None:
         # Subtrees are shared within a forest only: what the last forest's left is never met again,
@@ -283,8 +281,10 @@ class HeidornScore(Family):
 
         if len(self._memo) > 500_000:   # it holds nodes; bound what it keeps alive
             self._memo.clear()
+        if len(self._shapes) > 100_000:
+            self._shapes.clear()
         yield ("heidorn", score_bottom_up(c.tree, self.table, head_rules(self.heads).head_child,
-                                          self.pp_as_np, self._memo))
+                                          self.pp_as_np, self._memo, self._shapes))
 
 
 @named("source_rank/1")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .base import CATEGORY, Family, NodeFamily, facts, named
 from .families import child_label
-from .wordclass import is_punctuation, word_class
+from .wordclass import is_punctuation
 
 _LEXICAL = ("tag", "word", "class")
 
@@ -85,11 +85,6 @@ def content_end(words: tuple) -> int:
     return _TAIL[1]
 
 
-def _lex(kind: str, t, tags, i: int) -> str:
-    return (tags[i] or "WORD") if kind == "tag" else t.words[i].lower() if kind == "word" \
-        else word_class(t.words[i])
-
-
 def check_lexical(lexical, allowed: tuple = _LEXICAL) -> tuple:
     """The ``lexical`` option as a tuple; TypeError (an option error in configs) for a kind not allowed."""
     bad = [x for x in lexical if x not in allowed]
@@ -134,6 +129,7 @@ class Rule(_HeadedFamily):
         f = facts(t)
         tags = f.tags
         heads = f.heads(self.rules)[1] if self.lexical else None
+        lex = [(kind[0], f.lexical()[kind]) for kind in self.lexical]
         for k in self.levels:
             for x, chain in ancestor_chains(n, up, k) if k else ((n, ()),):
                 if x.is_preterminal:
@@ -141,8 +137,8 @@ class Rule(_HeadedFamily):
                 name = (f"R{k}:{CATEGORY[x.label]}->{' '.join(child_label(c, tags) for c in x.children)}"
                         + (f"^{'^'.join(chain)}" if chain else ""))
                 yield (name, 1.0)
-                for kind in self.lexical:
-                    yield (f"{name}@{kind[0]}={_lex(kind, t, tags, heads[id(x)])}", 1.0)
+                for ch, forms in lex:
+                    yield (f"{name}@{ch}={forms[heads[id(x)]]}", 1.0)
 
 
 @named("redwoods_rules/1")
@@ -205,28 +201,28 @@ class Heads(_HeadedFamily):
         if n.is_preterminal:
             return
         f = facts(t)
-        tags = f.tags
         hc, hw = f.heads(self.rules)
         h, j = hw[id(n)], hc[id(n)]
-        lex = self.lexical
-        mixed = "tag" in lex and "word" in lex
+        forms = f.lexical()
+        lex = [(kind[0], forms[kind]) for kind in self.lexical]
+        backed = [(ch, x) for ch, x in lex if ch != "w"]   # two levels: words would be too sparse
+        mixed = "tag" in self.lexical and "word" in self.lexical
+        tag, word = forms["tag"], forms["word"]
         for i, k in enumerate(n.children):
             if i == j:
                 continue
             d = k if type(k) is int else hw[id(k)]
             a = "<" if d < h else ">"
-            for kind in lex:
-                yield (f"H1{kind[0]}:{_lex(kind, t, tags, h)}{a}{_lex(kind, t, tags, d)}", 1.0)
+            for ch, x in lex:
+                yield (f"H1{ch}:{x[h]}{a}{x[d]}", 1.0)
             if mixed:   # word-tag and tag-word: one side lexical, the other backed off
-                yield (f"H1wt:{_lex('word', t, tags, h)}{a}{_lex('tag', t, tags, d)}", 1.0)
-                yield (f"H1tw:{_lex('tag', t, tags, h)}{a}{_lex('word', t, tags, d)}", 1.0)
+                yield (f"H1wt:{word[h]}{a}{tag[d]}", 1.0)
+                yield (f"H1tw:{tag[h]}{a}{word[d]}", 1.0)
             if self.two_levels and type(k) is not int:
                 for e in _dependents(k, hc, hw):
                     b = "<" if e < d else ">"
-                    for kind in lex:
-                        if kind != "word":
-                            yield (f"H2{kind[0]}:{_lex(kind, t, tags, h)}{a}{_lex(kind, t, tags, d)}"
-                                   f"{b}{_lex(kind, t, tags, e)}", 1.0)
+                    for ch, x in backed:
+                        yield (f"H2{ch}:{x[h]}{a}{x[d]}{b}{x[e]}", 1.0)
 
 
 @named("pp_attach/1")
@@ -248,8 +244,8 @@ class PPAttach(_HeadedFamily):
         if n.is_preterminal:
             return
         f = facts(t)
-        tags = f.tags
         hc, hw = f.heads(self.rules)
+        lex = [(kind[0], f.lexical()[kind]) for kind in self.lexical]
         site, h = CATEGORY[n.label], hw[id(n)]
         for k in n.children:
             if type(k) is int or k.is_preterminal or CATEGORY[k.label] != "PP":
@@ -261,12 +257,12 @@ class PPAttach(_HeadedFamily):
             o = hw[id(objs[0])] if objs else None
             yield (f"PA:{site}:{prep}", 1.0)
             yield (f"PA:{site}:{prep}:d{diff_bin(max(0, k.start - h - 1))}", 1.0)
-            for kind in self.lexical:
-                yield (f"PAh{kind[0]}:{site}:{_lex(kind, t, tags, h)}:{prep}", 1.0)
+            for ch, x in lex:
+                yield (f"PAh{ch}:{site}:{x[h]}:{prep}", 1.0)
                 if o is not None:
-                    ob = _lex(kind, t, tags, o)
-                    yield (f"PAo{kind[0]}:{site}:{prep}:{ob}", 1.0)
-                    yield (f"PAq{kind[0]}:{site}:{_lex(kind, t, tags, h)}:{prep}:{ob}", 1.0)
+                    ob = x[o]
+                    yield (f"PAo{ch}:{site}:{prep}:{ob}", 1.0)
+                    yield (f"PAq{ch}:{site}:{x[h]}:{prep}:{ob}", 1.0)
 
 
 @named("head_tree/1")
@@ -296,7 +292,7 @@ class HeadTree(_HeadedFamily):
             name = f"HT:{' '.join(parts)}"
             yield (name, 1.0)
             for kind in self.lexical:
-                yield (f"{name}@{kind[0]}={_lex(kind, t, tags, w)}", 1.0)
+                yield (f"{name}@{kind[0]}={f.lexical()[kind][w]}", 1.0)
 
 
 def _spine(x, side: int) -> str:
@@ -325,7 +321,8 @@ class NGramTree(NodeFamily):
             yield (name, 1.0)
             if self.words:
                 end = a if type(a) is int else a.end - 1
-                yield (f"{name}@{t.words[end].lower()}_{t.words[end + 1].lower()}", 1.0)
+                word = facts(t).lexical()["word"]
+                yield (f"{name}@{word[end]}_{word[end + 1]}", 1.0)
 
 
 @named("heavy/1")
@@ -466,12 +463,13 @@ class Word(NodeFamily):
         self.lexical = check_lexical(lexical)
 
     def node_properties(self, n, up, t):
-        tags = facts(t).tags
+        forms = facts(t).lexical()
+        lex = [(kind[0], forms[kind]) for kind in self.lexical]
         for k in self.ancestors:
             for w, chain in ancestor_chains(n, up, k, words=True):
                 path = "^".join(chain)
-                for kind in self.lexical:
-                    yield (f"W{k}{kind[0]}:{_lex(kind, t, tags, w)}^{path}", 1.0)
+                for ch, x in lex:
+                    yield (f"W{k}{ch}:{x[w]}^{path}", 1.0)
 
 
 @named("wproj/1")
@@ -485,13 +483,13 @@ class WProj(_HeadedFamily):
         if n.is_preterminal:
             return
         f = facts(t)
-        tags = f.tags
         hc, hw = f.heads(self.rules)
+        lex = [(kind[0], f.lexical()[kind]) for kind in self.lexical]
         for m, parent in maximal_projections(n, up, hc):
             w = hw[id(m)]
             proj = CATEGORY[m.label]
-            for kind in self.lexical:
-                yield (f"WP{kind[0]}:{_lex(kind, t, tags, w)}:{proj}^{parent}", 1.0)
+            for ch, x in lex:
+                yield (f"WP{ch}:{x[w]}:{proj}^{parent}", 1.0)
 
 
 @named("edges/2")
@@ -511,8 +509,10 @@ class EdgesOutside(NodeFamily):
         a, b = n.start, n.end
         head = f"E2:{CATEGORY[n.label]}:{heavy_bin(b - a)}:"
         yield (f"{head}{tags[a] or 'WORD'}..{tags[b - 1] or 'WORD'}", 1.0)
+        forms = facts(t).lexical()
         for kind in self.lexical:
-            prev = _lex(kind, t, tags, a - 1) if a > 0 else "<s>"
-            nxt = _lex(kind, t, tags, b) if b < len(t.words) else "</s>"
+            x = forms[kind]
+            prev = x[a - 1] if a > 0 else "<s>"
+            nxt = x[b] if b < len(t.words) else "</s>"
             yield (f"{head}{kind[0]}<{prev}", 1.0)
             yield (f"{head}{kind[0]}>{nxt}", 1.0)

@@ -92,7 +92,7 @@ def _is_word(n) -> bool:
 
 
 def score_bottom_up(tree: Tree, table: KTable, find: HeadFinder = star_head, pp_as_np: bool = False,
-                    memo: dict | None = None) -> float:
+                    memo: dict | None = None, shapes: dict | None = None) -> float:
     """Heidorn's score by the recursive formula, as modifiers are picked up bottom-up.
 
     Parameters
@@ -106,11 +106,18 @@ def score_bottom_up(tree: Tree, table: KTable, find: HeadFinder = star_head, pp_
         Scores of subtrees already seen, by node identity, for scoring many trees that share
         subtree objects (a forest read from the store) under the same table, ``find`` and
         ``pp_as_np``: each distinct subtree is scored once.
+    shapes : dict, optional
+        The head and each child's K of the node shapes already met (a node's label with each
+        child's label and whether it is a preterminal, all that the head and the K's depend on),
+        for scoring many trees under the same table, ``find`` and ``pp_as_np``: the K table is
+        read once per shape, not once per modifier. The sums are the same either way.
 
     Returns
     -------
     float
     """
+    if shapes is None:
+        shapes = {}
 
     def score(n: Node) -> float:
         if _is_word(n):
@@ -124,19 +131,30 @@ def score_bottom_up(tree: Tree, table: KTable, find: HeadFinder = star_head, pp_
         return scored(n)
 
     def scored(n: Node) -> float:
-        h = _head_index(n, find, pp_as_np)
-        parent = category(n.label)
+        kids = n.children
+        key = (n.label, *[None if type(c) is int else (c.label, len(c.children) == 1 and type(c.children[0]) is int)
+                          for c in kids])
+        ks = shapes.get(key)
+        if ks is None:
+            ks = shapes[key] = _modifier_ks(n, table, find, pp_as_np)
         total = 0.0
-        for i, c in enumerate(n.children):
-            if i == h:
+        for c, k in zip(kids, ks):
+            if k is None:   # the head
                 total += 0.0 if type(c) is int else score(c)
             else:
-                mod = WORD if type(c) is int else category(c.label)
-                k = table.lookup(table.type_of(mod, parent, _side(i, h)))
                 total += k * ((0.0 if type(c) is int else score(c)) + 1.0)
         return total
 
     return score(tree.root)
+
+
+def _modifier_ks(n: Node, table: KTable, find: HeadFinder, pp_as_np: bool) -> tuple:
+    """K of each child of ``n`` as a modifier of its head, ``None`` for the head itself."""
+    h = _head_index(n, find, pp_as_np)
+    parent = category(n.label)
+    return tuple(None if i == h else table.lookup(table.type_of(WORD if type(c) is int else category(c.label),
+                                                                parent, _side(i, h)))
+                 for i, c in enumerate(n.children))
 
 
 def score_top_down(tree: Tree, table: KTable, find: HeadFinder = star_head, pp_as_np: bool = False) -> float:

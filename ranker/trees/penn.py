@@ -16,6 +16,10 @@ from ..textfiles import read_text
 from .tree import Node, Tree
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
+#: Labelled text's tokens as :func:`iter_trees` reads them: a bracket over one word whole (``(DT the)``),
+#: an opening bracket with its label (``(NP``), then as :data:`_TOKEN`. Half the tokens of a tree
+#: are its preterminals' four: one token each here, so the reading loop turns half as often.
+_PHRASE_TOKEN = re.compile(r"\(\s*[^\s()]+\s+[^\s()]+\s*\)|\(\s*[^\s()]+|\(|\)|[^\s()]+")
 
 #: Bracket tokens (and their tags) as the Penn Treebank writes them.
 PTB_ESCAPES = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
@@ -97,57 +101,56 @@ def iter_trees(text: str, source: str = "<string>", *, line_offset: int = 0,
     TreeSyntaxError
         For unbalanced brackets, a bracket with no word or child, or text outside any bracket.
     """
-    toks = _TOKEN.findall(text)
-    n = len(toks)
+    toks = (_PHRASE_TOKEN if labelled else _TOKEN).findall(text)
+    new = tuple.__new__   # a Node without its named tuple's Python-level __new__
     stack: list[tuple[str, list, int]] = []
     words: list[str] = []
-    i = 0
-    while i < n:
-        t = toks[i]
-        if t == "(":
-            opened = i
-            nxt = toks[i + 1] if i + 1 < n else ")"
-            if nxt == "(" or nxt == ")" or not labelled:
-                label = ""
-                i += 1
-            else:
-                label = nxt
-                i += 2
-            stack.append((label, [], opened))
-        elif t == ")":
+    for i, t in enumerate(toks):
+        if t == ")":
             if not stack:
-                _fail(text, source, i, "unmatched ')'", line_offset)
+                _fail(text, source, _token_index(toks, i), "unmatched ')'", line_offset)
             label, kids, opened = stack.pop()
             if not kids:
                 what = f"bracket ({label}) has no word or child" if label else "empty bracket ()"
-                _fail(text, source, opened, what, line_offset)
+                _fail(text, source, _token_index(toks, opened), what, line_offset)
             first, last = kids[0], kids[-1]
-            nd = Node(label, tuple(kids),
-                      first if type(first) is int else first.start,
-                      last + 1 if type(last) is int else last.end)
-            if shared is not None:
-                nd = shared.setdefault(nd, nd)   # children are shared already: cheap equality
-            if stack:
-                stack[-1][1].append(nd)
-            else:
-                seq = tuple(words)
-                if shared is not None:
-                    seq = shared.setdefault(seq, seq)
-                tree = Tree(nd, seq)
-                words = []
-                if with_lines:
-                    yield _position(text, opened)[0] + line_offset, tree
-                else:
-                    yield tree
-            i += 1
+            nd = new(Node, (label, tuple(kids), first if type(first) is int else first.start,
+                            last + 1 if type(last) is int else last.end))
+        elif t[0] == "(":
+            if t[-1] != ")":           # "(" or "(LABEL": a bracket opens
+                stack.append((t[1:].lstrip(), [], i))
+                continue
+            label, word = t[1:-1].split()   # "(TAG word)": a bracket over one word, whole
+            opened, w = i, len(words)
+            words.append(word)
+            nd = new(Node, (label, (w,), w, w + 1))
         else:
             if not stack:
-                _fail(text, source, i, f"stray text {t!r} outside any bracket", line_offset)
+                _fail(text, source, _token_index(toks, i), f"stray text {t!r} outside any bracket", line_offset)
             stack[-1][1].append(len(words))
             words.append(t)
-            i += 1
+            continue
+        if shared is not None:
+            nd = shared.setdefault(nd, nd)   # children are shared already: cheap equality
+        if stack:
+            stack[-1][1].append(nd)
+        else:
+            seq = tuple(words)
+            if shared is not None:
+                seq = shared.setdefault(seq, seq)
+            tree = Tree(nd, seq)
+            words = []
+            if with_lines:
+                yield _position(text, _token_index(toks, opened))[0] + line_offset, tree
+            else:
+                yield tree
     if stack:
-        _fail(text, source, stack[-1][2], "unclosed bracket: missing ')'", line_offset)
+        _fail(text, source, _token_index(toks, stack[-1][2]), "unclosed bracket: missing ')'", line_offset)
+
+
+def _token_index(toks: list[str], i: int) -> int:
+    """The number of :data:`_TOKEN`'s tokens before ``toks[i]`` (where messages count from)."""
+    return sum(len(_TOKEN.findall(t)) for t in toks[:i])
 
 
 def parse_tree(text: str, source: str = "<string>", line: int = 1, shared: dict | None = None,

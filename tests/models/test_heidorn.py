@@ -201,3 +201,47 @@ def test_trees_compiled_once_fit_and_score_like_the_trees_themselves():
     assert list(from_trees.predict(compiled, groups)) == list(from_trees.predict(X, groups))
     with pytest.raises(RankerError, match="compiled with heads"):
         HeidornRanker(heads="collins").fit().scores(compiled)
+
+
+def _paper_sum(n, table, find, pp_as_np):
+    """Heidorn's recursive formula written out, the K table read at every modifier (the reference)."""
+    from ranker.trees.heidorn_score import WORD, _head_index, _is_word, _side, category
+
+    if _is_word(n):
+        return 0.0
+    h = _head_index(n, find, pp_as_np)
+    total = 0.0
+    for i, c in enumerate(n.children):
+        below = 0.0 if type(c) is int else _paper_sum(c, table, find, pp_as_np)
+        if i == h:
+            total += below
+        else:
+            mod = WORD if type(c) is int else category(c.label)
+            total += table.lookup(table.type_of(mod, category(n.label), _side(i, h))) * (below + 1.0)
+    return total
+
+
+def test_k_tables_read_once_per_node_shape_give_the_same_sums_bit_for_bit(bllip_lists):
+    # heidorn/1 keeps each node shape's head and K's across forests (score_bottom_up's shapes):
+    # on real 50-best trees, with the pipeline's heads and PPs read as NPs, the score is the
+    # paper's sum to the last bit, and far fewer shapes are kept than nodes scored
+    import gzip
+    import io
+
+    from ranker.pipeline.apply_lists import block_forest
+    from ranker.sources.nbest import stream_blocks
+    from ranker.trees.heads import HeadRules
+
+    table = KTable.load("penn")
+    find = HeadRules.load("collins").head_child
+    shapes, nodes = {}, 0
+    with gzip.open(bllip_lists / "nbest-test.txt.gz", "rb") as raw:
+        for k, block in enumerate(stream_blocks(io.TextIOWrapper(raw, encoding="utf-8"), "test", "bllip")):
+            if k == 15:
+                break
+            memo = {}
+            for cand in block_forest(block, k, "test").candidates:
+                t = cand.tree
+                assert score_bottom_up(t, table, find, True, memo, shapes) == _paper_sum(t.root, table, find, True)
+                nodes += sum(1 for n in t.nodes() if not n.is_preterminal)
+    assert 0 < len(shapes) < nodes / 20
