@@ -79,7 +79,8 @@ def _check_value(value, annotation, where: str):
     if dataclasses.is_dataclass(annotation):   # a table of tables: [[data.also]]
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: expected a table, got {value!r}")
-        return _section(annotation, value, where, getattr(annotation, "ALSO_KEYS", None))
+        source, _, label = where.rpartition(": ")
+        return _section(annotation, value, source, label, getattr(annotation, "ALSO_KEYS", None))
     if annotation is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if annotation is int and isinstance(value, bool):
@@ -126,21 +127,22 @@ def config_from_dict(doc: dict, source: str = "<dict>") -> ExperimentConfig:
             raise ConfigError(f"{source}: unknown section [{name}] (known: {known})")
         if not isinstance(body, dict):
             raise ConfigError(f"{source}: [{name}] must be a table")
-        sections[name] = _section(hints[name], _renamed(name, body, source), f"{source}: [{name}]")
+        sections[name] = _section(hints[name], _renamed(name, body, source), source, f"[{name}]")
     cfg = ExperimentConfig(**sections, source=source)
     check_settings(cfg)
     return cfg
 
 
-def _section(cls: type, body: dict, where: str, keys: tuple[str, ...] | None = None):
-    """The section ``cls`` from a TOML table, its keys checked (``keys``: the only ones it may set)."""
+def _section(cls: type, body: dict, source: str, label: str, keys: tuple[str, ...] | None = None):
+    """The section ``cls`` from a TOML table (``label``: ``[parse]``, ``[data] also[0]``), its keys
+    checked (``keys``: the only ones it may set)."""
     fields = typing.get_type_hints(cls)
     known = tuple(fields) if keys is None else keys
     values = {}
     for key, value in body.items():
         if key not in known:
-            raise ConfigError(f"{where}: unknown key '{key}' (known: {', '.join(known)})")
-        values[key] = _check_value(value, fields[key], f"{where} {key}")
+            raise ConfigError(f"{source}: unknown key '{key}' in {label} (known: {', '.join(known)})")
+        values[key] = _check_value(value, fields[key], f"{source}: {label} {key}")
     return cls(**values)
 
 

@@ -156,11 +156,12 @@ def _check_treebanks(cfg: ExperimentConfig, src: str, main) -> None:
     a source that parses every corpus (n-best files belong to one) and annotation from gold trees."""
     from ..registries import CORPORA
     from .annotation_kinds import kind_of
+    from .candidate_sources import source_of
     from .stages.corpus import corpus_reader
 
     if not cfg.data.also:
         return
-    if cfg.parse.source != "link-grammar":
+    if source_of(cfg.parse.source).reads_files:
         raise ConfigError(f"{src}: [[data.also]] needs [parse] source = \"link-grammar\" (it parses every "
                           f"treebank); the n-best files of source {cfg.parse.source!r} belong to one corpus")
     if kind_of(cfg.annotation.kind).origin != "gold trees":

@@ -61,7 +61,7 @@ def test_the_rule_with_the_best_held_out_score_is_chosen(auto):
     assert auto.counts.training_kept == kept[fit["rule"]]
     md = (out / "report.md").read_text()
     assert f"consistency rule (chosen on heldout {fit['chosen_on'].split()[-1]}) | {fit['rule']}" in md
-    for rule, k, _, _ in trials:
+    for rule, k, *_ in trials:
         assert f"rule {rule}: held-out" in md and f"{k:,} training sentences kept" in md
 
 

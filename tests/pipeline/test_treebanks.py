@@ -83,7 +83,7 @@ def test_also_tables_are_read_resolved_and_written_back_as_they_may_be_said(tmp_
 
 
 @pytest.mark.parametrize("also, message", [
-    ({"tagger": "m.json"}, "[data] also[0]: unknown key 'tagger' (known: corpus, path, name, encoding, train, "
+    ({"tagger": "m.json"}, "unknown key 'tagger' in [data] also[0] (known: corpus, path, name, encoding, train, "
                            "heldout, test, limit)"),
     ({"limit": -1}, "[data] also[0] limit: must be >= 0, got -1"),
     ("treebank", "[data] also: expected a list"),

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from nbest_slices import cut_lists
+from serve_team import RANGES, team_users  # noqa: F401  (the fixtures' own, and the tests')
 
 DOCS = {"train": ("wsj_0001", "wsj_0002"), "heldout": ("wsj_0140", "wsj_0140"), "test": ("wsj_0170", "wsj_0170")}
-RANGES = {"train": "wsj_0001-0002", "heldout": "wsj_0140", "test": "wsj_0170"}
 
 
 def _ranker(*argv: str) -> None:
@@ -149,11 +149,3 @@ def odd_label_store(built_store, tmp_path, test_sentence):
     return path
 
 
-def team_users(path) -> Path:
-    """A users file of a team: annotators ann and bob, adjudicator boss (passwords NAME-secret-1)."""
-    from ranker.serve.users import add_user
-
-    for name in ("ann", "bob"):
-        add_user(path, name, f"{name}-secret-1")
-    add_user(path, "boss", "boss-secret-1", role="adjudicator")
-    return Path(path)

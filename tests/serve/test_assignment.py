@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from conftest import team_users
+from serve_team import team_users
 
 from ranker.errors import RankerError
 from ranker.sources.assignment import plan_assignment

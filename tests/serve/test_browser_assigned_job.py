@@ -11,7 +11,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
-from conftest import team_users
+from serve_team import team_users
 from test_browser import chromium, sign_in_attempt
 
 from ranker.store import Store

@@ -206,7 +206,7 @@ def test_two_servers_on_one_host_keep_their_own_sign_ins_in_one_browser(store_pa
 
     import requests
 
-    from conftest import team_users
+    from serve_team import team_users
     from ranker.serve.app import create_app
 
     servers = []
@@ -246,7 +246,7 @@ def test_an_account_name_with_an_apostrophe_works_everywhere_and_is_escaped_on_e
     command, signed in, answering and commenting; every page escapes the name (never raw in HTML)."""
     import shutil
 
-    from conftest import team_users
+    from serve_team import team_users
     from ranker.errors import RankerError
     from ranker.serve.app import create_app
     from ranker.serve.users import account_name, add_user
@@ -443,7 +443,7 @@ def team_app(store_path, tmp_path):
     """A server with accounts (ann, bob; boss the adjudicator) on a copy of the module's store."""
     import shutil
 
-    from conftest import team_users
+    from serve_team import team_users
     from ranker.serve.app import create_app
 
     path = tmp_path / "team.sqlite"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from conftest import RANGES
+from serve_team import RANGES
 
 from ranker.cli.main import main
 from ranker.features import feature_set_from_dict
