@@ -118,7 +118,9 @@ def make(store: str, out_dir: str, split: str = "test") -> dict:
                 const words = document.querySelector('#discriminants td.text').getBoundingClientRect();
                 const choices = [...document.querySelectorAll('#choices td[title]')].map(
                     td => [td.textContent, td.title]);
+                const work = document.querySelector('.workbench .work');
                 return {tree_top: tree.top, viewport: window.innerHeight, words_width: words.width,
+                        table_overflow: work.scrollWidth - work.clientWidth,
                         choices: choices, how_sure: [...document.querySelectorAll('th')].filter(
                             th => th.textContent == 'how sure').map(th => th.title)};""")
             shoot(boss, f"/adjudicate/sentence?id={conflict}", "adjudication", "decide-here")

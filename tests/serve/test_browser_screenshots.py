@@ -30,6 +30,8 @@ def test_the_screenshot_script_makes_the_four_pictures_and_the_sentence_page_rea
     # the chosen tree starts on the first screen, well above its bottom
     assert 0 < measured["tree_top"] < measured["viewport"] - 300, measured
     assert measured["words_width"] >= 18 * 14 - 1, measured   # 18em of 14-pixel text at least
+    # the discriminants' table fits its column: no reject button under a horizontal scroll bar
+    assert measured["table_overflow"] <= 0, measured
     choices = dict(measured["choices"])
     assert choices["model's choice"].startswith("loglinear:") and choices["parser's first"].startswith("native:")
     assert measured["how_sure"] and all(t.startswith(("mass:", "P:")) for t in measured["how_sure"])
