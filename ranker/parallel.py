@@ -239,10 +239,10 @@ _END = object()
 
 
 @contextmanager
-def progress_bar(total: int, desc: str, unit: str = "sent", enabled: bool = True):
+def progress_bar(total: int, desc: str, unit: str = "sent", enabled: bool = True, bar_format: str | None = None):
     """A tqdm bar (``bar.update(n)``), or a silent stand-in when ``enabled`` is false.
 
-    No monitor thread: workers are forked while the bar is open.
+    No monitor thread: workers are forked while the bar is open. ``bar_format``: tqdm's.
     """
     if not enabled:
         yield _NoBar()
@@ -250,7 +250,7 @@ def progress_bar(total: int, desc: str, unit: str = "sent", enabled: bool = True
     from tqdm import tqdm
 
     tqdm.monitor_interval = 0
-    bar = tqdm(total=total, unit=unit, desc=desc, dynamic_ncols=True)
+    bar = tqdm(total=total, unit=unit, desc=desc, dynamic_ncols=True, bar_format=bar_format)
     try:
         yield bar
     finally:
@@ -258,7 +258,12 @@ def progress_bar(total: int, desc: str, unit: str = "sent", enabled: bool = True
 
 
 class _NoBar:
+    n = 0
+
     def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
         pass
 
 

@@ -71,6 +71,7 @@ def run_backup(args) -> int:
 
 def run_stats(args) -> int:
     from ..sources.adjudication import store_spans, store_team_work
+    from ..sources.parse_statuses import format_table
 
     with _open(args.store) as st:
         stats = st.stats()
@@ -79,8 +80,10 @@ def run_stats(args) -> int:
         models = len(st.model_records())
         agreement = store_team_work(st).agreement(store_spans(st))
         assigned = _assigned_counts(st)
+        by_length = _parse_statuses(st)
     if args.format == "json":
         doc = {**stats._asdict(), "models": models, "agreement": _agreement_doc(agreement),
+               "parse_statuses_by_length": by_length,
                "assignments": assigned,
                "scorings": [sc._asdict() for sc in scorings], "runs": [r._asdict() for r in runs]}
         print(json.dumps(doc, indent=2, sort_keys=True))
@@ -92,6 +95,10 @@ def run_stats(args) -> int:
             v = f"{v:.2f}"
         print(f"{k:26} {v}")
     print(f"{'models':26} {models} (ranker models list)")
+    for source, table in by_length.items():
+        print(f"parse statuses of {source} by sentence length:")
+        for line in format_table(table):
+            print("  " + line)
     for sc in scorings:
         print(f"{'counts of ' + sc.source:26} " + ", ".join(f"{k} {v}" for k, v in sc.settings.items()))
     _print_agreement(agreement)
@@ -104,6 +111,13 @@ def run_stats(args) -> int:
         print(f"  {r.id:>4}  {r.started} .. {r.ended or '?':20}  {r.command:15} {r.outcome}  "
               f"(ranker {r.version})")
     return 0
+
+
+def _parse_statuses(st) -> dict:
+    """``source -> length bin -> status -> sentences`` of every source with a parse log (Link Grammar's)."""
+    from ..sources.parse_statuses import stored_statuses_by_length
+
+    return {src: table for src in st.parse_log_sources() if (table := stored_statuses_by_length(st, src))}
 
 
 def _assigned_counts(st) -> dict:

@@ -27,10 +27,12 @@ def apply_report(name: str, counts: RunCounts, clock, notes: list[str], versions
 
 def input_counts(store, sentence_ids: list[str | None], source: str, skipped: int, written: int) -> RunCounts:
     """The counts of an apply: input sentences (``None`` = a skipped line), their forests, trees written."""
+    from ..sources.parse_statuses import stored_statuses_by_length
+
     ids = [sid for sid in sentence_ids if sid is not None]
     qualities = store.forest_qualities(source)
     sizes = [len(qualities.get(sid, ())) for sid in ids]
     return RunCounts(sentences={"input": len(sentence_ids)}, skipped=skipped,
                      forests={"input": ForestSizes.of(sizes, (qualities.get(sid, ()) for sid in ids))},
-                     trees_written=written)
+                     trees_written=written, parse_statuses=stored_statuses_by_length(store, source, ids))
 

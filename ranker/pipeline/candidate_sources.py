@@ -114,13 +114,21 @@ def link_grammar_options(parse):
                               max_parse_time=int(parse.max_parse_time))
 
 
-def check_parse_options(store, options, source: str | None = None) -> None:
-    """Refuse to mix forests parsed with other options into this experiment (a stale cache)."""
+def check_parse_options(store, options, source: str | None = None, budget: bool = True) -> None:
+    """Refuse to mix forests parsed with other options into this experiment (a stale cache).
+
+    The record of reparses (``ranker parse --reparse``) is not an option: a store some of whose
+    sentences were parsed again with another budget is still the one its options made.
+    ``budget=False`` leaves ``max_parse_time`` out too (a reparse gives its own).
+    """
     from ..sources.link_grammar import SOURCE
 
     source = source or SOURCE
-    stored = store.source_options().get(source)
+    stored = {k: v for k, v in (store.source_options().get(source) or {}).items() if k != "reparsed"}
     wanted = dict(options._asdict())
+    if not budget:
+        stored.pop("max_parse_time", None)
+        wanted.pop("max_parse_time", None)
     if stored and store.parsed_ids(source) and stored != wanted:
         if stored.get("budget") != wanted.get("budget"):   # issue 45: not a setting the user can give back
             raise RankerError(f"{store.path} holds Link Grammar forests parsed by an older ranker, whose "

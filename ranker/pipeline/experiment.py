@@ -132,6 +132,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             source = parsed.source
             ctx = ctx.with_source(source)
             counts.source = parsed.counts
+            counts.parse_statuses = stages.parse_statuses(ctx, splits.sentences())
             notes.extend(parsed.notes)
             evidence = stages.parse_evidence(ctx, cfg.parse, cfg.evidence, splits.sentences(), d.corpus)
             if evidence is not None:

@@ -120,6 +120,31 @@ def _from_stored_rows(store: Store, prefix: str, digests: dict[str, str]):
     return stack_rows(parts)
 
 
+def forget_matrices(store: Store, sentence_ids) -> int:
+    """Delete every stored matrix holding rows of any of ``sentence_ids`` (their forests changed).
+
+    A matrix is keyed by its forests' tree texts; a forest parsed again can keep its trees and
+    change what else the features read (its quality, Link Grammar's costs and links), so the
+    matrices of a replaced forest go, with their pieces and index entries. Returns how many went.
+    """
+    ids = set(sentence_ids)
+    gone = 0
+    with store.batch():
+        for prefix in store.artifact_keys(INDEX_KIND):
+            held = store.get_artifact(INDEX_KIND, prefix)[1]
+            stale = [key for key, digests in held.items() if ids & digests.keys()]
+            for key in stale:
+                got = store.get_artifact(MATRIX_KIND, key)
+                for i in range(1, (got[1].get("pieces", 1) if got else 1)):
+                    store.delete_artifact(PIECE_KIND, f"{key}/{i}")
+                store.delete_artifact(MATRIX_KIND, key)
+                del held[key]
+                gone += 1
+            if stale:
+                store.put_artifact(INDEX_KIND, prefix, b"", held)
+    return gone
+
+
 def _pieces(views: list, size: int):
     """The concatenated bytes of ``views`` cut into runs of ``size`` bytes, made one at a time."""
     buf = bytearray()

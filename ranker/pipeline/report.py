@@ -139,6 +139,20 @@ def _source_rows(c: SourceCounts | None, prefix: str = "") -> list[tuple[str, fl
     return [(prefix + k, v) for k, v in rows if v is not None]
 
 
+_PARSE_STATUSES_TEXT = ("Link Grammar's outcome for every sentence of the run, by its length in tokens: full "
+                        "(a complete linkage), fragment (null links), timeout (the budget, [parse] "
+                        "max_parse_time, ran out: skimmed candidates or none), nolinkage, error, crash. "
+                        "ranker parse --reparse timeout --max-parse-time N parses the timeouts again with "
+                        "another budget.")
+
+
+def _parse_status_table(c: RunCounts) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the parse statuses by length (:func:`ranker.sources.parse_statuses.table_rows`)."""
+    from ..sources.parse_statuses import table_rows
+
+    return table_rows(c.parse_statuses)
+
+
 def count_rows(c: RunCounts) -> list[tuple[str, float]]:
     """The words for the typed counts (the only place they are made), in the report's order."""
     rows: list[tuple[str, float]] = [(f"{name} sentences", n) for name, n in c.sentences.items()]
@@ -305,6 +319,9 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
         out += ["## By treebank", "", _TREEBANK_TEXT, ""]
         for title, header, rows in _treebank_tables(report.by_treebank):
             out += [f"### {title}", "", _md_table(header, rows), ""]
+    if report.counts.parse_statuses:
+        out += ["## Parse statuses by sentence length", "", _PARSE_STATUSES_TEXT, "",
+                _md_table(*_parse_status_table(report.counts)), ""]
     counted = count_rows(report.counts)
     if counted:
         out += ["## Counts", "", _md_table(["what", "value"], [[k, _num(v)] for k, v in counted]), ""]
@@ -386,6 +403,9 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
         parts.append(f"<h2>By treebank</h2><p>{e(_TREEBANK_TEXT)}</p>")
         for title, header, rows in _treebank_tables(report.by_treebank):
             parts.append(f"<h3>{e(title)}</h3>" + table(header, rows))
+    if report.counts.parse_statuses:
+        parts.append(f"<h2>Parse statuses by sentence length</h2><p>{e(_PARSE_STATUSES_TEXT)}</p>"
+                     + table(*_parse_status_table(report.counts)))
     counted = count_rows(report.counts)
     if counted:
         parts.append("<h2>Counts</h2>" + table(["what", "value"], [[k, _num(v)] for k, v in counted]))

@@ -75,3 +75,6 @@ class RunCounts:
     training_dropped: dict[str, int] = field(default_factory=dict)   # ... and dropped, by why
     forests: dict[str, ForestSizes] = field(default_factory=dict)    # per split ("test"; apply: "input")
     trees_written: int | None = None                                  # apply
+    # Link Grammar's parse statuses of the run's sentences (every split; apply: the input) by length
+    # bin, "1-10" -> status -> sentences (ranker.sources.parse_statuses); empty for forests read from files
+    parse_statuses: dict[str, dict[str, int]] = field(default_factory=dict)

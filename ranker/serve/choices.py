@@ -74,3 +74,24 @@ class StoredChoices:
                     store.put_artifact(CHOICES_KIND, key, payload, {"sentences": len(table)})
         return {sid: len({c for c in table[sid] if c is not None}) > 1
                 for sid in sentence_ids if sid in table}
+
+
+def forget_choices(store, source: str, sentence_ids) -> int:
+    """Drop the stored choices of ``sentence_ids`` among ``source``'s forests (their forests changed:
+    a choice is a candidate's rank). Returns how many sentences' choices went."""
+    ids = set(sentence_ids)
+    gone = 0
+    with store.batch():
+        for key in store.artifact_keys(CHOICES_KIND):
+            if json.loads(key)[0] != source:
+                continue
+            payload, meta = store.get_artifact(CHOICES_KIND, key)
+            table = json.loads(payload)
+            stale = ids & table.keys()
+            if stale:
+                for sid in stale:
+                    del table[sid]
+                store.put_artifact(CHOICES_KIND, key, json.dumps(table, sort_keys=True).encode(),
+                                   {**meta, "sentences": len(table)})
+                gone += len(stale)
+    return gone

@@ -16,6 +16,13 @@ from .errors import StoreError
 from .records import Annotation, Bracket, ConsistentSet, Decision
 
 
+#: The kinds with stored checks: a walk down the primary key's first column (``SELECT DISTINCT``
+#: would scan every check).
+_CHECKED_KINDS = ("WITH RECURSIVE m(x) AS (SELECT MIN(kind) FROM annotation_checks UNION ALL "
+                  "SELECT (SELECT MIN(kind) FROM annotation_checks WHERE kind > m.x) FROM m "
+                  "WHERE m.x IS NOT NULL) SELECT x FROM m WHERE x IS NOT NULL")
+
+
 class AnnotationTables:
     """Annotations, checks, consistent sets and discriminant decisions on an open store (mixed into ``Store``)."""
 
@@ -68,6 +75,16 @@ class AnnotationTables:
             "JOIN annotations a ON a.sentence_id=c.sentence_id AND a.kind=? "
             "LEFT JOIN annotation_checks k ON k.kind=? AND k.sentence_id=c.sentence_id "
             "AND k.source=c.source AND k.rank=c.rank WHERE k.kind IS NULL", (kind, kind))]
+
+    def delete_annotation_checks(self, sentence_ids: Iterable[str], source: str) -> None:
+        """Forget every kind's checks of these sentences' candidates from ``source`` (a new forest)."""
+        sentence_ids = list(sentence_ids)
+        with self.batch():
+            # one delete per checked kind and sentence: a range of the primary key (kind first),
+            # not a scan of the whole table per sentence
+            kinds = [r[0] for r in self._conn.execute(_CHECKED_KINDS)]
+            self._conn.executemany("DELETE FROM annotation_checks WHERE kind=? AND sentence_id=? AND source=?",
+                                   ((k, sid, source) for sid in sentence_ids for k in kinds))
 
     def clear_annotation_checks(self, kind: str) -> None:
         with self.batch():

@@ -28,6 +28,11 @@ class ArtifactTables:
         r = self._conn.execute("SELECT payload, meta FROM artifacts WHERE kind=? AND key=?", (kind, key)).fetchone()
         return None if r is None else (bytes(r[0]), _loads(r[1]))
 
+    def delete_artifact(self, kind: str, key: str) -> None:
+        """Forget the blob under ``(kind, key)`` (one derived from data that changed); absent is no error."""
+        with self.batch():
+            self._conn.execute("DELETE FROM artifacts WHERE kind=? AND key=?", (kind, key))
+
     def artifact_keys(self, kind: str) -> list[str]:
         return [r[0] for r in self._conn.execute("SELECT key FROM artifacts WHERE kind=? ORDER BY key", (kind,))]
 

@@ -28,8 +28,9 @@ class CandidateTables:
     def add_candidates(self, candidates: Iterable[Candidate]) -> int:
         """Store candidates keyed by (sentence, source, rank); storing one again replaces it.
 
-        Every stored count of the sentences touched goes (:meth:`delete_bracket_counts`), as when a
-        forest is replaced: counts describe a forest, and a changed one is counted again.
+        Every stored count and annotation check of the sentences touched goes
+        (:meth:`forget_forest_rows`), as when a forest is replaced: they describe a forest, and a
+        changed one is counted and checked again.
 
         Returns
         -------
@@ -42,18 +43,18 @@ class CandidateTables:
             by_source.setdefault(r[1], set()).add(r[0])
         with self.batch():
             self._conn.executemany("INSERT OR REPLACE INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-            for source, sentence_ids in by_source.items():   # counts of the forests as they were
-                self.delete_bracket_counts(sorted(sentence_ids), source)
+            for source, sentence_ids in by_source.items():   # counts and checks of the forests as they were
+                self.forget_forest_rows(sorted(sentence_ids), source)
         return len(rows)
 
     def replace_forest(self, sentence_id: str, source: str, candidates: Iterable[Candidate]) -> int:
-        """Make ``candidates`` the whole forest of ``sentence_id`` from ``source`` (drops stale ranks
-        and the old forest's counts under every metric)."""
+        """Make ``candidates`` the whole forest of ``sentence_id`` from ``source`` (drops stale ranks,
+        and the old forest's counts under every metric and its checks against every annotation)."""
         rows = [encode_candidate(c) for c in candidates]
         with self.batch():
             self._conn.execute("DELETE FROM candidates WHERE sentence_id=? AND source=?", (sentence_id, source))
             self._conn.executemany("INSERT INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-            self.delete_bracket_counts([sentence_id], source)   # they were the old forest's
+            self.forget_forest_rows([sentence_id], source)   # they were the old forest's
         return len(rows)
 
     def replace_encoded_forest(self, sentence_id: str, source: str, rows: list[tuple]) -> int:
@@ -61,7 +62,7 @@ class CandidateTables:
         with self.batch():
             self._conn.execute("DELETE FROM candidates WHERE sentence_id=? AND source=?", (sentence_id, source))
             self._conn.executemany("INSERT INTO candidates VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-            self.delete_bracket_counts([sentence_id], source)
+            self.forget_forest_rows([sentence_id], source)
         return len(rows)
 
     def write_parsed(self, source: str, results: Iterable) -> int:
@@ -83,7 +84,7 @@ class CandidateTables:
         with self.batch():
             c.executemany("DELETE FROM candidates WHERE sentence_id=? AND source=?",
                           [(r.sentence_id, source) for r in results])
-            self.delete_bracket_counts([r.sentence_id for r in results], source)
+            self.forget_forest_rows([r.sentence_id for r in results], source)
             n = 0
             for r in results:
                 n += len(r.rows)
@@ -93,6 +94,18 @@ class CandidateTables:
                           [(r.sentence_id, source, r.status, r.detail, len(r.rows), r.unmapped, r.seconds)
                            for r in results])
         return n
+
+    def forget_forest_rows(self, sentence_ids: Iterable[str], source: str) -> None:
+        """Drop what the store derived from these sentences' forests of ``source``: their bracket
+        counts under every metric and their checks against every annotation kind.
+
+        Both are keyed by candidate rank, so a new forest of as many candidates would otherwise
+        read its predecessor's (an annotation check is looked for only where none is stored).
+        """
+        sentence_ids = list(sentence_ids)
+        with self.batch():
+            self.delete_bracket_counts(sentence_ids, source)
+            self.delete_annotation_checks(sentence_ids, source)
 
     def _candidates(self, sentence: Sentence, source: str | None) -> tuple[Candidate, ...]:
         sql = ("SELECT source, rank, quality, tree, scores, links, source_words, word_to_token, unmapped "
@@ -191,7 +204,7 @@ class CandidateTables:
     # ---------------------------------------------------------------- parse log
     def record_parse(self, sentence_id: str, source: str, status: str, detail: str = "",
                      candidates: int = 0, unmapped: int = 0, seconds: float = 0.0) -> None:
-        """Note how parsing one sentence went (``ok``, ``fragment``, ``timeout``, ``error``, ``crash``)."""
+        """Note how parsing one sentence went (a status of :data:`~.records.PARSE_STATUSES`)."""
         with self.batch():
             self._conn.execute("INSERT OR REPLACE INTO parse_log VALUES (?,?,?,?,?,?,?)",
                                (sentence_id, source, status, detail, candidates, unmapped, seconds))
@@ -204,6 +217,16 @@ class CandidateTables:
         """``(sentence_id, source, status, detail, candidates, unmapped, seconds)`` rows."""
         sql = "SELECT * FROM parse_log" + (" WHERE source=?" if source else "") + " ORDER BY sentence_id"
         return [tuple(r) for r in self._conn.execute(sql, (source,) if source else ())]
+
+    def parse_log_sources(self) -> list[str]:
+        """The sources the parse log has entries of (Link Grammar's; imported forests log none)."""
+        return [r[0] for r in self._conn.execute("SELECT DISTINCT source FROM parse_log ORDER BY source")]
+
+    def parse_statuses(self, source: str) -> dict[str, tuple[str, int]]:
+        """``sentence id -> (status, tokens)`` of every sentence ``source``'s parse log holds."""
+        return {sid: (status, len(_loads(tokens))) for sid, status, tokens in self._conn.execute(
+            "SELECT p.sentence_id, p.status, s.tokens FROM parse_log p JOIN sentences s ON s.id=p.sentence_id "
+            "WHERE p.source=?", (source,))}
 
     def forest_qualities(self, source: str) -> dict[str, tuple[str, ...]]:
         """Each sentence's candidate qualities (forest order) from ``source``, without reading trees."""

@@ -11,6 +11,10 @@ from typing import NamedTuple
 from ..trees.tree import Tree
 
 QUALITIES = ("full", "fragment", "timeout")
+#: What a sentence's parse can come to (its parse-log status): a complete linkage, one with null
+#: links, a skim after the budget ran out, no linkage at all, an exception in the parser's
+#: process, the process lost (killed, or past the parse run's hard timeout).
+PARSE_STATUSES = ("full", "fragment", "timeout", "nolinkage", "error", "crash")
 
 
 class Sentence(NamedTuple):

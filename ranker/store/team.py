@@ -64,6 +64,11 @@ class TeamRecords:
                                (sentence_id, who, int(v.no_correct), v.comment, v.at, int(v.confirmed)))
         return v
 
+    def sentences_with_work(self) -> set[str]:
+        """Sentences carrying annotators' work: decisions, verdicts or an adjudication."""
+        return {r[0] for table in ("decisions", "verdicts", "adjudications") if self._has_table(table)
+                for r in self._conn.execute(f"SELECT DISTINCT sentence_id FROM {table}")}
+
     def verdicts(self, sentence_id: str | None = None) -> list:
         """The verdicts on ``sentence_id`` (a list of :class:`Verdict`), or all as ``(sentence_id, Verdict)``."""
         if not self._has_table("verdicts"):

@@ -18,6 +18,8 @@ stage              module        reads                               returns
 =================  ============  ==================================  ==========================================
 select_splits      corpus        ``[data]``, the corpora             :class:`Splits`
 parse_or_import    parse         ``[parse]``, the sentences          :class:`ParseOutcome` (forests stored)
+reparse            parse         ``[parse]``, statuses to parse      :class:`ParseOutcome` (forests replaced)
+parse_statuses     parse         the parse log, the sentences        statuses by length (the report's table)
 parse_evidence     evidence      ``[evidence]``, the sentences       :class:`ParseOutcome` or None (stored)
 annotate           annotation    ``[annotation]``, train sentences   :class:`AnnotationOutcome` (checks stored)
 compute_counts     counts        ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
@@ -43,7 +45,7 @@ from .provenance import (SCORING_KEYS, metric_names, record_scoring, scoring_set
                          stored_source, stored_sources)
 from .corpus import CorpusParts, Splits, corpus_reader, load_corpus, select_splits
 from .parse import (ParseOutcome, candidate_source, check_parse_options, link_grammar_options,
-                    parse_or_import, source_format)
+                    parse_or_import, parse_statuses, reparse, source_format)
 from .evidence import evidence_parse, parse_evidence
 from .annotation import AnnotationOutcome, annotate
 from .counts import (CountsOutcome, candidate_quality, compute_counts, counts_command, load_counts,
@@ -65,7 +67,7 @@ __all__ = [
     "stored_source", "stored_sources",
     "CorpusParts", "Splits", "corpus_reader", "load_corpus", "select_splits",
     "ParseOutcome", "candidate_source", "check_parse_options", "link_grammar_options", "parse_or_import",
-    "source_format",
+    "parse_statuses", "reparse", "source_format",
     "evidence_parse", "parse_evidence",
     "AnnotationOutcome", "annotate",
     "CountsOutcome", "candidate_quality", "compute_counts", "counts_command", "load_counts",

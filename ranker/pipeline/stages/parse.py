@@ -10,10 +10,11 @@ from typing import Sequence
 from ...store.records import Sentence
 from ..candidate_sources import ParseOutcome, check_parse_options, link_grammar_options, source_of
 from ..config import ParseSection
+from ..reparse import reparse
 from .context import StageContext
 
 __all__ = ["ParseOutcome", "candidate_source", "check_parse_options", "link_grammar_options",
-           "parse_or_import", "source_format"]
+           "parse_or_import", "parse_statuses", "reparse", "source_format"]
 
 
 def candidate_source(parse: ParseSection, where: str = "<config>", name: str | None = None,
@@ -51,3 +52,14 @@ def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[
 def source_format(source: str) -> str:
     """The bare registered name of a ``[parse] source`` (``"bllip/1"`` -> ``"bllip"``)."""
     return source_of(source).name
+
+
+def parse_statuses(ctx: StageContext, sentences: Sequence[Sentence]) -> dict[str, dict[str, int]]:
+    """Link Grammar's parse statuses of ``sentences`` by length bin, as the store logged them (the
+    report's table; empty when the candidates were read from files, which log no parse)."""
+    from ...sources.link_grammar import SOURCE
+    from ...sources.parse_statuses import stored_statuses_by_length
+
+    if ctx.source != SOURCE:
+        return {}
+    return stored_statuses_by_length(ctx.store, SOURCE, [s.id for s in sentences])
