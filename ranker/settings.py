@@ -33,6 +33,7 @@ class Range(typing.NamedTuple):
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
+    why: str = ""          # what the bounds stand for, said after a refused value
 
 
 #: What a key's value is when it names a file (:func:`setting`'s ``path``): ``"file"`` a path,
@@ -127,7 +128,8 @@ class ParseSection:
     # ranker/sources/link_grammar.py); a sentence that runs out is skimmed and marked "timeout".
     # Raising it gives long sentences real forests instead of skims, for time; at least 2 (Link
     # Grammar's timer counts whole seconds, one of them kept for the skim).
-    max_parse_time: float = setting(10.0, range=Range(2))
+    max_parse_time: float = setting(10.0, range=Range(2, why="a sentence's budget holds whole CPU seconds: one "
+                                                          "at least for its parse, one kept for the skim"))
     allow_null: bool = True                # null links for sentences with no full linkage ("fragment")
 
 

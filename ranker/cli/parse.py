@@ -98,7 +98,7 @@ def run_reparse(args) -> int:
     from .options import parse_section, selection, store_corpus
     from .recorded import recorded_store
 
-    statuses = check_statuses([s.strip() for s in args.reparse.split(",") if s.strip()])
+    statuses = check_statuses([s.strip() for s in args.reparse.split(",") if s.strip()], f"--reparse {args.reparse}")
     import_linkgrammar()
     if not Path(args.store).is_file():
         raise RankerError(f"--store {args.store}: no such store; --reparse parses again sentences a store "

@@ -43,10 +43,11 @@ def _check_range(value, bounds: Range | None, where: str) -> None:
         raise ConfigError(f"{where}: must be a finite number, got {value!r}")
     if bounds is None:
         return
+    why = f" ({bounds.why})" if bounds.why else ""
     if bounds.low is not None and (value < bounds.low or (value == bounds.low and bounds.low_open)):
-        raise ConfigError(f"{where}: must be {'>' if bounds.low_open else '>='} {bounds.low}, got {value!r}")
+        raise ConfigError(f"{where}: must be {'>' if bounds.low_open else '>='} {bounds.low}, got {value!r}{why}")
     if bounds.high is not None and (value > bounds.high or (value == bounds.high and bounds.high_open)):
-        raise ConfigError(f"{where}: must be {'<' if bounds.high_open else '<='} {bounds.high}, got {value!r}")
+        raise ConfigError(f"{where}: must be {'<' if bounds.high_open else '<='} {bounds.high}, got {value!r}{why}")
 
 
 def _check_choice(value, allowed: tuple[str, ...] | None, where: str) -> None:

@@ -140,8 +140,10 @@ def forget_matrices(store: Store, sentence_ids) -> int:
                 store.delete_artifact(MATRIX_KIND, key)
                 del held[key]
                 gone += 1
-            if stale:
+            if stale and held:
                 store.put_artifact(INDEX_KIND, prefix, b"", held)
+            elif stale:
+                store.delete_artifact(INDEX_KIND, prefix)
     return gone
 
 

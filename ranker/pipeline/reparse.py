@@ -21,14 +21,18 @@ from ..store.records import Sentence
 from .candidate_sources import ParseOutcome, check_parse_options, link_grammar_options, source_of
 
 
-def check_statuses(statuses: Sequence[str], where: str = "--reparse") -> tuple[str, ...]:
-    """The statuses asked for, each one a parse can come to; unknown ones raise, listing the known."""
+def check_statuses(statuses: Sequence[str], where: str | None = None) -> tuple[str, ...]:
+    """The statuses asked for, each one a parse can come to; unknown ones raise, listing the known.
+
+    ``where`` names them in the message (default ``--reparse STATUS,...``).
+    """
     from ..store.records import PARSE_STATUSES
 
+    where = where or f"--reparse {','.join(statuses)}"
     unknown = [s for s in statuses if s not in PARSE_STATUSES]
     if unknown or not statuses:
-        raise RankerError(f"{where} {','.join(statuses)}: {'no status given' if not statuses else 'unknown status ' + repr(unknown[0])}"
-                          f" (a sentence's parse is one of: {', '.join(PARSE_STATUSES)})")
+        what = f"unknown status {unknown[0]!r}" if unknown else "no status given"
+        raise RankerError(f"{where}: {what} (a sentence's parse is one of: {', '.join(PARSE_STATUSES)})")
     return tuple(dict.fromkeys(statuses))
 
 
@@ -79,7 +83,7 @@ def reparse(ctx, parse, sentences: Sequence[Sentence], statuses: Sequence[str], 
     from ..sources.parse_run import parse_into_store
     from .run_counts import SourceCounts
 
-    statuses = check_statuses(statuses, where)
+    statuses = check_statuses(statuses)
     todo = reparse_targets(ctx.store, parse, sentences, statuses, where)
     notes = []
     if todo:
