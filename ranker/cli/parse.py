@@ -93,6 +93,7 @@ def run_reparse(args) -> int:
     from ..errors import RankerError
     from ..pipeline import stages
     from ..pipeline.reparse import check_statuses, reparse_targets
+    from ..serve.choices import forget_choices
     from ..sources.link_grammar import import_linkgrammar
     from ..store import Store
     from .options import parse_section, selection, store_corpus
@@ -120,7 +121,7 @@ def run_reparse(args) -> int:
     with recorded_store(args, "parse") as (st, _):
         sel = selection(st, args)
         ctx = stages.StageContext(st, None, args.workers, not args.no_progress, "ranker parse")
-        out = stages.reparse(ctx, parse, sel.sentences, statuses, args.batch_size)
+        out = stages.reparse(ctx, parse, sel.sentences, statuses, args.batch_size, also_forget=(forget_choices,))
     print_summary(out, sel.sentences, args)
     return 0
 

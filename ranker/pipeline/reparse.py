@@ -7,14 +7,15 @@ derived from the old forests goes first, so no later stage reads it: the bracket
 annotation checks (the store drops them with the forest), every feature matrix holding a row of
 them (:func:`.feature_cache.forget_matrices`: a matrix is keyed by tree texts, and a new forest
 may keep its trees but change its quality, costs or links), and ``ranker serve``'s stored choices
-of them. Everything else in the store stays as it was, annotators' work included (a note says
+of them (``ranker parse`` hands :func:`ranker.serve.choices.forget_choices` in: the pipeline does
+not import the server). Everything else in the store stays as it was, annotators' work included (a note says
 when some of it was made on the old forests). The source keeps the options it was parsed with, so
 ``ranker run --store`` with the same config accepts the store and counts, checks, extracts and
 trains again what the new forests changed.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..errors import RankerError
 from ..store.records import Sentence
@@ -59,22 +60,30 @@ def reparse_targets(store, parse, sentences: Sequence[Sentence], statuses: Seque
     return [s for s in sentences if s.id in logged and logged[s.id][0] in wanted]
 
 
-def forget_derived(store, source: str, sentence_ids: Sequence[str]) -> int:
-    """Drop what the pipeline derived from these sentences' forests: feature matrices holding their
-    rows and ``ranker serve``'s stored choices (counts and checks go with the forests themselves).
-    Returns how many matrices went."""
-    from ..serve.choices import forget_choices
+#: A function dropping what a layer above the pipeline derived from forests: ``(store, source,
+#: sentence ids) -> how many``; ``ranker parse`` passes ``ranker serve``'s stored choices
+#: (:func:`ranker.serve.choices.forget_choices`), which the pipeline does not import.
+Forget = Callable[[object, str, Sequence[str]], int]
+
+
+def forget_derived(store, source: str, sentence_ids: Sequence[str], also: Sequence[Forget] = ()) -> int:
+    """Drop what was derived from these sentences' forests: the feature matrices holding their rows,
+    and what each of ``also`` drops (counts and checks go with the forests themselves). Returns how
+    many matrices went."""
     from .feature_cache import forget_matrices
 
     with store.batch():
         gone = forget_matrices(store, sentence_ids)
-        forget_choices(store, source, sentence_ids)
+        for forget in also:
+            forget(store, source, sentence_ids)
     return gone
 
 
 def reparse(ctx, parse, sentences: Sequence[Sentence], statuses: Sequence[str], batch_size: int = 20,
-            where: str = "--reparse") -> ParseOutcome:
+            where: str = "--reparse", also_forget: Sequence[Forget] = ()) -> ParseOutcome:
     """Parse again, with ``parse``'s budget, the sentences whose stored parse has one of ``statuses``.
+
+    What was derived from their old forests goes first (:func:`forget_derived`, with ``also_forget``).
 
     Returns the :class:`ParseOutcome` of the reparse (its summary counts the sentences parsed
     again, by their new statuses); nothing is written when none has those statuses.
@@ -88,7 +97,7 @@ def reparse(ctx, parse, sentences: Sequence[Sentence], statuses: Sequence[str], 
     notes = []
     if todo:
         ids = [s.id for s in todo]
-        gone = forget_derived(ctx.store, SOURCE, ids)
+        gone = forget_derived(ctx.store, SOURCE, ids, also_forget)
         if gone:
             notes.append(f"{gone} stored feature matrices held rows of these sentences: extracted again when next used")
         worked = len(ctx.store.sentences_with_work() & set(ids))

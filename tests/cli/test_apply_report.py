@@ -42,7 +42,10 @@ def test_a_report_of_text_counts_its_forests_and_costs_and_scores_nothing(bllip,
     assert "| input sentences | 4 |" in md and "| input sentences skipped (unreadable, empty or too long) | 1 |" in md
     assert "| trees written | 3 |" in md and "| input sentences whose forest is full |" in md
     assert "upper bound" not in md and "error red." not in md and "Scores are percentages" not in md
-    assert (tmp_path / "rep" / "report.html").read_text().count("<table>") == 2   # counts, timings
+    # issue 45: the input's parse statuses by length (its three sentences parsed, the skipped line not)
+    assert sum(n for row in c["parse_statuses"].values() for n in row.values()) == 3
+    assert "## Parse statuses by sentence length" in md
+    assert (tmp_path / "rep" / "report.html").read_text().count("<table>") == 3   # statuses, counts, timings
 
     # every ranker selects on the stored text (corpus "text", the name text is stored under)
     for r in ("heidorn", "native", "random", "loglinear"):

@@ -4,17 +4,18 @@ The store of these tests is a real Link Grammar parse of four sentences of a Pen
 ``tb``): three short ones and sentence 30 of GUM_academic_eegimaa (34 tokens, no complete linkage),
 whose full and null-link passes need about 3 CPU seconds: with a budget of 2 it is always
 ``timeout``; with 12 its null-link pass ends (``fragment``, 3 linkages). Its bracket counts,
-checks against a bracket file's annotation (kind ``mine``) and two feature matrices (one holding the long
-sentence, one not) are stored before the reparse.
+checks against a bracket file's annotation (kind ``mine``), two feature matrices (one holding the long
+sentence, one not) and ``ranker serve``'s choices are stored before the reparse.
 """
 import hashlib
-import shutil
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from ranker.cli.main import main
+from ranker.serve.choices import CHOICES_KIND, choices_key
 from ranker.store import Store
 
 SHORT = ("(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))",
@@ -67,7 +68,9 @@ def parsed(tmp_path_factory) -> bytes:
     (folder / "b.tsv").write_text("".join(f"tb/a.mrg/{i}\tNP\t0\t1\n" for i in range(4)))
     assert main([*(a.format(s=store) for a in ANNOTATE), str(folder / "b.tsv")]) == 0
     _matrices(store)
-    with Store.open(store) as st:
+    with Store.open(store) as st:   # ranker serve's choices of every sentence (first candidate each)
+        st.put_artifact(CHOICES_KIND, choices_key("link-grammar", None, None),
+                        json.dumps({f"tb/a.mrg/{i}": [0, None, None] for i in range(4)}).encode(), {"sentences": 4})
         assert {r[0]: r[2] for r in st.parse_log("link-grammar")} == {
             "tb/a.mrg/0": "full", "tb/a.mrg/1": "full", LONG: "timeout", "tb/a.mrg/3": "full"}
     return store.read_bytes()
@@ -121,7 +124,6 @@ def test_reparse_replaces_only_the_timeouts_and_what_was_derived_from_them(parse
     assert kinds(after["artifacts"]) == ["feature-matrix", "feature-matrix-index"]
     # the source keeps the options it was parsed with, the reparse recorded beside them
     (name, options), = after["sources"]
-    import json
     options = json.loads(options)
     assert options.pop("reparsed") == [{"statuses": ["timeout"], "max_parse_time": 12, "sentences": 1}]
     assert [(name, json.loads(before["sources"][0][1]))] == [("link-grammar", options)]
@@ -130,8 +132,11 @@ def test_reparse_replaces_only_the_timeouts_and_what_was_derived_from_them(parse
     changed = {"candidates", "parse_log", "bracket_counts", "annotation_checks", "artifacts", "sources", "runs"}
     assert {t: rows for t, rows in after.items() if t not in changed} == \
            {t: rows for t, rows in before.items() if t not in changed}
-    assert [r for r in after["artifacts"] if not r[0].startswith("feature-matrix")] == \
-           [r for r in before["artifacts"] if not r[0].startswith("feature-matrix")]
+    derived = ("feature-matrix", CHOICES_KIND)
+    assert [r for r in after["artifacts"] if not r[0].startswith(derived)] == \
+           [r for r in before["artifacts"] if not r[0].startswith(derived)]
+    (_, _, choices, meta), = [r for r in after["artifacts"] if r[0] == CHOICES_KIND]
+    assert sorted(json.loads(choices)) == ["tb/a.mrg/0", "tb/a.mrg/1", "tb/a.mrg/3"] and json.loads(meta)["sentences"] == 3
 
     # the stages a later ranker run --store goes through count, check and extract the new forest
     assert main(["counts", "--store", str(store), "--corpus", "tb", "--workers", "1", "--no-progress"]) == 0
