@@ -126,8 +126,10 @@ class ParseSection:
     linkage_limit: int = setting(1000, range=Range(1, MAX_LINKAGES))
     # CPU seconds a sentence's parse may take, every pass together (full, null links, skim: see
     # ranker/sources/link_grammar.py); a sentence that runs out is skimmed and marked "timeout".
-    # Raising it gives long sentences real forests instead of skims, for time; at least 2 (Link
-    # Grammar's timer counts whole seconds, one of them kept for the skim).
+    # Raising it gives long sentences real forests instead of skims, for parse time spent on the
+    # longest sentences (README: the trade); at least 2 (Link Grammar's timer counts whole seconds,
+    # one of them kept for the skim). `ranker parse --reparse timeout --max-parse-time N` gives the
+    # timeouts of a parsed store another budget.
     max_parse_time: float = setting(10.0, range=Range(2, why="a sentence's budget holds whole CPU seconds: one "
                                                           "at least for its parse, one kept for the skim"))
     allow_null: bool = True                # null links for sentences with no full linkage ("fragment")
