@@ -47,6 +47,10 @@ def test_report_files_and_json_contract(tiny_run):
             assert {"score", "error_reduction", "ci95"} <= set(m["rankers"][r])
             assert (out / "selected" / f"{r}.mrg").is_file()
     assert "NaN" not in (out / "report.json").read_text()
+    # issue 45: Link Grammar's parse statuses of every sentence of the run, by length, in each file
+    statuses = doc["counts"]["parse_statuses"]
+    assert sum(n for row in statuses.values() for n in row.values()) == sum(doc["counts"]["sentences"].values())
+    assert "## Parse statuses by sentence length" in (out / "report.md").read_text()
 
 
 @pytest.mark.linkgrammar
