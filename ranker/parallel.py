@@ -18,6 +18,7 @@ and joblib's ``parallel_backend`` decides where the work goes. The callers do no
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import time
 from contextlib import contextmanager
@@ -102,6 +103,21 @@ def _worker_main(conn, parent_end, make_handler, init_arg) -> None:
             return
 
 
+#: A busy worker that spends no CPU is taken for hung after this many times the hard timeout.
+HUNG_WALL_FACTOR = 10
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User and system CPU seconds of process ``pid`` (Linux's ``/proc``), or None where unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class _Worker:
     def __init__(self, make_handler, init_arg):
         self.conn, child = _CTX.Pipe()
@@ -111,10 +127,29 @@ class _Worker:
         child.close()
         self.item = None
         self.started = 0.0
+        self.cpu_started: float | None = None
 
     def give(self, item) -> None:
         self.item, self.started = item, time.monotonic()
+        self.cpu_started = _cpu_seconds(self.proc.pid)
         self.conn.send(item)
+
+    def overdue(self, hard_timeout: float | None) -> bool:
+        """Whether the item has taken more than ``hard_timeout`` seconds of the worker's CPU.
+
+        CPU, not wall time: on a machine busy with other work a worker gets a fraction of a core,
+        and a sentence within its CPU budget took over three times it in wall time (a test at a
+        load of 10 on two cores killed a 10 s sentence as hung). A worker blocked without spending
+        CPU is caught by the wall clock, at :data:`HUNG_WALL_FACTOR` times the timeout; where the
+        process's CPU time cannot be read (no ``/proc``), the wall clock decides alone.
+        """
+        if hard_timeout is None:
+            return False
+        wall = time.monotonic() - self.started
+        now = _cpu_seconds(self.proc.pid)
+        if now is None or self.cpu_started is None:
+            return wall > hard_timeout
+        return now - self.cpu_started > hard_timeout or wall > HUNG_WALL_FACTOR * hard_timeout
 
     def stop(self, kill: bool = False) -> None:
         if kill:
@@ -152,7 +187,8 @@ def run_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
         ``on_failure(item, reason)`` builds the result yielded for an item whose worker died
         (``"crash: ..."``) or overran ``hard_timeout`` (``"killed: ..."``).
     hard_timeout
-        Seconds after which a worker still busy with one item is killed.
+        CPU seconds of one item after which its worker is killed (or ten times as many seconds
+        of wall time spent without finishing it: :meth:`_Worker.overdue`).
 
     Yields
     ------
@@ -213,7 +249,7 @@ def _fork_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
                                 w.give(nxt)
                         yield result
                         continue
-                overdue = hard_timeout is not None and time.monotonic() - w.started > hard_timeout
+                overdue = w.overdue(hard_timeout)
                 if w.proc.sentinel in ready or w.conn in ready or overdue:
                     if not overdue:
                         w.proc.join(timeout=2)   # its pipe can close before it is reaped
@@ -226,7 +262,7 @@ def _fork_pool(items: Iterable, make_handler: Callable, init_arg, workers: int,
                         pool[i] = _Worker(make_handler, init_arg)
                         pool[i].give(item)
                         continue
-                    reason = (f"killed: no result after {hard_timeout:.0f}s" if overdue and code is None
+                    reason = (f"killed: no result after {hard_timeout:.0f} CPU s" if overdue and code is None
                               else f"crash: worker exited with code {code}")
                     pool[i] = _Worker(make_handler, init_arg)
                     yield on_failure(item, reason)

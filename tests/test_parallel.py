@@ -13,6 +13,11 @@ def _make(arg):
             os._exit(3)
         if x == "hang":
             time.sleep(60)
+        if x == "slow":                # waits (as a worker given little CPU on a busy machine)
+            time.sleep(2.5)
+        if x == "spin":                # spends CPU without end
+            while True:
+                pass
         return (x, arg)
     return handle
 
@@ -26,6 +31,18 @@ def test_crash_and_hang_are_reported_and_the_rest_finish():
     assert got["a"] == got["b"] == got["c"] == "ok"
     assert got["crash"].startswith("crash: worker exited with code 3")
     assert got["hang"].startswith("killed")
+
+
+@pytest.mark.slow
+def test_the_hard_timeout_counts_the_workers_cpu_not_the_wall_clock():
+    """Regression (session 20): the pool killed a worker after ``hard_timeout`` seconds of wall time,
+    so on a machine at a load of 10 on two cores a sentence well within its 10 s CPU budget (90 s
+    wall allowed) was killed and stored as a crash. A worker that waits past the timeout now
+    finishes; one that spends the timeout's CPU is killed; one that waits ten times it is hung."""
+    items = ["slow", "spin", "a"]
+    got = dict(run_pool(items, _make, "ok", 2, lambda item, why: (item, why), hard_timeout=1.0))
+    assert got["slow"] == got["a"] == "ok"
+    assert got["spin"] == "killed: no result after 1 CPU s"
 
 
 def _pid(arg):

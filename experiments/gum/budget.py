@@ -68,7 +68,7 @@ def main(argv=None) -> int:
         gold = args.out / f"gold-{budget:g}.mrg"
         _ranker("gold", *where, "--out", gold)
         row = {"budget": budget, "parse_wall_s": round(wall, 1), "parse_cpu_s": round(cpu, 1),
-               "parse": said.strip().splitlines()[-1] if said.strip() else ""}
+               "parse": next((line for line in said.splitlines() if line.startswith("parsed")), "")}
         for name, extra in (("oracle", ["--ranker", "oracle", "--metric", "mph"]),
                             ("loglinear", ["--ranker", "loglinear", "--model", args.model])):
             sel = args.out / f"{name}-{budget:g}.mrg"
