@@ -111,7 +111,12 @@ def link_grammar_options(parse):
     from ..sources.link_grammar import LinkGrammarOptions
 
     return LinkGrammarOptions(linkage_limit=parse.linkage_limit, null_links=parse.allow_null,
-                              max_parse_time=int(parse.max_parse_time))
+                              max_parse_time=_seconds(parse.max_parse_time))
+
+
+def _seconds(budget: float) -> int | float:
+    """A whole budget as an int (as stores record it), a fractional one kept (2.5 was read as 2)."""
+    return int(budget) if float(budget).is_integer() else float(budget)
 
 
 def check_parse_options(store, options, source: str | None = None, budget: bool = True) -> None:

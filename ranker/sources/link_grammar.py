@@ -39,7 +39,7 @@ class LinkGrammarOptions(NamedTuple):
 
     linkage_limit: int = 1000       # linkages kept per sentence (sampled repeatably beyond that)
     null_links: bool = True         # reparse with null links when no complete linkage exists
-    max_parse_time: int = 30        # CPU seconds per sentence, all passes together (at least MIN_BUDGET)
+    max_parse_time: int | float = 30   # CPU seconds per sentence, all passes together (at least MIN_BUDGET)
     repeatable: bool = True         # repeatable sampling: a rerun gives the same candidates
     language: str = "en"
     short_length: int = 16          # Link Grammar's default maximum length of most links
@@ -69,7 +69,7 @@ class _Budget:
     its whole seconds by (Link Grammar reads its clock now and then) comes out of that reserve.
     """
 
-    def __init__(self, seconds: int):
+    def __init__(self, seconds: float):
         self.seconds = seconds
         self.reserve = max(1, seconds // 5)
         self._start = _cpu_seconds()
@@ -148,7 +148,7 @@ class LinkGrammarParser:
         lg.LG_Error.set_handler(lambda err, data: None)   # its warnings are not our errors
         self.options = options
         self._dict = lg.Dictionary(options.language)
-        self._po = lg.ParseOptions(linkage_limit=options.linkage_limit, max_parse_time=options.max_parse_time,
+        self._po = lg.ParseOptions(linkage_limit=options.linkage_limit, max_parse_time=int(options.max_parse_time),
                                    repeatable_rand=options.repeatable, short_length=options.short_length,
                                    verbosity=0, display_morphology=True, spell_guess=False)
 

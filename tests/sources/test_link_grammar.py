@@ -141,6 +141,19 @@ def test_one_budget_holds_every_pass_of_a_sentence(gum_sentence):
     assert spent < 4 * 1.25, spent   # reading the linkages is outside Link Grammar's timer
 
 
+def test_a_fractional_budget_is_kept_and_a_whole_one_recorded_as_before():
+    """Regression (session 20): ``--max-parse-time 2.5`` was cut to 2 without a word (``int()``)."""
+    from ranker.pipeline.candidate_sources import link_grammar_options
+    from ranker.settings import ParseSection
+
+    assert link_grammar_options(ParseSection(max_parse_time=2.5)).max_parse_time == 2.5
+    whole = link_grammar_options(ParseSection(max_parse_time=10.0)).max_parse_time
+    assert whole == 10 and isinstance(whole, int)     # the stores' recorded options stay as they were
+    p = LinkGrammarParser(LinkGrammarOptions(max_parse_time=2.5))
+    p.parse(Sentence("s", "c", "d", 0, ("It", "is", "."), ("PRP", "VBZ", ".")))
+    assert p.last_budget.seconds == 2.5
+
+
 def test_a_budget_no_pass_fits_in_is_refused():
     with pytest.raises(RankerError, match="at least 2 s"):
         LinkGrammarParser(LinkGrammarOptions(max_parse_time=1))
