@@ -19,7 +19,6 @@ from ..trees.penn import ptb_token
 from ..trees.tree import Tree
 from .corpus import CorpusItem, CorpusReader, store_items
 
-CORPORA = ("treebank", "conll2000")
 #: Every chunk type of CoNLL-2000 (Tjong Kim Sang and Buchholz 2000, table 1). NLTK's reader keeps
 #: only NP, VP and PP unless told otherwise, and a type it is not told turns into "outside".
 CONLL2000_CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "UCP", "VP")
@@ -161,7 +160,7 @@ def require_split(corpus: str, split: str | None) -> None:
     RankerError
         Naming the corpus, the split, the files present and where they were looked for.
     """
-    if corpus in CORPORA:   # a corpus on disk (penn, text) has no split of its own to lack
+    if _nltk_class(corpus) is not None:   # a corpus on disk (penn, text) has no split of its own to lack
         nltk_corpus(corpus).require_split(split)
 
 
@@ -338,7 +337,18 @@ class NltkConll2000(NltkCorpus):
 
 def nltk_corpus(corpus: str) -> NltkCorpus:
     """The reader of NLTK's corpus ``corpus`` (``treebank``, ``conll2000``); another name raises."""
-    for cls in (NltkTreebank, NltkConll2000):
-        if cls.corpus == corpus:
-            return cls()
-    raise RankerError(f"unknown corpus {corpus!r} (known: {', '.join(CORPORA)})")
+    cls = _nltk_class(corpus)
+    if cls is None:
+        from ..registries import CORPORA
+
+        known = [n for n in CORPORA.names(bare=True) if _nltk_class(n) is not None]
+        raise RankerError(f"unknown corpus {corpus!r} (known: {', '.join(known)})")
+    return cls()
+
+
+def _nltk_class(corpus: str) -> type | None:
+    """The registered reader class of ``corpus`` if it is one of NLTK's corpora (None otherwise)."""
+    from ..registries import CORPORA
+
+    cls = CORPORA.get(corpus) if corpus in CORPORA else None
+    return cls if isinstance(cls, type) and issubclass(cls, NltkCorpus) else None
