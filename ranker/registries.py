@@ -71,11 +71,11 @@ def metric(name: str, where: str = ""):
     return METRICS.get(name, where)
 
 
-#: The scoring schemes of ``ranker evaluate`` (its ``--scheme`` choices and scorers): each
-#: scheme's corpus scorer over a file pair (:mod:`ranker.evaluation.schemes`).
+#: The scoring schemes of ``ranker evaluate`` (its ``--scheme`` choices, options and scorers): the
+#: entries of :data:`ranker.evaluation.schemes.SCHEMES`, each a
+#: :class:`~ranker.evaluation.schemes.Scheme` (its corpus scorer over a file pair and what it reads).
 SCHEMES: Registry = Registry("scoring scheme")
-for _name in ("evalb", "parseval", "mph", "flat", "deps"):
-    SCHEMES.register(f"{_name}/1", f"ranker.evaluation.schemes:{_name}")
+SCHEMES.register_table("ranker.evaluation.schemes:SCHEMES")
 
 
 #: Where the data-parallel work runs (``[experiment] executor``): each is built as

@@ -69,7 +69,7 @@ TEST = ("(S (NP (NNP Mr.) (NNP Vinken)) (VP (VBZ is) (NP (NN chairman)) (PP (IN 
 def test_every_registered_scheme_runs_through_ranker_evaluate(tmp_path, capsys, name):
     from ranker.cli.main import main
 
-    assert callable(SCHEMES.get(name))
+    assert callable(SCHEMES.get(name).score)
     (tmp_path / "gold.txt").write_text(GOLD + "\n")
     (tmp_path / "test.txt").write_text(TEST + "\n")
     bare = name.partition("/")[0]
