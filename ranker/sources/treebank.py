@@ -118,8 +118,6 @@ def treebank_sentences(fileids=None, keep=None) -> Iterator[GoldSentence]:
 
 #: Sentences per document of a CoNLL-2000 file (see conll2000_sentences).
 CONLL_DOCUMENT_SIZE = 20
-#: The store marker of each corpus's loaded form; a new form makes ensure_corpus load it again.
-CORPUS_MARKERS = {"treebank": "treebank", "conll2000": "conll2000/3"}   # /3: all chunk types
 
 
 def conll2000_files() -> list[str]:
@@ -241,6 +239,8 @@ class NltkCorpus(CorpusReader):
     """
 
     corpus = ""
+    #: The store marker of the corpus's loaded form; a new form makes :func:`ensure_corpus` load it again.
+    marker_name = ""
     has_gold = True
 
     def __init__(self):
@@ -255,7 +255,7 @@ class NltkCorpus(CorpusReader):
         return cls()
 
     def marker(self) -> str:
-        return CORPUS_MARKERS[self.corpus]
+        return self.marker_name
 
     def require_split(self, split: str | None) -> None:
         """Fail when the installed files lack the documents of ``split`` (all present by default)."""
@@ -274,6 +274,7 @@ class NltkTreebank(NltkCorpus):
     """NLTK's 10% sample of the Penn Treebank's WSJ, with the dependency gold of ``dependency_treebank``."""
 
     corpus = "treebank"
+    marker_name = "treebank"
 
     def documents(self) -> list[str]:
         require_corpus("treebank")
@@ -297,6 +298,7 @@ class NltkConll2000(NltkCorpus):
     """CoNLL-2000's chunked sentences (chunk brackets their only annotation), as NLTK ships them."""
 
     corpus = "conll2000"
+    marker_name = "conll2000/3"   # /3: all chunk types
     has_gold = False
     has_annotation = True
 
