@@ -28,13 +28,13 @@ OBJECTIVES: Registry[str] = Registry("training objective")
 OBJECTIVES.register("loglik/1", "loglinear")
 OBJECTIVES.register("expected_f/1", "expected_f")
 
-#: Where candidates come from (``[parse] source``): each a class of
-#: :mod:`ranker.pipeline.candidate_sources` that names its candidates and obtains them: a parser run
-#: over stored sentences, or an n-best file format.
-SOURCES: Registry[type] = Registry("candidate source")
+#: Where candidates come from (``[parse] source``): a parser run over stored sentences (a class of
+#: :mod:`ranker.pipeline.candidate_sources` that names its candidates and obtains them), or an
+#: n-best file format, each an entry of :data:`ranker.sources.nbest.NBEST_FORMATS` (blank-line
+#: separated Penn trees, the BLLIP/Charniak n-best format) read by ``NbestFileSource``.
+SOURCES: Registry = Registry("candidate source")
 SOURCES.register("link-grammar/1", "ranker.pipeline.candidate_sources:LinkGrammarSource")
-SOURCES.register("penn/1", "ranker.pipeline.candidate_sources:NbestFileSource")    # blank-line-separated Penn trees
-SOURCES.register("bllip/1", "ranker.pipeline.candidate_sources:NbestFileSource")   # the BLLIP/Charniak n-best format
+SOURCES.register_table("ranker.sources.nbest:NBEST_FORMATS")
 
 #: Corpora by the reader class that builds itself from the ``[data]`` section
 #: (:meth:`ranker.sources.corpus.CorpusReader.from_section`): NLTK's two, a treebank of Penn files

@@ -259,12 +259,12 @@ def _constant_of_names(names):
 def _kind_names() -> list[str]:
     """Every scheme, executor, n-best format, metric and count key name ("penn" aside: it is also a
     notation of ranker evaluate and a corpus; "flat" and "deps" are schemes and count keys)."""
-    from ranker.evaluation.bounds import metric_names
+    from ranker.evaluation.bounds import reported_metric_names
     from ranker.evaluation.scoring import METRICS as COUNT_KEYS
     from ranker.registries import EXECUTORS
 
     return sorted((set(SCHEMES.names(bare=True)) | set(EXECUTORS.names(bare=True)) | set(file_sources())
-                   | set(metric_names()) | set(COUNT_KEYS)) - {"penn"})
+                   | set(reported_metric_names()) | set(COUNT_KEYS)) - {"penn"})
 
 
 def test_no_comparison_with_a_scheme_executor_format_or_metric_name_outside_its_table():

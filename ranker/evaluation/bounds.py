@@ -54,7 +54,7 @@ class Metric(NamedTuple):
 
     The report, ``ranker run``'s tables, ``ranker serve``, the config check (``[loglinear]
     select_metric``, ``[heidorn] tune_metric``) and the CLI (``--metric``, ``--best-f-metric``) take
-    their list from :data:`METRICS` (:func:`metric_names`), so a metric over stored counts is one
+    their list from :data:`METRICS` (:func:`reported_metric_names`), so a metric over stored counts is one
     entry here: its name, the counts it reads, how summed counts become its score, and the
     ``ranker evaluate`` scheme and figure that reproduce it from a selected-parse file.
     """
@@ -89,7 +89,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 PRIMARY_METRIC = "mph"
 
 
-def metric_names() -> list[str]:
+def reported_metric_names() -> list[str]:
     """The reported metrics' names in report order: the one list the report, config and CLI check against."""
     return list(METRICS)
 
