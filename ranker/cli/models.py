@@ -44,8 +44,8 @@ def add_parser(subparsers) -> None:
                   "read crossings refuse sentences with rejected brackets, as user decisions have)")
     rt.add_argument("--split", default=None,
                     help="learn only from the annotated sentences of this split (a name, document ranges, a "
-                    "glob or @FILE; 'all': every one). Default: train for the kinds derived from the corpus's "
-                    "gold (riezler, best_f, chunks), which annotate the test sentences too; every annotated "
+                    "glob or @FILE; 'all': every one). Default: train for the kinds derived from gold trees "
+                    "(riezler, best_f, chunks), which annotate the test sentences too; every annotated "
                     "sentence for the others (user decisions, bracket files)")
     add_source(rt)
     add_evidence(rt, EVIDENCE_OF_MODEL)
