@@ -29,13 +29,15 @@ import math
 import re
 from collections import defaultdict, deque
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
 from ..errors import RankerError
-from ..store.records import Candidate, Sentence
 from ..trees.penn import TreeSyntaxError, iter_trees
 from ..trees.transforms import normalize_root
 from ..trees.tree import Tree
+
+if TYPE_CHECKING:   # the store loads where forests are stored: listing the formats (--help) needs none of it
+    from ..store.records import Candidate, Sentence
 
 class NbestError(RankerError):
     """One forest of an n-best file that cannot be stored; ``str()`` reads ``file:line: what``."""
@@ -304,6 +306,8 @@ def import_files(store, paths, fmt: str, source: str, corpus: str | None = None,
 
 def new_sentence(corpus: str, path: Path, block_number: int, tree: Tree) -> Sentence:
     """The sentence a forest no stored sentence matches stands for: its first candidate's words and tags."""
+    from ..store.records import Sentence
+
     doc = path.name[:-3] if path.name.endswith(".gz") else path.name
     return Sentence(f"{corpus}/{doc}/{block_number}", corpus, doc, block_number, tuple(tree.words),
                     tuple(t or "" for t in tree.tags()))
@@ -312,6 +316,8 @@ def new_sentence(corpus: str, path: Path, block_number: int, tree: Tree) -> Sent
 def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatcher, first_at: dict,
                 batch_size: int, new_corpus: str | None = None) -> ImportSummary:
     """One file of :func:`import_files`, inside its transaction."""
+    from ..store.records import Candidate
+
     errors: list[str] = []
     blocks = forests = cands = added = 0
     pending: list[tuple[str, list[Candidate]]] = []
