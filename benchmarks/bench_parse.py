@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ranker.gcpause import gc_paused
 from ranker.parallel import use_executor
+from ranker.registries import EXECUTORS
 from ranker.sources.link_grammar import LinkGrammarOptions
 from ranker.sources.parse_run import parse_into_store
 from ranker.sources.treebank import treebank_sentences
@@ -85,7 +86,7 @@ def main() -> None:
     ap.add_argument("--sentences", type=int, default=300)
     ap.add_argument("--linkage-limit", type=int, default=LinkGrammarOptions().linkage_limit)
     ap.add_argument("--max-parse-time", type=int, default=LinkGrammarOptions().max_parse_time)
-    ap.add_argument("--executor", choices=("local", "dask"), default="local")
+    ap.add_argument("--executor", choices=EXECUTORS.names(bare=True), default="local")
     ap.add_argument("--chunk-size", type=int, default=8, help="sentences per Dask task")
     args = ap.parse_args()
     gold = list(treebank_sentences())
@@ -98,10 +99,9 @@ def main() -> None:
         with ExitStack() as stack:
             tmp = stack.enter_context(tempfile.TemporaryDirectory())
             ex = None
-            if args.executor == "dask":
-                from ranker.dask_executor import DaskExecutor
-
-                ex = stack.enter_context(DaskExecutor(workers=workers, chunk_size=args.chunk_size))
+            executor = EXECUTORS.get(args.executor)
+            if not executor.forked:   # Dask's: the local pool is the default, used without one
+                ex = stack.enter_context(executor(workers=workers, chunk_size=args.chunk_size))
                 stack.enter_context(use_executor(ex))
                 # the local pool's forks inherit the imports; spawned Dask workers import them now
                 ex.client.run(importlib.import_module, "ranker.sources.parse_run")

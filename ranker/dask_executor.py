@@ -119,12 +119,27 @@ class DaskExecutor:
     """
 
     name = "dask"
+    #: The workers are processes of their own (a cluster's, or a local one's): they load the model themselves.
+    forked = False
+    takes_scheduler = True
 
-    def __init__(self, scheduler: str = "", workers: int = 1, chunk_size: int = 8, client=None,
-                 timeout: float = 20.0):
+    @classmethod
+    def available(cls) -> bool:
+        """Whether the dask extra is installed here (:func:`dask_missing` says why not)."""
+        return dask_missing() is None
+
+    @classmethod
+    def check(cls, scheduler: str = "") -> None:
+        """Refuse, in one line, a missing dask extra, then a scheduler address Dask could not dial."""
         why = dask_missing()
         if why is not None:
             raise RankerError(why)
+        if scheduler:
+            check_scheduler_address(scheduler)
+
+    def __init__(self, scheduler: str = "", workers: int = 1, chunk_size: int = 8, client=None,
+                 timeout: float = 20.0):
+        self.check()
         from distributed import Client, LocalCluster
 
         from .parallel import local_processes

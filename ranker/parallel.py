@@ -377,13 +377,27 @@ class LocalExecutor:
     """
 
     name = "local"
+    #: Whether the workers are forked from this process, so inherit what it has loaded (a model).
+    forked = True
+    #: Whether it reads a scheduler address (``[experiment] scheduler``, ``--scheduler``).
+    takes_scheduler = False
 
-    def __init__(self, scheduler: str = "", workers: int = 1):
+    @classmethod
+    def available(cls) -> bool:
+        """Whether it can run on this machine: always (it needs nothing beyond the standard library)."""
+        return True
+
+    @classmethod
+    def check(cls, scheduler: str = "") -> None:
+        """Refuse, in one line, what this executor cannot run with: any scheduler address."""
         if scheduler:
             from .errors import RankerError
 
             raise RankerError(f"the local executor takes no scheduler address (got {scheduler!r}); "
                               "set executor = \"dask\" to use one")
+
+    def __init__(self, scheduler: str = "", workers: int = 1):
+        self.check(scheduler)
         self.workers = workers
 
     def run_pool(self, items, make_handler, init_arg, workers, on_failure, hard_timeout=None) -> Iterator:

@@ -28,13 +28,13 @@ OBJECTIVES: Registry[str] = Registry("training objective")
 OBJECTIVES.register("loglik/1", "loglinear")
 OBJECTIVES.register("expected_f/1", "expected_f")
 
-#: Where candidates come from (``[parse] source``): each a class of
-#: :mod:`ranker.pipeline.candidate_sources` that names its candidates and obtains them: a parser run
-#: over stored sentences, or an n-best file format.
-SOURCES: Registry[type] = Registry("candidate source")
+#: Where candidates come from (``[parse] source``): a parser run over stored sentences (a class of
+#: :mod:`ranker.pipeline.candidate_sources` that names its candidates and obtains them), or an
+#: n-best file format, each an entry of :data:`ranker.sources.nbest.NBEST_FORMATS` (blank-line
+#: separated Penn trees, the BLLIP/Charniak n-best format) read by ``NbestFileSource``.
+SOURCES: Registry = Registry("candidate source")
 SOURCES.register("link-grammar/1", "ranker.pipeline.candidate_sources:LinkGrammarSource")
-SOURCES.register("penn/1", "ranker.pipeline.candidate_sources:NbestFileSource")    # blank-line-separated Penn trees
-SOURCES.register("bllip/1", "ranker.pipeline.candidate_sources:NbestFileSource")   # the BLLIP/Charniak n-best format
+SOURCES.register_table("ranker.sources.nbest:NBEST_FORMATS")
 
 #: Corpora by the reader class that builds itself from the ``[data]`` section
 #: (:meth:`ranker.sources.corpus.CorpusReader.from_section`): NLTK's two, a treebank of Penn files
@@ -71,11 +71,11 @@ def metric(name: str, where: str = ""):
     return METRICS.get(name, where)
 
 
-#: The scoring schemes of ``ranker evaluate`` (its ``--scheme`` choices and scorers): each
-#: scheme's corpus scorer over a file pair (:mod:`ranker.evaluation.schemes`).
+#: The scoring schemes of ``ranker evaluate`` (its ``--scheme`` choices, options and scorers): the
+#: entries of :data:`ranker.evaluation.schemes.SCHEMES`, each a
+#: :class:`~ranker.evaluation.schemes.Scheme` (its corpus scorer over a file pair and what it reads).
 SCHEMES: Registry = Registry("scoring scheme")
-for _name in ("evalb", "parseval", "mph", "flat", "deps"):
-    SCHEMES.register(f"{_name}/1", f"ranker.evaluation.schemes:{_name}")
+SCHEMES.register_table("ranker.evaluation.schemes:SCHEMES")
 
 
 #: Where the data-parallel work runs (``[experiment] executor``): each is built as

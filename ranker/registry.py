@@ -6,8 +6,9 @@ changes is registered under a new version and the old one stays. A bare ``name``
 highest version. An item may be registered as ``"module:attribute"`` (or ``"module:table:key"``),
 imported on first :meth:`Registry.get`, so that listing names (``--help``, argument choices)
 imports nothing heavy; a whole table (``"module:table"``, a dict by bare name) may stand for its
-entries (:meth:`Registry.register_table`), read when a name is first asked for, so the names are
-written once, in the table.
+entries (:meth:`Registry.register_table`), read when a name is first asked for and read again at
+each use, so the names are written once, in the table, and an entry added to the table (a plug-in,
+a test's toy) is registered with no second line anywhere.
 
 An entry builds its component from the config (:meth:`Registry.build`): a class entry through its
 ``from_config(config)`` class method, which reads its own sections of the
@@ -30,17 +31,28 @@ class Registry(Generic[T]):
         self.kind = kind
         self._items: dict[str, T] = {}
         self._tables: list[tuple[str, int]] = []
+        self._from_tables: set[str] = set()
 
     def register_table(self, spec: str, version: int = 1) -> None:
-        """Register every entry of the dict ``"module:table"`` as ``"key/version"``, on first use."""
+        """Register every entry of the dict ``"module:table"`` as ``"key/version"``, on first use.
+
+        The table stays the definition: an entry added to it later is registered at the next
+        use, one removed is gone, and :meth:`get` reads the entry from the table each time.
+        """
         self._tables.append((spec, version))
 
     def _load_tables(self) -> None:
-        while self._tables:
-            spec, version = self._tables.pop(0)
+        current: set[str] = set()
+        for spec, version in self._tables:
             module, attr = spec.split(":")
             for key in getattr(import_module(module), attr):
-                self.register(f"{key}/{version}", f"{spec}:{key}")
+                name = f"{key}/{version}"
+                current.add(name)
+                if name not in self._from_tables:
+                    self.register(name, f"{spec}:{key}")
+        for name in self._from_tables - current:   # taken out of its table
+            del self._items[name]
+        self._from_tables = current
 
     def register(self, name: str, item: T) -> T:
         """Add ``item`` under ``name`` (``"name/version"``); a name is registered once."""
@@ -71,8 +83,8 @@ class Registry(Generic[T]):
         if isinstance(item, str) and ":" in item:   # registered lazily: import it now
             module, attr, *key = item.split(":")
             item = getattr(import_module(module), attr)
-            if key:   # "module:table:key", an entry of a table
-                item = item[key[0]]
+            if key:   # "module:table:key", an entry of a table: read from the table at each use
+                return item[key[0]]
             self._items[full] = item
         return item
 

@@ -69,7 +69,7 @@ TEST = ("(S (NP (NNP Mr.) (NNP Vinken)) (VP (VBZ is) (NP (NN chairman)) (PP (IN 
 def test_every_registered_scheme_runs_through_ranker_evaluate(tmp_path, capsys, name):
     from ranker.cli.main import main
 
-    assert callable(SCHEMES.get(name))
+    assert callable(SCHEMES.get(name).score)
     (tmp_path / "gold.txt").write_text(GOLD + "\n")
     (tmp_path / "test.txt").write_text(TEST + "\n")
     bare = name.partition("/")[0]
@@ -238,3 +238,66 @@ def test_no_default_evaluation_section_is_built_outside_the_config_module():
     found = [f"{p.relative_to(root)}:{i}" for p in _scanned(root, skip=("config.py",))
              for i, line in enumerate(p.read_text().splitlines(), 1) if "EvaluationSection()" in line]
     assert not found, found
+
+
+# ------------------------------------------------------------------ issue 47, item 2: one table per kind
+#: The tables that define a kind's names, where naming them is the point: the registries, the metric
+#: table, the scheme table, the scorer's count keys, the n-best formats, each executor's own module.
+NAME_TABLES = {"ranker/registries.py", "ranker/evaluation/bounds.py", "ranker/evaluation/schemes.py",
+               "ranker/evaluation/scoring.py", "ranker/sources/nbest.py", "ranker/parallel.py",
+               "ranker/dask_executor.py"}
+
+
+def _constant_of_names(names):
+    """A module-level constant that lists some of ``names`` (a second list of a registry's names)."""
+    import re
+
+    quoted = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"""^[A-Z][A-Z0-9_]*(\s*:[^=]*)?\s*=\s*[(\[{{].*["']({quoted})["']""")
+
+
+def _kind_names() -> list[str]:
+    """Every scheme, executor, n-best format, metric and count key name ("penn" aside: it is also a
+    notation of ranker evaluate and a corpus; "flat" and "deps" are schemes and count keys)."""
+    from ranker.evaluation.bounds import reported_metric_names
+    from ranker.evaluation.scoring import METRICS as COUNT_KEYS
+    from ranker.registries import EXECUTORS
+
+    return sorted((set(SCHEMES.names(bare=True)) | set(EXECUTORS.names(bare=True)) | set(file_sources())
+                   | set(reported_metric_names()) | set(COUNT_KEYS)) - {"penn"})
+
+
+def test_no_comparison_with_a_scheme_executor_format_or_metric_name_outside_its_table():
+    # schemes_native and ranker evaluate compared the scheme's name ("deps", "flat", "parseval"), the
+    # config check and ranker apply the executor's ("dask", "local"), best_f the count keys, the
+    # report its primary metric; ranker models retrain held the gold kinds in a constant,
+    # treebank.py the NLTK corpora and their markers: each entry now answers for itself
+    import re
+
+    names = _kind_names()
+    assert {"evalb", "parseval", "mph", "flat", "deps", "local", "dask", "bllip", "flat_recall",
+            "deps_typed"} <= set(names)
+    quoted = "|".join(re.escape(n) for n in names)
+    patterns = _name_tests(names)
+    # in the package also a name looked up in a list, and a constant listing names (an experiment's
+    # choice of metrics to show, or of a column, is its own, not a second table)
+    member = re.compile(rf"""["']({quoted})["']\s+(not\s+)?in\b""")
+    constant = _constant_of_names(names + ANNOTATION_AND_CORPUS_NAMES)
+    found = [line for line in _code_matching(patterns) if line.split(":")[0] not in NAME_TABLES]
+    found += [line for line in _code_matching([member, constant])
+              if line.split(":")[0] not in NAME_TABLES and line.startswith(("ranker/", "features/"))]
+    assert found == []
+    # the test can fail: it sees the lines it is meant to forbid
+    for bad in ('if scheme == "evalb":', 'elif scheme in ("mph", "deps"):', 'if args.executor != "local":',
+                'plain = counts_from in ("evalb_labeled", "evalb_unlabeled")', 'if metric == "mph":',
+                'primary = "mph" if "mph" in names else names[0]'):
+        assert any(p.search(bad) for p in [*patterns, member]), bad
+    for bad in ('GOLD_KINDS = ("riezler", "best_f", "chunks")', 'CORPORA = ("treebank", "conll2000")',
+                'FORMATS = ("penn", "bllip")', 'NATIVE_SCHEMES = ("evalb", "mph")',
+                'CORPUS_MARKERS = {"treebank": "treebank", "conll2000": "conll2000/3"}'):
+        assert constant.search(bad), bad
+
+
+#: The annotation kinds and corpora, whose names a constant elsewhere must not list either ("penn"
+#: aside: also ranker evaluate's notation).
+ANNOTATION_AND_CORPUS_NAMES = ["riezler", "best_f", "chunks", "user", "treebank", "conll2000", "text"]

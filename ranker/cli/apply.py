@@ -153,7 +153,8 @@ def _check_options(args) -> None:
     import math
 
     from ..errors import RankerError
-    from ..pipeline.config import DataSection, ParseSection, default
+    from ..pipeline.config import DataSection, ExperimentSection, ParseSection, default
+    from ..registries import EXECUTORS
     from ..sources.corpus import check_encoding
     from .options import check_corpus_name
 
@@ -193,9 +194,10 @@ def _check_options(args) -> None:
          "streamed input, --lists or --text without --store (nor --report): a store's input is read whole"),
         ("--parts", args.parts is not None and (not streamed or stdin), files),
         ("--partition-mb", args.partition_mb is not None and (not streamed or stdin), files),
-        ("--executor", args.executor != "local" and (not streamed or stdin),
+        ("--executor", changed(ExperimentSection, "executor", args.executor) and (not streamed or stdin),
          f"{files}; --text and --store run in this machine's pool (--workers)"),
-        ("--scheduler", bool(args.scheduler) and args.executor != "dask", "--executor dask"),
+        ("--scheduler", bool(args.scheduler) and not _takes_scheduler(args.executor),
+         " or ".join(f"--executor {n}" for n in EXECUTORS.names(bare=True) if _takes_scheduler(n))),
     ]
     for option, ignored, where in unused:
         if ignored:
@@ -534,12 +536,12 @@ def _stream_lists(args, model) -> int:
                           f"({', '.join(f.name for f in families if f.needs_fit)}); apply it with --store")
     from ..registries import EXECUTORS
 
-    EXECUTORS.get(args.executor, "--executor")   # an unknown name is refused before any work
-    if args.executor == "dask":
-        from ..dask_executor import dask_missing
-
-        if dask_missing():
-            raise RankerError(f"--executor dask: {dask_missing()}")
+    executor = EXECUTORS.get(args.executor, "--executor")   # an unknown name is refused before any work
+    if not executor.available():
+        try:
+            executor.check()
+        except RankerError as e:
+            raise RankerError(f"--executor {args.executor}: {e}") from None
     workers = resolve_workers(args.workers)
     if args.parts is not None:
         if Path(args.parts).exists() and not Path(args.parts).is_dir():
@@ -550,8 +552,8 @@ def _stream_lists(args, model) -> int:
             if "://" not in name and not path.is_file():
                 raise RankerError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
         parts = plan(args.lists, max(1, int(args.partition_mb * (1 << 20))))
-        if args.executor == "dask" or args.parts is not None or (workers > 1 and len(parts) > 1):
-            if args.executor == "local":   # the forked workers inherit the loaded model
+        if not executor.forked or args.parts is not None or (workers > 1 and len(parts) > 1):
+            if executor.forked:   # the forked workers inherit the loaded model
                 from ..pipeline.apply_lists import preload
 
                 preload(ListRanker(str(args.model), saved, families))
@@ -568,6 +570,13 @@ def _stream_lists(args, model) -> int:
                 results.append(apply_stream(ranker, raw, name, args.format, out, args.chunk,
                                             flush=args.out == "-"))
     return _lists_finish(args, results)
+
+
+def _takes_scheduler(name: str) -> bool:
+    """Whether the executor ``name`` reads a scheduler address (an unknown name: no)."""
+    from ..registries import EXECUTORS
+
+    return name in EXECUTORS and EXECUTORS.get(name).takes_scheduler
 
 
 def _partitioned(args, parts, workers: int) -> list:

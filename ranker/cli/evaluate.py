@@ -59,14 +59,7 @@ from ..registries import SCHEMES
 
 # Heavy modules (the tree package, numpy) load in ``run``: ``ranker --help`` imports this module.
 
-#: The options each scheme reads, by their ``args`` name; any other one given is refused.
-SCHEME_OPTIONS = {
-    "evalb": ("param",),
-    "parseval": (),
-    "mph": ("head_rules",),
-    "flat": ("keys_as_given", "omit_root", "flatten_rules"),
-    "deps": ("head_rules", "relation_labels"),
-}
+#: The flag of each option a scheme may read (its ``options``, :class:`ranker.evaluation.schemes.Scheme`).
 _FLAGS = {"param": "--param", "head_rules": "--head-rules", "keys_as_given": "--keys-as-given",
           "omit_root": "--omit-root", "flatten_rules": "--flatten-rules",
           "relation_labels": "--relation-labels"}
@@ -116,22 +109,22 @@ def check_options(args: argparse.Namespace) -> None:
     """Refuse an option the chosen scheme does not read: a silently ignored file is a wrong score."""
     from ..errors import RankerError
 
-    used = SCHEME_OPTIONS[args.scheme]
+    used = SCHEMES.get(args.scheme, "--scheme").options
     given = [o for o in _FLAGS if getattr(args, o, None) not in (None, False)]
     unused = [_FLAGS[o] for o in given if o not in used]
     if unused:
-        users = {o: [s for s, opts in SCHEME_OPTIONS.items() if o in opts] for o in given}
+        users = {o: [s for s in SCHEMES.names(bare=True) if o in SCHEMES.get(s).options] for o in given}
         what = "; ".join(f"{_FLAGS[o]} is for --scheme {' or '.join(users[o])}"
                          for o in given if o not in used)
         raise RankerError(f"--scheme {args.scheme} does not use {', '.join(unused)} ({what})")
-    if args.scheme == "flat" and args.keys_as_given and args.flatten_rules is not None:
+    if args.keys_as_given and args.flatten_rules is not None:   # both read by one scheme (flat)
         raise RankerError("--keys-as-given uses the gold trees as keys: --flatten-rules would be ignored")
 
 
 def _pairs(args):
     from ..evaluation.inputs import EvaluationInputError, is_conll_path, read_conll, read_tree_lines
 
-    if args.scheme == "deps" and is_conll_path(args.gold):
+    if SCHEMES.get(args.scheme).dependency_gold and is_conll_path(args.gold):
         gold = [(s.line, s) for s in read_conll(args.gold)]
     else:
         gold = [(t.line, t.tree) for t in read_tree_lines(args.gold, allow_no_parse=False,
@@ -157,7 +150,7 @@ def evaluate(args: argparse.Namespace) -> dict:
     if out is None:
         pairs = _pairs(args)
         try:
-            out = SCHEMES.get(args.scheme, "--scheme")(args, pairs)
+            out = SCHEMES.get(args.scheme, "--scheme").score(args, pairs)
         except RankerError:                          # bad rule files, parameters: already one line
             raise
         except ValueError as e:                      # a pair the per-pair function cannot score
@@ -172,7 +165,7 @@ def _failing_line(args, pairs) -> int:
     # Re-run pair by pair to name the line: only on the error path, so the loop above stays lean.
     for _, g, tl, t in pairs:
         try:
-            SCHEMES.get(args.scheme)(args, [(0, g, tl, t)])
+            SCHEMES.get(args.scheme).score(args, [(0, g, tl, t)])
         except ValueError:
             return tl
     return 0

@@ -45,15 +45,11 @@ def add_parser(subparsers) -> None:
     rt.add_argument("--split", default=None,
                     help="learn only from the annotated sentences of this split (a name, document ranges, a "
                     "glob or @FILE; 'all': every one). Default: train for the kinds derived from gold trees "
-                    f"({', '.join(GOLD_KINDS)}), which annotate the test sentences too; every annotated "
+                    "(riezler, best_f, chunks), which annotate the test sentences too; every annotated "
                     "sentence for the others (user decisions, bracket files)")
     add_source(rt)
     add_evidence(rt, EVIDENCE_OF_MODEL)
     rt.set_defaults(func=run_retrain)
-
-
-#: The annotation kinds derived from gold trees, held out of the test split by default in a retrain.
-GOLD_KINDS = ("riezler", "best_f", "chunks")
 
 
 def _models(store) -> list[dict]:
@@ -144,6 +140,7 @@ def run_export(args) -> int:
 
 
 def run_retrain(args) -> int:
+    from ..pipeline.annotation_kinds import kind_of
     from ..pipeline.retrain import retrain
     from .recorded import recorded_store
 
@@ -154,7 +151,8 @@ def run_retrain(args) -> int:
     with recorded_store(args, "models retrain") as (st, settings):
         # recorded with the run: the settings of the counts beside the decisions it learns from
         settings["evaluation"] = dataclasses.asdict(stored_evaluation(st, stored_source(st, args.source)))
-        split = args.split or ("train" if args.kind.partition("/")[0] in GOLD_KINDS else "all")
+        # a kind derived from the corpus's gold annotates the test sentences too: held out by default
+        split = args.split or ("train" if kind_of(args.kind.partition("/")[0]).from_gold else "all")
         out = retrain(st, args.key, kind=args.kind, source=args.source, rule=args.rule,
                       evidence=args.evidence, split=None if split == "all" else split)
     how = f"{out.n_iter} iterations" if out.n_iter else "nothing to fit: stored before from the same annotations"

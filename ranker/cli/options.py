@@ -248,11 +248,11 @@ def add_evidence(parser, default: str = "") -> None:
 
 
 def check_metric(option: str, name: str) -> None:
-    """Fail in one line when ``name``, given to ``option``, is not a reported metric."""
+    """Fail in one line when ``name``, given to ``option``, is not a reported metric (the config's list)."""
     from ..errors import RankerError
-    from ..evaluation.bounds import METRICS
+    from ..evaluation.bounds import reported_metric_names
 
-    known = list(METRICS)
+    known = reported_metric_names()
     if name not in known:
         raise RankerError(f"{option} {name!r} is not known (known: {', '.join(known)})")
 

@@ -50,27 +50,48 @@ def conformance_score(sums: np.ndarray) -> np.ndarray:
 
 
 class Metric(NamedTuple):
-    """A reported metric: the counts it is computed from and how summed counts become a score."""
+    """A reported metric, one entry for everything that names it.
+
+    The report, ``ranker run``'s tables, ``ranker serve``, the config check (``[loglinear]
+    select_metric``, ``[heidorn] tune_metric``) and the CLI (``--metric``, ``--best-f-metric``) take
+    their list from :data:`METRICS` (:func:`reported_metric_names`), so a metric over stored counts is one
+    entry here: its name, the counts it reads, how summed counts become its score, and the
+    ``ranker evaluate`` scheme and figure that reproduce it from a selected-parse file.
+    """
 
     name: str
     title: str
-    score: Callable[[np.ndarray], np.ndarray]
-    counts_from: str          # which stored per-candidate counts it reads (metric key in the store)
+    score: Callable[[np.ndarray], np.ndarray]   # summed counts (gold, test, matched, 4th) -> score
+    counts_from: str          # which stored per-candidate counts it reads (the count key in the store)
+    scheme: str               # the ranker evaluate --scheme whose figures reproduce it
+    figure: str               # the key of that scheme's output that holds it
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in (
-    Metric("evalb_labeled", "EVALB labelled bracket F", f1_score, "evalb_labeled"),
-    Metric("evalb_unlabeled", "EVALB unlabelled bracket F", f1_score, "evalb_unlabeled"),
-    Metric("parseval", "PARSEVAL F after Black et al.'s erasures", f1_score, "parseval"),
-    Metric("mph", "Maximal projections of heads F (Ringger et al.)", f1_score, "mph"),
-    Metric("flat_recall", "Flattened-key recall (Gaizauskas et al.)", recall_score, "flat"),
-    Metric("flat_conformance", "Flattened-key conformance (Gaizauskas et al.)", conformance_score, "flat"),
+    Metric("evalb_labeled", "EVALB labelled bracket F", f1_score, "evalb_labeled", "evalb", "f1"),
+    # the scheme's --param is then the [evaluation] evalb_param with LABELED 0
+    Metric("evalb_unlabeled", "EVALB unlabelled bracket F", f1_score, "evalb_unlabeled", "evalb", "f1"),
+    Metric("parseval", "PARSEVAL F after Black et al.'s erasures", f1_score, "parseval", "parseval", "f1"),
+    Metric("mph", "Maximal projections of heads F (Ringger et al.)", f1_score, "mph", "mph", "f1"),
+    Metric("flat_recall", "Flattened-key recall (Gaizauskas et al.)", recall_score, "flat", "flat", "recall"),
+    Metric("flat_conformance", "Flattened-key conformance (Gaizauskas et al.)", conformance_score, "flat", "flat",
+           "conformance"),
     # Each dependency figure names its gold (issue 25): the two use different golds, so a typed
     # figure may come out above an untyped one; against one gold it never does.
     Metric("deps_untyped", "Untyped dependency F (gold: dependency_treebank arcs, or gold trees by "
-           "head rules where it has none)", f1_score, "deps_untyped"),
-    Metric("deps_typed", "Typed dependency F (gold: gold trees by head rules)", f1_score, "deps_typed"),
+           "head rules where it has none)", f1_score, "deps_untyped", "deps", "f1"),
+    Metric("deps_typed", "Typed dependency F (gold: gold trees by head rules)", f1_score, "deps_typed", "deps",
+           "typed_f1"),
 )}
+
+
+#: The metric the report leads with (its learning curve, the choices it plots), where it is reported.
+PRIMARY_METRIC = "mph"
+
+
+def reported_metric_names() -> list[str]:
+    """The reported metrics' names in report order: the one list the report, config and CLI check against."""
+    return list(METRICS)
 
 
 class ForestCounts(NamedTuple):

@@ -1,15 +1,17 @@
 """The scoring schemes of ``ranker evaluate`` over a whole file pair: per-pair scores summed into corpus figures.
 
-Each scheme is a function ``scheme(args, pairs) -> dict`` registered by versioned name in
-:data:`ranker.registries.SCHEMES`, which is where ``ranker evaluate --scheme`` finds its choices
-and its scorer. ``pairs`` holds ``(gold_line, gold, test_line, test)`` (``test`` None: no parse);
+Each scheme is one entry of :data:`SCHEMES` (a :class:`Scheme`): its function ``score(args, pairs)
+-> dict`` and what the rest of the package asks of it (the options it reads, its default head
+rules, whether its gold may be a dependency file, how the compiled kernel counts it). The table is
+registered by versioned name in :data:`ranker.registries.SCHEMES`, which is where ``ranker evaluate
+--scheme`` finds its choices, its options and its scorer: a new scheme is one entry here. ``pairs`` holds ``(gold_line, gold, test_line, test)`` (``test`` None: no parse);
 ``args`` carries the options of ``ranker evaluate`` (``param``, ``head_rules``,
 ``flatten_rules``, ``keys_as_given``, ``omit_root``, ``relation_labels``, and the ``gold`` and
 ``test`` file names that errors name). The figures are percentages 0-100 from summed counts.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from .settings import ScoringSettings
 
@@ -25,8 +27,6 @@ if TYPE_CHECKING:
 #: Settings of an option not given: the report's own (its stored counts are scored with these), so
 #: ``ranker evaluate`` on a run's files reproduces the run's report.
 DEFAULTS = ScoringSettings()
-#: Head rules by scheme when ``--head-rules`` is not given.
-DEFAULT_HEAD_RULES = {"mph": DEFAULTS.mph_head_rules, "deps": DEFAULTS.head_rules}
 #: Key of a scheme's output listing ``(test line, why)`` of each sentence it skipped (see
 #: :func:`same_words`); ``ranker evaluate`` names them on stderr and prints their number as ``skipped``.
 SKIPPED = "_skipped"
@@ -104,7 +104,7 @@ def mph(args, pairs, acc: BracketAccumulator | None = None) -> dict:
     from .mph import score_mph
     from .summary import BracketAccumulator
 
-    rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES["mph"])
+    rules = HeadRules.load(args.head_rules or DEFAULTS.mph_head_rules)
     acc = acc or BracketAccumulator()
     skipped = []
     for _, g, tl, t in pairs:
@@ -153,7 +153,7 @@ def deps(args, pairs, acc: DependencyAccumulator | None = None) -> dict:
     from ..trees.heads import HeadRules
     from .dependencies import DependencyAccumulator, gold_from_conll, gold_from_tree, score_tree_dependencies
 
-    rules_name = args.head_rules or DEFAULT_HEAD_RULES["deps"]
+    rules_name = args.head_rules or DEFAULTS.head_rules
     labels_name = args.relation_labels or DEFAULTS.relation_labels
     rules = HeadRules.load(rules_name)
     labels = RelationLabels.load(labels_name)
@@ -171,3 +171,66 @@ def deps(args, pairs, acc: DependencyAccumulator | None = None) -> dict:
             "gold_dependencies": ("GOLD dependency file, arcs as given" if from_file
                                   else f"GOLD trees {conversion}"),
             "test_dependencies": f"TEST trees {conversion}"}
+
+
+def _bracket_totals(sums):
+    """The compiled kernel's sums of a bracket scheme (9 of them) as the accumulator its scorer adds to."""
+    from .summary import BracketAccumulator
+
+    acc = BracketAccumulator()
+    acc.add_totals(sums[:9])
+    return acc
+
+
+def _flat_totals(sums):
+    """The kernel's sums of the flat scheme (6) as a :class:`~.flat.FlatAccumulator`."""
+    from .flat import FlatAccumulator
+
+    acc = FlatAccumulator()
+    acc.add_totals(sums[:6])
+    return acc
+
+
+def _dependency_totals(sums):
+    """The kernel's sums of the dependency scheme (9 untyped, 9 typed) as a :class:`~.dependencies.DependencyAccumulator`."""
+    from .dependencies import DependencyAccumulator
+
+    acc = DependencyAccumulator()
+    acc.add_totals(sums[:9], sums[9:])
+    return acc
+
+
+class Scheme(NamedTuple):
+    """One scoring scheme of ``ranker evaluate``: its scorer and what the rest of the package asks of it.
+
+    The command, its option check and the compiled path (:mod:`.schemes_native`) read these
+    fields instead of comparing the scheme's name.
+    """
+
+    #: ``score(args, pairs, acc=None) -> dict``: the figures of the pairs, added to ``acc``.
+    score: Callable[..., dict]
+    #: The options of ``ranker evaluate`` it reads, by their ``args`` name; any other one given is refused.
+    options: tuple[str, ...] = ()
+    #: The head-rule table when ``--head-rules`` is not given (None: it reads no head rules).
+    head_rules: str | None = None
+    #: Whether GOLD may be a ``.dp``/``.conll`` dependency file, its arcs the gold as given.
+    dependency_gold: bool = False
+    #: The compiled kernel's number for it (``schemes_kernel.c``'s ``SCHEME_*``); None: the reference only.
+    native: int | None = None
+    #: The kernel's summed counts as the accumulator ``score`` adds the pairs it left over to.
+    totals: Callable | None = None
+    #: Whether it erases words as Black et al. do and reports their sentence-averaged figures
+    #: (``score`` then takes the kernel's per-sentence counts as a second accumulator).
+    erasure: bool = False
+
+
+#: Every scheme of ``ranker evaluate`` by its bare name (registered as ``name/1`` in
+#: :data:`ranker.registries.SCHEMES`).
+SCHEMES: dict[str, Scheme] = {
+    "evalb": Scheme(evalb, ("param",), native=0, totals=_bracket_totals),
+    "mph": Scheme(mph, ("head_rules",), head_rules=DEFAULTS.mph_head_rules, native=1, totals=_bracket_totals),
+    "deps": Scheme(deps, ("head_rules", "relation_labels"), head_rules=DEFAULTS.head_rules, dependency_gold=True,
+                   native=2, totals=_dependency_totals),
+    "parseval": Scheme(parseval, (), native=3, totals=_bracket_totals, erasure=True),
+    "flat": Scheme(flat, ("keys_as_given", "omit_root", "flatten_rules"), native=4, totals=_flat_totals),
+}

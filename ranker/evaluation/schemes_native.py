@@ -30,9 +30,12 @@ from array import array
 from collections import Counter
 
 from .kernels import load_kernel
+from .schemes import SCHEMES
 
-#: The schemes the kernel counts (``schemes_kernel.c``'s SCHEME_* numbers by position).
-NATIVE_SCHEMES = ("evalb", "mph", "deps", "parseval", "flat")
+#: The schemes the kernel counts (those with a ``native`` number in :data:`.schemes.SCHEMES`), in
+#: the order of ``schemes_kernel.c``'s SCHEME_* numbers.
+NATIVE_SCHEMES = tuple(name for _, name in sorted((s.native, name) for name, s in SCHEMES.items()
+                                                  if s.native is not None))
 REC = 8                      # int32 fields of one record, as schemes_kernel.c lays them out
 _DEFER = 2
 CHUNK_LINES = 1 << 11        # pairs scored per kernel call: the records stay small whatever the file size
@@ -94,7 +97,9 @@ def _ptr(a: array) -> int:
 class _Tables:
     """The kernel's handle and the label tables of one run, grown as new labels are read."""
 
-    def __init__(self, lib, scheme: str, args):
+    def __init__(self, lib, scheme, args):
+        """``scheme``: the :class:`~.schemes.Scheme` counted; what it reads (``options``,
+        ``head_rules``, ``erasure``) says which tables to build."""
         from ..trees.transforms import PUNCT_TAGS
 
         self.lib, self.scheme = lib, scheme
@@ -105,29 +110,29 @@ class _Tables:
         self.names: list[str] = []
         self.params = self.rules = self.relations = None
         self.eq = array("i")
-        if scheme == "evalb":
+        if "param" in scheme.options:
             from .evalb_params import load_params
             from .schemes import DEFAULTS
 
             self.params = load_params(args.param or DEFAULTS.evalb_param)
             self.eq = array("i", [self.intern(x) for pair in self.params.eq_labels for x in pair])
-        elif scheme in ("mph", "deps"):
+        elif scheme.head_rules is not None:
             from ..trees.heads import HeadRules
-            from .schemes import DEFAULT_HEAD_RULES, DEFAULTS
+            from .schemes import DEFAULTS
 
-            self.rules = HeadRules.load(args.head_rules or DEFAULT_HEAD_RULES[scheme])
+            self.rules = HeadRules.load(args.head_rules or scheme.head_rules)
             self.categories = {c: self.intern(c) for passes in self.rules.rules.values()
                                for p in passes for c in p.categories if c not in _PSEUDO}
-            if scheme == "deps":
+            if "relation_labels" in scheme.options:
                 from ..trees.dependencies import RelationLabels
 
                 self.relations = RelationLabels.load(args.relation_labels or DEFAULTS.relation_labels)
-        self.black = scheme == "parseval"
+        self.black = scheme.erasure
         if self.black:
             self._black_forms()
         self.frules, self.fpats, self.flat_opts = array("i"), array("i"), 0
         self.none = self.intern("-NONE-")
-        if scheme == "flat":
+        if "flatten_rules" in scheme.options:
             self._flatten_rules(args)
         self.size = -1
         self._ids: dict[str, int] = {}
@@ -310,7 +315,7 @@ class _Tables:
         state = array("q", [0, 0, 0])
         while True:
             pat, patword = bytes(self.pat), bytes(self.patword)
-            done = lib.sk_score(self.handle, NATIVE_SCHEMES.index(self.scheme), gold, glen, test, tlen,
+            done = lib.sk_score(self.handle, self.scheme.native, gold, glen, test, tlen,
                                 lines, _ptr(state), self.size, _ptr(self.flags),
                                 _ptr(self.base), _ptr(self.hoff), _ptr(self.hprog), _ptr(self.cut),
                                 _ptr(self.eq), len(self.eq) // 2,
@@ -399,14 +404,17 @@ def evaluate_native(args) -> dict | None:
     """
     from ..errors import RankerError
 
-    if args.scheme not in NATIVE_SCHEMES or args.notation != "penn":
+    from ..registries import SCHEMES as REGISTERED
+
+    scheme = REGISTERED.get(args.scheme, "--scheme")
+    if scheme.native is None or args.notation != "penn":
         return None
     lib = kernel()
     if lib is None:
         return None
     from .inputs import is_conll_path, one_tree_per_line
 
-    if args.scheme == "deps" and is_conll_path(args.gold):
+    if scheme.dependency_gold and is_conll_path(args.gold):
         return None
     maps = []
     try:
@@ -421,13 +429,13 @@ def evaluate_native(args) -> dict | None:
         if firsts[0] is None or not all(f is None or one_tree_per_line(f) for f in firsts):
             return None
         try:
-            tables = _Tables(lib, args.scheme, args)
+            tables = _Tables(lib, scheme, args)
         except (RankerError, OSError, ValueError):
             return None                   # a bad rule or parameter file: the reference says so
         if tables.params is not None and tables.params.eq_words:
             tables.close()
             return None
-        return _figures(args, *_score_files(tables, args, *maps, lines[0]))
+        return _figures(args, scheme, *_score_files(tables, args, *maps, lines[0]))
     finally:
         for m in maps:
             m.close()
@@ -464,7 +472,7 @@ def _score_range(tables: _Tables, g: _Mapped, t: _Mapped, line0: int, goff: int,
             deferred += [(line0 + done + i + 1, gl[i], tl[i]) for i in range(k) if rec[i * REC] == _DEFER]
         for j in range(18):
             sums[j] += chunk[j]
-        if tables.scheme == "parseval":
+        if tables.scheme.erasure:
             sentences.update(tuple(rec[i * REC + 1:i * REC + 5]) for i in range(k) if rec[i * REC] != _DEFER)
         g.release(goff, goff + state[1])
         t.release(toff, toff + state[2])
@@ -488,7 +496,7 @@ def _score_files(tables: _Tables, args, g: _Mapped, t: _Mapped, lines: int):
         second: list = []
 
         def run_second():
-            other = _Tables(lib, args.scheme, args)
+            other = _Tables(lib, tables.scheme, args)
             try:
                 second.append(_score_range(other, g, t, half, goff, toff, lines - half))
             except BaseException as e:          # re-raised in the caller's thread
@@ -513,10 +521,9 @@ def _score_files(tables: _Tables, args, g: _Mapped, t: _Mapped, lines: int):
         tables.close()
 
 
-def _figures(args, sums, deferred, sentences) -> dict | None:
+def _figures(args, scheme, sums, deferred, sentences) -> dict | None:
     """The scheme's figures: the kernel's sums plus the deferred pairs scored by the reference."""
     from ..errors import RankerError
-    from ..registries import SCHEMES
     from .inputs import tree_of_line
 
     pairs = []
@@ -524,28 +531,14 @@ def _figures(args, sums, deferred, sentences) -> dict | None:
         for n, g, t in deferred:
             pairs.append((n, tree_of_line(g.decode("utf-8"), args.gold, n, allow_no_parse=False), n,
                           tree_of_line(t.decode("utf-8"), args.test, n)))
-        if args.scheme == "deps":
-            from .dependencies import DependencyAccumulator
-
-            acc = DependencyAccumulator()
-            acc.add_totals(sums[:9], sums[9:])
-        elif args.scheme == "flat":
-            from .flat import FlatAccumulator
-
-            acc = FlatAccumulator()
-            acc.add_totals(sums[:6])
-        else:
-            from .summary import BracketAccumulator
-
-            acc = BracketAccumulator()
-            acc.add_totals(sums[:9])
-        if args.scheme == "parseval":
+        acc = scheme.totals(sums)
+        if scheme.erasure:
             from .parseval import BracketCounts, ParsevalAccumulator
 
             black = ParsevalAccumulator()
             for counts, times in sentences.items():
                 black.add(BracketCounts(*counts), times)
-            return SCHEMES.get(args.scheme)(args, pairs, acc, black)
-        return SCHEMES.get(args.scheme)(args, pairs, acc)
+            return scheme.score(args, pairs, acc, black)
+        return scheme.score(args, pairs, acc)
     except (RankerError, ValueError):
         return None                   # an error among them: the reference reports the first one

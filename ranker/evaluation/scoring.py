@@ -48,6 +48,11 @@ Counts = tuple[int, int, int, int]
 #: Every stored metric, in storage order. The LAST one is written last and its presence marks a
 #: sentence as scored (``experiment.score_candidates``).
 METRICS = ("evalb_labeled", "evalb_unlabeled", "parseval", "mph", "flat", "deps_untyped", "deps_typed")
+#: The counts EVALB gives alone, no gold side needed, by the :class:`Scorer` attribute holding
+#: their parameters (``best_f`` counts them without digesting the gold).
+EVALB_COUNTS = {"evalb_labeled": "evalb", "evalb_unlabeled": "evalb_unlabeled"}
+#: The counts whose gold is ``dependency_treebank``'s arcs where the store holds them (untyped).
+DEPENDENCY_TREEBANK_COUNTS = ("deps_untyped",)
 
 
 class GoldSide(NamedTuple):
@@ -120,7 +125,7 @@ class Scorer:
         out: dict[str, Counts] = {}
         # the two EVALB parameter sets differ in LABELED only: each side is read once for both
         evalb = score_evalb_sides(gold.evalb, EvalbSide(t, self.evalb), self._evalb_params)
-        for name, s in zip(("evalb_labeled", "evalb_unlabeled"), evalb):
+        for name, s in zip(EVALB_COUNTS, evalb):
             # A skip (no word left after deletion: an all-punctuation sentence) and an error both
             # count zeros, as EVALB leaves such a sentence out of its totals. The error arises when
             # the words are equal (checked above) but the tags differ on punctuation EVALB deletes

@@ -44,6 +44,9 @@ class AnnotationKind:
     full: bool = False
     #: Whether the brackets are people's decisions (``ranker serve``), read again at each use.
     from_decisions: bool = False
+    #: Whether the brackets are derived from the corpus's gold (trees or chunks), so every sentence
+    #: has them, the test sentences too (a retrain learns from the train split by default).
+    from_gold: bool = False
 
     def __init__(self, name: str):
         self.name = name
@@ -85,6 +88,7 @@ class GoldBrackets(AnnotationKind):
 
     origin = "gold trees"
     corpus = "treebank"
+    from_gold = True
 
     def check_run(self, cfg, reader, where: str) -> None:
         _needs_gold(self.name, reader, where)
@@ -103,6 +107,7 @@ class FullAnnotation(AnnotationKind):
 
     origin = "gold trees"
     corpus = "treebank"
+    from_gold = True
     full = True
 
     def check_run(self, cfg, reader, where: str) -> None:
@@ -151,6 +156,7 @@ class CorpusBrackets(AnnotationKind):
 
     origin = "a corpus"
     corpus = "conll2000"
+    from_gold = True
 
     def check_run(self, cfg, reader, where: str) -> None:
         if not getattr(reader, "has_annotation", False):

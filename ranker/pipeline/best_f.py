@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import RankerError
 from ..evaluation.bounds import METRICS, unscored_rows
-from ..evaluation.scoring import Scorer, ScoringSettings
+from ..evaluation.scoring import DEPENDENCY_TREEBANK_COUNTS, EVALB_COUNTS, Scorer, ScoringSettings
 from ..store import BracketCounts, Store
 from ..store.records import Sentence
 
@@ -30,11 +30,11 @@ KIND = "best_f"
 def _count_handler(arg):
     settings, counts_from = arg
     scorer = Scorer(settings)
-    plain = counts_from in ("evalb_labeled", "evalb_unlabeled")   # EVALB needs no gold side
+    plain = counts_from in EVALB_COUNTS   # EVALB needs no gold side
     if plain:
         from ..evaluation.evalb import ERROR, score_evalb
 
-        params = scorer.evalb if counts_from == "evalb_labeled" else scorer.evalb_unlabeled
+        params = getattr(scorer, EVALB_COUNTS[counts_from])
 
         def count(gold, tree):
             s = score_evalb(gold, tree, params)
@@ -87,7 +87,7 @@ def ensure_best_f_counts(store: Store, sentences: Sequence[Sentence], source: st
     have = store.bracket_counts(key, None, None, source=source)
     todo = [s for s in sentences if s.id not in have]
 
-    deps = METRICS[metric].counts_from == "deps_untyped"   # scored against dependency_treebank
+    deps = METRICS[metric].counts_from in DEPENDENCY_TREEBANK_COUNTS   # scored against dependency_treebank
 
     def items():
         for s in todo:

@@ -95,7 +95,9 @@ def source_of(name: str, where: str = "") -> CandidateSource:
     """The registered source ``name`` (maybe versioned) stands for; unknown names raise, listing the known."""
     from ..registries import SOURCES
 
-    cls = SOURCES.get(name, where)
+    entry = SOURCES.get(name, where)
+    # a parser's class, or an n-best format (ranker.sources.nbest.NBEST_FORMATS), read from its files
+    cls = entry if isinstance(entry, type) else NbestFileSource
     return cls(SOURCES.resolve(name).partition("/")[0])
 
 
@@ -103,7 +105,7 @@ def file_sources() -> tuple[str, ...]:
     """Bare names of the sources read from n-best files (``penn``, ``bllip``)."""
     from ..registries import SOURCES
 
-    return tuple(n for n in SOURCES.names(bare=True) if SOURCES.get(n).reads_files)
+    return tuple(n for n in SOURCES.names(bare=True) if source_of(n).reads_files)
 
 
 def link_grammar_options(parse):

@@ -24,7 +24,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..atomicfile import atomic_write
 from ..errors import RankerError
-from ..evaluation.bounds import METRICS, corpus_score, oracle_choice, selected_counts
+from ..evaluation.bounds import METRICS, PRIMARY_METRIC, corpus_score, oracle_choice, selected_counts
 from ..gcpause import gc_paused
 from ..parallel import use_executor
 from ..store import Store
@@ -112,7 +112,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
     stages.candidate_source(cfg.parse, cfg.source)
     metric_names = stages.metric_names(ev)
     # the metric of the plots: MPH, the targets' metric, when the scorer provides it
-    primary = "mph" if "mph" in metric_names else metric_names[0]
+    primary = PRIMARY_METRIC if PRIMARY_METRIC in metric_names else metric_names[0]
 
     Path(cfg.experiment.store).parent.mkdir(parents=True, exist_ok=True)
     # every stage's pools and the objective run on the configured executor (local or Dask)

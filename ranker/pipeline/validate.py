@@ -35,21 +35,19 @@ def check_cutoff(feature_set: str, cutoff: int, where: str) -> None:
 
 
 def check_executor(experiment, src: str) -> None:
-    """Refuse an unknown executor, a missing dask extra, or a scheduler address that cannot be one."""
-    from ..dask_executor import check_scheduler_address, dask_missing
+    """Refuse an unknown executor, one that cannot run here (a missing extra), or a scheduler address
+    it cannot take: the executor itself answers (``available()``, ``check()``)."""
     from ..registries import EXECUTORS
 
     _check(src, "[experiment] executor", lambda: EXECUTORS.resolve(experiment.executor))
-    name = EXECUTORS.resolve(experiment.executor).partition("/")[0]
-    if name == "dask":
-        why = dask_missing()
-        if why is not None:
-            raise ConfigError(f"{src}: [experiment] executor: {why}")
-        if experiment.scheduler:
-            _check(src, "[experiment] scheduler", lambda: check_scheduler_address(experiment.scheduler))
-    elif experiment.scheduler:
+    executor = EXECUTORS.get(experiment.executor)
+    if experiment.scheduler and not executor.takes_scheduler:
+        takers = " or ".join(f'"{n}"' for n in EXECUTORS.names(bare=True) if EXECUTORS.get(n).takes_scheduler)
         raise ConfigError(f"{src}: [experiment] scheduler is set but executor is {experiment.executor!r}; "
-                          "a scheduler address needs executor = \"dask\"")
+                          f"a scheduler address needs executor = {takers}")
+    _check(src, "[experiment] executor", executor.check)
+    if experiment.scheduler:
+        _check(src, "[experiment] scheduler", lambda: executor.check(experiment.scheduler))
 
 
 def check_selection(where: str, reader, key: str, spec: str) -> None:

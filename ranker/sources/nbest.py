@@ -29,16 +29,15 @@ import math
 import re
 from collections import defaultdict, deque
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
 from ..errors import RankerError
-from ..store.records import Candidate, Sentence
 from ..trees.penn import TreeSyntaxError, iter_trees
 from ..trees.transforms import normalize_root
 from ..trees.tree import Tree
 
-FORMATS = ("penn", "bllip")
-
+if TYPE_CHECKING:   # the store loads where forests are stored: listing the formats (--help) needs none of it
+    from ..store.records import Candidate, Sentence
 
 class NbestError(RankerError):
     """One forest of an n-best file that cannot be stored; ``str()`` reads ``file:line: what``."""
@@ -129,8 +128,7 @@ def _bllip_block(path: str, start: int, lines: list[str]) -> ForestBlock:
 
 def read_blocks(path: str | Path, fmt: str) -> Iterator[ForestBlock | NbestError]:
     """Every forest block of an n-best file; a malformed block is yielded as its error."""
-    if fmt not in FORMATS:
-        raise RankerError(f"unknown n-best format {fmt!r} (known: {', '.join(FORMATS)})")
+    separate = nbest_format(fmt).separate
     path = Path(path)
     try:
         if path.suffix == ".gz":
@@ -144,12 +142,12 @@ def read_blocks(path: str | Path, fmt: str) -> Iterator[ForestBlock | NbestError
         raise RefusedFile(f"{path}: not UTF-8 text ({e})") from None
     except (OSError, EOFError) as e:     # gzip: not a gzip file, or cut short
         raise RefusedFile(f"{path}: cannot be read as gzip ({e})") from None
-    yield from parse_blocks(_blocks(text), str(path), fmt)
+    yield from parse_blocks(separate(text), str(path), fmt)
 
 
 def parse_blocks(blocks, name: str, fmt: str) -> Iterator[ForestBlock | NbestError]:
     """Each ``(first line, lines)`` block read as a forest of ``fmt``; a malformed block as its error."""
-    read = BLOCK_READERS[fmt]
+    read = nbest_format(fmt).read
     for start, lines in blocks:
         try:
             yield read(name, start, lines)
@@ -166,9 +164,7 @@ def stream_blocks(lines, name: str, fmt: str, first_line: int = 1) -> Iterator[F
     ``first_line`` is the number of the stream's first line in its file (a partition of a file
     begins further on), so that messages name the file's own lines.
     """
-    if fmt not in FORMATS:
-        raise RankerError(f"unknown n-best format {fmt!r} (known: {', '.join(FORMATS)})")
-    yield from parse_blocks(_blocks(lines, first_line), name, fmt)
+    yield from parse_blocks(nbest_format(fmt).separate(lines, first_line), name, fmt)
 
 
 _FILE_DOT_INDEX = re.compile(r"(?P<file>[^/]+?)\.(?P<index>\d+)")
@@ -310,6 +306,8 @@ def import_files(store, paths, fmt: str, source: str, corpus: str | None = None,
 
 def new_sentence(corpus: str, path: Path, block_number: int, tree: Tree) -> Sentence:
     """The sentence a forest no stored sentence matches stands for: its first candidate's words and tags."""
+    from ..store.records import Sentence
+
     doc = path.name[:-3] if path.name.endswith(".gz") else path.name
     return Sentence(f"{corpus}/{doc}/{block_number}", corpus, doc, block_number, tuple(tree.words),
                     tuple(t or "" for t in tree.tags()))
@@ -318,6 +316,8 @@ def new_sentence(corpus: str, path: Path, block_number: int, tree: Tree) -> Sent
 def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatcher, first_at: dict,
                 batch_size: int, new_corpus: str | None = None) -> ImportSummary:
     """One file of :func:`import_files`, inside its transaction."""
+    from ..store.records import Candidate
+
     errors: list[str] = []
     blocks = forests = cands = added = 0
     pending: list[tuple[str, list[Candidate]]] = []
@@ -386,5 +386,33 @@ def _import_one(store, path: Path, fmt: str, source: str, matcher: SentenceMatch
     return ImportSummary(forests, cands, tuple(errors), added, tuple(order))
 
 
-#: Each n-best file format's block reader, by the format's name (``[parse] source``, ``--format``).
-BLOCK_READERS = {"penn": _penn_block, "bllip": _bllip_block}
+class NbestFormat(NamedTuple):
+    """One n-best file format: how its text divides into sentences' lists, how a list is read, its scores.
+
+    An entry of :data:`NBEST_FORMATS` is all a new format needs: the table is registered as
+    candidate sources (:data:`ranker.registries.SOURCES`), so ``[parse] source``, ``ranker import
+    --format`` and ``ranker apply --lists --format`` offer it.
+    """
+
+    #: ``read(file name, first line, lines) -> ForestBlock``: one sentence's list (raises NbestError).
+    read: Callable[[str, int, list[str]], ForestBlock]
+    #: The separator: ``separate(text or lines, first_line=1)`` yields each list's ``(first line,
+    #: lines)``; both formats here are separated by blank lines (:func:`_blocks`), as
+    #: :mod:`.partitions` assumes when it cuts a large file.
+    separate: Callable[..., Iterator[tuple[int, list[str]]]]
+    #: The native scores each candidate carries (its ``scores``' keys), as the feature families read them.
+    score_names: tuple[str, ...] = ()
+
+
+#: Every n-best file format by its name (``[parse] source``, ``ranker import --format``, ``--lists``).
+NBEST_FORMATS: dict[str, NbestFormat] = {
+    "penn": NbestFormat(_penn_block, _blocks),
+    "bllip": NbestFormat(_bllip_block, _blocks, ("logprob",)),
+}
+
+
+def nbest_format(fmt: str) -> NbestFormat:
+    """The format ``fmt`` names; an unknown name raises, listing the known."""
+    if fmt not in NBEST_FORMATS:
+        raise RankerError(f"unknown n-best format {fmt!r} (known: {', '.join(NBEST_FORMATS)})")
+    return NBEST_FORMATS[fmt]

@@ -19,7 +19,6 @@ from ..trees.penn import ptb_token
 from ..trees.tree import Tree
 from .corpus import CorpusItem, CorpusReader, store_items
 
-CORPORA = ("treebank", "conll2000")
 #: Every chunk type of CoNLL-2000 (Tjong Kim Sang and Buchholz 2000, table 1). NLTK's reader keeps
 #: only NP, VP and PP unless told otherwise, and a type it is not told turns into "outside".
 CONLL2000_CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "UCP", "VP")
@@ -119,8 +118,6 @@ def treebank_sentences(fileids=None, keep=None) -> Iterator[GoldSentence]:
 
 #: Sentences per document of a CoNLL-2000 file (see conll2000_sentences).
 CONLL_DOCUMENT_SIZE = 20
-#: The store marker of each corpus's loaded form; a new form makes ensure_corpus load it again.
-CORPUS_MARKERS = {"treebank": "treebank", "conll2000": "conll2000/3"}   # /3: all chunk types
 
 
 def conll2000_files() -> list[str]:
@@ -161,7 +158,7 @@ def require_split(corpus: str, split: str | None) -> None:
     RankerError
         Naming the corpus, the split, the files present and where they were looked for.
     """
-    if corpus in CORPORA:   # a corpus on disk (penn, text) has no split of its own to lack
+    if _nltk_class(corpus) is not None:   # a corpus on disk (penn, text) has no split of its own to lack
         nltk_corpus(corpus).require_split(split)
 
 
@@ -242,6 +239,8 @@ class NltkCorpus(CorpusReader):
     """
 
     corpus = ""
+    #: The store marker of the corpus's loaded form; a new form makes :func:`ensure_corpus` load it again.
+    marker_name = ""
     has_gold = True
 
     def __init__(self):
@@ -256,7 +255,7 @@ class NltkCorpus(CorpusReader):
         return cls()
 
     def marker(self) -> str:
-        return CORPUS_MARKERS[self.corpus]
+        return self.marker_name
 
     def require_split(self, split: str | None) -> None:
         """Fail when the installed files lack the documents of ``split`` (all present by default)."""
@@ -275,6 +274,7 @@ class NltkTreebank(NltkCorpus):
     """NLTK's 10% sample of the Penn Treebank's WSJ, with the dependency gold of ``dependency_treebank``."""
 
     corpus = "treebank"
+    marker_name = "treebank"
 
     def documents(self) -> list[str]:
         require_corpus("treebank")
@@ -298,6 +298,7 @@ class NltkConll2000(NltkCorpus):
     """CoNLL-2000's chunked sentences (chunk brackets their only annotation), as NLTK ships them."""
 
     corpus = "conll2000"
+    marker_name = "conll2000/3"   # /3: all chunk types
     has_gold = False
     has_annotation = True
 
@@ -338,7 +339,18 @@ class NltkConll2000(NltkCorpus):
 
 def nltk_corpus(corpus: str) -> NltkCorpus:
     """The reader of NLTK's corpus ``corpus`` (``treebank``, ``conll2000``); another name raises."""
-    for cls in (NltkTreebank, NltkConll2000):
-        if cls.corpus == corpus:
-            return cls()
-    raise RankerError(f"unknown corpus {corpus!r} (known: {', '.join(CORPORA)})")
+    cls = _nltk_class(corpus)
+    if cls is None:
+        from ..registries import CORPORA
+
+        known = [n for n in CORPORA.names(bare=True) if _nltk_class(n) is not None]
+        raise RankerError(f"unknown corpus {corpus!r} (known: {', '.join(known)})")
+    return cls()
+
+
+def _nltk_class(corpus: str) -> type | None:
+    """The registered reader class of ``corpus`` if it is one of NLTK's corpora (None otherwise)."""
+    from ..registries import CORPORA
+
+    cls = CORPORA.get(corpus) if corpus in CORPORA else None
+    return cls if isinstance(cls, type) and issubclass(cls, NltkCorpus) else None

@@ -35,7 +35,7 @@ def _args(gold, test, scheme, **opts):
 
 def native_and_reference(gold, test, scheme, **opts) -> tuple[dict | None, dict]:
     args = _args(gold, test, scheme, **opts)
-    return schemes_native.evaluate_native(args), SCHEMES.get(scheme)(args, _pairs(args))
+    return schemes_native.evaluate_native(args), SCHEMES.get(scheme).score(args, _pairs(args))
 
 
 def _treebank_gold() -> dict[str, list[str]]:
@@ -82,7 +82,7 @@ def _scorable(tmp_path, gold: list[str], test: list[str], scheme: str):
     keep = []
     for k, pair in enumerate(_pairs(args)):
         try:
-            SCHEMES.get(scheme)(args, [pair])
+            SCHEMES.get(scheme).score(args, [pair])
             keep.append(k)
         except ValueError:
             pass
@@ -134,7 +134,7 @@ def test_generated_lines_score_as_the_reference_scores_them(tmp_path, scheme, se
     gold, test = _generated(random.Random(seed), 400)
     g, t = _write(tmp_path, gold, test)
     try:
-        reference = SCHEMES.get(scheme)(_args(g, t, scheme), _pairs(_args(g, t, scheme)))
+        reference = SCHEMES.get(scheme).score(_args(g, t, scheme), _pairs(_args(g, t, scheme)))
     except ValueError:
         reference = None                # a pair the reference refuses: so must the fast path
     assert schemes_native.evaluate_native(_args(g, t, scheme)) == reference
@@ -177,7 +177,7 @@ def test_chunks_slices_and_two_threads_give_the_same_figures(bllip_lists, tmp_pa
     g, t = _scorable(tmp_path, gold[:121], test[:121], scheme)
     monkeypatch.setattr(schemes_native, "TWO_THREADS_BYTES", 1 << 40)
     whole = schemes_native.evaluate_native(_args(g, t, scheme))
-    assert whole == SCHEMES.get(scheme)(_args(g, t, scheme), _pairs(_args(g, t, scheme)))
+    assert whole == SCHEMES.get(scheme).score(_args(g, t, scheme), _pairs(_args(g, t, scheme)))
     monkeypatch.setattr(schemes_native, "CHUNK_LINES", 7)
     monkeypatch.setattr(schemes_native, "SCAN_BYTES", 1000)
     monkeypatch.setattr(schemes_native, "TWO_THREADS_BYTES", 0)

@@ -263,7 +263,7 @@ def test_compiled_scoring_of_every_selection_equals_the_reference(tiny_run):
                                       flatten_rules=None, keys_as_given=False, omit_root=False,
                                       notation="penn")
             native = schemes_native.evaluate_native(args)
-            assert native is not None and native == SCHEMES.get(scheme)(args, _pairs(args)), (path, scheme)
+            assert native is not None and native == SCHEMES.get(scheme).score(args, _pairs(args)), (path, scheme)
 
 
 @pytest.mark.linkgrammar

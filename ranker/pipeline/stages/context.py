@@ -4,11 +4,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ...errors import RankerError
+from ...sources.link_grammar import SOURCE as LINK_GRAMMAR  # noqa: F401  (the parser's source name, defined there)
 from ...store import Store
 from ..config import ExperimentSection
-
-
-LINK_GRAMMAR = "link-grammar"
 
 
 class StageContext(NamedTuple):

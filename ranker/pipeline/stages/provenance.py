@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...errors import RankerError
 from ...evaluation.bounds import METRICS
+from ...evaluation.bounds import reported_metric_names
 from ...evaluation.scoring import Scorer, ScoringSettings
 from ...store import Store
 from ..config import EvaluationSection
@@ -61,9 +62,12 @@ def stored_evaluation(store: Store, source: str, given: dict | None = None) -> E
 
 
 def metric_names(evaluation: EvaluationSection) -> list[str]:
-    """The report's metrics, in report order: those whose counts the scorer stores."""
+    """The report's metrics, in report order: those of the one list whose counts the scorer stores.
+
+    The list is :func:`~ranker.evaluation.bounds.reported_metric_names`, which the CLI checks against too.
+    """
     stored = Scorer(scoring_settings(evaluation)).metrics
-    return [m for m in METRICS if METRICS[m].counts_from in stored]
+    return [m for m in reported_metric_names() if METRICS[m].counts_from in stored]
 
 
 def stored_sources(store: Store) -> list[str]:
