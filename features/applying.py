@@ -183,6 +183,31 @@ class ByShape:
         return got
 
 
+def children_only_conflicts(family, forests: Iterable) -> list[tuple]:
+    """The children shapes (:func:`~ranker.features.base.children_shape`) under which ``family`` says
+    different things of two nodes of ``forests``' trees: empty when it may claim ``children_only``.
+
+    :class:`ByShape` keeps what a family says of the first node of a shape for every later node of
+    that shape, so a family that claims :attr:`~ranker.features.base.NodeFamily.children_only` but
+    reads more (a word, a grandchild) gets wrong columns in :class:`ModelColumns`, silently. This
+    is how to tell, on real trees (``tests/features/test_applying.py`` runs it on every family
+    that claims it).
+    """
+    from .base import facts
+
+    said: dict = {}
+    bad = []
+    for forest in forests:
+        for cand in forest.candidates:
+            t = cand.tree
+            for n, up in facts(t).walk:
+                got = sorted(family.node_properties(n, up, t))
+                key = children_shape(n, up)
+                if said.setdefault(key, got) != got:
+                    bad.append(key)
+    return bad
+
+
 def _extract_span(state: dict, span: tuple[int, int]) -> CandidateMatrix:
     return state["columns"]._extract(state["forests"][span[0]:span[1]])
 

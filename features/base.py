@@ -234,8 +234,9 @@ class NodeFamily(Family):
     #: same in every sentence, so applying a model
     #: (:class:`~ranker.features.applying.ModelColumns`) keeps it per shape instead of naming it
     #: again in each sentence. A family that reads deeper (grandchildren, tags at the span's
-    #: edges), words or what lies outside the node leaves it False; ``tests/features/test_applying.py``
-    #: checks every family that sets it on real trees.
+    #: edges), words or what lies outside the node leaves it False. A wrong True gives wrong columns
+    #: when a model is applied, silently: :func:`~ranker.features.applying.children_only_conflicts`
+    #: tells, and ``tests/features/test_applying.py`` runs it on every registered family that sets it.
     children_only = False
 
     def node_properties(self, node, up: str, tree) -> Iterable[tuple[str, float]]:

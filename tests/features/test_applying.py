@@ -11,7 +11,7 @@ import io
 import numpy as np
 import pytest
 
-from ranker.features.applying import ModelColumns
+from ranker.features.applying import ModelColumns, children_only_conflicts
 from ranker.features.vectorizer import extract, load_feature_set
 from ranker.pipeline.apply_lists import block_forest
 from ranker.sources.nbest import stream_blocks
@@ -65,23 +65,6 @@ def test_workers_give_the_same_matrix(forests):
     assert np.array_equal(one.offsets, two.offsets) and one.sentence_ids == two.sentence_ids
 
 
-def _shapes_saying_two_things(family, forests) -> list:
-    """The children shapes under which ``family`` says different things of two nodes of real trees."""
-    from ranker.features.base import children_shape, facts
-
-    said: dict = {}
-    bad = []
-    for forest in forests:
-        for cand in forest.candidates:
-            t = cand.tree
-            for n, up in facts(t).walk:
-                got = sorted(family.node_properties(n, up, t))
-                key = children_shape(n, up)
-                if said.setdefault(key, got) != got:
-                    bad.append(key)
-    return bad
-
-
 def test_families_that_read_only_the_childrens_shape_say_one_thing_per_shape(forests):
     """ModelColumns keeps what a children_only family says per shape across sentences: every family
     that claims it (with its default options) says the same of every node of a shape, over 3,000
@@ -91,9 +74,9 @@ def test_families_that_read_only_the_childrens_shape_say_one_thing_per_shape(for
     claims = [name for name in family_names() if getattr(family_class(name), "children_only", False)]
     assert {"local_trees/1", "ngram/1", "sibling_ngrams/1", "colenpar/1"} <= set(claims)
     for name in claims:
-        assert _shapes_saying_two_things(make_family(name), forests) == [], name
+        assert children_only_conflicts(make_family(name), forests) == [], name
     for features in ("bllip-rich", "reranker"):   # and with the shipped sets' options
         for fam in load_feature_set(features).build():
             if getattr(fam, "children_only", False):
-                assert _shapes_saying_two_things(fam, forests) == [], (features, fam.name)
-    assert _shapes_saying_two_things(make_family("heads/1"), forests[:5])
+                assert children_only_conflicts(fam, forests) == [], (features, fam.name)
+    assert children_only_conflicts(make_family("heads/1"), forests[:5])
