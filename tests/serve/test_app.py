@@ -191,6 +191,32 @@ def test_read_only_serves_pages_refuses_posts_and_leaves_the_file_alone(store_pa
     assert hashlib.sha256(store_path.read_bytes()).hexdigest() == digest
 
 
+def _post_rules(app) -> list[str]:
+    """Every page action (POST route) of the application but signing in and out, which write no store."""
+    return sorted({r.rule for r in app.url_map.iter_rules() if "POST" in r.methods
+                   and not r.endpoint.startswith("accounts.")})
+
+
+def test_every_page_action_needs_the_token_and_is_refused_read_only(store_path, test_sentence):
+    """A page action added to any blueprint is guarded as the others are (docs/extending.md): the
+    blueprint's ``before_request(views._guard_posts)`` forgotten, this fails."""
+    from ranker.serve.app import create_app
+
+    digest = hashlib.sha256(store_path.read_bytes()).hexdigest()
+    data = {"id": test_sentence, "key": "NP:0-1", "accept": "1", "who": "ann", "comment": "x", "blind": "on"}
+    writable, read_only = create_app(store_path), create_app(store_path, read_only=True)
+    rules = _post_rules(writable)
+    assert {"/decide", "/verdict", "/adjudicate", "/assign", "/retrain"} <= set(rules)
+    client, ro = writable.test_client(), read_only.test_client()
+    _token(client)
+    for rule in rules:
+        r = client.post(rule, data=data)                 # no token
+        assert r.status_code == 403 and "token" in r.get_data(as_text=True), rule
+        r = ro.post(rule, data={**data, "token": "t"})
+        assert r.status_code == 403 and "read-only" in r.get_data(as_text=True), rule
+    assert hashlib.sha256(store_path.read_bytes()).hexdigest() == digest
+
+
 def _stored_left(store_path, sid, who: str | None = None) -> int:
     """How many candidates the stored decisions on ``sid`` leave (read from the store itself);
     with ``who``, that annotator's own (each annotator disambiguates for themselves)."""
