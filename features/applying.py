@@ -14,7 +14,10 @@ The families run as in training (the same :class:`~ranker.features.base.NodeFami
 once per distinct subtree and parent category of a forest, tree families once per distinct tree,
 candidate families per candidate), but for the node families that read only a node's children's
 shape (:class:`ByShape`), which run once per shape met in the whole input, not once per forest;
-what is saved is everything after a property's name.
+what is saved is everything after a property's name. With numba (the ``fast`` extra) the
+Charniak-Johnson families it knows name their properties in compiled loops instead
+(:mod:`ranker.features.compiled`), once per distinct node under its parent's category of a forest
+and once per distinct tree as here: the same matrix, bit for bit (``tests/features/test_compiled.py``).
 """
 from __future__ import annotations
 
@@ -38,6 +41,10 @@ class ModelColumns:
         Built families (:meth:`~ranker.features.vectorizer.FeatureSet.build`), none needing a fit.
     names : sequence of str
         The model's feature names; column ``j`` of the result is ``names[j]``.
+    compiled : bool or None
+        Whether the families :mod:`ranker.features.compiled` knows run in numba's loops: None
+        when numba is there (:func:`~ranker.features.compiled.kernels`), True (ValueError without
+        numba) or False (every family in Python). The matrix is the same.
     """
 
     def __init__(self, families: list, names: Sequence[str], compiled: bool | None = None):
