@@ -41,6 +41,7 @@ T_H1, T_H1WT, T_H1TW, T_H2, T_HT, T_NT = _L["H1"], _L["H1wt:"], _L["H1tw:"], _L[
 T_HV, T_E, T_DASH, T_P = _L["HV:"], _L["E"], _L["-"], _L["P"]
 T_CP, T_PAR, T_NON = _L["CP:"], _L[":par"], _L[":non"]
 T_WP, T_E2, T_NB, T_EMBED = _L["WP"], _L["E2:"], _L["NB:"], _L["embed:"]
+T_W = _L["W"]   # a word's shape in copar/1
 T_W2, T_W3, T_W4 = _L["W2"], _L["W3"], _L["W4"]
 
 #: Which families a run computes (``on[F_...]``), in :data:`.compiled.COMPILED`'s order.
@@ -154,17 +155,6 @@ def _heavy_bin(n):
     return T_21P
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _diff_bin(d):
-    if d <= 2:
-        return T_0 + d
-    if d <= 4:
-        return T_3_4
-    if d <= 8:
-        return T_5_8
-    return T_9P
-
-
 @njit(cache=True, nogil=True)
 def _shapes_equal(a, b, depth, ncat, npre, cptr, child, stack):
     """``_shape(a, depth) == _shape(b, depth)`` of copar/1 (children: >= 0 a node, < 0 a word), without recursion."""
@@ -193,8 +183,6 @@ def _shapes_equal(a, b, depth, ncat, npre, cptr, child, stack):
     return True
 
 
-T_W = _L["W"]
-
 
 @njit(cache=True, nogil=True)
 def forest_columns(jobs_node, jobs_up, jobs_tree, trees_root, tree_tags, ncat, npre, nstart, nend, nroot_base,
@@ -218,7 +206,7 @@ def forest_columns(jobs_node, jobs_up, jobs_tree, trees_root, tree_tags, ncat, n
         tags = tree_tags[jobs_tree[job]]
         if npre[n]:
             if on[F_WORD]:
-                k = _word(n, up, tags, ncat, npre, cptr, child, lower, wclass, lex, st, md, out, k, need, scratch)
+                k = _word(n, up, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k, need)
             continue
         if on[F_EDGES1]:
             k = _edges1(n, up, tags, ncat, nstart, nend, nroot_base, lower, opt, st, md, out, k, need)
@@ -237,7 +225,7 @@ def forest_columns(jobs_node, jobs_up, jobs_tree, trees_root, tree_tags, ncat, n
         if on[F_COPAR]:
             k = _copar(n, tags, ncat, npre, cptr, child, conj, punct_tag, opt, st, md, out, k, need, scratch, stack)
         if on[F_WORD]:
-            k = _word(n, up, tags, ncat, npre, cptr, child, lower, wclass, lex, st, md, out, k, need, scratch)
+            k = _word(n, up, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k, need)
         if on[F_WPROJ]:
             k = _wproj(n, up, tags, ncat, cptr, child, hc, hw, lower, wclass, lex, st, md, out, k, need)
         if on[F_EDGES2] and up != T_TOP:
@@ -586,12 +574,11 @@ def _word_emit(w, kk, chain, nchain, tags, lower, wclass, lex, st, md, out, k, n
 
 
 @njit(cache=True, nogil=True)
-def _word_below(x, depth, kk, chain, nchain, tail, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k,
-                need):
+def _word_below(x, depth, kk, tail, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k, need):
     """The words ``depth`` levels below node ``x`` (1: its own word children), each with the categories
-    from its parent up to ``x``, then ``chain[:nchain]`` (the rest of the way up), then ``tail``."""
+    from its parent up to ``x``, then ``tail``."""
     # an explicit walk: (node, level) on a stack; the path's categories kept by level
-    path = np.empty(depth + nchain + 1, dtype=np.int32)
+    path = np.empty(depth + 1, dtype=np.int64)
     sn = np.empty(64, dtype=np.int64)
     sl = np.empty(64, dtype=np.int64)
     sn[0], sl[0] = x, 0
@@ -605,11 +592,8 @@ def _word_below(x, depth, kk, chain, nchain, tail, tags, ncat, cptr, child, lowe
             c = child[i]
             if lv == depth - 1:
                 if c < 0:
-                    for q in range(nchain):
-                        path[depth + q] = chain[q]
-                    path[depth + nchain] = tail
-                    k = _word_emit(-c - 1, kk, path, depth + nchain + 1, tags, lower, wclass, lex, st, md, out,
-                                   k, need)
+                    path[depth] = tail
+                    k = _word_emit(-c - 1, kk, path, depth + 1, tags, lower, wclass, lex, st, md, out, k, need)
             elif c >= 0:
                 if top >= sn.shape[0]:
                     sn2 = np.empty(2 * sn.shape[0], dtype=np.int64)
@@ -622,20 +606,18 @@ def _word_below(x, depth, kk, chain, nchain, tail, tags, ncat, cptr, child, lowe
 
 
 @njit(cache=True, nogil=True)
-def _word(n, up, tags, ncat, npre, cptr, child, lower, wclass, lex, st, md, out, k, need, scratch):
+def _word(n, up, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k, need):
     # word/1: for each number of ancestors kk, the words kk-1 levels below n with chain ... ^ up;
     # at the root also the words with fewer ancestors, chain ending in TOP
-    chain = scratch[:0]
     for kk in lex[N_FAMILIES]:   # the ancestors, -1 padded
         if kk < 0:
             break
         if kk - 1 >= 1:
-            k = _word_below(n, kk - 1, kk, chain, 0, up, tags, ncat, cptr, child, lower, wclass, lex, st, md,
-                            out, k, need)
+            k = _word_below(n, kk - 1, kk, up, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k, need)
         if up == T_TOP:
             for d in range(1, kk - 1):
-                k = _word_below(n, d, kk, chain, 0, T_TOP, tags, ncat, cptr, child, lower, wclass, lex, st, md,
-                                out, k, need)
+                k = _word_below(n, d, kk, T_TOP, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k,
+                                need)
     return k
 
 
