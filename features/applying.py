@@ -14,7 +14,10 @@ The families run as in training (the same :class:`~ranker.features.base.NodeFami
 once per distinct subtree and parent category of a forest, tree families once per distinct tree,
 candidate families per candidate), but for the node families that read only a node's children's
 shape (:class:`ByShape`), which run once per shape met in the whole input, not once per forest;
-what is saved is everything after a property's name.
+what is saved is everything after a property's name. With numba (the ``fast`` extra) the
+Charniak-Johnson families it knows name their properties in compiled loops instead
+(:mod:`ranker.features.compiled`), once per distinct node under its parent's category of a forest
+and once per distinct tree as here: the same matrix, bit for bit (``tests/features/test_compiled.py``).
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ import scipy.sparse as sp
 
 from ranker.matrices.compact import CompactMatrix, vstack
 
-from .base import children_shape
+from .base import children_shape, facts
 from .vectorizer import CandidateMatrix, candidate_parts, family_kinds
 
 
@@ -38,13 +41,31 @@ class ModelColumns:
         Built families (:meth:`~ranker.features.vectorizer.FeatureSet.build`), none needing a fit.
     names : sequence of str
         The model's feature names; column ``j`` of the result is ``names[j]``.
+    compiled : bool or None
+        Whether the families :mod:`ranker.features.compiled` knows run in numba's loops: None
+        when numba is there (:func:`~ranker.features.compiled.kernels`), True (ValueError without
+        numba) or False (every family in Python). The matrix is the same.
     """
 
-    def __init__(self, families: list, names: Sequence[str]):
+    def __init__(self, families: list, names: Sequence[str], compiled: bool | None = None):
         node_fams, self.tree_fams, self.cand_fams = family_kinds(families)
         self.families = list(families)
         self.names = tuple(names)
         self.index = {n: j for j, n in enumerate(self.names)}
+        self.compiled = None
+        if compiled is None or compiled:
+            from .compiled import CompiledFamilies, kernels
+
+            nk = kernels()
+            if nk is None and compiled:
+                raise ValueError("the compiled families need numba: pip install 'ranker[fast]'")
+            if nk is not None:
+                got = CompiledFamilies(families, self.names, nk)
+                if got.taken:
+                    self.compiled = got
+                    taken = {id(f) for f in got.taken}
+                    node_fams = [f for f in node_fams if id(f) not in taken]
+                    self.tree_fams = [f for f in self.tree_fams if id(f) not in taken]
         shaped = [f for f in node_fams if f.children_only]
         self.node_fams = [f for f in node_fams if not f.children_only] + \
             ([ByShape(shaped, self.index.get)] if shaped else [])
@@ -108,6 +129,11 @@ class ModelColumns:
         for forest in forests:
             if not forest.candidates:
                 continue
+            if self.compiled is not None:
+                row = self._forest_compiled(forest, known, piece, cols, vals, starts, rows, pieces, row)
+                sizes.append(len(forest.candidates))
+                ids.append(forest.sentence.id)
+                continue
             kept: dict = {}   # id(a tree's parts) -> its pieces with entries
             for cand, parts, own in candidate_parts(forest, kinds, known, piece):
                 mine = kept.get(id(parts))
@@ -127,6 +153,77 @@ class ModelColumns:
         offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         return CandidateMatrix(X, offsets, self.names, tuple(ids))
+
+    def _forest_compiled(self, forest, known, piece, cols, vals, starts, rows, pieces, row: int) -> int:
+        """One forest's rows, the compiled families' pieces (:mod:`.compiled`) beside the Python families'.
+
+        As :func:`~.vectorizer.candidate_parts` shares work: the Python node families run once per
+        distinct (node, parent's category) of the forest and the loops name each such job's
+        properties once; tree families once per distinct tree. The number of the next row is returned.
+        """
+        node_fams, tree_fams, cand_fams = self.node_fams, self.tree_fams, self.cand_fams
+        for fam in (*node_fams, *tree_fams, *cand_fams):
+            fam.begin_forest(forest)
+        arrays = self.compiled.forest(forest)
+        by_tree: dict = {}   # a tree (by value) -> (its Python pieces, its jobs, its number)
+        by_node: dict = {}   # (id(node), parent's category) -> (Python piece, job)
+        made = []
+        for cand in forest.candidates:
+            t = cand.tree
+            got = by_tree.get(t)
+            if got is None:
+                number = arrays.tree(t)
+                mine, jobs = [], []
+                for n, up in facts(t).walk:
+                    key = (id(n), up)
+                    g = by_node.get(key)
+                    if g is None:
+                        p = -1
+                        if node_fams:
+                            for fam in node_fams:
+                                known(None, fam.node_properties(n, up, t))
+                            p = piece(None)
+                        g = by_node[key] = (p, arrays.job(n, up, number))
+                    if g[0] >= 0:
+                        mine.append(g[0])
+                    jobs.append(g[1])
+                for fam in node_fams:
+                    known(None, fam.tree_properties(t))
+                for fam in tree_fams:
+                    known(None, fam(cand))
+                p = piece(None)
+                if p >= 0:
+                    mine.append(p)
+                got = by_tree[t] = (mine, jobs, number)
+            own = -1
+            if cand_fams:
+                for fam in cand_fams:
+                    known(None, fam(cand))
+                own = piece(None)
+            made.append((got, own))
+        found, where = arrays.run()
+        first_entry, first_piece = len(cols), len(starts) - 1
+        cols.extend(found.tolist())
+        vals.extend([1.0] * len(found))
+        starts.extend((where[1:] + first_entry).tolist())
+        full = np.diff(where) > 0           # the jobs' and trees' pieces with entries
+        n_jobs = len(arrays.jobs_node)
+        compiled: dict = {}
+        for (mine, jobs, number), own in made:
+            theirs = compiled.get(number)
+            if theirs is None:
+                jobs = np.asarray(jobs, dtype=np.int64)
+                theirs = (jobs[full[jobs]] + first_piece).tolist()
+                if full[n_jobs + number]:
+                    theirs.append(first_piece + n_jobs + number)
+                theirs = compiled[number] = mine + theirs
+            pieces.extend(theirs)
+            rows.extend([row] * len(theirs))
+            if own >= 0:
+                pieces.append(own)
+                rows.append(row)
+            row += 1
+        return row
 
 
 class Columns(NamedTuple):
