@@ -46,11 +46,11 @@ class ExpectedFObjective(ConditionalObjective):
     EXPECTED_F = True
 
     def __init__(self, X, gain, offsets, sigma2, n_jobs: int = 1, backend: str | None = None,
-                 layout: str = LogLinearSection.layout):
+                 layout: str = LogLinearSection.layout, copies=None):
         gain = np.asarray(gain, dtype=np.float64)
         if gain.shape != (X.shape[0],):
             raise ValueError(f"gain has shape {gain.shape}; expected ({X.shape[0]},)")
-        super().__init__(X, gain, offsets, sigma2, n_jobs=n_jobs, backend=backend, layout=layout)
+        super().__init__(X, gain, offsets, sigma2, n_jobs=n_jobs, backend=backend, layout=layout, copies=copies)
 
 
 class ExpectedFRanker(LogLinearRanker):
@@ -70,7 +70,8 @@ class ExpectedFRanker(LogLinearRanker):
 
     needs_gain = True
 
-    def fit(self, X, y, groups, full=None, coef_init=None, gain=None, callback=None) -> "ExpectedFRanker":
+    def fit(self, X, y, groups, full=None, coef_init=None, gain=None, callback=None,
+            copies=None) -> "ExpectedFRanker":
         """Estimate ``λ`` by minimising ``R(λ)``, starting from the log-likelihood fit.
 
         Parameters
@@ -84,6 +85,8 @@ class ExpectedFRanker(LogLinearRanker):
             Each candidate's sentence score in ``[0, 1]``.
         callback : callable, optional
             As for :meth:`LogLinearRanker.fit` (the expected-F stage's iterations).
+        copies : CorpusCopies, optional
+            As for :meth:`LogLinearRanker.fit`.
         """
         if gain is None:
             raise RankerError("ExpectedFRanker.fit needs each candidate's score (gain)")
@@ -96,12 +99,12 @@ class ExpectedFRanker(LogLinearRanker):
             raise RankerError("candidate scores (gain) must lie in [0, 1]")
         if coef_init is None:
             # the log-likelihood fit (the same filters, the same solve loop) gives the start
-            coef_init = super().fit(X, y, groups, full=full).coef_.copy()
-        rows = self._with_scales(self._training_rows(X, y, groups, full, coef_init, gain))
+            coef_init = super().fit(X, y, groups, full=full, copies=copies).coef_.copy()
+        rows = self._with_scales(self._training_rows(X, y, groups, full, coef_init, gain, copies))
         del X
         # on the current executor, as the log-likelihood's: this process's threads or Dask's workers
         objective = current_executor().distribute(
-            ExpectedFObjective(rows.X, rows.gain, rows.offsets, self._sigma2(rows.X.shape[1]),
-                               n_jobs=self._threads(), layout=self.layout))
+            ExpectedFObjective(rows.X, rows.gain, rows.offsets, self._sigma2(len(rows.start)),
+                               n_jobs=self._threads(), layout=self.layout, copies=rows.copies))
         rows = rows._replace(X=None)
         return self._solve(objective, rows, callback)

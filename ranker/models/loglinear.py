@@ -41,6 +41,7 @@ class _Rows(NamedTuple):
     dropped: dict                  # sentences each filter removed
     start: np.ndarray
     scales: np.ndarray | None = None   # the preconditioner's powers of two (None: none)
+    copies: object = None          # CorpusCopies of the rows (:mod:`.copies`), or None
 
 
 def as_csr(X, dtype=None) -> sp.csr_matrix:
@@ -83,7 +84,8 @@ class LogLinearRanker(GroupedRanker):
         Iteration limit of the solver; reaching it raises a ConvergenceWarning.
     tol : float
         Stop when the largest gradient component of ``P(λ) / n_sentences`` falls below this
-        (per-sentence scaling makes the tolerance independent of corpus size).
+        (per-sentence scaling makes the tolerance independent of corpus size; with corpus
+        copies, of the objective's parameters, :mod:`.copies`).
     max_parses : int or None
         Training filter: drop sentences with more candidates than this (the paper used 1,000);
         0 or None: no limit.
@@ -183,7 +185,7 @@ class LogLinearRanker(GroupedRanker):
             raise RankerError("sigma2 must be positive (inf for no prior)")
 
     def fit(self, X, y, groups, full=None, coef_init=None, prior_mean=None,
-            callback=None) -> "LogLinearRanker":
+            callback=None, copies=None) -> "LogLinearRanker":
         """Estimate ``λ`` by minimising ``P(λ)``.
 
         Parameters
@@ -204,27 +206,32 @@ class LogLinearRanker(GroupedRanker):
             the fit an adaptation of that model to the new data (:mod:`ranker.pipeline.retrain`).
         callback : callable, optional
             Called as ``callback(iteration, max_iter)`` after each solver iteration (progress).
+        copies : CorpusCopies, optional
+            Each row's corpus and the columns copied per corpus (:mod:`.copies`, Daumé III 2007):
+            ``X`` holds the shared columns alone, the model's weights are those then each
+            corpus's copies (``n_features_in_`` counts them all), as if ``X`` had been doubled.
 
         Returns
         -------
         self
         """
-        rows = self._training_rows(X, y, groups, full, coef_init)
-        d = rows.X.shape[1]
+        rows = self._training_rows(X, y, groups, full, coef_init, copies=copies)
+        d = len(rows.start)
         if prior_mean is not None and np.shape(prior_mean) != (d,):
             raise RankerError(f"prior_mean has shape {np.shape(prior_mean)}; expected ({d},)")
         rows = self._with_scales(rows)
         # on the current executor: this process's threads, or a Dask cluster's workers
         objective = current_executor().distribute(
             ConditionalObjective(rows.X, rows.y, rows.offsets, self._sigma2(d), n_jobs=self._threads(),
-                                 prior_mean=prior_mean, layout=self.layout))
+                                 prior_mean=prior_mean, layout=self.layout, copies=rows.copies))
         rows = rows._replace(X=None)   # the objective keeps what it streams; a filtered copy is not needed
         return self._solve(objective, rows, callback)
 
-    def _training_rows(self, X, y, groups, full, coef_init, gain=None) -> "_Rows":
+    def _training_rows(self, X, y, groups, full, coef_init, gain=None, copies=None) -> "_Rows":
         """The checked parameters and data, the filters applied, and the start (see :meth:`fit`).
 
-        ``gain`` (minimum risk's per-candidate scores) is taken through the filters with ``y``.
+        ``gain`` (minimum risk's per-candidate scores) and ``copies`` (each row's corpus) are
+        taken through the filters with ``y``.
         """
         self._validate_params()
         X = training_matrix(X, self.dtype)
@@ -236,6 +243,12 @@ class LogLinearRanker(GroupedRanker):
         if any(p.data is not None and not np.all(np.isfinite(p.data)) for p in X.parts):
             raise RankerError("feature values must be finite")
         offsets = group_offsets(groups, X.shape[0])
+        if copies is not None:
+            try:
+                copies.check(X.shape[1], X.shape[0])
+                copies.runs(offsets)
+            except ValueError as e:
+                raise RankerError(f"corpus copies: {e}") from None
         if self.full_parses_only and full is None:
             raise RankerError("full_parses_only needs the per-candidate 'full' flags")
         rows = select_training_rows(y, offsets, max_parses=self.max_parses,
@@ -249,16 +262,17 @@ class LogLinearRanker(GroupedRanker):
             X = X.take_rows(keep_rows)
             y = y[keep_rows]
             gain = None if gain is None else gain[keep_rows]
+            copies = None if copies is None else copies.take(keep_rows)
             sizes = np.diff(offsets)[rows.group_mask]
             offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        d = X.shape[1]
+        d = X.shape[1] + (0 if copies is None else copies.n_copies)
         if coef_init is None:
             start = np.zeros(d)
         else:
             start = np.array(coef_init, dtype=np.float64)
             if start.shape != (d,):
                 raise RankerError(f"coef_init has shape {start.shape}; expected ({d},)")
-        return _Rows(X, y, gain, offsets, n_kept, dict(rows.dropped), start)
+        return _Rows(X, y, gain, offsets, n_kept, dict(rows.dropped), start, copies=copies)
 
     def _sigma2(self, d: int) -> np.ndarray:
         return np.broadcast_to(np.asarray(self.sigma2, dtype=np.float64), (d,))
@@ -269,13 +283,17 @@ class LogLinearRanker(GroupedRanker):
             return rows
         from .precondition import jacobi_scales
 
-        return rows._replace(scales=jacobi_scales(rows.X, rows.offsets, self._sigma2(rows.X.shape[1])))
+        return rows._replace(scales=jacobi_scales(rows.X, rows.offsets, self._sigma2(len(rows.start)),
+                                                  rows.copies))
 
     def _solve(self, objective, rows: "_Rows", callback=None) -> "LogLinearRanker":
         """Minimise ``objective`` from ``rows.start`` (:func:`.solve.solve`) and keep what came of it."""
-        got = solve(objective, rows.start, rows.n_sentences, self.solver, self.max_iter, self.tol, callback,
+        # with corpus copies the solver works on the objective's parameters (:mod:`.copies`)
+        copies, d = rows.copies, len(rows.start) - (0 if rows.copies is None else rows.copies.n_copies)
+        start = rows.start if copies is None else copies.to_theta(rows.start, d)
+        got = solve(objective, start, rows.n_sentences, self.solver, self.max_iter, self.tol, callback,
                     scales=rows.scales)
-        self.coef_ = got.coef
+        self.coef_ = got.coef if copies is None else copies.to_lambda(got.coef, d)
         self.n_features_in_ = len(got.coef)
         self.n_iter_ = got.n_iter
         self.n_evaluations_ = got.n_evaluations

@@ -142,8 +142,9 @@ class _Block:
     """
 
     def __init__(self, X: CompactMatrix, weights: np.ndarray, offsets: np.ndarray,
-                 backend: str | None = None, expected_f: bool = False):
+                 backend: str | None = None, expected_f: bool = False, corpus: int = -1):
         self.X = X
+        self.corpus = corpus    # its rows' corpus: which row of folded weights scores them (:mod:`.copies`)
         self.offsets = offsets
         self.starts = offsets[:-1]
         self.sizes = np.diff(offsets)
@@ -153,8 +154,12 @@ class _Block:
         self.expected_f = expected_f    # minimum risk's loss, weights the gains (:mod:`.expected_f`)
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
-        """``(data term of P, its gradient)`` over this block's sentences."""
-        lam = np.ascontiguousarray(lam, dtype=np.float64)
+        """``(data term of P, its gradient)`` over this block's sentences.
+
+        ``lam`` is the weights of the block's columns, or one row of them per corpus (corpus
+        copies, :meth:`.copies.CorpusCopies.folded`), of which the block takes its corpus's.
+        """
+        lam = np.ascontiguousarray(lam if lam.ndim == 1 else lam[self.corpus], dtype=np.float64)
         if self.backend == "numba":
             grad = np.empty(self.X.shape[1])
             X, back = (self.X.rows, self.X.back) if isinstance(self.X, DeltaMatrix) else (self.X, _NO_PARENTS)
@@ -248,6 +253,12 @@ class ConditionalObjective:
         The rows as given, or as differences along a spanning tree of each sentence's candidates
         (:mod:`.delta`; numba's kernels only, else plain). A :class:`~.delta.DeltaMatrix` ``X``
         is streamed as it is, its rows in its tree order (``weights`` in the caller's order).
+    copies : CorpusCopies, optional
+        Each feature's copy per corpus beside the shared one (:mod:`.copies`): ``X`` holds the
+        shared columns alone; ``sigma2`` and ``prior_mean`` are of the model's weights (the
+        shared ones then each corpus's copies), the objective's argument and gradient of its
+        parameters ``θ`` (:meth:`.copies.CorpusCopies.to_theta`); the blocks are also cut where
+        the corpus changes.
     n_jobs : int
         Threads evaluating blocks at once. On the 2-core machine, one evaluation over the WSJ
         sample's training matrix (193 million nonzeros, numba's pass) costs 0.24 to 0.26 s of
@@ -260,7 +271,7 @@ class ConditionalObjective:
     EXPECTED_F = False
 
     def __init__(self, X, weights, offsets, sigma2, n_jobs: int = 1, prior_mean=None,
-                 backend: str | None = None, layout: str = LogLinearSection.layout):
+                 backend: str | None = None, layout: str = LogLinearSection.layout, copies=None):
         backend = kernels.resolve(backend)
         if layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")
@@ -286,7 +297,11 @@ class ConditionalObjective:
             # -log 0: such a sentence makes P infinite whatever λ is; callers filter it out first.
             raise ValueError("every sentence needs a candidate with positive consistency weight")
         self.has_fractional = bool(np.any((self.w != 0) & (self.w != 1)))
-        n, d = X.shape
+        n, self.d_shared = X.shape
+        self.copies = copies
+        if copies is not None:
+            copies.check(self.d_shared, n)
+        d = self.d_shared + (0 if copies is None else copies.n_copies)
         s2 = np.broadcast_to(np.asarray(sigma2, dtype=np.float64), (d,))
         self.inv_sigma2 = np.where(np.isinf(s2), 0.0, 1.0 / s2)
         self.mu = None
@@ -299,11 +314,15 @@ class ConditionalObjective:
         if len(self.offsets) > 1:
             row_nnz = sum(p.indptr for p in X.parts)
             bounds = _block_bounds(row_nnz, self.offsets, N_BLOCKS)
+            runs = [(0, len(self.offsets) - 1, -1)] if copies is None else copies.runs(self.offsets)
+            if copies is not None:   # a block's rows of one corpus: cut where the corpus changes
+                bounds = sorted({*bounds, *(a for a, _, _ in runs)})
             for a, b in zip(bounds, bounds[1:]):
                 ra, rb = int(self.offsets[a]), int(self.offsets[b])
+                corpus = next(c for r0, r1, c in runs if r0 <= a < r1)
                 # views of X's arrays, so the blocks cost no memory of their own
                 self.blocks.append(_Block(X.row_range(ra, rb), self.w[ra:rb],
-                                          self.offsets[a:b + 1] - ra, backend, self.EXPECTED_F))
+                                          self.offsets[a:b + 1] - ra, backend, self.EXPECTED_F, corpus))
         self.n_jobs = max(1, min(int(n_jobs), len(self.blocks)))
         if self.n_jobs > 1:
             from concurrent.futures import ThreadPoolExecutor
@@ -330,24 +349,37 @@ class ConditionalObjective:
         return np.dtype(np.float64) if wide else np.dtype(np.float32)
 
     def block_weights(self, lam: np.ndarray) -> np.ndarray:
-        """``λ`` in the blocks' column numbers (by descending frequency, see :func:`by_frequency`)."""
+        """``λ`` in the blocks' column numbers (by descending frequency, see :func:`by_frequency`);
+        with corpus copies, a row of them per corpus (:meth:`.copies.CorpusCopies.folded`)."""
         lam = np.asarray(lam, dtype=np.float64)
-        return lam if self.old_of_new is None else lam[self.old_of_new]
+        if self.copies is not None:
+            lam = self.copies.folded(lam, self.d_shared)
+        return lam if self.old_of_new is None else lam[..., self.old_of_new]
 
     def combine(self, lam: np.ndarray, parts) -> tuple[float, np.ndarray]:
         """``(P(λ), ∇P(λ))`` from the blocks' ``(value, gradient)`` parts, added in block order.
 
         The prior first, then each block's share in block order, each gradient brought back to
         the caller's column numbers: the same sums whoever evaluated the blocks (threads or Dask).
+        With corpus copies ``lam`` is the parameters ``θ`` (:mod:`.copies`): the prior is taken of
+        the model's weights and its gradient pulled back, and a block's gradient goes to ``u`` and
+        its corpus's ``w_c`` (:meth:`.copies.CorpusCopies.add_gradient`).
         """
         lam = np.asarray(lam, dtype=np.float64)
-        off = lam if self.mu is None else lam - self.mu
+        weights = lam if self.copies is None else self.copies.to_lambda(lam, self.d_shared)
+        off = weights if self.mu is None else weights - self.mu
         # fixed.dot, not ``@``: OpenBLAS's ddot adds in an order of the CPU's (issue 35)
         value = 0.5 * fixed.dot(off, off * self.inv_sigma2)
         grad = off * self.inv_sigma2
-        for v, g in parts:
+        if self.copies is not None:
+            grad = self.copies.pull_back(grad, self.d_shared)
+        for blk, (v, g) in zip(self.blocks, parts):
             value += v
-            grad += g if self.new_of_old is None else g[self.new_of_old]
+            g = g if self.new_of_old is None else g[self.new_of_old]
+            if self.copies is None:
+                grad += g
+            else:
+                self.copies.add_gradient(grad, g, blk.corpus, self.d_shared)
         return value, grad
 
     def __call__(self, lam: np.ndarray) -> tuple[float, np.ndarray]:

@@ -66,22 +66,32 @@ def hessian_diagonal(X, offsets: np.ndarray) -> np.ndarray:
     return np.maximum(second - first, 0.0)
 
 
-def jacobi_scales(X, offsets: np.ndarray, sigma2: np.ndarray) -> np.ndarray | None:
+def jacobi_scales(X, offsets: np.ndarray, sigma2: np.ndarray, copies=None) -> np.ndarray | None:
     """Per-weight scales ``s_i``, powers of two near ``1 / sqrt(H_ii / n)``, for ``λ = s μ``.
 
     ``n`` is the number of sentences (the solver sees the objective per sentence); ``sigma2``
     each weight's prior variance (inf: no prior, the curvature only the data's). None for
     difference rows (:class:`~.delta.DeltaMatrix`, a learning curve's prefix), which do not hold
-    the candidates' values: such a fit runs unscaled.
+    the candidates' values: such a fit runs unscaled. With corpus ``copies``
+    (:class:`~.copies.CorpusCopies`) the scales are of the objective's parameters ``θ``
+    (:meth:`~.copies.CorpusCopies.curvature`), ``sigma2`` of the model's weights.
     """
     from .delta import DeltaMatrix
 
     if isinstance(X, DeltaMatrix):
         return None
     n = max(len(offsets) - 1, 1)
-    h = hessian_diagonal(X, offsets) + 1.0 / np.asarray(sigma2, dtype=np.float64)
+    inverse = 1.0 / np.asarray(sigma2, dtype=np.float64)
+    if copies is None:
+        h = hessian_diagonal(X, offsets) + inverse
+    else:
+        offsets = np.asarray(offsets, dtype=np.int64)
+        runs = [(c, hessian_diagonal(X.row_range(int(offsets[a]), int(offsets[b])), offsets[a:b + 1] - offsets[a]))
+                for a, b, c in copies.runs(offsets)]
+        h = copies.curvature(runs, inverse, X.shape[1])
     h = h / n
     safe = h > 0
     out = np.ones(len(h))
     out[safe] = np.exp2(np.round(-0.5 * np.log2(h[safe])))
     return out
+

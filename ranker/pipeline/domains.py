@@ -10,6 +10,12 @@ scored by the shared weights alone: a model's columns absent from a matrix are z
 ``[features] domains`` says whether the copies are made (``per-corpus``), not (``shared``: one
 feature space for every corpus, the treebanks simply pooled), or both are fitted and held-out
 chooses (``auto``). With one corpus there is nothing to copy: ``shared`` alone.
+
+The training rows are not doubled: the objective makes the copies (:mod:`ranker.models.copies`,
+a row of corpus ``c`` scored by the shared weights and ``c``'s copies), so the per-corpus space
+trains on the shared space's rows (:func:`ranker.pipeline.training.with_copies`). The held-out
+and test matrices a model of the per-corpus space scores are doubled here
+(:func:`with_corpus_copies`): their columns are then the model's, by name.
 """
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from ..matrices.compact import CompactMatrix, as_compact
 from ..models.groups import group_offsets
 from ..models.narrow import NARROW_COLUMNS, NarrowMatrix, narrow_vstack, split_columns
 from ..memory import release_free_heap
+from ..models.copies import CorpusCopies
 from ..models.objective import drop_sentence_constants, frequency_order
 from ..models.training_set import TrainingRows, select_training_rows
 from ..models.tuning import SigmaSelection, select_sigma2
@@ -35,6 +36,7 @@ class TrainingData(NamedTuple):
     names: tuple[str, ...]        # the feature index (columns of X), most frequent first
     survivors: TrainingRows       # the filters over every training sentence, before removal
     gain: np.ndarray | None = None  # candidate F in [0, 1] (minimum-risk training), else None
+    copies: CorpusCopies | None = None  # each treebank's copies (the names after X's columns), else None
 
 
 def fit_params(ranker) -> dict:
@@ -112,17 +114,55 @@ def _kept_rows(m, names: Sequence[str], rows: np.ndarray, slab: int) -> list[Nar
     return out
 
 
+def _consistent_counts(m, w: np.ndarray) -> dict[str, int]:
+    """Instantiations of each of ``m``'s properties in its consistent candidates (weight > 0)."""
+    return dict(zip(m.names, as_compact(m.X).column_counts(np.asarray(w) > 0).tolist()))
+
+
 def pooled_cutoff(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int) -> tuple[str, ...]:
     """Names of the properties instantiated in at least ``cutoff`` consistent candidates of the
     blocks together (in order of first appearance): :func:`ranker.features.frequency_cutoff` of
     several treebanks."""
-    from ..matrices.compact import as_compact
-
     seen: dict[str, int] = {}
     for m, w in zip(blocks, weights):
-        for n, k in zip(m.names, as_compact(m.X).column_counts(np.asarray(w) > 0).tolist()):
+        for n, k in _consistent_counts(m, w).items():
             seen[n] = seen.get(n, 0) + k
     return tuple(n for n, k in seen.items() if k >= cutoff)
+
+
+def copied_names(blocks: Sequence, weights: Sequence[np.ndarray], cutoff: int) -> list[tuple[str, ...]]:
+    """For each block (a treebank), the names of the properties whose copy for its corpus the
+    cut-off keeps: instantiated ``cutoff`` times in its consistent candidates alone, as the
+    cut-off counts a matrix doubled per corpus (:func:`ranker.pipeline.domains.with_corpus_copies`)."""
+    return [tuple(n for n, k in _consistent_counts(m, w).items() if k >= cutoff) for m, w in zip(blocks, weights)]
+
+
+def with_copies(data: "TrainingData", copied: Sequence[Sequence[str]], corpora: Sequence[str],
+                block_rows: Sequence[int]) -> "TrainingData":
+    """``data`` with a copy of its features per corpus beside the shared one (Daumé III 2007), as
+    the objective makes them (:mod:`ranker.models.copies`): no entry is copied.
+
+    ``data`` was made (:func:`training_data`) from blocks of ``block_rows`` rows each; the first
+    ``len(corpora)`` (the treebanks) are corpora ``corpora``, the rest (extra corpora) of none.
+    ``copied[c]`` names the properties whose copy for corpus ``c`` the cut-off keeps
+    (:func:`copied_names`). The copies' names (:func:`ranker.pipeline.domains.corpus_copy`)
+    follow the shared names, corpus by corpus, each corpus's in the shared names' order.
+    """
+    from .domains import corpus_copy
+
+    at = {n: i for i, n in enumerate(data.names)}
+    columns, names = [], list(data.names)
+    for corpus, kept in zip(corpora, copied):
+        cols = sorted(at[n] for n in kept if n in at)
+        columns.append(np.asarray(cols, dtype=np.int64))
+        names += [corpus_copy(corpus, data.names[i]) for i in cols]
+    keep = data.survivors.row_mask
+    starts = np.cumsum([0, *block_rows]).tolist()
+    corpus = np.concatenate([np.full(int(np.count_nonzero(keep[a:b])), c if c < len(corpora) else -1, np.int32)
+                             for c, (a, b) in enumerate(zip(starts, starts[1:]))])
+    if len(corpus) != len(data.y):
+        raise ValueError(f"{len(corpus)} rows of corpora for {len(data.y)} training rows")
+    return data._replace(names=tuple(names), copies=CorpusCopies.of(corpus, columns))
 
 
 def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
@@ -202,6 +242,16 @@ def _fit_arrays(data: TrainingData, rows: int | None = None) -> dict:
     out = {"full": data.full[:rows]}
     if data.gain is not None:
         out["gain"] = data.gain[:rows]
+    if data.copies is not None:
+        out["copies"] = data.copies.take(slice(None, rows))
+    return out
+
+
+def _digested(extra: dict) -> list[np.ndarray]:
+    """The arrays of :func:`_fit_arrays`'s arguments, for a fit's cache key."""
+    out = [v for k, v in extra.items() if k != "copies"]
+    if "copies" in extra:
+        out += [extra["copies"].corpus, *extra["copies"].columns]
     return out
 
 
@@ -217,8 +267,7 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     so a warm rerun fits nothing. Each model's file carries ``tagger`` when one is given (models
     kept before models carried taggers are given it).
     """
-    gain = [] if data.gain is None else [data.gain]
-    key = data_digest([data.X, data.y, data.groups, data.full, *gain, X_heldout, groups_heldout,
+    key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data)), X_heldout, groups_heldout,
                        quality_heldout],
                       {"template": fit_params(template), "names": data.names,
                        "grid": sorted(float(g) for g in grid), "search": "ascending, warm"})
@@ -302,7 +351,7 @@ def fit_sigma2(store, template, data: TrainingData, sigma2: float, feature_confi
     part = clone(template).set_params(sigma2=sigma2)
     X, y, g = data.X.row_range(0, rows), data.y[:rows], data.groups[:rows]
     extra = _fit_arrays(data, rows)
-    model, _ = cached_fit(store, data_digest([X, y, g, *extra.values()],
+    model, _ = cached_fit(store, data_digest([X, y, g, *_digested(extra)],
                                              {"template": fit_params(part), "names": data.names}),
                           data.names, lambda: (part.fit(fit_rows(part, data, rows), y, g, **extra), {}),
                           feature_config, tagger=tagger)

@@ -137,7 +137,9 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
     The first ``treebanks`` selections are the train splits of treebanks (the main corpus, then
     those of ``[[data.also]]``: annotation ``annotation.kind``), the rest extra corpora
     (``annotation.extra_kind``). In feature space ``per-corpus`` each treebank's features get
-    their corpus's copies (:func:`ranker.pipeline.domains.with_corpus_copies`).
+    their corpus's copies beside the shared ones, made by the objective
+    (:mod:`ranker.models.copies`): the rows are the shared space's, no entry copied, and a pair
+    after one of the same rule (a single rule's two spaces) shares that pair's rows.
 
     Sentences no rule can learn from are left out before extraction (:func:`trainable`), each
     selection's features are extracted once (:func:`extract_features`) and weighted by its
@@ -148,8 +150,6 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
     rows consume the matrices, each released as soon as its rows are taken; a generator, so one
     rule's rows are held at a time.
     """
-    from ..domains import in_space
-
     rules = tuple(rules)
     kinds = [annotation.kind] * treebanks + [annotation.extra_kind] * (len(selections) - treebanks)
     # training sentences with an empty consistent set (under every rule) are dropped whatever their features
@@ -168,21 +168,25 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
         if annotation.best_f is None:
             raise RankerError(f"{ctx.where}: minimum-risk training needs [annotation] kind 'best_f'")
         gains = [best_f_gains(ctx.store, m, *annotation.best_f, ctx.need_source()) for m in mats[:treebanks]]
+    from ..training import copied_names, with_copies
+
     pairs = [(space, rule) for space in domains for rule in rules]
+    # a pair after one of the same rule takes its rows: the spaces differ in the objective alone
+    builds = [i == 0 or pairs[i - 1][1] != rule for i, (_, rule) in enumerate(pairs)]
+    last = max(i for i, b in enumerate(builds) if b)
+    block_rows = [m.X.shape[0] for m in mats]
+    corpora = [t.selection.corpus for t in kept[:treebanks]]
+    data = copied = None
     for i, (space, rule) in enumerate(pairs):
-        weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j < treebanks else None)
-                   for j, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
-        # the last pair's rows take the matrices, releasing each one as soon as its kept rows are
-        # taken (GBs with extra corpora); earlier pairs copy their rows and leave them. A space
-        # with copies works on copies of its own, taken as they are used
-        last = i == len(pairs) - 1
-        blocks, consume = mats, last
-        if space != "shared":   # the last pair releases each matrix as soon as its copy is made
-            source = mats if last else list(mats)
-            blocks = [in_space(source.pop(0), t.selection.corpus, space) if j < treebanks else source.pop(0)
-                      for j, t in enumerate(kept)]
-            consume = True
-        data = training_rows(ctx, features, template, blocks, weights, gains, consume=consume,
-                             dropped_before=dropped, counted=treebanks)
-        del blocks
-        yield rule, TrainingSet(data, before, space)
+        if builds[i]:
+            del data
+            weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j < treebanks else None)
+                       for j, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
+            copied = copied_names(mats[:treebanks], weights, features.cutoff) if any(s != "shared" for s in domains) else None
+            # the last build's rows take the matrices, releasing each one as soon as its kept
+            # rows are taken (GBs with extra corpora); earlier builds copy their rows
+            data = training_rows(ctx, features, template, mats, weights, gains, consume=i == last,
+                                 dropped_before=dropped, counted=treebanks)
+        got = data if space == "shared" else with_copies(data, copied, corpora, block_rows)
+        yield rule, TrainingSet(got, before, space)
+        del got
