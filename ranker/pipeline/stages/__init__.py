@@ -9,9 +9,11 @@ subcommand (``ranker parse``, ``import``, ``annotate``, ``counts``, ``train``, `
 have made.
 
 One module per stage; the context (:mod:`.context`: :class:`StageContext`, the workers, the
-executor) and where a store's settings come from (:mod:`.provenance`: the scoring settings its
-counts were computed with, its candidate sources) have modules of their own. Every name is
-importable from this package, as before (``from ranker.pipeline.stages import annotate``).
+executor) has a module of its own, and where a store's settings come from
+(:mod:`ranker.pipeline.provenance`: the scoring settings its counts were computed with, its
+candidate sources) sits beside the stages, not among them, because what the stages call (the
+annotation kinds) reads it too. Every name is importable from this package, as before (``from
+ranker.pipeline.stages import annotate``).
 
 =================  ============  ==================================  ==========================================
 stage              module        reads                               returns
@@ -39,7 +41,7 @@ records, the stage timings and the counts each record carries.
 from __future__ import annotations
 
 from .context import LINK_GRAMMAR, StageContext, make_executor, resolve_workers
-from .provenance import (SCORING_KEYS, metric_names, record_scoring, scoring_settings, stored_evaluation,
+from ..provenance import (SCORING_KEYS, metric_names, record_scoring, scoring_settings, stored_evaluation,
                          stored_source, stored_sources)
 from .corpus import CorpusParts, Splits, corpus_reader, load_corpus, select_splits
 from .parse import (ParseOutcome, candidate_source, check_parse_options, link_grammar_options,
