@@ -32,6 +32,8 @@ import os
 
 import numpy as np
 
+from .parts import Part
+
 #: The version of the objective's arithmetic, part of every stored model's key
 #: (:func:`ranker.pipeline.training.fit_params`). A store keeps fitted models under a digest of their
 #: data and settings; a change to the kernels, the difference rows or the solve loop that moves a
@@ -127,7 +129,5 @@ def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, l
 
 def empty_parts(indptr: np.ndarray):
     """Three parts without entries over the rows of ``indptr`` (all zeros): an empty high range."""
-    from .compact import Part
-
     return (Part(indptr, np.zeros(0, np.int32), None), Part(indptr, np.zeros(0, np.int32), np.zeros(0, np.float32)),
             Part(indptr, np.zeros(0, np.int32), np.zeros(0, np.float64)))
