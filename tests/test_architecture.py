@@ -164,11 +164,6 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 #: Each is named so that no new circle can hide among them; remove an entry when its import goes
 #: (the test below says when).
 KNOWN_CIRCLE_ARROWS = {
-    ("ranker.trees.tree", "ranker.trees.penn"),                       # Tree.to_penn/pretty write Penn text
-    ("ranker.evaluation.evalb_totals", "ranker.evaluation.evalb"),   # add_pair scores one pair
-    ("ranker.sources.treebank", "ranker.sources.dependencies"),      # load() adds the dependency gold
-    ("ranker.matrices.fixed", "ranker.matrices.numba_kernels"),      # the compiled kernels, at first use
-    ("ranker.matrices.kernels", "ranker.matrices.compact"),          # empty_parts makes compact Parts
     ("ranker.pipeline.cache", "ranker.pipeline.training"),           # a model record's fit_params
     ("ranker.pipeline.stages.select", "ranker.pipeline.stages.heidorn"),   # HeidornFit, under TYPE_CHECKING only
 }
