@@ -7,6 +7,7 @@ nothing here imports from either (``tests/test_architecture.py`` holds the line)
 beside the matrix because they walk its storage layout part by part (:class:`~.parts.Part`, the
 one layout both read): a change to the layout and the loops that read it is one change in one
 package. The CPU-independent arithmetic (:mod:`.fixed`) keeps its constants in
-:mod:`.fixed_constants`, which its numpy loops and numba's compiled ones read alike. The models' own layouts derived from a
-compact matrix for training (narrow column ids, difference rows) stay in :mod:`ranker.models`.
+:mod:`.fixed_constants`, which its numpy loops and numba's compiled ones read alike. The models'
+own layouts derived from a compact matrix for training (narrow column ids, difference rows) stay
+in :mod:`ranker.models`.
 """
