@@ -35,7 +35,7 @@ import numpy as np
 from .parts import Part
 
 #: The version of the objective's arithmetic, part of every stored model's key
-#: (:func:`ranker.pipeline.training.fit_params`). A store keeps fitted models under a digest of their
+#: (:func:`ranker.pipeline.cache.fit_params`). A store keeps fitted models under a digest of their
 #: data and settings; a change to the kernels, the difference rows or the solve loop that moves a
 #: fit's bits (an early-stopped fit's last digits) must raise it, so a warm rerun fits again instead
 #: of reporting the model of the code before. ``tests/models/test_arithmetic.py`` pins the bits of a

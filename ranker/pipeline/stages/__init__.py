@@ -55,7 +55,8 @@ from .features import (TrainableSplit, TrainingSet, consistency, extract_feature
 from .tagger import train_tagger
 from .fit import LogLinearFit, fit_loglinear, loglinear_template
 from .rules import RuleChoice, RuleTrial, fit_rules, rule_grid
-from .select import REPORTED, Choices, candidate_trees, choose, per_sentence, select_test, source_ranks
+from ..splits import candidate_trees
+from .select import REPORTED, Choices, choose, per_sentence, select_test, source_ranks
 from .heidorn import HeidornFit, fit_heidorn, tune_heidorn
 from .evaluation import Evaluation, evaluate, sentence_quality
 from .outputs import write_gold, write_selected
