@@ -127,7 +127,7 @@ def _assigned_counts(st) -> dict:
     assignments = st.assignments()
     if not assignments:
         return {}
-    from ..pipeline.stages.provenance import stored_sources
+    from ..pipeline.provenance import stored_sources
     from ..serve.assignment import StoreForests, progress
     from ..serve.listing import Statuses
 

@@ -171,13 +171,5 @@ class EvalbAccumulator:
             totals.two_or_less += int((c <= 2).sum())
             totals.correct_tags += int(cols.correct_tags[sel][ok].sum())
 
-    def add_pair(self, gold, test, params: EvalbParams) -> EvalbSentence:
-        """Score a pair (two trees, or ``None``) with :func:`.evalb.score_evalb`, add it, and return its line."""
-        from .evalb import score_evalb
-
-        s = score_evalb(gold, test, params)
-        self.add(s)
-        return s
-
     def result(self) -> EvalbSummary:
         return EvalbSummary(self.all, self.cut, self.cutoff_len)

@@ -32,8 +32,10 @@ import os
 
 import numpy as np
 
+from .parts import Part
+
 #: The version of the objective's arithmetic, part of every stored model's key
-#: (:func:`ranker.pipeline.training.fit_params`). A store keeps fitted models under a digest of their
+#: (:func:`ranker.pipeline.cache.fit_params`). A store keeps fitted models under a digest of their
 #: data and settings; a change to the kernels, the difference rows or the solve loop that moves a
 #: fit's bits (an early-stopped fit's last digits) must raise it, so a warm rerun fits again instead
 #: of reporting the model of the code before. ``tests/models/test_arithmetic.py`` pins the bits of a
@@ -58,23 +60,28 @@ def _scipy_rdot(csr, r, out):
     return out
 
 
-def _load_numba():
-    """numba's loops (:mod:`.numba_kernels`), or None without numba or with ``RANKER_KERNELS=scipy``."""
-    if os.environ.get("RANKER_KERNELS", "") == "scipy":
-        return None
-    try:
+def _numba_wanted() -> bool:
+    """Whether numba is installed and not refused by ``RANKER_KERNELS=scipy`` (without importing it)."""
+    from importlib.util import find_spec
+
+    return os.environ.get("RANKER_KERNELS", "") != "scipy" and find_spec("numba") is not None
+
+
+_LOADED: list = []    # numba's loops (:mod:`.numba_kernels`), loaded at the first product
+
+
+def _numba():
+    """numba's loops, imported at the first use: importing numba takes half a second, which a
+    command that multiplies no matrix (``ranker counts``, ``ranker gold``) need not wait for."""
+    if not _LOADED:
         from . import numba_kernels
-    except ModuleNotFoundError as e:
-        if e.name != "numba":
-            raise
-        return None
-    return numba_kernels
 
+        _LOADED.append(numba_kernels)
+    return _LOADED[0]
 
-_NUMBA = _load_numba()
 
 #: ``"numba"`` or ``"scipy"``: which implementation :func:`dot` and :func:`rdot` use by default.
-BACKEND = "scipy" if _NUMBA is None else "numba"
+BACKEND = "numba" if _numba_wanted() else "scipy"
 BACKENDS = ("scipy", "numba")
 
 
@@ -83,7 +90,7 @@ def resolve(backend: str | None) -> str:
     b = backend or BACKEND
     if b not in BACKENDS:
         raise ValueError(f"kernel backend must be one of {BACKENDS}, not {b!r}")
-    if b == "numba" and _NUMBA is None:
+    if b == "numba" and BACKEND != "numba":
         raise ValueError("the numba kernels need numba: pip install 'ranker[fast]'")
     return b
 
@@ -94,14 +101,14 @@ def dot(parts, lam: np.ndarray, out: np.ndarray, backend: str = "numba", csr=Non
     ``backend`` "scipy" multiplies ``csr`` (the same matrix as scipy CSR) instead of the parts.
     """
     if backend == "numba":
-        return _NUMBA.dot(parts, lam, out)
+        return _numba().dot(parts, lam, out)
     return _scipy_dot(csr, lam, out)
 
 
 def rdot(parts, r: np.ndarray, out: np.ndarray, backend: str = "numba", csr=None) -> np.ndarray:
     """``out[j] = Σ v_k r[i]`` over the entries ``k`` of column ``j`` in every row ``i`` and part."""
     if backend == "numba":
-        return _NUMBA.rdot(parts, r, out)
+        return _numba().rdot(parts, r, out)
     return _scipy_rdot(csr, r, out)
 
 
@@ -122,12 +129,10 @@ def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, l
     (:class:`~.delta.DeltaMatrix`, whose ones parts are empty: every value is stored; scores are
     summed down each sentence's tree and ``r`` up it); plain rows give an empty ``back``.
     """
-    return _NUMBA.objective(low, high, back, n_low, w, offsets, lam, grad, bool(expected_f), TINY)
+    return _numba().objective(low, high, back, n_low, w, offsets, lam, grad, bool(expected_f), TINY)
 
 
 def empty_parts(indptr: np.ndarray):
     """Three parts without entries over the rows of ``indptr`` (all zeros): an empty high range."""
-    from .compact import Part
-
     return (Part(indptr, np.zeros(0, np.int32), None), Part(indptr, np.zeros(0, np.int32), np.zeros(0, np.float32)),
             Part(indptr, np.zeros(0, np.int32), np.zeros(0, np.float64)))

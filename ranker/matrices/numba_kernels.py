@@ -18,9 +18,10 @@ import math
 import numpy as np
 from numba import njit
 
-from .fixed import (EXP_3HALF_LN2, EXP_HALF_LN2, EXP_INVLN2, EXP_LN2HI, EXP_LN2LO, EXP_O_THRESHOLD, EXP_P1,
-                    EXP_P2, EXP_P3, EXP_P4, EXP_P5, EXP_TINY, EXP_TWOM1000, EXP_U_THRESHOLD, LANES, LOG_LG1,
-                    LOG_LG2, LOG_LG3, LOG_LG4, LOG_LG5, LOG_LG6, LOG_LG7, LOG_LN2_HI, LOG_LN2_LO)
+from .fixed_constants import (EXP_3HALF_LN2, EXP_HALF_LN2, EXP_INVLN2, EXP_LN2HI, EXP_LN2LO, EXP_O_THRESHOLD,
+                              EXP_P1, EXP_P2, EXP_P3, EXP_P4, EXP_P5, EXP_TINY, EXP_TWOM1000,
+                              EXP_U_THRESHOLD, LANES, LOG_LG1, LOG_LG2, LOG_LG3, LOG_LG4, LOG_LG5, LOG_LG6,
+                              LOG_LG7, LOG_LN2_HI, LOG_LN2_LO)
 
 
 # ------------------------------------------------------------------ arithmetic of :mod:`.fixed`

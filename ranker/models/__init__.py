@@ -1,19 +1,30 @@
-"""Rankers over grouped candidate parses: Heidorn's metric and the conditional log-linear model."""
-from .base import GroupedRanker, NotFittedError
-from .baselines import NativeRanker, OracleRanker, RandomRanker
-from .groups import GroupError, group_offsets
-from .heidorn import HeidornRanker
-from .loglinear import LogLinearRanker
-from .objective import ConditionalObjective
-from .persistence import ModelFileError, SavedModel, load_model, save_model
-from .training_set import TrainingRows, select_training_rows
-from .tuning import SigmaSelection, select_sigma2, selected_quality, tune_k_table
+"""Rankers over grouped candidate parses: Heidorn's metric and the conditional log-linear model.
 
-__all__ = [
-    "ConditionalObjective", "GroupError", "GroupedRanker",
-    "HeidornRanker", "LogLinearRanker", "ModelFileError", "NativeRanker", "NotFittedError",
-    "OracleRanker", "RandomRanker",
-    "SavedModel", "SigmaSelection", "TrainingRows", "group_offsets", "load_model",
-    "save_model", "select_sigma2", "select_training_rows",
-    "selected_quality", "tune_k_table",
-]
+Names load on first use (as in :mod:`ranker`): a module that needs one piece (the pipeline's cache
+reads :class:`~.narrow.NarrowMatrix`, ``ranker counts`` no ranker at all) does not import
+scikit-learn, which every estimator here derives from and which costs a second of start-up.
+"""
+from ..lazy import lazy_getattr
+
+#: Public name -> the submodule that defines it.
+_PUBLIC = {
+    "GroupedRanker": "base", "NotFittedError": "base",
+    "NativeRanker": "baselines", "OracleRanker": "baselines", "RandomRanker": "baselines",
+    "GroupError": "groups", "group_offsets": "groups",
+    "HeidornRanker": "heidorn",
+    "LogLinearRanker": "loglinear",
+    "ConditionalObjective": "objective",
+    "ModelFileError": "persistence", "SavedModel": "persistence", "load_model": "persistence",
+    "save_model": "persistence",
+    "TrainingRows": "training_set", "select_training_rows": "training_set",
+    "SigmaSelection": "tuning", "select_sigma2": "tuning", "selected_quality": "tuning",
+    "tune_k_table": "tuning",
+}
+
+__all__ = sorted(_PUBLIC)
+
+__getattr__ = lazy_getattr(__name__, _PUBLIC, globals(), prefix=__name__ + ".")
+
+
+def __dir__():
+    return __all__

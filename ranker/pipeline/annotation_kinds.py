@@ -112,7 +112,7 @@ class FullAnnotation(AnnotationKind):
 
     def check_run(self, cfg, reader, where: str) -> None:
         from .best_f import best_f_key
-        from .stages.provenance import scoring_settings
+        from .provenance import scoring_settings
 
         _needs_gold(self.name, reader, where)
         try:
@@ -123,7 +123,7 @@ class FullAnnotation(AnnotationKind):
     def annotate(self, ctx, annotation, sentences, with_extra, eq, recheck, brackets, evaluation):
         from ..sources.annotations import check_store
         from .best_f import ensure_best_f_counts
-        from .stages.provenance import record_scoring, scoring_settings
+        from .provenance import record_scoring, scoring_settings
 
         if brackets is not None:   # a bracket file stored under the name best_f is a partial bracketing
             return AnnotationKind.annotate(self, ctx, annotation, sentences, with_extra, eq, recheck,

@@ -86,6 +86,18 @@ def load_payload(payload: bytes, names: Sequence[str] | None = None, where: str 
         return load_model(path, names)
 
 
+def fit_params(ranker) -> dict:
+    """What a fitted model depends on besides its data: its cache key.
+
+    The hyperparameters (threads change nothing) and the objective's arithmetic
+    (:data:`ranker.matrices.kernels.ARITHMETIC`), so a store's models are not reused by code that
+    would fit them to other bits.
+    """
+    from ..matrices.kernels import ARITHMETIC
+
+    return {**{k: v for k, v in ranker.get_params().items() if k != "n_jobs"}, "arithmetic": ARITHMETIC}
+
+
 def model_record(key: str, ranker, data: str = "", parent: str | None = None, chosen: str = ""):
     """The :class:`~ranker.store.ModelRecord` of a fitted ranker about to be stored under ``key``.
 
@@ -96,7 +108,6 @@ def model_record(key: str, ranker, data: str = "", parent: str | None = None, ch
     from ..models.persistence import file_entry
     from ..models.summary import FitSummary
     from ..store import ModelRecord
-    from .training import fit_params
 
     return ModelRecord(key, file_entry(ranker), fit_params(ranker), data or key, parent, chosen, None, "",
                        FitSummary.of(ranker).to_dict())

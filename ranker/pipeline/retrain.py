@@ -233,7 +233,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     from .feature_cache import cached_matrix
     from .splits import SplitSelection
     from .stages import StageContext, annotate, stored_source
-    from .training import fit_params
+    from .cache import fit_params
 
     from .cache import MODEL_KIND, load_payload
 

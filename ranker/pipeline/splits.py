@@ -1,7 +1,8 @@
 """Which sentences an experiment uses: a named split, document ranges, a glob or a list, maybe cut to whole documents.
 
 Every store query of an experiment passes the selection's ``split`` and ``fileids``, so all stages
-see exactly the same sentences.
+see exactly the same sentences; :func:`candidate_trees` reads a selection's candidates, in forest
+order, for every stage and command that scores trees (Heidorn's tuning, the test's choices).
 """
 from __future__ import annotations
 
@@ -162,6 +163,21 @@ def select_split(store: Store, corpus: str, spec: str | None, limit: int = 0,
         kept.append(s)
     whole = split is not None and fileids is None and len(kept) == len(sents)
     return SplitSelection(spec or "all", corpus, split, None if whole else tuple(docs), tuple(kept))
+
+
+def candidate_trees(store: Store, sel: SplitSelection, source: str):
+    """Every candidate tree of a split in forest order, with per-row groups and the grouped ids."""
+    import numpy as np   # not at the top: most commands that select a split read no candidates
+
+    trees, groups, ids = [], [], []
+    for s in sel.sentences:
+        forest = store.candidate_trees(s.id, source)
+        if not forest:
+            continue
+        trees.extend(t for _, _, t in forest)
+        groups.extend([len(ids)] * len(forest))
+        ids.append(s.id)
+    return trees, np.asarray(groups, dtype=np.int64), ids
 
 
 def split_selection(reader, spec: str) -> set[str]:

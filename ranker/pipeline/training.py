@@ -23,7 +23,7 @@ from ..models.copies import CorpusCopies
 from ..models.objective import drop_sentence_constants, frequency_order
 from ..models.training_set import TrainingRows, select_training_rows
 from ..models.tuning import SigmaSelection, select_sigma2
-from .cache import cached_fit, cached_result, carry_tagger, data_digest, load_payload, sub_key
+from .cache import cached_fit, cached_result, carry_tagger, data_digest, fit_params, load_payload, sub_key
 
 
 class TrainingData(NamedTuple):
@@ -37,18 +37,6 @@ class TrainingData(NamedTuple):
     survivors: TrainingRows       # the filters over every training sentence, before removal
     gain: np.ndarray | None = None  # candidate F in [0, 1] (minimum-risk training), else None
     copies: CorpusCopies | None = None  # each treebank's copies (the names after X's columns), else None
-
-
-def fit_params(ranker) -> dict:
-    """What a fitted model depends on besides its data: its cache key.
-
-    The hyperparameters (threads change nothing) and the objective's arithmetic
-    (:data:`ranker.matrices.kernels.ARITHMETIC`), so a store's models are not reused by code that
-    would fit them to other bits.
-    """
-    from ..matrices.kernels import ARITHMETIC
-
-    return {**{k: v for k, v in ranker.get_params().items() if k != "n_jobs"}, "arithmetic": ARITHMETIC}
 
 
 #: Entries of a training block restricted at a time. The column renumbering and the

@@ -11,7 +11,7 @@ from typing import Iterable
 from ..errors import RankerError
 from ..store.records import Sentence
 from ..trees.dependencies import Dependency, conll_words, dependencies_from_conll
-from .treebank import require_corpus
+from .nltk_corpora import require_corpus
 
 
 def dependency_gold(sentences: Iterable[Sentence]) -> dict[str, tuple[Dependency, ...]]:

@@ -8,9 +8,6 @@ exactly these tokens as leaves. Corpora are read through NLTK (``NLTK_DATA``); n
 from __future__ import annotations
 
 import fnmatch
-import zipfile
-import zlib
-from contextlib import contextmanager
 from typing import Iterator, NamedTuple
 
 from ..errors import RankerError
@@ -18,6 +15,7 @@ from ..store.records import Annotation, Bracket, Sentence
 from ..trees.penn import ptb_token
 from ..trees.tree import Tree
 from .corpus import CorpusItem, CorpusReader, store_items
+from .nltk_corpora import corpus_location, reading_corpus, require_corpus
 
 #: Every chunk type of CoNLL-2000 (Tjong Kim Sang and Buchholz 2000, table 1). NLTK's reader keeps
 #: only NP, VP and PP unless told otherwise, and a type it is not told turns into "outside".
@@ -29,55 +27,6 @@ class GoldSentence(NamedTuple):
 
     sentence: Sentence
     tree: Tree
-
-
-def require_corpus(name: str, member: str | None = None) -> None:
-    """Fail with the command that installs an NLTK corpus when it is not under ``NLTK_DATA``.
-
-    Raises
-    ------
-    RankerError
-        Naming the corpus, the folders searched and the ``nltk.downloader`` command, or the
-        corpus file when it is damaged.
-    """
-    import nltk
-
-    tail = f"/{member}" if member else ""
-    with reading_corpus(name):
-        for path in (f"corpora/{name}{tail}", f"corpora/{name}.zip/{name}/{member or ''}"):
-            try:
-                nltk.data.find(path)
-                return
-            except LookupError:
-                pass
-    where = ", ".join(nltk.data.path[:4])
-    raise RankerError(
-        f"NLTK corpus {name!r} not found (searched {where}); install it with: "
-        f"python -m nltk.downloader -d $NLTK_DATA {name}") from None
-
-
-def corpus_location(name: str) -> str:
-    """The file or folder NLTK reads corpus ``name`` from (for messages), or its bare name."""
-    import os
-
-    import nltk
-
-    for root in nltk.data.path:
-        for candidate in (os.path.join(root, "corpora", f"{name}.zip"), os.path.join(root, "corpora", name)):
-            if os.path.exists(candidate):
-                return candidate
-    return name
-
-
-@contextmanager
-def reading_corpus(name: str) -> Iterator[None]:
-    """Turn a damaged corpus file (truncated zip, bad member, bad text) into one error naming it."""
-    try:
-        yield
-    except (zipfile.BadZipFile, zlib.error, EOFError, UnicodeDecodeError, ValueError, IndexError) as e:
-        raise RankerError(f"{corpus_location(name)}: damaged NLTK corpus {name!r} ({type(e).__name__}: "
-                          f"{str(e)[:200]}); install it again with: python -m nltk.downloader -d $NLTK_DATA "
-                          f"{name}") from None
 
 
 def _select(fileids: list[str], pattern) -> list[str]:

@@ -15,13 +15,14 @@ _PUBLIC = {
     "FlattenRules": "flatten", "flatten": "flatten",
     "HeadRules": "heads", "head_words": "heads",
     "maximal_projections": "mph", "mph_brackets": "mph",
-    "TreeSyntaxError": "penn", "format_tree": "penn", "iter_trees": "penn", "parse_tree": "penn",
+    "TreeSyntaxError": "penn", "iter_trees": "penn", "parse_tree": "penn",
     "read_trees": "penn", "write_trees": "penn",
     "RuleFileError": "rulefiles",
     "BRACKET_TAGS": "transforms", "PUNCT_TAGS": "transforms", "base_label": "transforms",
     "collapse_unary": "transforms", "delete_punctuation": "transforms", "function_tags": "transforms",
     "remove_empty_elements": "transforms", "strip_function_tags": "transforms", "strip_root": "transforms",
-    "Node": "tree", "Tree": "tree", "delete_words": "tree", "map_nodes": "tree", "node": "tree",
+    "Node": "tree", "Tree": "tree", "delete_words": "tree", "format_tree": "tree", "map_nodes": "tree",
+    "node": "tree",
 }
 
 __all__ = sorted(_PUBLIC)

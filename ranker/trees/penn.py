@@ -3,7 +3,8 @@
 One reader serves every caller (treebank ``.mrg`` files with the empty root ``( (S ...) )``, one
 tree per line, EVALB input, n-best lists, Link Grammar's constituent strings), so it is written for
 speed: one regular-expression pass to tokenize, one loop with an explicit stack. Positions are only
-recomputed when something is wrong, to name the file, line and column in the error.
+recomputed when something is wrong, to name the file, line and column in the error. The text of
+one tree (:func:`~ranker.trees.tree.format_tree`) is the tree's own, in :mod:`ranker.trees.tree`.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Iterable, Iterator
 
 from ..errors import RankerError
 from ..textfiles import read_text
-from .tree import Node, Tree
+from .tree import Node, Tree, format_tree
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 #: Labelled text's tokens as :func:`iter_trees` reads them: a bracket over one word whole (``(DT the)``),
@@ -168,48 +169,6 @@ def parse_tree(text: str, source: str = "<string>", line: int = 1, shared: dict 
 def read_trees(path: str | Path) -> list[Tree]:
     """Every tree in a file, wherever its line breaks fall."""
     return list(iter_trees(read_text(path), str(path)))
-
-
-def format_tree(tree: Tree, indent: int | None = None) -> str:
-    """Penn text for ``tree``: one line, or one phrase per line indented by ``indent`` spaces."""
-    words = tree.words
-    if indent is None:
-        return _flat(tree.root, words)
-    out: list[str] = []
-    todo: list = [(tree.root, 0)]           # (node or word or None for ')', depth); no recursion
-    while todo:
-        x, depth = todo.pop()
-        if x is None:
-            out.append(")")
-            continue
-        if depth:
-            out.append("\n" + " " * (indent * depth))
-        if type(x) is int:
-            out.append(words[x])
-        elif all(type(c) is int or c.is_preterminal for c in x.children):
-            out.append(_flat(x, words))
-        else:
-            out.append(f"({x.label}")
-            todo.append((None, 0))
-            todo.extend((c, depth + 1) for c in reversed(x.children))
-    return "".join(out)
-
-
-def _flat(root: Node, words) -> str:
-    """One-line Penn text of a node: ``(LABEL child child)``, ``( child)`` for the empty label."""
-    out: list[str] = []
-    todo: list = [root]
-    while todo:
-        x = todo.pop()
-        if x is None:
-            out.append(")")
-        elif type(x) is int:
-            out.append(" " + words[x])
-        else:
-            out.append(f" ({x.label}" if x is not root else f"({x.label}")
-            todo.append(None)
-            todo.extend(reversed(x.children))
-    return "".join(out)
 
 
 def write_trees(path: str | Path, trees: Iterable[Tree | None]) -> None:

@@ -117,14 +117,10 @@ class Tree(NamedTuple):
 
     def to_penn(self) -> str:
         """The tree as one line of Penn bracketed text."""
-        from .penn import format_tree
-
         return format_tree(self)
 
     def pretty(self) -> str:
         """The tree as indented Penn text, one phrase per line."""
-        from .penn import format_tree
-
         return format_tree(self, indent=2)
 
     def __str__(self) -> str:
@@ -160,6 +156,48 @@ class Tree(NamedTuple):
                 built = node(x.label(), done.pop())
                 done[-1].append(built)
         return cls(done[0][0], tuple(words))
+
+
+def format_tree(tree: Tree, indent: int | None = None) -> str:
+    """Penn text for ``tree``: one line, or one phrase per line indented by ``indent`` spaces."""
+    words = tree.words
+    if indent is None:
+        return _flat(tree.root, words)
+    out: list[str] = []
+    todo: list = [(tree.root, 0)]           # (node or word or None for ')', depth); no recursion
+    while todo:
+        x, depth = todo.pop()
+        if x is None:
+            out.append(")")
+            continue
+        if depth:
+            out.append("\n" + " " * (indent * depth))
+        if type(x) is int:
+            out.append(words[x])
+        elif all(type(c) is int or c.is_preterminal for c in x.children):
+            out.append(_flat(x, words))
+        else:
+            out.append(f"({x.label}")
+            todo.append((None, 0))
+            todo.extend((c, depth + 1) for c in reversed(x.children))
+    return "".join(out)
+
+
+def _flat(root: Node, words) -> str:
+    """One-line Penn text of a node: ``(LABEL child child)``, ``( child)`` for the empty label."""
+    out: list[str] = []
+    todo: list = [root]
+    while todo:
+        x = todo.pop()
+        if x is None:
+            out.append(")")
+        elif type(x) is int:
+            out.append(" " + words[x])
+        else:
+            out.append(f" ({x.label}" if x is not root else f"({x.label}")
+            todo.append(None)
+            todo.extend(reversed(x.children))
+    return "".join(out)
 
 
 def delete_words(tree: Tree, keep_word) -> Tree | None:

@@ -300,8 +300,13 @@ def test_a_dask_worker_killed_mid_run_loses_no_list_and_doubles_none(bllip, tmp_
     deadline = time.monotonic() + 300
     while killed is None and proc.poll() is None and time.monotonic() < deadline:
         parts = [p for d in tmp_path.glob("dask.mrg.parts-*") for p in d.glob("part-*.mrg")]
-        workers = [c for c in psutil.Process(proc.pid).children(recursive=True)
-                   if "spawn_main" in " ".join(c.cmdline())]
+        workers = []
+        for c in psutil.Process(proc.pid).children(recursive=True):
+            try:   # a child that ended since the listing (a zombie, or gone) is no worker to kill
+                if "spawn_main" in " ".join(c.cmdline()):
+                    workers.append(c)
+            except (psutil.ZombieProcess, psutil.NoSuchProcess):
+                pass
         if parts and workers:   # partitions are being applied: one worker goes
             workers[0].kill()
             killed = len(parts)

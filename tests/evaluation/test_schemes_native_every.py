@@ -1,21 +1,31 @@
 """Every candidate of the BLLIP test lists scores under each native scheme as the reference scores it.
 
-A file of its own (issue 35, item 8): five schemes over 20,000 pairs each, the suite's second
-longest work, run by one worker while others run the rest of ``test_schemes_native.py``.
+The work is five schemes over 20,000 pairs each, the suite's second longest: one file a scheme
+(``test_schemes_native_every_<scheme>.py``, issue 47, item 5), so that pytest-xdist, which gives
+each worker whole files, spreads the schemes over the workers instead of one worker running all
+five while the others are done. This file holds the check they run and makes sure no scheme is
+without its file.
 """
-import pytest
+from pathlib import Path
+
 from test_schemes_native import _bllip_pairs, _scorable, native_and_reference
 
 from ranker.evaluation import schemes_native
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("scheme", schemes_native.NATIVE_SCHEMES)
-def test_every_bllip_candidate_scores_as_the_reference_scores_it(bllip_lists, tmp_path, scheme):
-    # every candidate of every test list (the first three of each were a test of their own, which
-    # repeated this one's work: issue 35, item 8)
+def every_candidate_scores_as_the_reference_scores_it(bllip_lists, tmp_path, scheme: str) -> None:
+    """Every candidate of every test list (the first three of each were a test of their own, which
+    repeated this one's work: issue 35, item 8), scored natively and by the reference."""
     gold, test = _bllip_pairs(bllip_lists, per_sentence=50, traces=scheme != "parseval")
     g, t = _scorable(tmp_path, gold, test, scheme)
     native, reference = native_and_reference(g, t, scheme)
     assert native == reference
     assert native["sentences"] > 15_000 and native["matched"] > 0
+
+
+def test_each_native_scheme_has_its_file():
+    here = Path(__file__).parent
+    for scheme in schemes_native.NATIVE_SCHEMES:
+        path = here / f"test_schemes_native_every_{scheme}.py"
+        assert path.is_file(), f"{path.name} is missing: scheme {scheme} would go unchecked"
+        assert f'"{scheme}"' in path.read_text(), path.name

@@ -148,7 +148,7 @@ def test_rows_are_narrow_with_the_most_frequent_properties_first(tmp_path, bllip
 def test_a_stored_models_key_changes_with_the_objectives_arithmetic(monkeypatch):
     # a kernel change that moves a fit's bits must not let a warm rerun report the old code's model
     from ranker.matrices import kernels
-    from ranker.pipeline.training import fit_params
+    from ranker.pipeline.cache import fit_params
 
     before = fit_params(LogLinearRanker(n_jobs=1))
     assert fit_params(LogLinearRanker(n_jobs=2)) == before        # threads change no bit

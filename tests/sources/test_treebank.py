@@ -4,7 +4,8 @@ import pytest
 
 from ranker.errors import RankerError
 from ranker.store.splits import document_filter, get_split
-from ranker.sources.treebank import CONLL2000_CHUNK_TYPES, conll2000_sentences, require_corpus
+from ranker.sources.nltk_corpora import require_corpus
+from ranker.sources.treebank import CONLL2000_CHUNK_TYPES, conll2000_sentences
 
 
 @pytest.mark.slow

@@ -9,17 +9,17 @@ subcommand (``ranker parse``, ``import``, ``annotate``, ``counts``, ``train``, `
 have made.
 
 One module per stage; the context (:mod:`.context`: :class:`StageContext`, the workers, the
-executor) and where a store's settings come from (:mod:`.provenance`: the scoring settings its
-counts were computed with, its candidate sources) have modules of their own. Every name is
-importable from this package, as before (``from ranker.pipeline.stages import annotate``).
+executor) has a module of its own, and where a store's settings come from
+(:mod:`ranker.pipeline.provenance`: the scoring settings its counts were computed with, its
+candidate sources) sits beside the stages, not among them, because what the stages call (the
+annotation kinds) reads it too. Every name is importable from this package, as before (``from
+ranker.pipeline.stages import annotate``).
 
 =================  ============  ==================================  ==========================================
 stage              module        reads                               returns
 =================  ============  ==================================  ==========================================
 select_splits      corpus        ``[data]``, the corpora             :class:`Splits`
 parse_or_import    parse         ``[parse]``, the sentences          :class:`ParseOutcome` (forests stored)
-reparse            parse         ``[parse]``, statuses to parse      :class:`ParseOutcome` (forests replaced)
-parse_statuses     parse         the parse log, the sentences        statuses by length (the report's table)
 parse_evidence     evidence      ``[evidence]``, the sentences       :class:`ParseOutcome` or None (stored)
 annotate           annotation    ``[annotation]``, train sentences   :class:`AnnotationOutcome` (checks stored)
 compute_counts     counts        ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
@@ -40,46 +40,60 @@ records, the stage timings and the counts each record carries.
 """
 from __future__ import annotations
 
-from .context import LINK_GRAMMAR, StageContext, make_executor, resolve_workers
-from .provenance import (SCORING_KEYS, metric_names, record_scoring, scoring_settings, stored_evaluation,
-                         stored_source, stored_sources)
-from .corpus import CorpusParts, Splits, corpus_reader, load_corpus, select_splits
-from .parse import (ParseOutcome, candidate_source, check_parse_options, link_grammar_options,
-                    parse_or_import, parse_statuses, reparse, source_format)
-from .evidence import evidence_parse, parse_evidence
-from .annotation import AnnotationOutcome, annotate
-from .counts import (CountsOutcome, candidate_quality, compute_counts, counts_command, load_counts,
-                     require_counts, test_ceiling)
-from .features import (TrainableSplit, TrainingSet, consistency, extract_features, trainable,
-                       training_rows, training_set, training_sets)
-from .tagger import train_tagger
-from .fit import LogLinearFit, fit_loglinear, loglinear_template
-from .rules import RuleChoice, RuleTrial, fit_rules, rule_grid
-from .select import REPORTED, Choices, candidate_trees, choose, per_sentence, select_test, source_ranks
-from .heidorn import HeidornFit, fit_heidorn, tune_heidorn
-from .evaluation import Evaluation, evaluate, sentence_quality
-from .outputs import write_gold, write_selected
-from .treebanks import TreebankTest, score_treebanks, single_models
+from ...lazy import lazy_getattr
 
-__all__ = [
-    "LINK_GRAMMAR", "StageContext", "make_executor", "resolve_workers",
-    "SCORING_KEYS", "metric_names", "record_scoring", "scoring_settings", "stored_evaluation",
-    "stored_source", "stored_sources",
-    "CorpusParts", "Splits", "corpus_reader", "load_corpus", "select_splits",
-    "ParseOutcome", "candidate_source", "check_parse_options", "link_grammar_options", "parse_or_import",
-    "parse_statuses", "reparse", "source_format",
-    "evidence_parse", "parse_evidence",
-    "AnnotationOutcome", "annotate",
-    "CountsOutcome", "candidate_quality", "compute_counts", "counts_command", "load_counts",
-    "require_counts", "test_ceiling",
-    "TrainableSplit", "TrainingSet", "consistency", "extract_features", "trainable", "training_rows",
-    "training_set", "training_sets",
-    "train_tagger",
-    "LogLinearFit", "fit_loglinear", "loglinear_template",
-    "RuleChoice", "RuleTrial", "fit_rules", "rule_grid",
-    "REPORTED", "Choices", "candidate_trees", "choose", "per_sentence", "select_test", "source_ranks",
-    "HeidornFit", "fit_heidorn", "tune_heidorn",
-    "Evaluation", "evaluate", "sentence_quality",
-    "write_gold", "write_selected",
-    "TreebankTest", "score_treebanks", "single_models",
-]
+#: Public name -> the module that defines it, loaded on first use: a command that runs one stage
+#: (``ranker gold``, ``ranker import``) does not import every other stage's libraries (numpy,
+#: scikit-learn, numba), which cost a second or more of its start-up.
+_PUBLIC = {
+    "LINK_GRAMMAR": "ranker.pipeline.stages.context", "StageContext": "ranker.pipeline.stages.context",
+    "make_executor": "ranker.pipeline.stages.context", "resolve_workers": "ranker.pipeline.stages.context",
+    "SCORING_KEYS": "ranker.pipeline.provenance", "metric_names": "ranker.pipeline.provenance",
+    "record_scoring": "ranker.pipeline.provenance", "scoring_settings": "ranker.pipeline.provenance",
+    "stored_evaluation": "ranker.pipeline.provenance", "stored_source": "ranker.pipeline.provenance",
+    "stored_sources": "ranker.pipeline.provenance",
+    "CorpusParts": "ranker.pipeline.stages.corpus", "Splits": "ranker.pipeline.stages.corpus",
+    "corpus_reader": "ranker.pipeline.stages.corpus", "load_corpus": "ranker.pipeline.stages.corpus",
+    "select_splits": "ranker.pipeline.stages.corpus",
+    "ParseOutcome": "ranker.pipeline.stages.parse", "candidate_source": "ranker.pipeline.stages.parse",
+    "check_parse_options": "ranker.pipeline.stages.parse",
+    "link_grammar_options": "ranker.pipeline.stages.parse",
+    "parse_or_import": "ranker.pipeline.stages.parse", "source_format": "ranker.pipeline.stages.parse",
+    "parse_statuses": "ranker.pipeline.stages.parse", "reparse": "ranker.pipeline.stages.parse",
+    "evidence_parse": "ranker.pipeline.stages.evidence", "parse_evidence": "ranker.pipeline.stages.evidence",
+    "AnnotationOutcome": "ranker.pipeline.stages.annotation",
+    "annotate": "ranker.pipeline.stages.annotation",
+    "CountsOutcome": "ranker.pipeline.stages.counts", "candidate_quality": "ranker.pipeline.stages.counts",
+    "compute_counts": "ranker.pipeline.stages.counts", "counts_command": "ranker.pipeline.stages.counts",
+    "load_counts": "ranker.pipeline.stages.counts", "require_counts": "ranker.pipeline.stages.counts",
+    "test_ceiling": "ranker.pipeline.stages.counts",
+    "TrainableSplit": "ranker.pipeline.stages.features", "TrainingSet": "ranker.pipeline.stages.features",
+    "consistency": "ranker.pipeline.stages.features", "extract_features": "ranker.pipeline.stages.features",
+    "trainable": "ranker.pipeline.stages.features", "training_rows": "ranker.pipeline.stages.features",
+    "training_set": "ranker.pipeline.stages.features", "training_sets": "ranker.pipeline.stages.features",
+    "train_tagger": "ranker.pipeline.stages.tagger",
+    "LogLinearFit": "ranker.pipeline.stages.fit", "fit_loglinear": "ranker.pipeline.stages.fit",
+    "loglinear_template": "ranker.pipeline.stages.fit",
+    "RuleChoice": "ranker.pipeline.stages.rules", "RuleTrial": "ranker.pipeline.stages.rules",
+    "fit_rules": "ranker.pipeline.stages.rules", "rule_grid": "ranker.pipeline.stages.rules",
+    "candidate_trees": "ranker.pipeline.splits",
+    "REPORTED": "ranker.pipeline.stages.select", "Choices": "ranker.pipeline.stages.select",
+    "choose": "ranker.pipeline.stages.select", "per_sentence": "ranker.pipeline.stages.select",
+    "select_test": "ranker.pipeline.stages.select", "source_ranks": "ranker.pipeline.stages.select",
+    "HeidornFit": "ranker.pipeline.stages.heidorn", "fit_heidorn": "ranker.pipeline.stages.heidorn",
+    "tune_heidorn": "ranker.pipeline.stages.heidorn",
+    "Evaluation": "ranker.pipeline.stages.evaluation", "evaluate": "ranker.pipeline.stages.evaluation",
+    "sentence_quality": "ranker.pipeline.stages.evaluation",
+    "write_gold": "ranker.pipeline.stages.outputs", "write_selected": "ranker.pipeline.stages.outputs",
+    "TreebankTest": "ranker.pipeline.stages.treebanks",
+    "score_treebanks": "ranker.pipeline.stages.treebanks",
+    "single_models": "ranker.pipeline.stages.treebanks",
+}
+
+__all__ = sorted(_PUBLIC)
+
+__getattr__ = lazy_getattr(__name__, _PUBLIC, globals())
+
+
+def __dir__():
+    return __all__

@@ -14,7 +14,7 @@ from ..config import EvaluationSection
 from ..counts import conversion_ceiling, load_forest_counts, score_candidates
 from ..splits import SplitSelection
 from .context import StageContext
-from .provenance import record_scoring, scoring_settings, stored_sources
+from ..provenance import record_scoring, scoring_settings, stored_sources
 
 
 class CountsOutcome(NamedTuple):

@@ -7,9 +7,8 @@ import numpy as np
 
 from ...store import Store
 from ..config import HeidornSection
-from ..splits import SplitSelection
+from ..splits import SplitSelection, candidate_trees
 from .context import StageContext
-from .select import candidate_trees
 
 
 class HeidornFit(NamedTuple):

@@ -1,36 +1,20 @@
 """The ``select_test`` stage: every ranker's choice of candidate on the test split."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
 from ...errors import RankerError
-from ...store import Store
-from ..splits import SplitSelection
+from ..splits import SplitSelection, candidate_trees
 from .context import StageContext
-
-if TYPE_CHECKING:   # .heidorn reads candidate_trees from here
-    from .heidorn import HeidornFit
+from .heidorn import HeidornFit
 
 
 def per_sentence(sel: SplitSelection, ids: Sequence[str], per_group: np.ndarray) -> np.ndarray:
     """Spread per-group choices (groups = sentences with candidates) over every sentence, -1 for none."""
     pos = dict(zip(ids, per_group.tolist()))
     return np.array([pos.get(s.id, -1) for s in sel.sentences], dtype=np.int64)
-
-
-def candidate_trees(store: Store, sel: SplitSelection, source: str):
-    """Every candidate tree of a split in forest order, with per-row groups and the grouped ids."""
-    trees, groups, ids = [], [], []
-    for s in sel.sentences:
-        forest = store.candidate_trees(s.id, source)
-        if not forest:
-            continue
-        trees.extend(t for _, _, t in forest)
-        groups.extend([len(ids)] * len(forest))
-        ids.append(s.id)
-    return trees, np.asarray(groups, dtype=np.int64), ids
 
 
 #: The rankers a report shows, in its order (``select_test``'s choices; the random draw and the

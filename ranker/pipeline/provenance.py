@@ -1,12 +1,11 @@
 """Where a store's settings come from: the scoring settings its counts were computed with, its sources."""
 from __future__ import annotations
 
-from ...errors import RankerError
-from ...evaluation.bounds import METRICS
-from ...evaluation.bounds import reported_metric_names
-from ...evaluation.scoring import Scorer, ScoringSettings
-from ...store import Store
-from ..config import EvaluationSection
+from ..errors import RankerError
+from ..evaluation.bounds import METRICS, reported_metric_names
+from ..evaluation.scoring import Scorer, ScoringSettings
+from ..store import Store
+from .config import EvaluationSection
 
 
 def scoring_settings(evaluation: EvaluationSection) -> ScoringSettings:
