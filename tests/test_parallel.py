@@ -143,7 +143,8 @@ def test_issue36_ctrl_c_is_one_line_and_status_130_and_the_workers_die_quietly(t
     import sys
 
     p = subprocess.Popen([sys.executable, "-c", _INTERRUPTED, pool], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))   # as a terminal would
     assert p.stdout.readline() == "started\n"
     time.sleep(1.0)                                   # the workers are forked and busy
     os.killpg(p.pid, signal.SIGINT)                    # as Ctrl-C: the whole group

@@ -58,7 +58,8 @@ def test_issue36_ctrl_c_during_parse_is_one_line_and_status_130(tmp_path):
     text.write_text("".join(f"{words} {i}\n" for i in range(200)))
     p = subprocess.Popen(["ranker", "parse", "--store", str(tmp_path / "s.sqlite"), "--corpus", "text",
                           "--path", str(text), "--workers", "2", "--no-progress"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))   # as a terminal would
     time.sleep(4)                                      # the workers are parsing
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=120)

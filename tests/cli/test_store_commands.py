@@ -1,6 +1,7 @@
 """``ranker import``, ``annotate``, ``store stats``, ``store export`` and ``store backup`` end to end on a real store."""
 import json
 import os
+import signal
 import shutil
 import stat
 import subprocess
@@ -115,7 +116,8 @@ def test_issue_36_an_interrupted_backup_leaves_no_file_behind(backup_store, sig)
     store, bk = backup_store
     before = _files(bk)
     r = subprocess.run([sys.executable, "-c", INTERRUPTED_BACKUP, sig, str(store), str(bk / "v.sqlite")],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))   # as a terminal would
     # SIGTERM is stopped as Ctrl-C is, by its own name and status (issue 44, item 19)
     assert (r.returncode, r.stderr) == ((130, "ranker: interrupted\n") if sig == "SIGINT" else
                                         (143, "ranker: terminated (SIGTERM)\n"))
