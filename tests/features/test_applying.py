@@ -5,29 +5,19 @@ set: the matrix :class:`ModelColumns` builds is ``extract(...).restrict(names)``
 (column ids, values, the parts they are kept in, row and sentence offsets), candidate by
 candidate, so a model scores and selects exactly as ``ranker select`` does.
 """
-import gzip
-import io
 
 import numpy as np
 import pytest
 
 from ranker.features.applying import ModelColumns, children_only_conflicts
 from ranker.features.vectorizer import extract, load_feature_set
-from ranker.pipeline.apply_lists import block_forest
-from ranker.sources.nbest import stream_blocks
+from bllip_test_lists import first_lists
 
 
 @pytest.fixture(scope="module")
 def forests(bllip_lists):
     """The first 30 lists of the test split and of the held-out split (1,500 candidates each)."""
-    out = []
-    for split in ("test", "heldout"):
-        with gzip.open(bllip_lists / f"nbest-{split}.txt.gz", "rb") as raw:
-            for k, block in enumerate(stream_blocks(io.TextIOWrapper(raw, encoding="utf-8"), split, "bllip")):
-                if k == 30:
-                    break
-                out.append(block_forest(block, len(out), split))
-    return out
+    return first_lists(bllip_lists, 30)
 
 
 def _same(a, b):

@@ -6,8 +6,6 @@ WSJ sample, each compiled family alone with the options it accepts, trees with u
 names longer than the loops' first buffer; and without numba (``RANKER_KERNELS=scipy``) the
 Python families run.
 """
-import gzip
-import io
 
 import numpy as np
 import pytest
@@ -21,8 +19,7 @@ from ranker.features.applying import ModelColumns  # noqa: E402
 from ranker.features.compiled import COMPILED, kernels  # noqa: E402
 from ranker.features.registry import make_family  # noqa: E402
 from ranker.features.vectorizer import extract, load_feature_set  # noqa: E402
-from ranker.pipeline.apply_lists import block_forest  # noqa: E402
-from ranker.sources.nbest import stream_blocks  # noqa: E402
+from bllip_test_lists import first_lists  # noqa: E402
 from ranker.store.records import Candidate, Forest, Sentence  # noqa: E402
 from ranker.trees.penn import parse_tree  # noqa: E402
 
@@ -30,14 +27,7 @@ from ranker.trees.penn import parse_tree  # noqa: E402
 @pytest.fixture(scope="module")
 def forests(bllip_lists):
     """The first 25 lists of the test split and of the held-out split (1,250 candidates each)."""
-    out = []
-    for split in ("test", "heldout"):
-        with gzip.open(bllip_lists / f"nbest-{split}.txt.gz", "rb") as raw:
-            for k, block in enumerate(stream_blocks(io.TextIOWrapper(raw, encoding="utf-8"), split, "bllip")):
-                if k == 25:
-                    break
-                out.append(block_forest(block, len(out), split))
-    return out
+    return first_lists(bllip_lists, 25)
 
 
 def _same(a, b):
