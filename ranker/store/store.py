@@ -10,7 +10,7 @@ from parts, each in its own module:
 - :mod:`.annotations`: annotations, their checks, consistent sets, discriminant decisions;
 - :mod:`.team`: verdicts, adjudications, annotator names;
 - :mod:`.assignments`: which annotators each sentence is given to;
-- :mod:`.counts`: bracket counts, scorings;
+- :mod:`.count_tables`: bracket counts, scorings;
 - :mod:`.artifacts`: artifacts, runs, models;
 
 and, beside them, :mod:`.consistency` (the consistency rules, :data:`RULES`,
@@ -30,7 +30,7 @@ from .candidates import CandidateTables
 from .connection import PAGE_SIZE, Connection, backup_destination
 from .consistency import CROSSING_RULES, RULES, choose_consistent
 from .corpus import CorpusTables
-from .counts import _DELETE_COUNTS, _STORED_METRICS, CountTables
+from .count_tables import _DELETE_COUNTS, _STORED_METRICS, CountTables
 from .encoding import candidate_row, encode_candidate, encode_json, penn_text
 from .errors import SchemaVersionError, StoreError
 from .records import (STATUSES, Annotation, Bracket, BracketCounts, Candidate, ConsistentSet, Decision,
