@@ -2,7 +2,7 @@
 
 Every feature matrix and every sentence's per-candidate counts are found in the store by a digest
 of the sentence ids and their candidates' stored texts (``ranker.pipeline.feature_cache``,
-``ranker.pipeline.counts``). This times those digests over every sentence of a store with
+``ranker.pipeline.candidate_scoring``). This times those digests over every sentence of a store with
 candidates (read-only: nothing is written) and prints JSON: sentences, candidates, megabytes of
 tree text, seconds, microseconds per candidate. Run: ``python benchmarks/bench_cache.py STORE``.
 On the quickstart store (3,914 sentences, 487 of them parsed: 26,339 Link Grammar candidates,

@@ -44,7 +44,7 @@ def _since(start: tuple[float, float, float]) -> dict:
 def score_stage(st, n: int, workers: int, source: str) -> dict:
     """Score the first ``n`` held-out sentences again; their counts' digest and the CPU it took."""
     from ranker.pipeline import stages
-    from ranker.pipeline.counts import DIGEST_KIND
+    from ranker.pipeline.candidate_scoring import DIGEST_KIND
 
     sents = st.sentences("treebank", "heldout")[:n]
     with st.batch():   # forget what the counts were computed from: everything is scored again

@@ -3,7 +3,7 @@
 The trainer needs, beside the matrix, one number per candidate row: its consistency weight. It
 comes from the store in forest candidate order, which is the matrix's row order. (A candidate's
 score against gold, for choosing σ² or K and for the oracle, comes from the per-candidate counts
-of :mod:`ranker.pipeline.counts`.)
+of :mod:`ranker.pipeline.candidate_scoring`.)
 """
 from __future__ import annotations
 

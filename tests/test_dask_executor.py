@@ -57,7 +57,7 @@ def table_rows(path) -> dict:
 
 
 def _import_stages() -> None:
-    for module in ("ranker.sources.parse_run", "ranker.pipeline.counts", "ranker.features.vectorizer"):
+    for module in ("ranker.sources.parse_run", "ranker.pipeline.candidate_scoring", "ranker.features.vectorizer"):
         importlib.import_module(module)
 
 

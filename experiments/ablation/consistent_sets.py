@@ -27,7 +27,7 @@ import numpy as np
 from ranker.evaluation.bounds import METRICS, corpus_score, expected_counts, oracle_choice, selected_counts
 from ranker.evaluation.scoring import ScoringSettings
 from ranker.pipeline.config import load_config
-from ranker.pipeline.counts import load_forest_counts
+from ranker.pipeline.candidate_scoring import load_forest_counts
 from ranker.pipeline.splits import select_split
 from ranker.sources.annotations import (DEFAULT_EQUIVALENCES, LabelEquivalences, check_candidate,
                                         riezler_brackets)

@@ -21,7 +21,7 @@ from pathlib import Path
 from ranker.evaluation.bounds import METRICS, oracle_choice
 from ranker.evaluation.scoring import Scorer, ScoringSettings
 from ranker.pipeline.config import load_config
-from ranker.pipeline.counts import load_forest_counts
+from ranker.pipeline.candidate_scoring import load_forest_counts
 from ranker.pipeline.splits import select_split
 from ranker.store import Store
 from ranker.trees.mph import maximal_projections

@@ -44,7 +44,7 @@ from ranker.pipeline.config import load_config
 from ranker.evaluation.scoring import ScoringSettings
 from ranker.pipeline.annotation_kinds import kind_of
 from ranker.pipeline.best_f import ensure_best_f_counts
-from ranker.pipeline.counts import load_forest_counts
+from ranker.pipeline.candidate_scoring import load_forest_counts
 from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
 from ranker.pipeline.stages import StageContext, consistency

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import EvaluationSection
-    from ..pipeline.counts import SETTING_OPTIONS as FLAG
+    from ..pipeline.candidate_scoring import SETTING_OPTIONS as FLAG
     from .options import add_selection, add_source, add_store, add_workers, config_option
 
     p = subparsers.add_parser("counts", help="compute per-candidate counts against gold (every metric)",

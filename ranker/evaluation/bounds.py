@@ -197,7 +197,7 @@ def sentence_counts(rows) -> ForestCounts:
     """One sentence's :class:`ForestCounts` from its candidates' stored count rows (forest order).
 
     Its gold count is the largest of the rows' (a candidate the scorer left out counts zero gold),
-    as :func:`ranker.pipeline.counts.load_forest_counts` takes it for a split.
+    as :func:`ranker.pipeline.candidate_scoring.load_forest_counts` takes it for a split.
     """
     rows = [tuple(r) for r in rows]
     return ForestCounts.from_lists([rows], [max((r[GOLD] for r in rows), default=0)])

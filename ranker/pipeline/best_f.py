@@ -10,7 +10,7 @@ The metric is ``[annotation] best_f_metric`` (any reported metric; EVALB labelle
 one Charniak and Johnson optimise). Only its own counts are computed (EVALB alone is six times
 cheaper than every scheme), in worker processes, and kept in the store under a key of their own
 (``best_f:<counts>@<settings>``), so a warm rerun reads them and the scored-sentence marker of
-:func:`ranker.pipeline.counts.score_candidates` is never touched.
+:func:`ranker.pipeline.candidate_scoring.score_candidates` is never touched.
 """
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def metric_counts(store, sentence_id: str, source: str, evaluation) -> dict[str,
     """Each metric's per-candidate counts (one sentence's :class:`~ranker.evaluation.bounds.ForestCounts`,
     forest order) stored under ``evaluation`` (the ``[evaluation]`` section they were computed with:
     :func:`ranker.pipeline.stages.stored_evaluation`)."""
-    from ..pipeline.counts import metric_key
+    from ..pipeline.candidate_scoring import metric_key
     from ..pipeline.stages import scoring_settings
 
     settings = scoring_settings(evaluation)

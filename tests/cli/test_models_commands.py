@@ -5,7 +5,7 @@ import pytest
 
 from ranker.cli.main import main
 from ranker.pipeline.cache import text_digest
-from ranker.pipeline.counts import DIGEST_KIND, metric_key
+from ranker.pipeline.candidate_scoring import DIGEST_KIND, metric_key
 from ranker.evaluation.scoring import METRICS, ScoringSettings
 from ranker.store import Annotation, Bracket, BracketCounts, Candidate, Sentence, Store
 from ranker.trees.penn import parse_tree, read_trees

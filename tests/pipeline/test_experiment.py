@@ -60,7 +60,7 @@ def test_upper_bound_dominates_and_lower_bound_is_the_forest_mean(tiny_run):
         for r in t.rankers.values():
             assert t.lower - 1e-9 <= t.upper and r.score <= t.upper + 1e-9
     # the lower bound recomputed by hand from the stored counts: mean count over each forest
-    from ranker.pipeline.counts import load_forest_counts
+    from ranker.pipeline.candidate_scoring import load_forest_counts
     from ranker.pipeline.experiment import LINK_GRAMMAR
     from ranker.pipeline.splits import select_split
     from ranker.evaluation.scoring import ScoringSettings

@@ -11,7 +11,7 @@ from ...evaluation.scoring import ScoringSettings
 from ...store import Store
 from ...store.records import Sentence
 from ..config import EvaluationSection
-from ..counts import conversion_ceiling, load_forest_counts, score_candidates
+from ..candidate_scoring import conversion_ceiling, load_forest_counts, score_candidates
 from ..splits import SplitSelection
 from .context import StageContext
 from ..provenance import record_scoring, scoring_settings, stored_sources
@@ -39,7 +39,7 @@ def compute_counts(ctx: StageContext, evaluation: EvaluationSection,
 
 def require_counts(ctx: StageContext, evaluation: EvaluationSection, sel: SplitSelection) -> None:
     """Raise unless every sentence of ``sel`` has counts computed from its current forest."""
-    from ..counts import missing_counts
+    from ..candidate_scoring import missing_counts
 
     store, source = ctx.store, ctx.need_source()
     missing = missing_counts(store, scoring_settings(evaluation), sel.sentences, source)
@@ -53,7 +53,7 @@ def counts_command(store: Store, evaluation: EvaluationSection, sel: SplitSelect
     """The ``ranker counts`` command line that computes the counts ``sel`` lacks, ready to paste."""
     import shlex
 
-    from ..counts import SETTING_OPTIONS
+    from ..candidate_scoring import SETTING_OPTIONS
 
     argv = ["ranker", "counts", "--store", str(store.path), "--corpus", sel.corpus]
     if sel.split is not None or sel.name != "all":
