@@ -22,7 +22,7 @@ select_splits      corpus        ``[data]``, the corpora             :class:`Spl
 parse_or_import    parse         ``[parse]``, the sentences          :class:`ParseOutcome` (forests stored)
 parse_evidence     evidence      ``[evidence]``, the sentences       :class:`ParseOutcome` or None (stored)
 annotate           annotation    ``[annotation]``, train sentences   :class:`AnnotationOutcome` (checks stored)
-compute_counts     counts        ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
+compute_counts     counting      ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
 extract_features   features      ``[features]``, forests             :class:`~ranker.features.CandidateMatrix`
 training_rows      features      ``[features]``, ``[loglinear]``     :class:`~.training.TrainingData`
 train_tagger       tagger        the train split's gold tags         :class:`~ranker.sources.tagger.PosTagger` (stored)
@@ -63,10 +63,10 @@ _PUBLIC = {
     "evidence_parse": "ranker.pipeline.stages.evidence", "parse_evidence": "ranker.pipeline.stages.evidence",
     "AnnotationOutcome": "ranker.pipeline.stages.annotation",
     "annotate": "ranker.pipeline.stages.annotation",
-    "CountsOutcome": "ranker.pipeline.stages.counts", "candidate_quality": "ranker.pipeline.stages.counts",
-    "compute_counts": "ranker.pipeline.stages.counts", "counts_command": "ranker.pipeline.stages.counts",
-    "load_counts": "ranker.pipeline.stages.counts", "require_counts": "ranker.pipeline.stages.counts",
-    "test_ceiling": "ranker.pipeline.stages.counts",
+    "CountsOutcome": "ranker.pipeline.stages.counting", "candidate_quality": "ranker.pipeline.stages.counting",
+    "compute_counts": "ranker.pipeline.stages.counting", "counts_command": "ranker.pipeline.stages.counting",
+    "load_counts": "ranker.pipeline.stages.counting", "require_counts": "ranker.pipeline.stages.counting",
+    "test_ceiling": "ranker.pipeline.stages.counting",
     "TrainableSplit": "ranker.pipeline.stages.features", "TrainingSet": "ranker.pipeline.stages.features",
     "consistency": "ranker.pipeline.stages.features", "extract_features": "ranker.pipeline.stages.features",
     "trainable": "ranker.pipeline.stages.features", "training_rows": "ranker.pipeline.stages.features",

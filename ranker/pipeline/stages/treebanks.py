@@ -67,7 +67,7 @@ def score_treebanks(corpora: Sequence, tests: Sequence, counts: Sequence[dict], 
     """Every model on every treebank's test split under every metric.
 
     ``tests`` are the test splits' feature matrices, ``counts`` their stored counts by metric
-    (:func:`.counts.load_counts`), ``models`` label -> ``(model, feature names, feature space)``.
+    (:func:`.counting.load_counts`), ``models`` label -> ``(model, feature names, feature space)``.
     """
     out = []
     for parts, matrix, fcs in zip(corpora, tests, counts):
