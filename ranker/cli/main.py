@@ -37,7 +37,7 @@ SUBCOMMANDS = {
     "parse": ("parse", "parse corpus sentences with Link Grammar into the store"),
     "import": ("importing", "import candidate forests from Penn or BLLIP n-best files"),
     "annotate": ("annotate", "derive or read partial bracketings and compute X(y, z)"),
-    "counts": ("counts", "compute per-candidate counts against gold (every metric)"),
+    "counts": ("counts_command", "compute per-candidate counts against gold (every metric)"),
     "store": ("store", "store statistics and export"),
     "score": ("score", "score trees with Heidorn's metric (lower is better)"),
     "train": ("train", "train the log-linear ranker from an annotation kind (partial bracketings; full "
