@@ -5,7 +5,7 @@ the config's ``[data]`` section (:meth:`CorpusReader.from_section`): NLTK's ``tr
 ``conll2000`` (:mod:`.treebank`), Penn-bracketed files on disk (``penn``, :mod:`.penn_files`) and
 plain text, one sentence a line (``text``, :mod:`.text_corpus`). A further format is one more
 class and one more entry. Every reader gives :class:`CorpusItem` records in corpus order and a
-``marker`` that changes when its content changes; :func:`load_corpus` stores them once.
+``marker`` that changes when its content changes; :func:`store_corpus` stores them once.
 """
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ class CorpusReader:
 
     def load(self, store) -> int:
         """Store the corpus unless this very content was stored before; the sentences loaded now."""
-        return load_corpus(store, self)
+        return store_corpus(store, self)
 
 
 def check_encoding(encoding: str, where: str) -> str:
@@ -87,7 +87,7 @@ def check_encoding(encoding: str, where: str) -> str:
     return encoding
 
 
-def load_corpus(store, reader: CorpusReader, batch_size: int = 500) -> int:
+def store_corpus(store, reader: CorpusReader, batch_size: int = 500) -> int:
     """Put ``reader``'s sentences (with gold trees or annotations) into ``store``, once per content.
 
     A marker artifact is written after the last batch, so a load killed half-way is redone (the

@@ -13,7 +13,7 @@ import pytest
 
 from ranker.errors import RankerError
 from ranker.pipeline.splits import select_split
-from ranker.sources.corpus import load_corpus, open_corpus
+from ranker.sources.corpus import open_corpus, store_corpus
 from ranker.sources.penn_files import PennFiles
 from ranker.sources.treebank import treebank_sentences
 from ranker.store import Store
@@ -68,7 +68,7 @@ def read_into_store(tmp_path: Path, spec: Path, **kw) -> Store:
     """Build the reader and load it into a fresh store (every error of reading surfaces here)."""
     reader = PennFiles(str(spec), **kw)
     store = Store.open(tmp_path / "s.sqlite")
-    load_corpus(store, reader)
+    store_corpus(store, reader)
     return store
 
 
@@ -91,7 +91,7 @@ def test_ldc_layout_of_a_few_documents_reads_as_nltk_reads_them(tmp_path, gz):
     assert reader.name == "treebank"
     assert reader.documents() == list(FEW)          # ids without .gz, across both section folders, in order
     store = Store.open(tmp_path / "s.sqlite")
-    n = load_corpus(store, reader)
+    n = store_corpus(store, reader)
     gold = list(treebank_sentences(list(FEW)))
     assert n == len(gold) > 0
     assert gold[0].sentence.id == "treebank/wsj_0001.mrg/0"
@@ -111,7 +111,7 @@ def test_ldc_layout_of_the_whole_sample_is_nltks_sample_and_its_standard_split(t
     reader = PennFiles(path=str(wsj), name="treebank")
     assert len(reader.documents()) == 199
     store = Store.open(tmp_path / "s.sqlite")
-    assert load_corpus(store, reader) == 3914
+    assert store_corpus(store, reader) == 3914
     sizes = [len(select_split(store, "treebank", spec).sentences)
              for spec in ("wsj_0001-0139", "wsj_0140-0169", "wsj_0170-0199")]
     assert sizes == [3068, 433, 413]
@@ -137,7 +137,7 @@ def test_root_conventions_give_the_same_gold_with_function_tags_and_no_empty_ele
     assert reader.name == "roots"                    # the folder's name when [data] name is not given
     assert reader.documents() == ["bare.penn", "empty.mrg", "root.ptb", "top.tree"]
     store = Store.open(tmp_path / "s.sqlite")
-    assert load_corpus(store, reader) == 4
+    assert store_corpus(store, reader) == 4
     for doc in reader.documents():
         sid = f"roots/{doc}/0"
         assert format_tree(store.gold(sid)) == STORED, doc
@@ -279,13 +279,13 @@ def test_a_damaged_gz_file_is_an_error_naming_it(tmp_path, damage):
 
 # ------------------------------------------------------------------ loading into the store
 
-def test_load_corpus_is_idempotent(tmp_path):
+def test_store_corpus_is_idempotent(tmp_path):
     write(tmp_path / "c" / "a.mrg", "(S (NN a))\n(S (NN b))\n")
     write(tmp_path / "c" / "b.mrg", "(S (NN c))\n")
     reader = PennFiles(str(tmp_path / "c"), name="c")
     store = Store.open(tmp_path / "s.sqlite")
-    assert load_corpus(store, reader) == 3
-    assert load_corpus(store, PennFiles(str(tmp_path / "c"), name="c")) == 0
+    assert store_corpus(store, reader) == 3
+    assert store_corpus(store, PennFiles(str(tmp_path / "c"), name="c")) == 0
     assert reader.load(store) == 0
     assert [s.id for s in store.sentences("c")] == ["c/a.mrg/0", "c/a.mrg/1", "c/b.mrg/0"]
 
@@ -296,25 +296,25 @@ def test_a_load_failing_half_way_stores_nothing_and_a_later_good_load_stores_all
     bad = write(tmp_path / "c" / "b.mrg", "(S (NN d))\n(S (NP (NN e)\n")
     store = Store.open(tmp_path / "s.sqlite")
     with pytest.raises(RankerError) as e:
-        load_corpus(store, PennFiles(str(tmp_path / "c"), name="c"), batch_size=batch_size)
+        store_corpus(store, PennFiles(str(tmp_path / "c"), name="c"), batch_size=batch_size)
     one_line_error(e, f"{bad}:2:")
     assert store.sentences() == []
     assert store.gold("c/a.mrg/0") is None
     assert store.artifact_keys("corpus") == []
     write(bad, "(S (NN d))\n(S (NP (NN e)))\n")
-    assert load_corpus(store, PennFiles(str(tmp_path / "c"), name="c"), batch_size=batch_size) == 5
+    assert store_corpus(store, PennFiles(str(tmp_path / "c"), name="c"), batch_size=batch_size) == 5
     assert format_tree(store.gold("c/b.mrg/1")) == "(S (NP (NN e)))"
 
 
 def test_a_changed_document_that_changes_stored_words_is_refused(tmp_path):
     f = write(tmp_path / "c" / "a.mrg", "(S (NN a))\n")
     store = Store.open(tmp_path / "s.sqlite")
-    assert load_corpus(store, PennFiles(str(tmp_path / "c"), name="c")) == 1
+    assert store_corpus(store, PennFiles(str(tmp_path / "c"), name="c")) == 1
     write(f, "(S (NN a))\n(S (NN b))\n")        # a sentence added: loaded again, the first unchanged
-    assert load_corpus(store, PennFiles(str(tmp_path / "c"), name="c")) == 2
+    assert store_corpus(store, PennFiles(str(tmp_path / "c"), name="c")) == 2
     write(f, "(S (NN z))\n(S (NN b))\n")        # the stored sentence's words changed
     with pytest.raises(RankerError) as e:
-        load_corpus(store, PennFiles(str(tmp_path / "c"), name="c"))
+        store_corpus(store, PennFiles(str(tmp_path / "c"), name="c"))
     one_line_error(e, "c/a.mrg/0", "changed")
     assert store.sentence("c/a.mrg/0").tokens == ("a",)
 

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from ranker.errors import RankerError
 from ranker.models import LogLinearRanker, ModelFileError, load_model, save_model
-from ranker.sources.corpus import load_corpus
+from ranker.sources.corpus import store_corpus
 from ranker.sources.penn_files import file_trees
 from ranker.sources.tagger import PosTagger
 from ranker.sources.text_corpus import TextCorpus
@@ -176,11 +176,11 @@ def test_a_store_holding_the_text_tagged_otherwise_refuses_it_and_is_unchanged(t
     text.write_text("The cat sat on the mat .\nDogs bark .\n")
     store_path = tmp_path / "s.sqlite"
     with Store.open(store_path) as st:
-        load_corpus(st, TextCorpus(str(text)))
+        store_corpus(st, TextCorpus(str(text)))
     before = hashlib.sha256(store_path.read_bytes()).hexdigest()
     with Store.open(store_path) as st:
         with pytest.raises(RankerError) as e:
-            load_corpus(st, TextCorpus(str(text), tagger=tagger))
+            store_corpus(st, TextCorpus(str(text), tagger=tagger))
     msg = str(e.value)
     assert "\n" not in msg and "text/t.txt/1 is now tagged 'DT" in msg and "the store's untagged" in msg
     assert hashlib.sha256(store_path.read_bytes()).hexdigest() == before

@@ -6,7 +6,7 @@ import pytest
 
 from ranker.errors import RankerError
 from ranker.pipeline.config import DataSection
-from ranker.sources.corpus import load_corpus, open_corpus
+from ranker.sources.corpus import open_corpus, store_corpus
 from ranker.sources.text_corpus import MAX_TOKENS, TextCorpus
 from ranker.store import Store
 
@@ -22,7 +22,7 @@ def write(path: Path, text) -> Path:
 
 def stored(tmp_path: Path, reader) -> Store:
     store = Store.open(tmp_path / "s.sqlite")
-    load_corpus(store, reader)
+    store_corpus(store, reader)
     return store
 
 
@@ -81,7 +81,7 @@ def test_a_bad_tagged_token_is_an_error_naming_file_and_line(tmp_path, line):
     f = write(tmp_path / "tagged.txt", f"a/DT b/NN\n\n{line}\n")
     store = Store.open(tmp_path / "s.sqlite")
     with pytest.raises(RankerError) as e:
-        load_corpus(store, TextCorpus(str(f), text_format="tagged"))
+        store_corpus(store, TextCorpus(str(f), text_format="tagged"))
     one_line_error(e, f"{f}:3:", "word/TAG")
     assert store.sentences() == []          # nothing of a failed load is kept
 
@@ -92,7 +92,7 @@ def test_empty_and_over_long_lines_are_skipped_and_counted_with_file_and_line(tm
     f = write(tmp_path / "t.txt", f"one .\n\n   \n{too_long}\n{longest}\ntwo .\n")
     reader = TextCorpus(str(f))
     store = Store.open(tmp_path / "s.sqlite")
-    assert load_corpus(store, reader) == 3
+    assert store_corpus(store, reader) == 3
     assert [s.id for s in store.sentences("text")] == ["text/t.txt/1", "text/t.txt/5", "text/t.txt/6"]
     assert len(store.sentence("text/t.txt/5").tokens) == MAX_TOKENS
     skipped = reader.skipped()
@@ -121,10 +121,10 @@ def test_a_gzipped_text_file_reads_under_its_name_without_gz(tmp_path):
 def test_load_is_idempotent_and_a_changed_file_loads_again(tmp_path):
     f = write(tmp_path / "t.txt", "a b\n")
     store = Store.open(tmp_path / "s.sqlite")
-    assert load_corpus(store, TextCorpus(str(f))) == 1
-    assert load_corpus(store, TextCorpus(str(f))) == 0
+    assert store_corpus(store, TextCorpus(str(f))) == 1
+    assert store_corpus(store, TextCorpus(str(f))) == 0
     write(f, "a b\nc d\n")
-    assert load_corpus(store, TextCorpus(str(f))) == 2
+    assert store_corpus(store, TextCorpus(str(f))) == 2
     assert [s.tokens for s in store.sentences("text")] == [("a", "b"), ("c", "d")]
 
 
