@@ -165,7 +165,7 @@ class CorpusBrackets(AnnotationKind):
                               "extra_training, or choose kind riezler, best_f or user")
 
     def store(self, ctx, annotation, sentences) -> int:
-        return 0   # stored with the corpus (load_corpus)
+        return 0   # stored with the corpus (stages.load_corpus)
 
 
 class Decisions(AnnotationKind):

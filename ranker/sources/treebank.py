@@ -152,8 +152,11 @@ def _conll_item(fid: str, i: int, t) -> tuple[Sentence, Annotation]:
             Annotation(sid, "chunks", tuple(brackets)))
 
 
-def load_corpus(store, corpus: str, fileids=None, batch_size: int = 500) -> int:
-    """Put a corpus's sentences (and gold trees or chunk annotations) into ``store``; idempotent.
+def store_nltk_files(store, corpus: str, fileids=None, batch_size: int = 500) -> int:
+    """Put files of NLTK's ``corpus`` (every file by default) into ``store``: sentences, gold trees or chunks.
+
+    Idempotent, and it records no marker: a test's few files, or the whole corpus for
+    :func:`ensure_corpus`, which marks it loaded.
 
     Returns
     -------
@@ -175,7 +178,7 @@ def ensure_corpus(store, corpus: str) -> int:
         return 0
     if any(k.split("/")[0] == corpus for k in store.artifact_keys("corpus")):
         reader.older_form_stored(store)
-    n = load_corpus(store, corpus)
+    n = store_nltk_files(store, corpus)
     store.put_artifact("corpus", marker, b"", {"sentences": n})
     return n
 

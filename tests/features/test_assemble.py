@@ -9,7 +9,7 @@ from ranker.features import load_feature_set
 from ranker.features.vectorizer import _assemble, _Chunk, _extract_chunk
 from ranker.matrices.compact import CompactMatrix
 from ranker.sources.nbest import import_file
-from ranker.sources.treebank import load_corpus
+from ranker.sources.treebank import store_nltk_files
 from ranker.store import Store
 
 
@@ -20,7 +20,7 @@ def forests(tmp_path_factory, bllip_lists):
     kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith("wsj_0175.")]
     (tmp / "doc.nbest").write_text("\n\n".join(kept) + "\n")
     with Store.open(tmp / "s.sqlite") as st:
-        load_corpus(st, "treebank", "wsj_0175.mrg")
+        store_nltk_files(st, "treebank", "wsj_0175.mrg")
         assert import_file(st, tmp / "doc.nbest", "bllip").errors == ()
         return list(st.forests("treebank"))
 

@@ -245,12 +245,12 @@ def test_spans_read_from_text_equal_the_trees_on_real_parses(tmp_path, bllip_lis
     from nbest_slices import cut_lists
 
     from ranker.sources.nbest import import_file
-    from ranker.sources.treebank import load_corpus
+    from ranker.sources.treebank import store_nltk_files
     from ranker.trees.penn import parse_tree
 
     assert cut_lists(bllip_lists, "test", ("wsj_0175", "wsj_0176"), tmp_path / "l.nbest") > 0
     with Store.open(tmp_path / "s.sqlite") as st:
-        load_corpus(st, "treebank", ["wsj_0175.mrg", "wsj_0176.mrg"])
+        store_nltk_files(st, "treebank", ["wsj_0175.mrg", "wsj_0176.mrg"])
         assert import_file(st, tmp_path / "l.nbest", "bllip").errors == ()
         texts = [t for s in st.sentences("treebank") for t in st.candidate_texts(s.id)]
     assert len(texts) > 500

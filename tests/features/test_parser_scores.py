@@ -9,7 +9,7 @@ from ranker.features.parser_scores import logprob_bin, rank_bin
 from ranker.features.registry import make_family
 from ranker.features.vectorizer import extract
 from ranker.sources.nbest import import_file
-from ranker.sources.treebank import load_corpus
+from ranker.sources.treebank import store_nltk_files
 from ranker.store import Store
 
 DOC = "wsj_0175"
@@ -24,7 +24,7 @@ def forests(tmp_path_factory, bllip_lists):
     kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith(DOC + ".")]
     (tmp / "doc.nbest").write_text("\n\n".join(kept) + "\n")
     with Store.open(tmp / "s.sqlite") as st:
-        load_corpus(st, "treebank", f"{DOC}.mrg")
+        store_nltk_files(st, "treebank", f"{DOC}.mrg")
         assert import_file(st, tmp / "doc.nbest", "bllip").errors == ()
         return list(st.forests("treebank"))
 

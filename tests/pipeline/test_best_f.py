@@ -12,7 +12,7 @@ from ranker.pipeline.best_f import (best_f_gains, best_f_key, best_f_set, best_f
                                     ensure_best_f_counts)
 from ranker.evaluation.scoring import Scorer, ScoringSettings
 from ranker.sources.nbest import import_file
-from ranker.sources.treebank import load_corpus
+from ranker.sources.treebank import store_nltk_files
 from ranker.store import Store
 
 DOCS = ("wsj_0170", "wsj_0171")
@@ -39,7 +39,7 @@ def store(tmp_path_factory, bllip_lists):
     kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].split(".")[0] in DOCS]
     (tmp / "slice.nbest").write_text("\n\n".join(kept) + "\n")
     with Store.open(tmp / "s.sqlite") as st:
-        load_corpus(st, "treebank", [f"{d}.mrg" for d in DOCS])
+        store_nltk_files(st, "treebank", [f"{d}.mrg" for d in DOCS])
         assert import_file(st, tmp / "slice.nbest", "bllip", source=SOURCE).errors == ()
         yield st
 
@@ -119,7 +119,7 @@ def test_a_list_whose_parses_evalb_cannot_align_scores_as_evalb_scores_it(tmp_pa
     settings = ScoringSettings()
     scorer = Scorer(settings)
     with Store.open(tmp_path / "s.sqlite") as st:
-        load_corpus(st, "treebank", ["wsj_0194.mrg"])
+        store_nltk_files(st, "treebank", ["wsj_0194.mrg"])
         assert import_file(st, tmp_path / "slice.nbest", "bllip", source=SOURCE).errors == ()
         sentences = st.sentences("treebank")
         ensure_best_f_counts(st, sentences, SOURCE, "evalb_labeled", settings)
@@ -170,7 +170,7 @@ def test_a_forest_replaced_by_a_changed_file_is_counted_again(tmp_path, bllip_li
     path = tmp_path / "one.nbest"
     settings, metric = ScoringSettings(), "evalb_labeled"
     with Store.open(tmp_path / "s.sqlite") as st:
-        load_corpus(st, "treebank", ["wsj_0170.mrg"])
+        store_nltk_files(st, "treebank", ["wsj_0170.mrg"])
         sid = st.sentences("treebank")[int(head.split()[1].split(".")[1])].id
         path.write_text(block.strip("\n") + "\n")
         assert import_file(st, path, "bllip", source=SOURCE).errors == ()

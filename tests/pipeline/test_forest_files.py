@@ -8,7 +8,7 @@ from ranker.errors import RankerError
 from ranker.pipeline.config import ParseSection, config_from_dict
 from ranker.pipeline.forest_files import forest_files, import_forest_files
 from ranker.pipeline.run_counts import SourceCounts
-from ranker.sources.treebank import load_corpus
+from ranker.sources.treebank import store_nltk_files
 from ranker.store import Store
 
 pytestmark = pytest.mark.slow
@@ -53,7 +53,7 @@ def test_files_are_imported_once_per_content(lists, tmp_path):
                          heldout_forests=str(lists["train"]), test_forests=str(lists["test"]))
     ff = forest_files(parse, "c.toml")
     with Store.open(tmp_path / "s.sqlite") as st:
-        load_corpus(st, "treebank", ["wsj_0001.mrg", "wsj_0170.mrg"])
+        store_nltk_files(st, "treebank", ["wsj_0001.mrg", "wsj_0170.mrg"])
         counts, notes, summaries = import_forest_files(st, ff, "treebank")
         n = len(st.sentences("treebank"))
         assert counts.imported_forests == n and notes == [] and len(summaries) == 2

@@ -60,7 +60,7 @@ def _real_blocks(tmp_path, bllip_lists):
     from ranker.features import load_feature_set
     from ranker.features.vectorizer import extract
     from ranker.sources.nbest import import_file
-    from ranker.sources.treebank import load_corpus
+    from ranker.sources.treebank import store_nltk_files
     from ranker.store import Store
 
     text = gzip.open(bllip_lists / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
@@ -69,7 +69,7 @@ def _real_blocks(tmp_path, bllip_lists):
         for doc in ("wsj_0175", "wsj_0176"):
             kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith(doc + ".")]
             (tmp_path / f"{doc}.nbest").write_text("\n\n".join(kept) + "\n")
-            load_corpus(st, "treebank", f"{doc}.mrg")
+            store_nltk_files(st, "treebank", f"{doc}.mrg")
             assert import_file(st, tmp_path / f"{doc}.nbest", "bllip").errors == ()
         forests = list(st.forests("treebank"))
     families = load_feature_set("default").build()

@@ -12,7 +12,7 @@ from ranker.errors import RankerError
 from ranker.evaluation.evalb import score_evalb
 from ranker.evaluation.evalb_params import load_params
 from ranker.sources.nbest import import_file, read_blocks
-from ranker.sources.treebank import load_corpus
+from ranker.sources.treebank import store_nltk_files
 from ranker.store import Sentence, Store
 from ranker.trees.penn import parse_tree
 from ranker.trees.transforms import PSEUDO_ROOTS, normalize_root
@@ -44,7 +44,7 @@ def imported(tmp_path_factory, bllip_lists):
     tmp = tmp_path_factory.mktemp("bllip")
     path, blocks = _slice(bllip_lists, tmp)
     with Store.open(tmp / "s.sqlite") as st:
-        load_corpus(st, "treebank", [f"{d}.mrg" for d in DOCS])
+        store_nltk_files(st, "treebank", [f"{d}.mrg" for d in DOCS])
         summary = import_file(st, path, "bllip")
         forests = {s.id: st.forest(s.id) for s in st.sentences("treebank")}
         gold = {sid: st.gold(sid) for sid in forests}

@@ -3,7 +3,7 @@ import pytest
 
 from ranker.errors import RankerError
 from ranker.sources.dependencies import dependency_gold, ensure_dependency_gold
-from ranker.sources.treebank import load_corpus
+from ranker.sources.treebank import store_nltk_files
 from ranker.store import Store, StoreError
 from ranker.trees.dependencies import Dependency, dependencies_from_conll
 
@@ -11,7 +11,7 @@ from ranker.trees.dependencies import Dependency, dependencies_from_conll
 @pytest.fixture
 def store(tmp_path):
     with Store.open(tmp_path / "s.sqlite") as st:
-        load_corpus(st, "treebank", fileids=["wsj_0001.mrg", "wsj_0002.mrg"])
+        store_nltk_files(st, "treebank", fileids=["wsj_0001.mrg", "wsj_0002.mrg"])
         yield st
 
 
