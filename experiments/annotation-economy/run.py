@@ -114,7 +114,7 @@ class Setup:
     # -------------------------------------------------------------------- one sentence
     def forest(self, sid: str):
         """Each candidate's labelled spans (as the page computes them) and its best-F score."""
-        from ranker.pipeline.best_f import best_f_key, candidate_scores
+        from ranker.pipeline.best_f import best_f_key, scores_and_unscored
         from ranker.sources.discriminants import candidate_spans
 
         by_tree: dict[int, frozenset] = {}
@@ -125,8 +125,8 @@ class Setup:
                 got = by_tree[id(t)] = candidate_spans(t)
             spans.append(got)
         metric, settings = self.best_f
-        f, unscored = candidate_scores(self.store.sentence_bracket_counts(best_f_key(metric, settings), sid,
-                                                                          self.ctx.source), metric)
+        f, unscored = scores_and_unscored(self.store.sentence_bracket_counts(best_f_key(metric, settings), sid,
+                                                                             self.ctx.source), metric)
         return spans, f, unscored
 
     # -------------------------------------------------------------------- training and test

@@ -128,12 +128,14 @@ def best_f_set(scores: np.ndarray, unscored: np.ndarray | None = None) -> np.nda
     return top / top.sum()
 
 
-def candidate_scores(got: Sequence[BracketCounts], metric: str) -> tuple[np.ndarray, np.ndarray]:
-    """One sentence's candidates' scores under ``metric`` and which EVALB left out, from their counts.
+def scores_and_unscored(got: Sequence[BracketCounts], metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """One sentence's candidates' scores under ``metric`` and, beside them, which EVALB left out.
 
     ``got`` are the sentence's stored :class:`BracketCounts` in forest order (as
     :meth:`Store.sentence_bracket_counts` under :func:`best_f_key` gives them); the pair is what
-    :func:`best_f_set` takes.
+    :func:`best_f_set` takes. A left-out candidate keeps the score its counts give, and the mask says
+    which those are (:func:`ranker.evaluation.bounds.candidate_scores` instead gives it a score chosen
+    for the use).
     """
     counts = np.array([(r.gold, r.test, r.matched, r.crossing) for r in got], dtype=np.int64).reshape(-1, 4)
     if len(counts) == 0:
@@ -152,7 +154,7 @@ def _sentence_scores(store: Store, rows, metric: str, settings: ScoringSettings,
         if len(got) != b - a:
             raise RankerError(f"{store.path}: {sid} has {b - a} candidates but {len(got)} {key!r} "
                               "counts; the best_f set cannot be formed")
-        yield (a, b, *candidate_scores(got, metric))
+        yield (a, b, *scores_and_unscored(got, metric))
 
 
 def best_f_weights(store: Store, rows, metric: str, settings: ScoringSettings,

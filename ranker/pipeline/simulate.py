@@ -98,7 +98,7 @@ def annotate_sentence(store, sentence_id: str, spans: Sequence[frozenset], f_sco
         Each candidate's :func:`~ranker.sources.discriminants.candidate_spans`, forest order.
     f_scores, unscored
         Each candidate's sentence score under the best-F metric and which ones EVALB left out
-        (:func:`~.best_f.candidate_scores`).
+        (:func:`~.best_f.scores_and_unscored`).
     probs
         The model's probability of each candidate (the page's order and the model's confidence);
         None: the page's order without a model, every answer asked of the annotator.

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ranker.cli.main import main
-from ranker.pipeline.best_f import best_f_key, candidate_scores
+from ranker.pipeline.best_f import best_f_key, scores_and_unscored
 from ranker.pipeline.simulate import (ANNOTATOR, MODEL, annotate_sentence, best_candidates, decide,
                                       oracle_answer)
 from ranker.pipeline.stages import scoring_settings, stored_evaluation
@@ -43,7 +43,7 @@ def _forest(st, sid):
     source = "link-grammar"
     spans = [candidate_spans(t) for _, _, t in st.candidate_trees(sid, source)]
     settings = scoring_settings(stored_evaluation(st, source))
-    f, unscored = candidate_scores(st.sentence_bracket_counts(best_f_key(METRIC, settings), sid, source), METRIC)
+    f, unscored = scores_and_unscored(st.sentence_bracket_counts(best_f_key(METRIC, settings), sid, source), METRIC)
     return spans, f, unscored
 
 
