@@ -143,7 +143,8 @@ def _best_f(args, annotation) -> int:
     import dataclasses
 
     from ..pipeline import stages
-    from .options import check_metric, stored_evaluation
+    from ..pipeline.stages import stored_evaluation
+    from .options import check_metric
     from .recorded import recorded_store
 
     check_metric("--best-f-metric", args.best_f_metric)

@@ -271,14 +271,6 @@ def add_evaluation_settings(parser) -> None:
                                  "settings the store's counts were computed with)")
 
 
-def stored_evaluation(store, source: str, args):
-    """The ``[evaluation]`` section of the store's counts, as :func:`add_evaluation_settings` chose."""
-    from ..pipeline import stages
-
-    return stages.stored_evaluation(store, source, {k: getattr(args, k, None)
-                                                    for k in stages.SCORING_KEYS})
-
-
 def check_corpus_name(option: str, name: str) -> None:
     """Refuse a corpus name a sentence id cannot begin with, or one of NLTK's corpora.
 

@@ -57,7 +57,8 @@ def run(args) -> int:
     from ..pipeline.config import ExperimentConfig, ExperimentSection, HeidornSection
     from ..pipeline.feature_cache import cached_matrix
     from ..registries import RANKERS, metric
-    from .options import selection, stored_evaluation
+    from ..pipeline.stages import stored_evaluation
+    from .options import selection
     from .recorded import recorded_store
     from .train import check_writable
 

@@ -79,7 +79,8 @@ def run(args) -> int:
     from ..pipeline.splits import select_split
     from ..pipeline.training import fit_sigma2
     from ..pipeline.validate import check_cutoff
-    from .options import check_metric, selection, stored_evaluation
+    from ..pipeline.stages import stored_evaluation
+    from .options import check_metric, selection
     from .recorded import recorded_store
 
     check_writable(args.out, args.store)

@@ -23,23 +23,24 @@ def record_scoring(store: Store, evaluation: EvaluationSection, source: str) -> 
                       {k: getattr(evaluation, k) for k in SCORING_KEYS})
 
 
-def stored_evaluation(store: Store, source: str, given: dict | None = None) -> EvaluationSection:
+def stored_evaluation(store: Store, source: str, options=None) -> EvaluationSection:
     """The ``[evaluation]`` settings a command reads ``source``'s counts with: the store's own.
 
     The store records the settings every ``ranker counts`` (or ``ranker run``) computed counts
     with (:meth:`Store.scorings`), so ``train``, ``select``, ``annotate``, ``models retrain`` and
-    ``ranker serve`` read those instead of assuming the defaults. ``given`` (option -> value, None
-    for an option not given) picks among several; a value no stored counts were computed with is
-    an error naming what is stored, never a silent switch to other counts. A store with no counts
-    recorded gives the defaults (overridden by ``given``).
+    ``ranker serve`` read those instead of assuming the defaults. ``options`` (a command's parsed
+    options: its ``evalb_param``, ``head_rules`` and ``flatten_rules``, None or absent for one not
+    given, as ``ranker.cli.options.add_evaluation_settings`` adds them) picks among several; a value
+    no stored counts were computed with is an error naming what is stored, never a silent switch to
+    other counts. A store with no counts recorded gives the defaults (overridden by ``options``).
 
     Raises
     ------
     RankerError
-        If ``given`` matches no stored settings, or several settings are stored and ``given``
-        does not say which.
+        If ``options`` match no stored settings, or several settings are stored and ``options``
+        do not say which.
     """
-    given = {k: v for k, v in (given or {}).items() if v is not None}
+    given = {k: v for k in SCORING_KEYS if (v := getattr(options, k, None)) is not None}
     scorings = store.scorings(source)
     if not scorings:
         return EvaluationSection(**given)
