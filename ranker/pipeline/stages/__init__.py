@@ -47,7 +47,7 @@ from ...lazy import lazy_getattr
 #: scikit-learn, numba), which cost a second or more of its start-up.
 _PUBLIC = {
     "LINK_GRAMMAR": "ranker.pipeline.stages.context", "StageContext": "ranker.pipeline.stages.context",
-    "make_executor": "ranker.pipeline.stages.context", "resolve_workers": "ranker.pipeline.stages.context",
+    "make_executor": "ranker.pipeline.stages.context", "resolve_workers": "ranker.parallel",
     "SCORING_KEYS": "ranker.pipeline.provenance", "metric_names": "ranker.pipeline.provenance",
     "record_scoring": "ranker.pipeline.provenance", "scoring_settings": "ranker.pipeline.provenance",
     "stored_evaluation": "ranker.pipeline.provenance", "stored_source": "ranker.pipeline.provenance",

@@ -35,7 +35,9 @@ class StageContext(NamedTuple):
 
     @property
     def n_workers(self) -> int:
-        """``workers`` resolved (0 = every core)."""
+        """``workers`` resolved (0 = every core; :func:`ranker.parallel.resolve_workers`, the one rule)."""
+        from ...parallel import resolve_workers
+
         return resolve_workers(self.workers)
 
     def need_source(self) -> str:
@@ -45,20 +47,13 @@ class StageContext(NamedTuple):
         return self.source
 
 
-def resolve_workers(workers: int) -> int:
-    """Processes (or threads) to use: ``0`` means every core, as ``[experiment] workers`` says; above
-    the cores, one warning (:func:`ranker.parallel.resolve_workers`, the one rule)."""
-    from ...parallel import resolve_workers as resolve
-
-    return resolve(workers)
-
-
 def make_executor(experiment: ExperimentSection):
     """The executor ``[experiment] executor`` names, built (a Dask executor connects or starts its cluster).
 
     Use it as a context manager around :func:`ranker.parallel.use_executor`, so that a cluster it
     started is closed again.
     """
+    from ...parallel import resolve_workers
     from ...registries import EXECUTORS
 
     cls = EXECUTORS.get(experiment.executor, "[experiment] executor")

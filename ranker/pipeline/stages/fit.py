@@ -5,7 +5,7 @@ import warnings
 from typing import NamedTuple
 
 from ..config import ExperimentSection, LogLinearSection
-from .context import StageContext, resolve_workers
+from .context import StageContext
 
 
 def loglinear_template(loglinear: LogLinearSection, workers: int = 0):
@@ -14,6 +14,7 @@ def loglinear_template(loglinear: LogLinearSection, workers: int = 0):
     The ranker of its ``objective`` (:data:`ranker.registries.OBJECTIVES`): the likelihood's, or
     minimum risk's (whose ``fit`` also takes ``gain``), built from the section by the registry.
     """
+    from ...parallel import resolve_workers
     from ...registries import OBJECTIVES, RANKERS
     from ..config import ExperimentConfig
 
