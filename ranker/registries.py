@@ -3,13 +3,13 @@ executors.
 
 Configs and commands name components from here (``--ranker heidorn``, ``[parse] source =
 "bllip"``, ``[data] corpus = "treebank"``); a bare name means its newest version. Items are
-registered by import path and loaded on first use (:class:`ranker.registry.Registry`), so listing
+registered by import path and loaded on first use (:class:`ranker.component_registry.Registry`), so listing
 the names for ``--help`` imports nothing heavy. Feature families have their own registry,
 :mod:`ranker.features.registry`.
 """
 from __future__ import annotations
 
-from .registry import Registry
+from .component_registry import Registry
 
 #: Rankers over grouped candidates (scikit-learn-style estimators), each made from the config by
 #: ``RANKERS.build(name, config)`` (its class's ``from_config``); a model file names its ranker here.

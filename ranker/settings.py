@@ -46,7 +46,7 @@ PATH_KINDS = ("file", "table", "split")
 def setting(default, *, choices=None, range: Range | None = None, path: str | None = None):
     """A config key: its default and, as the field's metadata, the values it may take.
 
-    ``choices`` (a tuple of names, a :class:`~ranker.registry.Registry` whose bare names they
+    ``choices`` (a tuple of names, a :class:`~ranker.component_registry.Registry` whose bare names they
     are, or such a registry named ``"module:attribute"``, imported on first use) or ``range`` (a
     :class:`Range` of numbers). They are written here once: a config file is checked against them
     (:func:`ranker.pipeline.config.config_from_dict`), the command-line options that stand for the

@@ -8,7 +8,7 @@ import pytest
 from ranker.errors import RankerError
 from ranker.pipeline.candidate_sources import LinkGrammarSource, file_sources
 from ranker.registries import CORPORA, RANKERS, SCHEMES, SOURCES
-from ranker.registry import Registry
+from ranker.component_registry import Registry
 
 
 def test_versions_resolve_and_unknown_names_list_the_known():

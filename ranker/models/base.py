@@ -44,7 +44,7 @@ class GroupedRanker(BaseEstimator):
     @classmethod
     def from_config(cls, config) -> "GroupedRanker":
         """The ranker an :class:`~ranker.pipeline.config.ExperimentConfig` describes (its own
-        sections; :meth:`ranker.registry.Registry.build`). A ranker without settings: ``cls()``."""
+        sections; :meth:`ranker.component_registry.Registry.build`). A ranker without settings: ``cls()``."""
         return cls()
 
     def _check_fitted(self, attribute: str) -> None:
