@@ -464,7 +464,7 @@ def _finish(args, shown: list[str], skipped: int, refused: int, written: int, em
 
 def _write_report(args, store, order, source: str, skipped: int, written: int, clock, saved) -> None:
     """Write ``--report DIR``: the input's counts and costs (it has no gold to be scored against)."""
-    from ..pipeline.apply_report import apply_report, input_counts
+    from ..pipeline.apply.report import apply_report, input_counts
     from ..pipeline.report import write_report
     from ..pipeline.experiment import software_versions
 
@@ -525,7 +525,7 @@ def _stream_lists(args, model) -> int:
     from pathlib import Path
 
     from ..errors import RankerError
-    from ..pipeline.apply_lists import ListRanker, apply_stream
+    from ..pipeline.apply.lists import ListRanker, apply_stream
     from ..pipeline.stages import resolve_workers
     from ..sources.partitions import Partition, plan, read_bytes
 
@@ -554,7 +554,7 @@ def _stream_lists(args, model) -> int:
         parts = plan(args.lists, max(1, int(args.partition_mb * (1 << 20))))
         if not executor.forked or args.parts is not None or (workers > 1 and len(parts) > 1):
             if executor.forked:   # the forked workers inherit the loaded model
-                from ..pipeline.apply_lists import preload
+                from ..pipeline.apply.lists import preload
 
                 preload(ListRanker(str(args.model), saved, families))
             results = _partitioned(args, parts, workers)
@@ -587,8 +587,8 @@ def _partitioned(args, parts, workers: int) -> list:
 
     from ..errors import RankerError
     from ..parallel import ordered_map, use_executor
-    from ..pipeline.apply_lists import Applied, apply_partition, count_partition
-    from ..pipeline.apply_parts import (finished_parts, hold_folder, join_parts, make_folder, part_key,
+    from ..pipeline.apply.lists import Applied, apply_partition, count_partition
+    from ..pipeline.apply.parts import (finished_parts, hold_folder, join_parts, make_folder, part_key,
                                         remove_folder, remove_parts)
     from ..registries import EXECUTORS
     from ..sources.nbest import file_digest

@@ -2,7 +2,7 @@
 import gzip
 import io
 
-from ranker.pipeline.apply_lists import block_forest
+from ranker.pipeline.apply.lists import block_forest
 from ranker.sources.nbest import stream_blocks
 
 

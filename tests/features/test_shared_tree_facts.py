@@ -11,7 +11,7 @@ import io
 
 from ranker.features.base import facts, word_forms
 from ranker.features.wordclass import word_class
-from ranker.pipeline.apply_lists import block_forest
+from ranker.pipeline.apply.lists import block_forest
 from ranker.sources.nbest import stream_blocks
 from ranker.trees.penn import parse_tree
 

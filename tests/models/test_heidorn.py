@@ -228,7 +228,7 @@ def test_k_tables_read_once_per_node_shape_give_the_same_sums_bit_for_bit(bllip_
     import gzip
     import io
 
-    from ranker.pipeline.apply_lists import block_forest
+    from ranker.pipeline.apply.lists import block_forest
     from ranker.sources.nbest import stream_blocks
     from ranker.trees.heads import HeadRules
 

@@ -79,7 +79,7 @@ def hold_folder(folder: str):
     """
     import fcntl
 
-    from ..errors import RankerError
+    from ...errors import RankerError
 
     if "://" in folder and not folder.startswith("file://"):
         yield
@@ -198,7 +198,7 @@ def record_part(folder: str, number: int, key: str, applied) -> None:
 
 
 def finished_parts(folder: str, keys: list[str]) -> dict:
-    """``number -> what it gave`` (a list of the :class:`~.apply_lists.Applied` fields) for the parts
+    """``number -> what it gave`` (a list of the :class:`~.lists.Applied` fields) for the parts
     of ``folder`` recorded under ``keys[number]`` whose output is there; an unreadable record is none."""
     done = {}
     for number, key in enumerate(keys):

@@ -28,7 +28,7 @@ class Applied(NamedTuple):
 
     @classmethod
     def from_record(cls, fields: list) -> "Applied":
-        """The fields as a finished part's record keeps them (:func:`~.apply_parts.record_part`)."""
+        """The fields as a finished part's record keeps them (:func:`~.parts.record_part`)."""
         written, empty, skipped, *rest = fields
         return cls(int(written), int(empty), tuple(str(x) for x in skipped), *map(str, rest))
 
@@ -49,7 +49,7 @@ class ListRanker:
     """
 
     def __init__(self, model_path: str, saved, families: list, workers: int = 1):
-        from ..features.applying import ModelColumns
+        from ...features.applying import ModelColumns
 
         self.model_path = model_path
         self.saved = saved
@@ -60,9 +60,9 @@ class ListRanker:
         """The chosen tree's text (or ``""``) for each block of ``chunk``, in order; bad blocks go to ``skipped``."""
         import numpy as np
 
-        from ..models.persistence import applying
-        from ..store.encoding import penn_text
-        from .stages import choose
+        from ...models.persistence import applying
+        from ...store.encoding import penn_text
+        from ..stages import choose
 
         forests, trees_of = [], []
         for k, block in enumerate(chunk):
@@ -92,9 +92,9 @@ def block_forest(block, number: int, name: str):
 
     Its sentence is ``lists/NUMBER`` of corpus ``lists``; ``name`` (the input) places messages.
     """
-    from ..sources.nbest import NbestError, empty_list
-    from ..store.records import Candidate, Forest, Sentence
-    from ..trees.transforms import normalize_root
+    from ...sources.nbest import NbestError, empty_list
+    from ...store.records import Candidate, Forest, Sentence
+    from ...trees.transforms import normalize_root
 
     if isinstance(block, NbestError):
         return str(block)
@@ -122,7 +122,7 @@ def apply_stream(ranker: ListRanker, raw, name: str, fmt: str, out, chunk: int, 
     import gzip
     import zlib
 
-    from ..sources.nbest import stream_blocks
+    from ...sources.nbest import stream_blocks
 
     try:   # a .gz is already being decompressed: its first block is read here
         if hasattr(raw, "peek") and raw.peek(2)[:2] == b"\x1f\x8b":
@@ -174,8 +174,8 @@ def apply_partition(state: dict, task) -> Applied:
     lists are missing from the output, and the run says so); a part with a break is not recorded
     as finished, so a resumed run tries it again.
     """
-    from ..sources.partitions import read_bytes
-    from .apply_parts import record_part, write_part
+    from ...sources.partitions import read_bytes
+    from .parts import record_part, write_part
 
     number, part = task
     ranker = _ranker_of(state["model"])
@@ -202,8 +202,8 @@ def _ranker_of(model_path: str) -> ListRanker:
     """The :class:`ListRanker` of a model file, loaded once per process (a worker runs many partitions)."""
     got = _RANKERS.get(model_path)
     if got is None:
-        from ..features.vectorizer import feature_set_from_dict
-        from ..models import load_model
+        from ...features.vectorizer import feature_set_from_dict
+        from ...models import load_model
 
         saved = load_model(model_path, kind="loglinear")
         got = _RANKERS[model_path] = ListRanker(model_path, saved,
@@ -213,6 +213,6 @@ def _ranker_of(model_path: str) -> ListRanker:
 
 def count_partition(state: dict, part) -> int:
     """One executor task: the line ends of a partition (so that the ones after it know their first line)."""
-    from ..sources.partitions import count_lines
+    from ...sources.partitions import count_lines
 
     return count_lines(part)
