@@ -7,6 +7,7 @@ import numpy as np
 
 from ...errors import RankerError
 from ..config import FeaturesSection
+from ..domains import SHARED
 from ..splits import SplitSelection
 from .annotation import AnnotationOutcome
 from .context import StageContext
@@ -115,7 +116,7 @@ class TrainingSet(NamedTuple):
 
     data: object                   # TrainingData: the rows every fit learns from
     features_before_cutoff: int    # properties of the main training split's candidates
-    domains: str = "shared"        # its feature space (ranker.pipeline.domains): shared or per-corpus
+    domains: str = SHARED          # its feature space (ranker.pipeline.domains): shared or per-corpus
 
 
 def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: FeaturesSection, template,
@@ -131,7 +132,7 @@ def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: Fea
 
 def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: FeaturesSection, template,
                   selections: Sequence[SplitSelection], rules: Sequence[str], treebanks: int = 1,
-                  domains: Sequence[str] = ("shared",)):
+                  domains: Sequence[str] = (SHARED,)):
     """``(rule, TrainingSet)`` for each of ``domains`` and each of ``rules`` in turn, from one extraction.
 
     The first ``treebanks`` selections are the train splits of treebanks (the main corpus, then
@@ -182,11 +183,11 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
             del data
             weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j < treebanks else None)
                        for j, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
-            copied = copied_names(mats[:treebanks], weights, features.cutoff) if any(s != "shared" for s in domains) else None
+            copied = copied_names(mats[:treebanks], weights, features.cutoff) if any(s != SHARED for s in domains) else None
             # the last build's rows take the matrices, releasing each one as soon as its kept
             # rows are taken (GBs with extra corpora); earlier builds copy their rows
             data = training_rows(ctx, features, template, mats, weights, gains, consume=i == last,
                                  dropped_before=dropped, counted=treebanks)
-        got = data if space == "shared" else with_copies(data, copied, corpora, block_rows)
+        got = data if space == SHARED else with_copies(data, copied, corpora, block_rows)
         yield rule, TrainingSet(got, before, space)
         del got

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Iterable, NamedTuple
 
 from ..config import LogLinearSection
+from ..domains import SHARED
 from .context import StageContext
 from .fit import LogLinearFit, fit_loglinear
 
@@ -23,7 +24,7 @@ class RuleTrial(NamedTuple):
     kept: int                  # training sentences the rule's consistent sets and the filters keep
     sigma2: float | None       # its σ² chosen on held-out (None: nothing to train on)
     heldout: float | None      # that model's held-out score
-    domains: str = "shared"    # its feature space with several treebanks (ranker.pipeline.domains)
+    domains: str = SHARED      # its feature space with several treebanks (ranker.pipeline.domains)
 
 
 class RuleChoice(NamedTuple):
@@ -34,7 +35,7 @@ class RuleChoice(NamedTuple):
     fit: LogLinearFit
     features_before_cutoff: int
     trials: tuple[RuleTrial, ...]         # in grid order; one trial when the rule is fixed
-    domains: str = "shared"               # the chosen feature space (ranker.pipeline.domains)
+    domains: str = SHARED                 # the chosen feature space (ranker.pipeline.domains)
 
 
 def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, rules: int,
@@ -51,7 +52,7 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     so ``ranker models export`` finds one model; each carries ``tagger``. A tie keeps the earlier
     rule of the grid.
     """
-    spaces = heldout_matrix if isinstance(heldout_matrix, dict) else {"shared": heldout_matrix}
+    spaces = heldout_matrix if isinstance(heldout_matrix, dict) else {SHARED: heldout_matrix}
     groups = next(iter(spaces.values())).groups()
     several = rules > 1
     best: tuple | None = None
@@ -71,7 +72,7 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
         ctx.store.choose_model(fit.chosen.key, f"heldout {loglinear.select_metric}")
         chose_rule = {"rule": rule} if len({t.rule for t in trials}) > 1 else {}
         fit = fit._replace(summary={**fit.summary, **chose_rule, "rules": [list(t) for t in trials]})
-    if len(spaces) > 1 or space != "shared":
+    if len(spaces) > 1 or space != SHARED:
         fit = fit._replace(summary={**(fit.summary or {}), "domains": space})
     return RuleChoice(rule, data, fit, before, tuple(trials), space)
 

@@ -17,7 +17,7 @@ import numpy as np
 from ...evaluation.bounds import METRICS, corpus_score, error_reduction, expected_counts, oracle_choice, \
     selected_counts
 from ..config import LogLinearSection
-from ..domains import in_space
+from ..domains import SHARED, in_space
 from .context import StageContext
 from .features import training_sets
 from .fit import fit_loglinear
@@ -58,7 +58,7 @@ def single_models(ctx: StageContext, loglinear: LogLinearSection, template, anno
         fit = fit_loglinear(ctx, loglinear, template, got.data, matrix.restrict(got.data.names), matrix.groups(),
                             quality, feature_config, tagger, mark=False)
         if fit.model is not None:
-            out[f"trained on {parts.train.corpus}"] = (fit.model, fit.names, "shared")
+            out[f"trained on {parts.train.corpus}"] = (fit.model, fit.names, SHARED)
     return out
 
 
