@@ -464,7 +464,7 @@ def _finish(args, shown: list[str], skipped: int, refused: int, written: int, em
 
 def _write_report(args, store, order, source: str, skipped: int, written: int, clock, saved) -> None:
     """Write ``--report DIR``: the input's counts and costs (it has no gold to be scored against)."""
-    from ..pipeline.apply.report import apply_report, input_counts
+    from ..pipeline.apply.no_gold_report import apply_report, input_counts
     from ..pipeline.report import write_report
     from ..pipeline.experiment import software_versions
 

@@ -22,7 +22,7 @@ the encoding, a tagged token not ``word/TAG``) refuses the file, or, for ``ranke
 (``skip_bad``), is skipped and named too.
 Sentence ids are ``<name>/<file>/<line>`` (``text/my.txt/3``: line 3 of ``my.txt``); ``name`` is
 ``[data] name``, else ``text``. There is no gold: ``ranker apply --report`` gives the selections'
-forest sizes and costs, not scores (:mod:`ranker.pipeline.apply.report`), and ``ranker run``, which
+forest sizes and costs, not scores (:mod:`ranker.pipeline.apply.no_gold_report`), and ``ranker run``, which
 scores against gold, refuses such a corpus unless it brings partial annotation of its own.
 """
 from __future__ import annotations
