@@ -395,7 +395,6 @@ def _rank_in_store(args, model, st, clock, out, reader=None, progress: bool = Fa
 
     from ..models.persistence import applying
     from ..pipeline import stages
-    from ..pipeline.feature_cache import cached_matrix
     from ..pipeline.splits import SplitSelection
 
     saved, fs = model
@@ -416,12 +415,12 @@ def _rank_in_store(args, model, st, clock, out, reader=None, progress: bool = Fa
     chosen: dict[str, int] = {}
     if have:
         with clock("features"):
-            m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers),
-                              progress="features" if progress else None)
+            m = stages.model_features(ctx.with_source(source), fs, sel, progress="features")
         with clock("select"):
             X, groups = m.restrict(saved.feature_names), m.groups()
             with applying(args.model, saved):
-                picks = stages.choose(saved.ranker, {"features": lambda: (X, groups)})
+                picks = stages.rank({"model": saved.ranker},
+                                    stages.ranker_inputs(groups, features=lambda: (X, groups)))["model"]
             chosen = dict(zip(list(m.sentence_ids), np.asarray(picks).tolist()))
     written = empty = 0
     with clock("write"):
