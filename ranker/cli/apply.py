@@ -405,7 +405,7 @@ def _rank_in_store(args, model, st, clock, out, reader=None, progress: bool = Fa
             refused = reader.refused()
             source = stages.LINK_GRAMMAR
         else:
-            corpus, document, order, skipped, source = _import_lists(st, args)
+            corpus, document, order, skipped, source = _import_lists(ctx, args)
             refused = skipped   # a list not ranked is one that could not be read
     ids = [sid for sid in order if sid is not None]
     sentences = tuple(st.sentence(sid) for sid in ids)
@@ -498,18 +498,17 @@ def _parse_text(ctx, args, reader):
     return reader.name, reader.document, order, skipped
 
 
-def _import_lists(st, args):
+def _import_lists(ctx, args):
     """Import the lists as sentences of corpus ``lists`` (or ``--corpus-name``): (corpus, document,
     id per list, skipped, source)."""
     from pathlib import Path
 
-    from ..pipeline.forest_files import ForestFiles, import_forest_files
+    from ..pipeline import stages
 
     path = Path(args.lists[0])
     source = f"{args.format}:{path.name}"
     corpus = args.corpus_name or "lists"
-    got = import_forest_files(st, ForestFiles(args.format, (path,), source), corpus, reimport=True,
-                              new_corpus=corpus)
+    got = stages.import_forests(ctx, args.format, [path], source, corpus, new_corpus=corpus)
     summary = got.summaries[0]
     document = path.name[:-3] if path.name.endswith(".gz") else path.name
     return corpus, document, list(summary.order), list(summary.errors), source

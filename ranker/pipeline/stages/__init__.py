@@ -59,6 +59,7 @@ _PUBLIC = {
     "check_parse_options": "ranker.pipeline.stages.parse",
     "link_grammar_options": "ranker.pipeline.stages.parse",
     "parse_or_import": "ranker.pipeline.stages.parse", "source_format": "ranker.pipeline.stages.parse",
+    "import_forests": "ranker.pipeline.stages.parse",
     "parse_statuses": "ranker.pipeline.stages.parse", "reparse": "ranker.pipeline.stages.parse",
     "evidence_parse": "ranker.pipeline.stages.evidence", "parse_evidence": "ranker.pipeline.stages.evidence",
     "AnnotationOutcome": "ranker.pipeline.stages.annotation",
