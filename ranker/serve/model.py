@@ -171,7 +171,8 @@ def retrained_model(store, current: ServedModel | None, update, source: str | No
         raise RankerError("no model to retrain: the store holds none and --model named none "
                           "(train one with ranker train or ranker run)")
     base = current.key if store.get_artifact(MODEL_KIND, current.key) is not None else current.saved
-    out = retrain(store, base, kind="user", source=source, evidence=current.evidence,
+    # one process and thread: the page retrains in a thread of the server, beside its requests
+    out = retrain(store, base, kind="user", source=source, evidence=current.evidence, workers=1,
                   progress=lambda i, n: update(i / max(n, 1), f"iteration {i} (at most {n})"))
     saved = SavedModel(out.model, tuple(out.feature_names), current.saved.feature_config, current.saved.tagger)
     return ServedModel(out.key, saved, current.families, current.evidence)

@@ -77,6 +77,7 @@ _PUBLIC = {
     "train_tagger": "ranker.pipeline.stages.tagger",
     "LogLinearFit": "ranker.pipeline.stages.fit", "fit_loglinear": "ranker.pipeline.stages.fit",
     "loglinear_template": "ranker.pipeline.stages.fit",
+    "WarmFit": "ranker.pipeline.stages.fit", "fit_warm": "ranker.pipeline.stages.fit",
     "RuleChoice": "ranker.pipeline.stages.rules", "RuleTrial": "ranker.pipeline.stages.rules",
     "fit_rules": "ranker.pipeline.stages.rules", "rule_grid": "ranker.pipeline.stages.rules",
     "candidate_trees": "ranker.pipeline.splits",
