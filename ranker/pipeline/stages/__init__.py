@@ -70,6 +70,7 @@ _PUBLIC = {
     "test_ceiling": "ranker.pipeline.stages.counts",
     "TrainableSplit": "ranker.pipeline.stages.features", "TrainingSet": "ranker.pipeline.stages.features",
     "consistency": "ranker.pipeline.stages.features", "extract_features": "ranker.pipeline.stages.features",
+    "HeldoutRows": "ranker.pipeline.stages.features", "heldout_rows": "ranker.pipeline.stages.features",
     "model_features": "ranker.pipeline.stages.features", "model_families": "ranker.pipeline.stages.features",
     "forest_features": "ranker.pipeline.stages.features", "column_features": "ranker.pipeline.stages.features",
     "trainable": "ranker.pipeline.stages.features", "training_rows": "ranker.pipeline.stages.features",

@@ -72,6 +72,29 @@ def column_features(columns, forests: Sequence, workers: int = 1):
     return columns.extract(forests, workers)
 
 
+class HeldoutRows(NamedTuple):
+    """A held-out selection's feature rows and each row's candidate quality: what σ², the rule and the feature space are chosen on."""
+
+    matrix: object        # CandidateMatrix of the selection (features of [features])
+    quality: np.ndarray   # each row's candidate quality under the metric (candidate_quality)
+
+
+def heldout_rows(ctx: StageContext, features: FeaturesSection, sel: SplitSelection, counts,
+                 metric: str) -> HeldoutRows:
+    """The held-out rows ``ranker run`` and ``ranker train`` choose on: ``sel``'s matrix and each row's quality.
+
+    ``counts`` are the selection's stored counts of ``metric`` (:func:`.counts.load_counts`); the
+    qualities are :func:`.counts.candidate_quality`'s, checked to be one per feature row.
+    """
+    from .counts import candidate_quality
+
+    matrix = extract_features(ctx, features, sel)
+    quality = candidate_quality(counts, metric)
+    if len(quality) != matrix.X.shape[0]:
+        raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
+    return HeldoutRows(matrix, quality)
+
+
 class TrainableSplit(NamedTuple):
     """A training selection without the sentences no fit can learn from, and how the filters count them."""
 
