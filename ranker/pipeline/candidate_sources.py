@@ -92,7 +92,7 @@ class NbestFileSource(CandidateSource):
 
     def import_files(self, ctx, files: Sequence, source: str, corpus: str | None, reimport: bool,
                      new_corpus: str | None = None):
-        """Import ``files`` (paths of this format) into ``ctx.store`` as ``source``: an :class:`.forest_files.ImportOutcome`.
+        """Import ``files`` of this format into ``ctx.store`` as ``source`` (an ``ImportOutcome``).
 
         One transaction with the source's record; files the store holds already are read again
         only with ``reimport``. ``new_corpus``: forests of sentences not stored add them to it.

@@ -218,7 +218,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         with clock("learning curve"):
             # Test score against training-set size: the first k kept training sentences, sigma^2 fixed.
             def test_score(m) -> float:
-                c = stages.per_sentence(test, picked.ids, m.predict(picked.X, picked.groups))
+                inputs = stages.ranker_inputs(picked.groups, features=lambda: (picked.X, picked.groups))
+                c = stages.per_sentence(test, picked.ids, stages.rank({"curve": m}, inputs)["curve"])
                 return corpus_score(METRICS[primary], selected_counts(fcs[primary], c))
 
             with warnings.catch_warnings():

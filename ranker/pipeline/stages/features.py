@@ -73,7 +73,7 @@ def column_features(columns, forests: Sequence, workers: int = 1):
 
 
 class HeldoutRows(NamedTuple):
-    """A held-out selection's feature rows and each row's candidate quality: what σ², the rule and the feature space are chosen on."""
+    """A held-out selection's feature rows and each row's quality, what σ², the rule and the space are chosen on."""
 
     matrix: object        # CandidateMatrix of the selection (features of [features])
     quality: np.ndarray   # each row's candidate quality under the metric (candidate_quality)

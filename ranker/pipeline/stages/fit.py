@@ -1,4 +1,4 @@
-"""The ``fit_loglinear`` and ``fit_warm`` stages: a log-linear model per σ² (the best on held-out kept), or one adapted from a model."""
+"""The ``fit_loglinear`` and ``fit_warm`` stages: log-linear models per σ² (the best kept), or one adapted."""
 from __future__ import annotations
 
 import warnings

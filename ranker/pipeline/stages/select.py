@@ -80,10 +80,11 @@ def rank(rankers: dict, inputs: dict) -> dict[str, np.ndarray]:
 
 
 def ready_ranker(name: str, config=None):
-    """The registered ranker ``name`` as ``config`` describes it, fitted when it learns nothing (native, random, Heidorn's untuned).
+    """The registered ranker ``name`` as ``config`` describes it, fitted where it learns nothing from data.
 
-    What ``ranker select`` and the page rank with when no model file is given; a ranker that
-    needs a model (:attr:`needs_model`) is fitted by the fit stages instead.
+    Native, random, Heidorn's untuned (its K table loaded): what ``ranker select``, ``ranker
+    score`` and the page rank with when no model file is given. A ranker that needs a model
+    (``needs_model``) is fitted by the fit stages instead.
     """
     from ...registries import RANKERS
     from ..config import ExperimentConfig
