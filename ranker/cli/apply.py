@@ -395,7 +395,6 @@ def _rank_in_store(args, model, st, clock, out, reader=None, progress: bool = Fa
 
     from ..models.persistence import applying
     from ..pipeline import stages
-    from ..pipeline.feature_cache import cached_matrix
     from ..pipeline.splits import SplitSelection
 
     saved, fs = model
@@ -406,7 +405,7 @@ def _rank_in_store(args, model, st, clock, out, reader=None, progress: bool = Fa
             refused = reader.refused()
             source = stages.LINK_GRAMMAR
         else:
-            corpus, document, order, skipped, source = _import_lists(st, args)
+            corpus, document, order, skipped, source = _import_lists(ctx, args)
             refused = skipped   # a list not ranked is one that could not be read
     ids = [sid for sid in order if sid is not None]
     sentences = tuple(st.sentence(sid) for sid in ids)
@@ -416,12 +415,12 @@ def _rank_in_store(args, model, st, clock, out, reader=None, progress: bool = Fa
     chosen: dict[str, int] = {}
     if have:
         with clock("features"):
-            m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers),
-                              progress="features" if progress else None)
+            m = stages.model_features(ctx.with_source(source), fs, sel, progress="features")
         with clock("select"):
             X, groups = m.restrict(saved.feature_names), m.groups()
             with applying(args.model, saved):
-                picks = stages.choose(saved.ranker, {"features": lambda: (X, groups)})
+                picks = stages.rank({"model": saved.ranker},
+                                    stages.ranker_inputs(groups, features=lambda: (X, groups)))["model"]
             chosen = dict(zip(list(m.sentence_ids), np.asarray(picks).tolist()))
     written = empty = 0
     with clock("write"):
@@ -499,18 +498,17 @@ def _parse_text(ctx, args, reader):
     return reader.name, reader.document, order, skipped
 
 
-def _import_lists(st, args):
+def _import_lists(ctx, args):
     """Import the lists as sentences of corpus ``lists`` (or ``--corpus-name``): (corpus, document,
     id per list, skipped, source)."""
     from pathlib import Path
 
-    from ..pipeline.forest_files import ForestFiles, import_forest_files
+    from ..pipeline import stages
 
     path = Path(args.lists[0])
     source = f"{args.format}:{path.name}"
     corpus = args.corpus_name or "lists"
-    got = import_forest_files(st, ForestFiles(args.format, (path,), source), corpus, reimport=True,
-                              new_corpus=corpus)
+    got = stages.import_forests(ctx, args.format, [path], source, corpus, new_corpus=corpus)
     summary = got.summaries[0]
     document = path.name[:-3] if path.name.endswith(".gz") else path.name
     return corpus, document, list(summary.order), list(summary.errors), source

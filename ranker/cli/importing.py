@@ -49,7 +49,6 @@ def run(args) -> int:
 
     from ..errors import RankerError
     from ..pipeline import stages
-    from ..pipeline.forest_files import ForestFiles, import_forest_files
     from ..registries import CORPORA
     from .recorded import recorded_store
 
@@ -82,9 +81,9 @@ def run(args) -> int:
     with recorded_store(args, "import", create=True) as (st, _), st.batch():
         if reader is not None:
             stages.load_corpus(st, reader)
+        ctx = stages.StageContext(st, where="ranker import")
         for source, files in groups.items():
-            got = import_forest_files(st, ForestFiles(args.format, tuple(files), source), corpus,
-                                      reimport=True, new_corpus=new_corpus)
+            got = stages.import_forests(ctx, args.format, files, source, corpus, new_corpus=new_corpus)
             done.extend(zip(files, got.summaries))
     skipped = 0
     for path, s in done:

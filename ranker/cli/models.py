@@ -7,7 +7,7 @@ import os
 
 def add_parser(subparsers) -> None:
     from ..pipeline.config import AnnotationSection
-    from .options import EVIDENCE_OF_MODEL, add_evidence, add_source, add_store, config_option
+    from .options import EVIDENCE_OF_MODEL, add_evidence, add_source, add_store, add_workers, config_option
 
     p = subparsers.add_parser("models", help="list, export or retrain the models kept in a store",
                               description="Every fit (each sigma^2 of a grid, each learning-curve "
@@ -49,6 +49,7 @@ def add_parser(subparsers) -> None:
                     "sentence for the others (user decisions, bracket files)")
     add_source(rt)
     add_evidence(rt, EVIDENCE_OF_MODEL)
+    add_workers(rt)
     rt.set_defaults(func=run_retrain)
 
 
@@ -153,7 +154,7 @@ def run_retrain(args) -> int:
         settings["evaluation"] = dataclasses.asdict(stored_evaluation(st, stored_source(st, args.source)))
         # a kind derived from the corpus's gold annotates the test sentences too: held out by default
         split = args.split or ("train" if kind_of(args.kind.partition("/")[0]).from_gold else "all")
-        out = retrain(st, args.key, kind=args.kind, source=args.source, rule=args.rule,
+        out = retrain(st, args.key, kind=args.kind, source=args.source, rule=args.rule, workers=args.workers,
                       evidence=args.evidence, split=None if split == "all" else split)
     how = f"{out.n_iter} iterations" if out.n_iter else "nothing to fit: stored before from the same annotations"
     within = "" if split == "all" else f" of split {split}"

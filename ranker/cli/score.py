@@ -20,13 +20,17 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from ..errors import RankerError
-    from ..models.heidorn import HeidornRanker
+    from ..pipeline.config import EvaluationSection, ExperimentConfig, HeidornSection
+    from ..pipeline.stages import ready_ranker
     from ..trees.heidorn_score import HeadError
     from ..trees.penn import read_trees
 
     trees = read_trees(args.trees)
     heads = _heads(args.heads, trees)
-    ranker = HeidornRanker(k_table=args.k_table, heads=heads, pp_as_np=args.pp_as_np).fit(trees)
+    # the ranker ranker select builds from the same options (its K table loaded; nothing to learn)
+    ranker = ready_ranker(args.ranker, ExperimentConfig(heidorn=HeidornSection(k_table=args.k_table,
+                                                                               pp_as_np=args.pp_as_np),
+                                                        evaluation=EvaluationSection(head_rules=heads)))
     scores = []
     for i, tree in enumerate(trees, 1):
         try:

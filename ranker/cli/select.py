@@ -55,7 +55,6 @@ def run(args) -> int:
     from ..models.persistence import applying, savable_rankers
     from ..pipeline import stages
     from ..pipeline.config import ExperimentConfig, ExperimentSection, HeidornSection
-    from ..pipeline.feature_cache import cached_matrix
     from ..registries import RANKERS, metric
     from ..pipeline.stages import stored_evaluation
     from .options import selection
@@ -87,7 +86,7 @@ def run(args) -> int:
         config = ExperimentConfig(experiment=ExperimentSection(seed=args.seed),
                                   heidorn=HeidornSection(k_table=args.k_table, pp_as_np=args.pp_as_np),
                                   evaluation=dataclasses.replace(ev, head_rules=args.heads or ev.head_rules))
-        ranker = saved.ranker if saved else RANKERS.build(full_name, config).fit()
+        ranker = saved.ranker if saved else stages.ready_ranker(full_name, config)
         sel = selection(st, args)
         texts = {s.id: st.candidate_texts(s.id, source) for s in sel.sentences}
         ids = [s.id for s in sel.sentences if texts[s.id]]
@@ -97,9 +96,11 @@ def run(args) -> int:
         sizes = [len(texts[sid]) for sid in ids]
         groups = np.repeat(np.arange(len(ids)), sizes)
 
+        ctx = stages.StageContext(st, source, args.workers, False, "ranker select", evidence=evidence)
+
         def features():
             fs = feature_set_from_dict(saved.feature_config, args.model)
-            m = cached_matrix(st, fs, sel, source, stages.resolve_workers(args.workers), evidence=evidence)
+            m = stages.model_features(ctx, fs, sel)
             return m.restrict(saved.feature_names), m.groups()
 
         def trees():
@@ -108,7 +109,6 @@ def run(args) -> int:
 
         def quality():
             chosen_metric = metric(args.metric, "--metric")
-            ctx = stages.StageContext(st, source, args.workers, False, "ranker select")
             stages.require_counts(ctx, ev, sel)
             fc = stages.load_counts(ctx, ev, sel, [chosen_metric.name])[chosen_metric.name]
             # a candidate the scorer left out is chosen only when every candidate was (bounds.oracle_choice)
@@ -118,11 +118,9 @@ def run(args) -> int:
                                   "disagree; compute them again: ranker counts")
             return q, groups
 
-        inputs = {"features": features, "trees": trees, "quality": quality,
-                  "source_rank": lambda: (stages.source_ranks(groups), groups),
-                  "candidates": lambda: (np.zeros(len(groups)), groups)}
+        inputs = stages.ranker_inputs(groups, features=features, trees=trees, quality=quality)
         with applying(args.model, saved) if saved else nullcontext():
-            choice = stages.per_sentence(sel, ids, stages.choose(ranker, inputs))
+            choice = stages.per_sentence(sel, ids, stages.rank({name: ranker}, inputs)[name])
     stages.write_selected(args.out, sel, texts, choice)
     if len(ids) < len(sel.sentences) / 2:   # the lists likely cover other documents than this range
         import sys

@@ -83,12 +83,24 @@ class NbestFileSource(CandidateSource):
         return files.source if given is None else given
 
     def obtain(self, ctx, parse, sentences, corpus, batch_size, source, reimport, section) -> ParseOutcome:
-        from .forest_files import forest_files, import_forest_files
+        from .forest_files import forest_files
 
-        files = forest_files(parse, ctx.where, self.name, section=section)._replace(source=source)
-        got = import_forest_files(ctx.store, files, corpus, reimport)
+        files = forest_files(parse, ctx.where, self.name, section=section)
+        got = self.import_files(ctx, files.files, source, corpus, reimport)
         return ParseOutcome(source, got.counts, tuple(got.notes),
                             got.summaries[0] if len(got.summaries) == 1 else None)
+
+    def import_files(self, ctx, files: Sequence, source: str, corpus: str | None, reimport: bool,
+                     new_corpus: str | None = None):
+        """Import ``files`` of this format into ``ctx.store`` as ``source`` (an ``ImportOutcome``).
+
+        One transaction with the source's record; files the store holds already are read again
+        only with ``reimport``. ``new_corpus``: forests of sentences not stored add them to it.
+        """
+        from .forest_files import ForestFiles, import_forest_files
+
+        return import_forest_files(ctx.store, ForestFiles(self.name, tuple(files), source), corpus, reimport,
+                                   new_corpus=new_corpus)
 
 
 def source_of(name: str, where: str = "") -> CandidateSource:

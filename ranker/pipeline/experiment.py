@@ -163,17 +163,18 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             sets = stages.training_sets(ctx, ann, cfg.features, template,
                                         [*(c.train for c in corpora), *splits.extra], rules, len(corpora), spaces)
             first = next(sets)   # the extraction, clocked here; each rule's fit below
-            mats = {name: stages.extract_features(ctx, cfg.features, sel)
-                    for name, sel in (("heldout", splits.heldout), ("test", splits.test))}
-            mats_also = [(stages.extract_features(ctx, cfg.features, c.heldout),
-                          stages.extract_features(ctx, cfg.features, c.test)) for c in corpora[1:]]
+            # each treebank's held-out rows (the main one, then those of [[data.also]]) and test matrix
+            rows_and_tests = [(stages.heldout_rows(ctx, cfg.features, c.heldout, h[ll.select_metric], ll.select_metric),
+                               stages.extract_features(ctx, cfg.features, c.test))
+                              for c, h in zip(corpora, [held, *held_also])]
+            mats = {"heldout": rows_and_tests[0][0].matrix, "test": rows_and_tests[0][1]}
+            mats_also = [(r.matrix, t) for r, t in rows_and_tests[1:]]
         counts.features_before_cutoff = first[1].features_before_cutoff
 
         with clock("train"):
-            held_mats = [mats["heldout"], *(h for h, _ in mats_also)]
-            qhs = [stages.candidate_quality(h[ll.select_metric], ll.select_metric) for h in [held, *held_also]]
-            if any(len(q) != m.X.shape[0] for q, m in zip(qhs, held_mats)):
-                raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
+            held_mats = [r.matrix for r, _ in rows_and_tests]
+            qhs = [r.quality for r, _ in rows_and_tests]
+            del rows_and_tests
             # every treebank's held-out together, in each feature space fitted
             heldout = {space: domains.stacked([domains.in_space(m, c.heldout.corpus, space)
                                                for m, c in zip(held_mats, corpora)]) for space in spaces}
@@ -217,7 +218,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         with clock("learning curve"):
             # Test score against training-set size: the first k kept training sentences, sigma^2 fixed.
             def test_score(m) -> float:
-                c = stages.per_sentence(test, picked.ids, m.predict(picked.X, picked.groups))
+                inputs = stages.ranker_inputs(picked.groups, features=lambda: (picked.X, picked.groups))
+                c = stages.per_sentence(test, picked.ids, stages.rank({"curve": m}, inputs)["curve"])
                 return corpus_score(METRICS[primary], selected_counts(fcs[primary], c))
 
             with warnings.catch_warnings():

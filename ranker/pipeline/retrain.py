@@ -182,7 +182,7 @@ def resolve_evidence(store: Store, key: str | None, feature_config: dict, given:
 
 
 def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, int], None] | None = None,
-            source: str | None = None, rule: str | None = None, workers: int = 1,
+            source: str | None = None, rule: str | None = None, workers: int | None = None,
             evidence: str | None = None, split: str | None = None) -> RetrainOutcome:
     """Adapt a stored log-linear model to the annotations of ``kind`` and store the new model.
 
@@ -207,7 +207,9 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
         least-violating candidates count); default the dataclass's ``[annotation] rule``. The
         rules that read crossings refuse sentences with rejected brackets (user decisions).
     workers
-        Feature extraction processes (for sentences whose features are not stored yet).
+        Feature extraction processes (for sentences whose features are not stored yet) and the
+        fit's threads, 0 every core; default ``[experiment] workers``. The model is the same for
+        any number.
     evidence
         The second source the model's evidence families read (default: the one its record
         names, :func:`resolve_evidence`).
@@ -228,12 +230,9 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
 
     from ..models import LogLinearRanker
     from .annotation_kinds import kind_of
-    from .cache import cached_fit, data_digest
-    from .config import AnnotationSection
-    from .feature_cache import cached_matrix
+    from .config import AnnotationSection, ExperimentSection
     from .splits import SplitSelection
-    from .stages import StageContext, annotate, stored_source
-    from .cache import fit_params
+    from .stages import StageContext, annotate, fit_warm, model_features, stored_source
 
     from .cache import MODEL_KIND, load_payload
 
@@ -295,35 +294,21 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     corpora = sorted({s.corpus for s in sentences})
     sel = SplitSelection(f"{kind} annotations", corpora[0] if len(corpora) == 1 else "+".join(corpora),
                          None, None, sentences)
-    fs = feature_set_from_dict(saved.feature_config, base_key or "<model>")
-    m = cached_matrix(store, fs, sel, source, workers, evidence=evidence)
+    ctx = StageContext(store, source, ExperimentSection().workers if workers is None else workers, False,
+                       "retrain", evidence=evidence)
+    m = model_features(ctx, feature_set_from_dict(saved.feature_config, base_key or "<model>"), sel)
     names = saved.feature_names
     X = m.restrict(names)
     y = consistency_weights(store, m, kind, None, None, source, rule)
-    groups = m.groups()
     qualities = store.forest_qualities(source)
     full = np.array([q == "full" for sid in m.sentence_ids for q in qualities[sid]], dtype=bool)
-    # the likelihood fit of the same model (an ExpectedFRanker's own fit has no prior centre)
-    keep = LogLinearRanker().get_params()
-    new = LogLinearRanker(**{k: v for k, v in base.get_params().items() if k in keep})
-    start = np.asarray(base.coef_, dtype=np.float64)
-    ran = {"n_iter": 0}
-
-    def fit():
-        try:
-            new.fit(X, y, groups, full=full, coef_init=start, prior_mean=start, callback=progress)
-        except RankerError as e:
-            raise RankerError(f"{store.path}: nothing to learn from annotation {kind!r} of "
-                              f"{len(sentences)} sentences: no forest is narrowed by it ({e})") from None
-        ran["n_iter"] = new.n_iter_
-        return new, {"retrained_from": base_key, "kind": kind, "rule": rule,
-                     "sentences": len(sentences), "trained": int(new.n_training_sentences_)}
-
-    key = data_digest([X, y, groups, full, start],
-                      {"template": fit_params(base), "names": list(names), "kind": kind,
-                       "retrain": "map-adaptation/1"})
-    fitted, meta = cached_fit(store, key, names, fit, saved.feature_config, parent=base_key, tagger=saved.tagger)
+    got = fit_warm(ctx, base, X, y, m.groups(), full, names,
+                   {"retrained_from": base_key, "kind": kind, "rule": rule, "sentences": len(sentences)},
+                   {"kind": kind, "retrain": "map-adaptation/1"}, saved.feature_config, parent=base_key,
+                   tagger=saved.tagger, progress=progress,
+                   refused=f"{store.path}: nothing to learn from annotation {kind!r} of {len(sentences)} "
+                           "sentences: no forest is narrowed by it")
     if index_key is not None:
-        store.put_artifact(RETRAIN_INDEX, index_key, b"", {"model": key})
-    return RetrainOutcome(key, base_key, fitted, tuple(names), len(sentences), int(meta["trained"]),
-                          ran["n_iter"])
+        store.put_artifact(RETRAIN_INDEX, index_key, b"", {"model": got.key})
+    return RetrainOutcome(got.key, base_key, got.model, tuple(names), len(sentences), int(got.meta["trained"]),
+                          got.n_iter)

@@ -119,11 +119,12 @@ class Served:
         import numpy as np
 
         def pick():
-            from ..pipeline.stages import choose
+            from ..pipeline.stages import rank, ranker_inputs
 
             cands = self.forest_data(sentence_id).forest.candidates
             groups = np.zeros(len(cands), dtype=np.int64)
-            return int(choose(self.heidorn, {"trees": lambda: ([c.tree for c in cands], groups)})[0]) if cands else None
+            inputs = ranker_inputs(groups, trees=lambda: ([c.tree for c in cands], groups))
+            return int(rank({"heidorn": self.heidorn}, inputs)["heidorn"][0]) if cands else None
 
         return self.scores.get(("heidorn", sentence_id), pick)
 

@@ -61,22 +61,24 @@ def ranker_choices(served, sentence_id: str, model=None) -> dict[str, int]:
     """Each ranker's choice (native, heidorn, loglinear) for one sentence (``model``: default the served one)."""
     import numpy as np
 
-    from ..models import NativeRanker
-    from ..pipeline.stages import choose, source_ranks
+    from ..pipeline.stages import rank, ranker_inputs, ready_ranker
 
     n = served.sizes.get(sentence_id)
     if not n:
         return {}
     groups = np.zeros(n, dtype=np.int64)
-    # the choices ranker run and ranker select make, through the same function (stages.choose)
-    got = {"native": int(choose(NativeRanker().fit(), {"source_rank": lambda: (source_ranks(groups), groups)})[0])}
+    model = served.model if model is None else model
+    # the choices ranker run and ranker select make, through the same functions (stages.rank)
+    rankers = {"native": ready_ranker("native")}
+    if model is not None:
+        rankers["loglinear"] = model.saved.ranker
+    picked = rank(rankers, ranker_inputs(groups, features=lambda: (served.model_matrix(model, sentence_id), groups)))
+    got = {"native": int(picked["native"][0])}
     heidorn = served.heidorn_choice(sentence_id)
     if heidorn is not None:
         got["heidorn"] = heidorn
-    model = served.model if model is None else model
     if model is not None:
-        got["loglinear"] = int(choose(model.saved.ranker, {
-            "features": lambda: (served.model_matrix(model, sentence_id), groups)})[0])
+        got["loglinear"] = int(picked["loglinear"][0])
     return got
 
 

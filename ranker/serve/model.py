@@ -27,9 +27,9 @@ class ServedModel(NamedTuple):
 
     def matrix(self, forest):
         """The forest's candidates as the model's feature rows (its columns only), forest order."""
-        from ..features import extract
+        from ..pipeline.stages import forest_features
 
-        return extract([forest], self.families).restrict(self.saved.feature_names)
+        return forest_features(self.families, self.saved.feature_names, [forest])
 
     def scores(self, forest) -> np.ndarray:
         """Each candidate's score ``λ·f(x)`` in forest order."""
@@ -100,15 +100,13 @@ def load_served_model(store, spec: str | None, evidence: str | None = None,
 def _with_features(store, key: str, saved, evidence: str | None = None, stored: bool = True) -> ServedModel:
     from ..features import feature_set_from_dict
 
-    from ..pipeline.feature_cache import fit_families
     from ..pipeline.retrain import resolve_evidence
+    from ..pipeline.stages import model_families
 
     fs = feature_set_from_dict(saved.feature_config, f"model {key}")
     evidence = resolve_evidence(store, key if stored else None, saved.feature_config, evidence,
                                 f"model {key}")
-    families = fs.build()
-    fit_families(store, families)   # tables of learning families are stored with the run
-    return ServedModel(key, saved, families, evidence)
+    return ServedModel(key, saved, model_families(store, fs), evidence)
 
 
 def tuned_heidorn(store):
@@ -173,7 +171,8 @@ def retrained_model(store, current: ServedModel | None, update, source: str | No
         raise RankerError("no model to retrain: the store holds none and --model named none "
                           "(train one with ranker train or ranker run)")
     base = current.key if store.get_artifact(MODEL_KIND, current.key) is not None else current.saved
-    out = retrain(store, base, kind="user", source=source, evidence=current.evidence,
+    # one process and thread: the page retrains in a thread of the server, beside its requests
+    out = retrain(store, base, kind="user", source=source, evidence=current.evidence, workers=1,
                   progress=lambda i, n: update(i / max(n, 1), f"iteration {i} (at most {n})"))
     saved = SavedModel(out.model, tuple(out.feature_names), current.saved.feature_config, current.saved.tagger)
     return ServedModel(out.key, saved, current.families, current.evidence)

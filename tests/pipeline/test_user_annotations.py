@@ -194,6 +194,28 @@ def test_models_retrain_command_is_the_stage(base, store, capsys):
     assert line.startswith(f"{out.key}: base0123 adapted to 'user' (") and out.n_iter == 0
 
 
+def test_models_retrain_fits_on_its_workers_and_the_model_does_not_depend_on_them(base, tmp_path, capsys):
+    """``--workers`` (issue 47: the warm-started fit stage) is the fit's threads; the model is the same."""
+    import json
+
+    got = {}
+    for workers in ("1", "2"):
+        store = tmp_path / f"s{workers}.sqlite"
+        shutil.copy(base[0], store)
+        with Store.open(store) as st:
+            st.put_artifact(MODEL_KIND, "base0123", base[1].read_bytes(), {})
+            for sid in _sentences_with_choices(st, 2):
+                _answer_from_gold(st, sid, 2)
+        capsys.readouterr()
+        assert main(["models", "retrain", "--store", str(store), "base0", "--workers", workers]) == 0
+        key = capsys.readouterr().out.split(":")[0]
+        with Store.open(store, readonly=True) as st:
+            got[workers] = key, json.loads(st.model_file(key))
+    (key1, doc1), (key2, doc2) = got["1"], got["2"]
+    assert key1 == key2 and doc1["state"] == doc2["state"]
+    assert (doc1["params"]["n_jobs"], doc2["params"]["n_jobs"]) == (1, 2)
+
+
 def test_a_run_config_may_train_on_user_decisions(tmp_path):
     from ranker.pipeline.config import load_config
     from ranker.pipeline.validate import validate_config

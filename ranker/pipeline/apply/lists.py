@@ -62,7 +62,7 @@ class ListRanker:
 
         from ...models.persistence import applying
         from ...store.encoding import penn_text
-        from ..stages import choose
+        from ..stages import column_features, rank, ranker_inputs
 
         forests, trees_of = [], []
         for k, block in enumerate(chunk):
@@ -75,10 +75,11 @@ class ListRanker:
             trees_of.append([c.tree for c in forest.candidates])
         if not forests:
             return ["" for _ in chunk]
-        m = self.columns.extract(forests, self.workers if len(forests) > 1 else 1)
+        m = column_features(self.columns, forests, self.workers if len(forests) > 1 else 1)
         X, groups = m.X, m.groups()
         with applying(self.model_path, self.saved):
-            picks = np.asarray(choose(self.saved.ranker, {"features": lambda: (X, groups)})).tolist()
+            picks = np.asarray(rank({"model": self.saved.ranker},
+                                    ranker_inputs(groups, features=lambda: (X, groups)))["model"]).tolist()
         chosen = dict(zip(m.sentence_ids, picks))
         out = []
         for k, trees in enumerate(trees_of):   # only the chosen tree is written out as text

@@ -20,16 +20,22 @@ stage              module        reads                               returns
 =================  ============  ==================================  ==========================================
 select_splits      corpus        ``[data]``, the corpora             :class:`Splits`
 parse_or_import    parse         ``[parse]``, the sentences          :class:`ParseOutcome` (forests stored)
+import_forests     parse         n-best files named by the user      ``ImportOutcome`` (forests stored)
 parse_evidence     evidence      ``[evidence]``, the sentences       :class:`ParseOutcome` or None (stored)
 annotate           annotation    ``[annotation]``, train sentences   :class:`AnnotationOutcome` (checks stored)
 compute_counts     counting      ``[evaluation]``, forests           :class:`CountsOutcome` (counts stored)
 extract_features   features      ``[features]``, forests             :class:`~ranker.features.CandidateMatrix`
+heldout_rows       features      ``[features]``, held-out counts     :class:`HeldoutRows` (matrix, quality)
+model_features     features      a model's feature set, a selection  :class:`~ranker.features.CandidateMatrix`
+forest_features    features      a model's families, forests         feature rows (lists: ``column_features``)
 training_rows      features      ``[features]``, ``[loglinear]``     :class:`~.training.TrainingData`
 train_tagger       tagger        the train split's gold tags         :class:`~ranker.sources.tagger.PosTagger` (stored)
 fit_loglinear      fit           ``[loglinear]``, training rows      :class:`LogLinearFit` (models stored)
+fit_warm           fit           a model, its new rows               :class:`WarmFit` (model stored)
 fit_rules          rules         each rule's training rows           :class:`RuleChoice` (best on held-out)
 fit_heidorn        heidorn       ``[heidorn]``, held-out counts      :class:`HeidornFit` (model stored)
 select_test        select        the fitted rankers                  :class:`Choices`
+rank               select        rankers, :func:`ranker_inputs`      each ranker's choices
 evaluate           evaluation    ``[evaluation]``, counts, choices   :class:`Evaluation`
 write_gold, ...    outputs       the test split, the choices         files (``gold.mrg``, ``selected/*.mrg``)
 score_treebanks    treebanks     ``[[data.also]]``, the models       :class:`TreebankTest` per test split
@@ -37,6 +43,10 @@ score_treebanks    treebanks     ``[[data.also]]``, the models       :class:`Tre
 
 The report itself (:mod:`.report`) is written by :func:`.experiment.run_experiment` from these
 records, the stage timings and the counts each record carries.
+
+Every front does a step through these functions: no command or page module calls
+``cached_matrix``, a feature extractor, ``import_forest_files`` or a ranker's ``fit`` itself
+(``tests/test_one_path_per_step.py`` fails on one).
 """
 from __future__ import annotations
 
@@ -59,6 +69,7 @@ _PUBLIC = {
     "check_parse_options": "ranker.pipeline.stages.parse",
     "link_grammar_options": "ranker.pipeline.stages.parse",
     "parse_or_import": "ranker.pipeline.stages.parse", "source_format": "ranker.pipeline.stages.parse",
+    "import_forests": "ranker.pipeline.stages.parse",
     "parse_statuses": "ranker.pipeline.stages.parse", "reparse": "ranker.pipeline.stages.parse",
     "evidence_parse": "ranker.pipeline.stages.evidence", "parse_evidence": "ranker.pipeline.stages.evidence",
     "AnnotationOutcome": "ranker.pipeline.stages.annotation",
@@ -69,17 +80,23 @@ _PUBLIC = {
     "test_ceiling": "ranker.pipeline.stages.counting",
     "TrainableSplit": "ranker.pipeline.stages.features", "TrainingSet": "ranker.pipeline.stages.features",
     "consistency": "ranker.pipeline.stages.features", "extract_features": "ranker.pipeline.stages.features",
+    "HeldoutRows": "ranker.pipeline.stages.features", "heldout_rows": "ranker.pipeline.stages.features",
+    "model_features": "ranker.pipeline.stages.features", "model_families": "ranker.pipeline.stages.features",
+    "forest_features": "ranker.pipeline.stages.features", "column_features": "ranker.pipeline.stages.features",
     "trainable": "ranker.pipeline.stages.features", "training_rows": "ranker.pipeline.stages.features",
     "training_set": "ranker.pipeline.stages.features", "training_sets": "ranker.pipeline.stages.features",
     "train_tagger": "ranker.pipeline.stages.tagger",
     "LogLinearFit": "ranker.pipeline.stages.fit", "fit_loglinear": "ranker.pipeline.stages.fit",
     "loglinear_template": "ranker.pipeline.stages.fit",
+    "WarmFit": "ranker.pipeline.stages.fit", "fit_warm": "ranker.pipeline.stages.fit",
     "RuleChoice": "ranker.pipeline.stages.rules", "RuleTrial": "ranker.pipeline.stages.rules",
     "fit_rules": "ranker.pipeline.stages.rules", "rule_grid": "ranker.pipeline.stages.rules",
     "candidate_trees": "ranker.pipeline.splits",
     "REPORTED": "ranker.pipeline.stages.select", "Choices": "ranker.pipeline.stages.select",
     "choose": "ranker.pipeline.stages.select", "per_sentence": "ranker.pipeline.stages.select",
     "select_test": "ranker.pipeline.stages.select", "source_ranks": "ranker.pipeline.stages.select",
+    "ranker_inputs": "ranker.pipeline.stages.select", "rank": "ranker.pipeline.stages.select",
+    "ready_ranker": "ranker.pipeline.stages.select",
     "HeidornFit": "ranker.pipeline.stages.heidorn", "fit_heidorn": "ranker.pipeline.stages.heidorn",
     "tune_heidorn": "ranker.pipeline.stages.heidorn",
     "Evaluation": "ranker.pipeline.stages.evaluation", "evaluate": "ranker.pipeline.stages.evaluation",

@@ -26,6 +26,76 @@ def extract_features(ctx: StageContext, features: FeaturesSection, sel: SplitSel
                          evidence=ctx.evidence)
 
 
+def model_features(ctx: StageContext, feature_set, sel: SplitSelection, progress: str | None = None):
+    """A model's feature matrix of a selection (``feature_set``: the one its configuration gives), stored and reused.
+
+    What ``ranker apply``, ``ranker select`` and a retrain read a model's candidates with: the
+    store's matrix of ``feature_set`` over ``ctx``'s source (and evidence), extracted by
+    ``ctx.workers`` processes when absent. ``progress`` names the bar (shown when ``ctx.progress``).
+    Restrict it to the model's columns (``.restrict(names)``) to score it.
+    """
+    from ..feature_cache import cached_matrix
+
+    return cached_matrix(ctx.store, feature_set, sel, ctx.need_source(), workers=ctx.n_workers,
+                         progress=progress if ctx.progress else None, evidence=ctx.evidence)
+
+
+def model_families(store, feature_set) -> list:
+    """A model's feature families (``feature_set``: the one its configuration gives), built and fitted.
+
+    The tables of the families that learn from training data are read from ``store``, or fitted
+    there and kept (:func:`ranker.pipeline.feature_cache.fit_families`).
+    """
+    from ..feature_cache import fit_families
+
+    families = feature_set.build()
+    fit_families(store, families)   # tables of learning families are stored with the run
+    return families
+
+
+def forest_features(families: list, names: Sequence[str], forests: Sequence):
+    """The feature rows of forests held in memory (not a stored selection), in a model's columns ``names``.
+
+    The page's one forest at a time (``ranker serve``): ``families`` are the model's built
+    families (:func:`model_families`), each forest's candidates rows in forest order.
+    """
+    from ...features import extract
+
+    return extract(list(forests), families).restrict(names)
+
+
+def column_features(columns, forests: Sequence, workers: int = 1):
+    """The feature rows of a chunk of streamed forests, extracted straight into a model's columns.
+
+    ``columns`` is the model's :class:`ranker.features.applying.ModelColumns` (``ranker apply
+    --lists`` without a store); ``workers`` processes share the chunk.
+    """
+    return columns.extract(forests, workers)
+
+
+class HeldoutRows(NamedTuple):
+    """A held-out selection's feature rows and each row's quality, what σ², the rule and the space are chosen on."""
+
+    matrix: object        # CandidateMatrix of the selection (features of [features])
+    quality: np.ndarray   # each row's candidate quality under the metric (candidate_quality)
+
+
+def heldout_rows(ctx: StageContext, features: FeaturesSection, sel: SplitSelection, counts,
+                 metric: str) -> HeldoutRows:
+    """The held-out rows ``ranker run`` and ``ranker train`` choose on: ``sel``'s matrix and each row's quality.
+
+    ``counts`` are the selection's stored counts of ``metric`` (:func:`.counts.load_counts`); the
+    qualities are :func:`.counts.candidate_quality`'s, checked to be one per feature row.
+    """
+    from .counts import candidate_quality
+
+    matrix = extract_features(ctx, features, sel)
+    quality = candidate_quality(counts, metric)
+    if len(quality) != matrix.X.shape[0]:
+        raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
+    return HeldoutRows(matrix, quality)
+
+
 class TrainableSplit(NamedTuple):
     """A training selection without the sentences no fit can learn from, and how the filters count them."""
 

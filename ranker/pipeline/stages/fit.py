@@ -1,4 +1,4 @@
-"""The ``fit_loglinear`` stage: one log-linear model per σ², the best on held-out kept."""
+"""The ``fit_loglinear`` and ``fit_warm`` stages: log-linear models per σ² (the best kept), or one adapted."""
 from __future__ import annotations
 
 import warnings
@@ -76,3 +76,51 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
                      "source's first candidate, like native.")
     return LogLinearFit(model, chosen, data.names, int(survivors.group_mask.sum()),
                         {why: int(k) for why, k in survivors.dropped.items()}, tuple(notes), summary)
+
+
+class WarmFit(NamedTuple):
+    """A model adapted from another (:func:`fit_warm`), as the store keeps it."""
+
+    key: str         # its key in the store (ranker models list)
+    model: object    # the fitted LogLinearRanker
+    meta: dict       # its stored metadata (the caller's, and ``trained``: the sentences the filters kept)
+    n_iter: int      # solver iterations (0: loaded from the store, fitted before)
+
+
+def fit_warm(ctx: StageContext, base, X, y, groups, full, names, meta: dict, key_params: dict,
+             feature_config: dict | None = None, parent: str | None = None, tagger=None,
+             progress=None, refused: str = "") -> WarmFit:
+    """Adapt the log-linear model ``base`` to the rows ``(X, y, groups, full)``: its prior centred on
+    ``base``'s weights, the solver started there (MAP adaptation), and keep the result in the store.
+
+    The likelihood's fit of ``base``'s settings (an expected-F model's own fit has no prior
+    centre), on ``ctx.workers`` threads (the model is the same for any number). Its key is a
+    digest of the rows, the start, ``base``'s settings, ``names`` and ``key_params``, so the same
+    adaptation is fitted once (:func:`ranker.pipeline.cache.cached_fit`; ``n_iter`` 0 when it is
+    loaded). ``meta`` is stored with it, ``trained`` added. A fit with nothing to learn raises
+    RankerError, prefixed by ``refused`` when given.
+    """
+    import numpy as np
+
+    from ...errors import RankerError
+    from ...models import LogLinearRanker
+    from ..cache import cached_fit, data_digest, fit_params
+
+    keep = LogLinearRanker().get_params()
+    new = LogLinearRanker(**{**{k: v for k, v in base.get_params().items() if k in keep}, "n_jobs": ctx.n_workers})
+    start = np.asarray(base.coef_, dtype=np.float64)
+    ran = {"n_iter": 0}
+
+    def fit():
+        try:
+            new.fit(X, y, groups, full=full, coef_init=start, prior_mean=start, callback=progress)
+        except RankerError as e:
+            if not refused:
+                raise
+            raise RankerError(f"{refused} ({e})") from None
+        ran["n_iter"] = new.n_iter_
+        return new, {**meta, "trained": int(new.n_training_sentences_)}
+
+    key = data_digest([X, y, groups, full, start], {**key_params, "template": fit_params(base), "names": list(names)})
+    fitted, stored = cached_fit(ctx.store, key, names, fit, feature_config, parent=parent, tagger=tagger)
+    return WarmFit(key, fitted, stored, ran["n_iter"])

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ...errors import RankerError
 from ...store.records import Sentence
-from ..candidate_sources import ParseOutcome, check_parse_options, link_grammar_options, source_of
+from ..candidate_sources import ParseOutcome, check_parse_options, file_sources, link_grammar_options, source_of
 from ..config import ParseSection
 from ..reparse import reparse
 from .context import StageContext
 
-__all__ = ["ParseOutcome", "candidate_source", "check_parse_options", "link_grammar_options",
+__all__ = ["ParseOutcome", "candidate_source", "check_parse_options", "import_forests", "link_grammar_options",
            "parse_or_import", "parse_statuses", "reparse", "source_format"]
 
 
@@ -47,6 +48,21 @@ def parse_or_import(ctx: StageContext, parse: ParseSection, sentences: Sequence[
     """
     source = candidate_source(parse, ctx.where, name, section=section)
     return source_of(parse.source).obtain(ctx, parse, sentences, corpus, batch_size, source, reimport, section)
+
+
+def import_forests(ctx: StageContext, fmt: str, files: Sequence, source: str, corpus: str | None,
+                   new_corpus: str | None = None, reimport: bool = True):
+    """Import n-best ``files`` of format ``fmt`` named on the command line, as ``source``: an ``ImportOutcome``.
+
+    ``ranker import`` and ``ranker apply --lists --store`` read files the user names (always
+    read again: ``reimport``), where :func:`parse_or_import` reads those of ``[parse]``; both ask
+    the format's candidate source (:mod:`ranker.pipeline.candidate_sources`). ``corpus``: match
+    forests to its sentences only; ``new_corpus``: forests of sentences not stored add them to it.
+    """
+    got = source_of(fmt, "--format")
+    if not got.reads_files:
+        raise RankerError(f"--format {fmt}: not a format of n-best files ({', '.join(file_sources())})")
+    return got.import_files(ctx, files, source, corpus, reimport, new_corpus)
 
 
 def source_format(source: str) -> str:

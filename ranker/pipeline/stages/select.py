@@ -47,6 +47,51 @@ def choose(ranker, inputs: dict) -> np.ndarray:
     return np.asarray(ranker.predict(X, groups), dtype=np.int64)
 
 
+def ranker_inputs(groups: np.ndarray, features=None, trees=None, quality=None) -> dict:
+    """Every form of one set of candidates a ranker may read, each made at most once, on first use.
+
+    The inputs of :func:`choose` and :func:`rank`, which every front hands its rankers (``ranker
+    run``'s select stage, ``ranker select``, ``ranker apply``, the page). ``groups`` is each
+    candidate row's sentence number; ``features``, ``trees`` and ``quality`` are callables giving
+    ``(X, groups)`` of that form (the model's feature rows, the trees or the compiled trees, each
+    candidate's quality), None where it is not at hand (a ranker reading it is refused). The
+    source's rank and the bare candidates come from ``groups``.
+    """
+    def once(make):
+        made: list = []
+
+        def get():
+            if not made:
+                made.append(make())
+            return made[0]
+        return get
+
+    inputs = {"source_rank": once(lambda: (source_ranks(groups), groups)),
+              "candidates": once(lambda: (np.zeros(len(groups)), groups))}
+    for form, make in (("features", features), ("trees", trees), ("quality", quality)):
+        if make is not None:
+            inputs[form] = once(make)
+    return inputs
+
+
+def rank(rankers: dict, inputs: dict) -> dict[str, np.ndarray]:
+    """Each ranker's choice in each group (label -> choices), all from one :func:`ranker_inputs`."""
+    return {label: choose(ranker, inputs) for label, ranker in rankers.items()}
+
+
+def ready_ranker(name: str, config=None):
+    """The registered ranker ``name`` as ``config`` describes it, fitted where it learns nothing from data.
+
+    Native, random, Heidorn's untuned (its K table loaded): what ``ranker select``, ``ranker
+    score`` and the page rank with when no model file is given. A ranker that needs a model
+    (``needs_model``) is fitted by the fit stages instead.
+    """
+    from ...registries import RANKERS
+    from ..config import ExperimentConfig
+
+    return RANKERS.build(name, config if config is not None else ExperimentConfig()).fit()
+
+
 def source_ranks(groups: np.ndarray) -> np.ndarray:
     """Each candidate's rank in its group's source order (0: the source's first choice)."""
     from ...models.groups import group_offsets
@@ -65,12 +110,11 @@ def select_test(ctx: StageContext, test: SplitSelection, matrix, names: Sequence
         raise RankerError("test features and forests disagree; rerun with a fresh store")
     Xt = matrix.restrict(names)
     mg = matrix.groups()
-    compiled = heidorn.plain.compile(tt)   # both Heidorn rankers score the same compiled trees
-    inputs = {"features": lambda: (Xt, mg), "trees": lambda: (compiled, tg),
-              "source_rank": lambda: (source_ranks(tg), tg), "candidates": lambda: (np.zeros(len(tt)), tg)}
+    # both Heidorn rankers score the same compiled trees, compiled once
+    inputs = ranker_inputs(tg, features=lambda: (Xt, mg), trees=lambda: (heidorn.plain.compile(tt), tg))
     native = NativeRanker().fit()
     rankers = {"native": native, "heidorn": heidorn.plain, "heidorn_tuned": heidorn.tuned,
                "loglinear": model if model else native}
-    choices = {label: per_sentence(test, tids, choose(rankers[label], inputs)) for label in REPORTED}
-    random_choice = per_sentence(test, tids, choose(RandomRanker(seed=seed).fit(), inputs))
-    return Choices(choices, random_choice, tids, Xt, mg)
+    picked = rank({**{label: rankers[label] for label in REPORTED}, "random": RandomRanker(seed=seed).fit()}, inputs)
+    choices = {label: per_sentence(test, tids, picked[label]) for label in REPORTED}
+    return Choices(choices, per_sentence(test, tids, picked["random"]), tids, Xt, mg)
