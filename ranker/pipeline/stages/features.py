@@ -87,7 +87,7 @@ def heldout_rows(ctx: StageContext, features: FeaturesSection, sel: SplitSelecti
     ``counts`` are the selection's stored counts of ``metric`` (:func:`.counts.load_counts`); the
     qualities are :func:`.counts.candidate_quality`'s, checked to be one per feature row.
     """
-    from .counts import candidate_quality
+    from .counting import candidate_quality
 
     matrix = extract_features(ctx, features, sel)
     quality = candidate_quality(counts, metric)
