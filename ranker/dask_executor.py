@@ -14,6 +14,7 @@ executor is built.
 """
 from __future__ import annotations
 
+import logging
 import pickle
 import threading
 import uuid
@@ -162,8 +163,11 @@ class DaskExecutor:
             # them to the worker processes (also to one restarted after a crash)
             with dask.config.set(LOCAL_CLUSTER_CONFIG):
                 # this machine's processes: no more than its cores (ranker.parallel.local_processes)
+                # silence_logs: distributed's own ERROR lines carry tracebacks (a heartbeat that
+                # timed out on a loaded machine, then recovered); a task that fails is reported by
+                # ranker itself, one line naming the item (run_pool's on_failure)
                 self._cluster = LocalCluster(n_workers=local_processes(int(workers)),
-                                             threads_per_worker=1,
+                                             threads_per_worker=1, silence_logs=logging.CRITICAL,
                                              processes=True, dashboard_address=None)
             self.client = Client(self._cluster)
 

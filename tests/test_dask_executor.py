@@ -8,6 +8,7 @@ import functools
 import gc
 import importlib
 import json
+import logging
 import os
 import shutil
 import signal
@@ -310,7 +311,9 @@ def test_dask_tasks_run_with_the_collector_paused_as_the_forked_workers_do(clust
 
 def _worker_state(dask_worker) -> dict:
     return {"callbacks": {name: pc.callback_time for name, pc in dask_worker.periodic_callbacks.items()},
-            "mmap_threshold": os.environ.get("MALLOC_MMAP_THRESHOLD_")}
+            "mmap_threshold": os.environ.get("MALLOC_MMAP_THRESHOLD_"),
+            "log_levels": [h.level for h in logging.getLogger("distributed").handlers
+                           if isinstance(h, logging.StreamHandler)]}
 
 
 @pytest.mark.dask
@@ -325,4 +328,8 @@ def test_the_executors_own_local_cluster_parses_without_dasks_malloc_setting_and
     assert state["mmap_threshold"] == str(32 << 20)
     # no stack sampling every 10 ms, no event-loop tick every 20 ms (milliseconds below)
     assert "profile" not in state["callbacks"] and state["callbacks"]["tick"] == 1000
+    # distributed's ERROR lines with tracebacks (a heartbeat timed out under load) never reach the
+    # user's stderr: a failed task is ranker's to report (regression: test_apply's Dask run on a
+    # loaded machine printed a heartbeat traceback)
+    assert state["log_levels"] and all(level == logging.CRITICAL for level in state["log_levels"])
     assert {k: dask.config.get(k, None) for k in LOCAL_CLUSTER_CONFIG} == before   # this process's config untouched
