@@ -322,7 +322,9 @@ def solve(objective, start: np.ndarray, n_sentences: int, solver: str, max_iter:
     res = res._replace(x=res.x * s, jac=res.jac / s)
     grad_max = _gmax(res.jac)
     # CG reports "precision loss" when the line search cannot improve further even though the
-    # gradient is already at the tolerance's order; trust the gradient, not the flag.
-    converged = bool(res.success) or grad_max <= 10 * tol
+    # gradient is already at the tolerance's order; trust the gradient, not the flag. A fit that
+    # ran out of iterations is not converged unless its gradient reached tol itself.
+    capped = res.message == MESSAGES[1]
+    converged = bool(res.success) or grad_max <= (1 if capped else 10) * tol
     return Solution(np.asarray(res.x, dtype=np.float64), float(res.fun) / scale, int(res.nit),
                     int(objective.n_evaluations), converged, grad_max, str(res.message))

@@ -63,6 +63,20 @@ def test_non_convergence_warns_and_records_iterations():
     assert not m.converged_ and m.n_iter_ == 2
 
 
+@pytest.mark.parametrize("solver", ["cg", "lbfgs"])
+def test_a_fit_stopped_by_the_cap_is_not_converged_though_its_gradient_is_near_tol(solver):
+    # Regression: a fit that ran out of iterations with its largest gradient component within 10
+    # times tol was reported converged (GUM's fits: "converged" at the 300-iteration cap with the
+    # gradient 8 times tol). The tenfold allowance is for a line search that can go no further.
+    X, y, groups, _ = noisy_problem(3)
+    with pytest.warns(ConvergenceWarning):
+        capped = LogLinearRanker(sigma2=100.0, max_iter=3, tol=1e-12, solver=solver).fit(X, y, groups)
+    tol = capped.grad_max_ / 5          # the capped fit's gradient is 5 times this tol
+    with pytest.warns(ConvergenceWarning, match="did not converge after 3 iterations"):
+        again = LogLinearRanker(sigma2=100.0, max_iter=3, tol=tol, solver=solver).fit(X, y, groups)
+    assert again.n_iter_ == 3 and tol < again.grad_max_ <= 10 * tol and not again.converged_
+
+
 
 def test_every_fit_runs_the_one_solve_loop(tmp_path):
     # issue 24: the loop was copied between loglinear.py and expected_f.py (the comment on CG's
