@@ -12,6 +12,8 @@ import sys
 import pytest
 from ranker_forked import run_forked
 
+pytestmark = pytest.mark.slow   # it starts processes, as the slow tests that use it do
+
 GOLD = "(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))\n(S (NP (NNS Dogs)) (VP (VBP bark)) (. .))\n"
 TEST = "(S (NP (DT The)) (VP (NN cat) (VBD sat)) (. .))\n(S (NP (NNS Dogs)) (VP (VBP bark)) (. .))\n"
 
