@@ -1,16 +1,14 @@
 """Fixtures shared by the command-line tests."""
-import subprocess
-import sys
-
 import pytest
 from nbest_slices import cut_lists
+from ranker_forked import run_forked
 
 DOCS = {"train": ("wsj_0001", "wsj_0003"), "heldout": ("wsj_0140", "wsj_0141"), "test": ("wsj_0170", "wsj_0171")}
 RANGES = {k: f"{a}-{b[-4:]}" for k, (a, b) in DOCS.items()}
 
 
 def _ok(*argv):
-    got = subprocess.run([sys.executable, "-m", "ranker.cli.main", *map(str, argv)], capture_output=True, text=True)
+    got = run_forked(argv)
     assert got.returncode == 0 and "Traceback" not in got.stderr, got.stderr
     return got
 

@@ -1,7 +1,8 @@
 """Issue 44: ``ranker apply`` and text input (items 1, 2, 4-6, 8-10, 12, 14-17), and a pass over every
 option of ``ranker apply`` fed the wrong kind of value, as a table a later probe can rerun.
 
-Each case is a command run as a user runs it (a process of its own, with a time limit, so that a
+Each case is a command run as a user runs it (a process of its own, forked from the test process with
+its imports done (:mod:`ranker_forked`), with a time limit, so that a
 hang fails the case instead of the test run: item 8 hung), in a folder ``{t}`` holding the small
 BLLIP model ``m.json``, the test lists ``l.nbest`` (also as ``l.nbest.gz``, and a second copy
 ``l2.nbest``), lists with a bad list ``b.nbest`` and one of no candidate ``z.nbest``, and a store
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ranker_forked import run_forked
 
 pytestmark = pytest.mark.slow
 
@@ -238,10 +240,10 @@ def inputs(bllip, tmp_path_factory) -> dict:
             "s.sqlite": store.read_bytes(), "selected": (work / "selected.mrg").read_text()}
 
 
-def _ranker(argv, cwd=None, stdin=subprocess.DEVNULL):
-    """``ranker ARGV`` in a process of its own, killed (and the test failed) if it outlives :data:`TIMEOUT`."""
-    return subprocess.run([sys.executable, "-m", "ranker.cli.main", *map(str, argv)], capture_output=True,
-                          text=True, cwd=cwd, stdin=stdin, timeout=TIMEOUT)
+def _ranker(argv, cwd=None):
+    """``ranker ARGV`` in a process of its own (forked, its imports done), killed (and the test failed)
+    if it outlives :data:`TIMEOUT`."""
+    return run_forked(argv, cwd=cwd, timeout=TIMEOUT)
 
 
 def _apply(folder: Path) -> list:

@@ -17,8 +17,8 @@ def every_candidate_scores_as_the_reference_scores_it(bllip_lists, tmp_path, sch
     """Every candidate of every test list (the first three of each were a test of their own, which
     repeated this one's work: issue 35, item 8), scored natively and by the reference."""
     gold, test = _bllip_pairs(bllip_lists, per_sentence=50, traces=scheme != "parseval")
-    g, t = _scorable(tmp_path, gold, test, scheme)
-    native, reference = native_and_reference(g, t, scheme)
+    g, t, pairs = _scorable(tmp_path, gold, test, scheme)
+    native, reference = native_and_reference(g, t, scheme, pairs)
     assert native == reference
     assert native["sentences"] > 15_000 and native["matched"] > 0
 

@@ -1,0 +1,107 @@
+"""``ranker ARGV`` in a process of its own, forked from the test process instead of started anew.
+
+A ``python -m ranker.cli.main`` child spends most of a refused command's time starting the
+interpreter and importing numpy, scipy and the command's modules again (0.5-1 CPU s a command; the
+case tables run hundreds). A child forked from the test process has them imported already (what a
+child imports, the test process imports after it, for the next) and is
+otherwise what a user's command is: a process of its own with its own file descriptors, working
+folder and exit status, killed (and the test failed) when it outlives ``timeout``, so a hang fails
+one case and not the run. What the fork cannot give, and the tests that need it keep a real
+``subprocess`` for: a fresh interpreter's start (imports in their own order, ``__main__``),
+another environment (``NLTK_DATA`` is read at import), and signals sent from outside.
+"""
+from __future__ import annotations
+
+import gc
+import importlib
+import io
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+
+def _import(names: list[str]) -> None:
+    """Import here what a child imported, so that the next child has it (a module that cannot be
+    imported twice or here is left to the children)."""
+    for name in names:
+        if name not in sys.modules:
+            try:
+                importlib.import_module(name)
+            except Exception:
+                pass
+
+
+def run_forked(argv, *, cwd=None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run ``ranker ARGV`` (:func:`ranker.cli.main.main`) in a forked child, as ``subprocess.run`` with
+    ``capture_output=True, text=True, stdin=DEVNULL`` would: its stdout, stderr and exit status (``-N``
+    when signal N ended it). Raises ``subprocess.TimeoutExpired`` after killing a child that outlives
+    ``timeout`` seconds.
+    """
+    from ranker.cli.main import main   # imported once, here, not in every child
+
+    argv = [str(a) for a in argv]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile("w+") as imported:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:   # the child: never returns into the test process
+            code = 1
+            try:
+                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+                os.dup2(out.fileno(), 1)
+                os.dup2(err.fileno(), 2)
+                sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+                sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8")
+                sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                              errors="backslashreplace")
+                signal.signal(signal.SIGINT, signal.default_int_handler)   # as a fresh interpreter has them
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                if cwd is not None:
+                    os.chdir(cwd)
+                sys.argv = ["ranker", *argv]
+                known = set(sys.modules)
+                try:
+                    code = main(argv)
+                finally:
+                    imported.write("\n".join(sorted(set(sys.modules) - known)))
+                    imported.flush()
+            except SystemExit as e:   # argparse's errors and --help, as the interpreter ends on them
+                if e.code is None or isinstance(e.code, int):
+                    code = e.code or 0
+                else:
+                    print(e.code, file=sys.stderr)
+                    code = 1
+            except BaseException:     # an uncaught exception: the traceback a user would see
+                traceback.print_exc()
+                code = 1
+            finally:
+                try:
+                    gc.collect()   # files the command left open are closed (flushed) as at an interpreter's exit
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code if isinstance(code, int) else 1)
+        deadline = time.monotonic() + timeout
+        pause = 0.001
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise subprocess.TimeoutExpired(["ranker", *argv], timeout)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+        imported.seek(0)
+        _import(imported.read().split())
+    # decoded as subprocess decodes text: universal newlines
+    stdout, stderr = (b.decode().replace("\r\n", "\n").replace("\r", "\n") for b in (stdout, stderr))
+    return subprocess.CompletedProcess(["ranker", *argv], os.waitstatus_to_exitcode(status), stdout, stderr)
