@@ -25,6 +25,9 @@ def ranker(*argv) -> int:
     return main([str(a) for a in argv])
 
 
+# quick tier under a minute (issue 47, item 5): every test reads the module's 20 s store; CI runs them
+pytestmark = pytest.mark.slow
+
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory, bllip_lists):
     work = tmp_path_factory.mktemp("stored-settings")

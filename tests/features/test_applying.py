@@ -30,7 +30,7 @@ def _same(a, b):
     assert a.shape == b.shape
 
 
-@pytest.mark.parametrize("features", ["bllip-rich", "reranker"])
+@pytest.mark.parametrize("features", [pytest.param("bllip-rich", marks=pytest.mark.slow), "reranker"])
 def test_the_models_columns_are_trainings_matrix_restricted(forests, features):
     families = load_feature_set(features).build()
     full = extract(forests, families)
@@ -55,6 +55,7 @@ def test_workers_give_the_same_matrix(forests):
     assert np.array_equal(one.offsets, two.offsets) and one.sentence_ids == two.sentence_ids
 
 
+@pytest.mark.slow   # quick tier under a minute (issue 47, item 5): CI runs it
 def test_families_that_read_only_the_childrens_shape_say_one_thing_per_shape(forests):
     """ModelColumns keeps what a children_only family says per shape across sentences: every family
     that claims it (with its default options) says the same of every node of a shape, over 3,000

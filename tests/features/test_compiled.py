@@ -50,7 +50,7 @@ def _both(families, names, forests):
     return fast.extract(forests), slow.extract(forests), fast
 
 
-@pytest.mark.parametrize("features", ["bllip-rich", "reranker"])
+@pytest.mark.parametrize("features", [pytest.param("bllip-rich", marks=pytest.mark.slow), "reranker"])
 def test_compiled_and_python_families_give_one_matrix(forests, features):
     families = load_feature_set(features).build()
     full = extract(forests, families)

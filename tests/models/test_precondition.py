@@ -61,6 +61,7 @@ def rows(bllip_lists, tmp_path_factory):
                                    [sel]).data
 
 
+@pytest.mark.slow   # quick tier under a minute (issue 47, item 5): CI runs it
 def test_a_preconditioned_fit_reaches_the_optimum_in_fewer_iterations(rows):
     import warnings
 

@@ -94,6 +94,7 @@ def test_issue_24_serve_source_names_the_candidates_of_a_store_with_two_sources(
         assert "http://127.0.0.1:" in line and f"candidates of {source}" in line, line
 
 
+@pytest.mark.slow   # quick tier under a minute (issue 47, item 5): CI runs it
 def test_issue_24_a_port_in_use_is_a_one_line_error(store_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
