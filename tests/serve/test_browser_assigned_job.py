@@ -122,6 +122,17 @@ def test_the_sentence_page_is_worked_from_the_keyboard(browsers, job):
     _press(ann, "n", lambda d: d.find_element(By.CSS_SELECTOR, "h1.sentence").get_attribute("data-id") == second)
 
 
+def _assign_both(form, first, last) -> None:
+    """Fill the lead's assignment form: the test split's sentences first..last to ann and bob, all double."""
+    form.find_element(By.ID, "documents").send_keys("test")
+    form.find_element(By.ID, "first").send_keys(first)
+    form.find_element(By.ID, "last").send_keys(last)
+    for name in ("ann", "bob"):
+        form.find_element(By.CSS_SELECTOR, f'input[name="annotator"][value="{name}"]').click()
+    form.find_element(By.ID, "double").send_keys("100%")
+    form.find_element(By.CSS_SELECTOR, "button.assign").click()
+
+
 def test_a_two_annotator_job_from_assignment_to_the_exported_treebank(browsers, job, tmp_path):
     from ranker.cli.main import main
     from ranker.sources.adjudication import store_team_work
@@ -134,13 +145,7 @@ def test_a_two_annotator_job_from_assignment_to_the_exported_treebank(browsers, 
     sign_in_attempt(boss, base, "boss", "boss-secret-1")
     boss.find_element(By.ID, "assign-link").click()
     form = WebDriverWait(boss, 10).until(EC.presence_of_element_located((By.ID, "assign-form")))
-    form.find_element(By.ID, "documents").send_keys("test")
-    form.find_element(By.ID, "first").send_keys(first)
-    form.find_element(By.ID, "last").send_keys(second)
-    for name in ("ann", "bob"):
-        form.find_element(By.CSS_SELECTOR, f'input[name="annotator"][value="{name}"]').click()
-    form.find_element(By.ID, "double").send_keys("100%")
-    form.find_element(By.CSS_SELECTOR, "button.assign").click()
+    _assign_both(form, first, second)
     done = WebDriverWait(boss, 10, ignored_exceptions=SETTLE).until(
         EC.presence_of_element_located((By.ID, "assign-done")))
     span = [first, second]

@@ -9,7 +9,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 from test_browser import sign_in_attempt
-from test_browser_assigned_job import SETTLE, _answer_by_keys, _press, _two_sentences, browsers, job  # noqa: F401
+from test_browser_assigned_job import SETTLE, _answer_by_keys, _assign_both, _press, _two_sentences, browsers, job  # noqa: F401
 
 from ranker.store import Store
 
@@ -49,13 +49,7 @@ def test_a_blind_two_annotator_job_with_none_is_right_through_to_the_export(brow
     boss.find_element(By.CSS_SELECTOR, "#blind-form button.blind").click()
     WebDriverWait(boss, 10, ignored_exceptions=SETTLE).until(lambda d: d.find_element(By.ID, "blind-state").text == "on")
     form = boss.find_element(By.ID, "assign-form")
-    form.find_element(By.ID, "documents").send_keys("test")
-    form.find_element(By.ID, "first").send_keys(first)
-    form.find_element(By.ID, "last").send_keys(second)
-    for name in ("ann", "bob"):
-        form.find_element(By.CSS_SELECTOR, f'input[name="annotator"][value="{name}"]').click()
-    form.find_element(By.ID, "double").send_keys("100%")
-    form.find_element(By.CSS_SELECTOR, "button.assign").click()
+    _assign_both(form, first, second)
     WebDriverWait(boss, 10, ignored_exceptions=SETTLE).until(EC.presence_of_element_located((By.ID, "assign-done")))
     ann, bob = browsers("ann"), browsers("bob")
     sign_in_attempt(ann, base, "ann", "ann-secret-1")
