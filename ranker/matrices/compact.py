@@ -163,6 +163,10 @@ class CompactMatrix:
     def row_lengths(self) -> np.ndarray:
         return sum(np.diff(p.indptr) for p in self.parts)
 
+    def entries_before(self, rows: np.ndarray) -> np.ndarray:
+        """Entries of the rows before each of ``rows`` (row numbers, ``n_rows`` allowed)."""
+        return sum(p.indptr[rows] for p in self.parts)
+
     # ------------------------------------------------------------------ products
     def _kernel_args(self, backend: str | None) -> tuple[str, sp.csr_matrix | None]:
         backend = kernels.resolve(backend)
@@ -321,5 +325,9 @@ def vstack(mats: Sequence[CompactMatrix], consume: bool = False) -> CompactMatri
 
 
 def as_compact(X) -> CompactMatrix:
-    """``X`` itself if compact, else its entries (scipy sparse or dense) as a CompactMatrix."""
-    return X if isinstance(X, CompactMatrix) else CompactMatrix.from_csr(X)
+    """``X`` itself if compact, else its entries (scipy sparse or dense) as a CompactMatrix.
+
+    A stored matrix read a run of rows at a time (:class:`ranker.pipeline.stored_rows.StoredRows`)
+    is taken as it is too: it gives the same row ranges and column counts.
+    """
+    return X if isinstance(X, CompactMatrix) or getattr(X, "rows_on_demand", False) else CompactMatrix.from_csr(X)
