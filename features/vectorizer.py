@@ -17,6 +17,7 @@ sentences. The matrix is the same for any number of workers and any sharing.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import io
 import json
@@ -309,33 +310,62 @@ def _extract_chunk(forests: Iterable, families: list) -> _Chunk:
                   np.concatenate(vals) if vals else np.zeros(0, dtype=np.float64), sizes, ids)
 
 
-def _assemble(chunks: Sequence[_Chunk]) -> CandidateMatrix:
+class _Compact(NamedTuple):
+    """A chunk's rows made canonical where they were extracted (:func:`_canonical`), columns chunk-local."""
+
+    names: list[str]              # local column number -> property name, sorted
+    X: CompactMatrix              # rows sorted by column, a name given twice added, ones as ids alone
+    sizes: list[int]              # candidates per sentence kept
+    ids: list[str]
+
+
+def _canonical(c: _Chunk) -> _Compact:
+    """The chunk's rows in their final form but for the column numbers, which stay the chunk's own.
+
+    Its names are numbered in sorted order, so the numbers of the whole matrix (the sorted union of
+    every chunk's names) keep each row's order: the parent only renumbers (:func:`_assemble`).
+    Done in the worker, on a chunk's raw rows (12 bytes an entry), this keeps the sort, the
+    float64 values and their pickled copies out of the parent, and sends it about 4 bytes an
+    entry instead of 12.
+    """
+    by_name = sorted(range(len(c.names)), key=c.names.__getitem__)
+    rank = np.empty(len(by_name), dtype=np.int32)
+    rank[by_name] = np.arange(len(by_name), dtype=np.int32)
+    index_dtype = np.int32 if len(c.cols) < np.iinfo(np.int32).max else np.int64
+    X = sp.csr_matrix((len(c.indptr) - 1, len(by_name)), dtype=np.float64)   # scipy wants one index type
+    X.data, X.indptr = c.vals, c.indptr.astype(index_dtype)
+    X.indices = np.take(rank, c.cols).astype(index_dtype, copy=False) if len(c.cols) else \
+        np.zeros(0, dtype=index_dtype)
+    X.has_sorted_indices = False
+    X.sum_duplicates()                 # sorted columns, duplicates added (in place)
+    return _Compact([c.names[i] for i in by_name], CompactMatrix.from_csr(X), c.sizes, c.ids)
+
+
+def _assemble(chunks: Iterable) -> CandidateMatrix:
     """Stack chunks in order; columns are the sorted union of names (a function of the data alone).
 
-    ``chunks`` may be an iterator (the worker pool's results as they arrive): each chunk is
-    renumbered into one growing vocabulary and kept with only its values other than 1 (most are
-    1: about 6 bytes an entry instead of 12). Once every name is known, chunk by chunk, the
-    columns take their sorted numbers, each row its canonical form (sorted, a name given by two
-    parts of a row added up) and the chunk its compact form, and the compact chunks are stacked,
-    each released once copied. So the parent never holds a float64 matrix of the whole split:
-    extracting the WSJ sample plus all conll2000 sentences (about a billion entries) would have
-    needed 12 bytes an entry for the float64 matrix and 5 more for its compact copy at once. The
-    matrix is the one a single float64 matrix made canonical gives, array for array.
+    ``chunks`` may be an iterator (the worker pool's results as they arrive), of raw chunks
+    (:class:`_Chunk`, made canonical here) or of chunks the workers made canonical already
+    (:class:`_Compact`: the pool's). Each is kept compact, with its own column numbers, until every
+    name is known; then, chunk by chunk, its columns take their sorted numbers (the chunk's
+    names were sorted, so each row stays sorted) and the chunks are stacked, each released
+    once copied. So the parent holds the compact matrix and one chunk beside it, never
+    a float64 matrix of the whole split nor a chunk's float64 values (the GUM training split's
+    2 million candidates with 250 to a sentence took 4.3 GB in the parent before). The matrix is
+    the one a single float64 matrix made canonical gives, array for array.
     """
     vocab: dict[str, int] = {}
-    held = []                          # (columns, row lengths, positions of non-ones, their values)
+    held = []                          # (compact rows with local columns, local column -> vocabulary id)
     sizes, ids = [], []
     for c in chunks:
-        for n in c.names:
-            if n not in vocab:
-                vocab[n] = len(vocab)
-        remap = np.fromiter((vocab[n] for n in c.names), dtype=np.int32, count=len(c.names))
-        others = np.flatnonzero(c.vals != 1.0)
-        held.append((remap[c.cols] if len(c.cols) else c.cols.astype(np.int32), np.diff(c.indptr),
-                     others, c.vals[others]))
+        if isinstance(c, _Chunk):
+            c = _canonical(c)
+        local = np.fromiter((vocab.setdefault(n, len(vocab)) for n in c.names), dtype=np.int32,
+                            count=len(c.names))
+        held.append((c.X, local))
         sizes.extend(c.sizes)
         ids.extend(c.ids)
-        del c, remap, others
+        del c, local
     names = sorted(vocab)
     # vocabulary order -> sorted order
     order = np.empty(len(vocab), dtype=np.int32)
@@ -343,41 +373,51 @@ def _assemble(chunks: Sequence[_Chunk]) -> CandidateMatrix:
         np.arange(len(names), dtype=np.int32)
     del vocab
     parts = []
-    while held:                        # front to back, freeing each chunk once made compact
-        cols, lengths, others, values = held.pop(0)
-        data = np.ones(len(cols))
-        data[others] = values
-        index_dtype = np.int32 if len(cols) < np.iinfo(np.int32).max else np.int64
-        indptr = np.zeros(len(lengths) + 1, dtype=index_dtype)   # scipy wants one index type
-        np.cumsum(lengths, out=indptr[1:])
-        X = sp.csr_matrix((len(lengths), len(names)), dtype=np.float64)
-        X.data, X.indices, X.indptr = data, np.take(order, cols).astype(index_dtype, copy=False), indptr
-        X.has_sorted_indices = False
-        X.sum_duplicates()             # sorted columns, duplicates added (in place)
-        del cols, others, values, data, indptr
-        parts.append(CompactMatrix.from_csr(X))
-        del X
+    while held:                        # front to back: a chunk's old column ids go as its new ones come
+        X, local = held.pop(0)
+        new_of_local = order[local]
+        parts.append(CompactMatrix((X.shape[0], len(names)),
+                                   [p._replace(indices=np.take(new_of_local, p.indices)) for p in X.parts]))
+        del X, local, new_of_local
     X = vstack_compact(parts, consume=True) if parts else CompactMatrix.empty(0, len(names))
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     return CandidateMatrix(X, offsets, tuple(names), tuple(ids))
 
 
-def _work_on_forests(state: dict, span: tuple[int, int]) -> _Chunk:
-    return _extract_chunk(state["forests"][span[0]:span[1]], state["families"])
+def _collected(chunk: _Compact) -> _Compact:
+    """``chunk``, once the run's reference cycles are collected.
+
+    A worker forked inside a stage inherits its paused collector (:mod:`ranker.gcpause`), so the
+    cycles reading and extracting a run leaves (about 1,800 objects a GUM sentence) were never
+    freed: each worker grew by 9 MB a run of 64 sentences, to 700 MB over GUM's training split.
+    """
+    gc.collect()
+    return chunk
 
 
-def _work_on_store(state: dict, sentence_ids: list[str]) -> _Chunk:
+def _work_on_forests(state: dict, span: tuple[int, int]) -> _Compact:
+    return _collected(_canonical(_extract_chunk(state["forests"][span[0]:span[1]], state["families"])))
+
+
+def _work_on_store(state: dict, sentence_ids: list[str]) -> _Compact:
     from ranker.store import Store
 
     with Store.open(state["path"], readonly=True) as st:
-        return _extract_chunk((st.forest(sid, state["source"], state.get("evidence"))
-                               for sid in sentence_ids), state["families"])
+        chunk = _extract_chunk((st.forest(sid, state["source"], state.get("evidence"))
+                                for sid in sentence_ids), state["families"])
+    return _collected(_canonical(chunk))
 
 
-def _spans(n: int, workers: int) -> list[tuple[int, int]]:
-    """Contiguous runs of sentences, several per worker so that long sentences even out."""
-    k = max(1, min(n, workers * 8))
+#: Most sentences in one worker's run: a run's raw rows (12 bytes an entry until made canonical)
+#: and its pickled result are held at once, so a run of a big split's sixteenth (640 GUM training
+#: sentences, 40 million entries) took a GB in each worker; 64 sentences take tens of MB.
+RUN_SENTENCES = 64
+
+
+def _spans(n: int, workers: int, most: int = RUN_SENTENCES) -> list[tuple[int, int]]:
+    """Contiguous runs of sentences, several per worker so that long sentences even out, none longer than ``most``."""
+    k = max(1, min(n, max(workers * 8, -(-n // most))))
     bounds = [round(i * n / k) for i in range(k + 1)]
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
 

@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from ..memory import release_free_heap
 from . import kernels
 from .parts import PART_DTYPES, Part
 
@@ -163,6 +164,10 @@ class CompactMatrix:
     def row_lengths(self) -> np.ndarray:
         return sum(np.diff(p.indptr) for p in self.parts)
 
+    def entries_before(self, rows: np.ndarray) -> np.ndarray:
+        """Entries of the rows before each of ``rows`` (row numbers, ``n_rows`` allowed)."""
+        return sum(p.indptr[rows] for p in self.parts)
+
     # ------------------------------------------------------------------ products
     def _kernel_args(self, backend: str | None) -> tuple[str, sp.csr_matrix | None]:
         backend = kernels.resolve(backend)
@@ -283,13 +288,21 @@ class CompactMatrix:
         return (CompactMatrix, (self.shape, self.parts))
 
 
+#: Bytes of consumed matrices after which :func:`vstack` hands the C heap's free memory back.
+#: Pieces below glibc's mmap threshold (32 MB at most: 64 sentences of extraction, a training
+#: slab) are freed into the heap, which keeps them resident: stacking 2.8 GB of them held 2.8 GB of
+#: freed pieces beside the result.
+TRIM_BYTES = 256 * 2**20
+
+
 def vstack(mats: Sequence[CompactMatrix], consume: bool = False) -> CompactMatrix:
     """Rows of ``mats`` one after another (same number of columns).
 
     The result's arrays are allocated once and filled matrix by matrix. With ``consume``
     (``mats`` a list) each matrix leaves the list once copied, so when the caller holds no other
     reference the pieces not yet copied and the filled part of the result are all that is held:
-    one copy of the entries, not two (the result's untouched pages take no memory).
+    one copy of the entries, not two (the result's untouched pages take no memory), the memory
+    of those copied given back as it goes (:data:`TRIM_BYTES`).
     """
     if not mats:
         raise ValueError("nothing to stack")
@@ -305,6 +318,7 @@ def vstack(mats: Sequence[CompactMatrix], consume: bool = False) -> CompactMatri
                 None if dt is None else np.empty(sum(m.parts[k].nnz for m in todo), dtype=dt))
            for k, dt in enumerate(PART_DTYPES)]
     row, at = 0, [0] * len(PART_DTYPES)
+    freed = 0
     while todo:
         m = todo.pop(0)
         r = m.shape[0]
@@ -316,10 +330,20 @@ def vstack(mats: Sequence[CompactMatrix], consume: bool = False) -> CompactMatri
                 o.data[at[k]:at[k] + n] = p.data
             at[k] += n
         row += r
+        freed += m.nbytes if consume else 0
         del m, p
+        if freed >= TRIM_BYTES:
+            release_free_heap()
+            freed = 0
+    if freed:
+        release_free_heap()
     return CompactMatrix((n_rows, d), out)
 
 
 def as_compact(X) -> CompactMatrix:
-    """``X`` itself if compact, else its entries (scipy sparse or dense) as a CompactMatrix."""
-    return X if isinstance(X, CompactMatrix) else CompactMatrix.from_csr(X)
+    """``X`` itself if compact, else its entries (scipy sparse or dense) as a CompactMatrix.
+
+    A stored matrix read a run of rows at a time (:class:`ranker.pipeline.stored_rows.StoredRows`)
+    is taken as it is too: it gives the same row ranges and column counts.
+    """
+    return X if isinstance(X, CompactMatrix) or getattr(X, "rows_on_demand", False) else CompactMatrix.from_csr(X)

@@ -157,6 +157,12 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             tests_also = [stages.load_counts(ctx, ev, c.test, metric_names) for c in corpora[1:]]
 
         with clock("features"):
+            # Every held-out and test matrix is extracted and stored first, none of them held: a
+            # worker forked by a large process counts that process's pages in its own resident
+            # size, so each extraction's workers are forked while this process is small (held-out
+            # and test forked beside GUM's best_f training rows: 3 GB counted three times).
+            for sel in (splits.heldout, splits.test, *(s for c in corpora[1:] for s in (c.heldout, c.test))):
+                stages.extract_features(ctx, cfg.features, sel, on_demand=True)
             template = stages.loglinear_template(ll, workers)
             rules = stages.rule_grid(cfg.annotation)
             spaces = domain_modes(cfg.features.domains, len(corpora))

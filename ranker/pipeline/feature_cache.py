@@ -15,6 +15,7 @@ import hashlib
 
 from ..store import Store
 from .splits import SplitSelection
+from .stored_rows import stored_matrix
 
 #: Store kind of matrices keyed by content.
 MATRIX_KIND = "feature-matrix"
@@ -182,6 +183,22 @@ def _put_matrix(store: Store, key: str, m, meta: dict) -> None:
                 store.put_artifact(PIECE_KIND, f"{key}/{i}", piece)
 
 
+def stored_bytes(store: Store, key: str):
+    """``read(start, size)``: bytes of the matrix stored under ``key``, read across its pieces
+    without the rest (every piece but the last holds :data:`PIECE_BYTES`)."""
+    def read(start: int, size: int) -> bytes:
+        out = []
+        while size > 0:
+            i, at = divmod(start, PIECE_BYTES)
+            take = min(size, PIECE_BYTES - at)
+            out.append(store.artifact_bytes(MATRIX_KIND, key, at, take) if i == 0 else
+                       store.artifact_bytes(PIECE_KIND, f"{key}/{i}", at, take))
+            start, size = start + take, size - take
+        return b"".join(out)
+
+    return read
+
+
 def _read_matrix(store: Store, key: str, got=None):
     """The stored matrix under ``key``; one of the previous format is rewritten in the current one.
 
@@ -211,7 +228,8 @@ def _read_matrix(store: Store, key: str, got=None):
 
 
 def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | None, workers: int = 1,
-                  progress: str | None = None, refresh: bool = False, evidence: str | None = None):
+                  progress: str | None = None, refresh: bool = False, evidence: str | None = None,
+                  on_demand: bool = False):
     """The selection's matrix from the store, extracting and storing it first when absent.
 
     Parameters
@@ -228,6 +246,10 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     evidence : str or None
         The second source the evidence families read (``[evidence] source``); it is part of the
         key only when the feature set has such a family, so other matrices keep their keys.
+    on_demand : bool
+        Give the stored matrix with its rows read from the store a run at a time
+        (:func:`.stored_rows.stored_matrix`), never held whole: for training, which reads its
+        matrix slab by slab. A matrix just extracted is stored first, then let go.
 
     Returns
     -------
@@ -246,6 +268,10 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     prefix = _prefix(feature_set, families, source, evidence)
     key = matrix_key(prefix, digests)
     if not refresh:
+        if on_demand and store.artifact_meta(MATRIX_KIND, key) is not None:
+            m = stored_matrix(stored_bytes(store, key))
+            if m is not None:
+                return m
         got = store.get_artifact(MATRIX_KIND, key)
         if got is not None:
             return _read_matrix(store, key, got)
@@ -260,4 +286,7 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
                             "columns": m.X.shape[1], "sentences": len(m.sentence_ids),
                             "corpus": sel.corpus, "selection": sel.name})
         store.put_artifact(INDEX_KIND, prefix, b"", {**(index[1] if index else {}), key: digests})
+    if on_demand:
+        del m
+        return stored_matrix(stored_bytes(store, key))
     return m

@@ -48,7 +48,7 @@ SLAB_ENTRIES = 1 << 24
 def _sentence_slabs(X: CompactMatrix, offsets: np.ndarray, entries: int) -> list[tuple[int, int]]:
     """Runs of whole sentences ``(first, end)`` holding about ``entries`` nonzeros each (at least one)."""
     n_sent = len(offsets) - 1
-    at = sum(p.indptr[offsets] for p in X.parts)     # nonzeros before each sentence
+    at = X.entries_before(offsets)                    # nonzeros before each sentence
     bounds = [0]
     while bounds[-1] < n_sent:
         nxt = int(np.searchsorted(at, at[bounds[-1]] + entries, side="right")) - 1

@@ -28,6 +28,31 @@ class ArtifactTables:
         r = self._conn.execute("SELECT payload, meta FROM artifacts WHERE kind=? AND key=?", (kind, key)).fetchone()
         return None if r is None else (bytes(r[0]), _loads(r[1]))
 
+    def artifact_meta(self, kind: str, key: str) -> dict | None:
+        """The metadata stored under ``(kind, key)`` (None when absent), without reading its blob."""
+        r = self._conn.execute("SELECT meta FROM artifacts WHERE kind=? AND key=?", (kind, key)).fetchone()
+        return None if r is None else _loads(r[0])
+
+    def artifact_bytes(self, kind: str, key: str, start: int, size: int) -> bytes:
+        """``size`` bytes of the blob under ``(kind, key)`` from byte ``start``, read without the rest.
+
+        SQLite's incremental blob reading: a run of a stored matrix's rows costs its own bytes,
+        not the 256 MB piece it lies in (:mod:`ranker.pipeline.stored_rows`).
+
+        Raises
+        ------
+        StoreError
+            If nothing is stored under ``(kind, key)``, or the blob is shorter than asked.
+        """
+        r = self._conn.execute("SELECT rowid FROM artifacts WHERE kind=? AND key=?", (kind, key)).fetchone()
+        if r is None:
+            raise StoreError(f"{self.path}: no {kind} {key!r} stored")
+        with self._conn.blobopen("artifacts", "payload", r[0], readonly=True) as blob:
+            if start + size > len(blob):
+                raise StoreError(f"{self.path}: {kind} {key!r} holds {len(blob)} bytes, not {start + size}")
+            blob.seek(start)
+            return blob.read(size)
+
     def delete_artifact(self, kind: str, key: str) -> None:
         """Forget the blob under ``(kind, key)`` (one derived from data that changed); absent is no error."""
         with self.batch():

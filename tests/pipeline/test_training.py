@@ -55,22 +55,15 @@ def test_no_surviving_sentence_gives_empty_rows():
 
 def _real_blocks(tmp_path, bllip_lists):
     """Default-feature matrices of two real BLLIP documents, first candidate consistent."""
-    import gzip
+    from bllip_documents import load_documents
 
     from ranker.features import load_feature_set
     from ranker.features.vectorizer import extract
-    from ranker.sources.nbest import import_file
-    from ranker.sources.treebank import store_nltk_files
     from ranker.store import Store
 
-    text = gzip.open(bllip_lists / "nbest-test.txt.gz", "rt", encoding="utf-8").read()
     out = []
     with Store.open(tmp_path / "s.sqlite") as st:
-        for doc in ("wsj_0175", "wsj_0176"):
-            kept = [b for b in text.split("\n\n") if b.strip() and b.split()[1].startswith(doc + ".")]
-            (tmp_path / f"{doc}.nbest").write_text("\n\n".join(kept) + "\n")
-            store_nltk_files(st, "treebank", f"{doc}.mrg")
-            assert import_file(st, tmp_path / f"{doc}.nbest", "bllip").errors == ()
+        load_documents(st, tmp_path, bllip_lists)
         forests = list(st.forests("treebank"))
     families = load_feature_set("default").build()
     half = len(forests) // 2

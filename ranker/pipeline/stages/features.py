@@ -14,8 +14,12 @@ from .context import StageContext
 
 
 def extract_features(ctx: StageContext, features: FeaturesSection, sel: SplitSelection,
-                     label: str | None = None):
-    """The split's feature matrix (stored and reused while the split's forests stay the same)."""
+                     label: str | None = None, on_demand: bool = False):
+    """The split's feature matrix (stored and reused while the split's forests stay the same).
+
+    ``on_demand``: its rows read from the store a run at a time, never held whole (training's
+    matrices: :func:`ranker.pipeline.feature_cache.cached_matrix`).
+    """
     from ...features import load_feature_set
 
     from ..feature_cache import cached_matrix
@@ -23,7 +27,7 @@ def extract_features(ctx: StageContext, features: FeaturesSection, sel: SplitSel
     fs = load_feature_set(features.set)
     return cached_matrix(ctx.store, fs, sel, ctx.need_source(), workers=ctx.n_workers,
                          progress=f"features {label or sel.name}" if ctx.progress else None,
-                         evidence=ctx.evidence)
+                         evidence=ctx.evidence, on_demand=on_demand)
 
 
 def model_features(ctx: StageContext, feature_set, sel: SplitSelection, progress: str | None = None):
@@ -225,8 +229,9 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
     kinds = [annotation.kind] * treebanks + [annotation.extra_kind] * (len(selections) - treebanks)
     # training sentences with an empty consistent set (under every rule) are dropped whatever their features
     kept = [trainable(ctx, sel, kind, rules, template) for sel, kind in zip(selections, kinds)]
-    mats = [extract_features(ctx, features, t.selection, label=None if i == 0 else t.selection.corpus)
-            for i, t in enumerate(kept)]
+    # read a run of rows at a time as the rows are built: the matrices are never held whole
+    mats = [extract_features(ctx, features, t.selection, label=None if i == 0 else t.selection.corpus,
+                             on_demand=True) for i, t in enumerate(kept)]
     before = len(mats[0].names)
     dropped: dict[str, int] = {}
     for t in kept:
