@@ -88,8 +88,8 @@ def heldout_rows(ctx: StageContext, features: FeaturesSection, sel: SplitSelecti
                  metric: str) -> HeldoutRows:
     """The held-out rows ``ranker run`` and ``ranker train`` choose on: ``sel``'s matrix and each row's quality.
 
-    ``counts`` are the selection's stored counts of ``metric`` (:func:`.counts.load_counts`); the
-    qualities are :func:`.counts.candidate_quality`'s, checked to be one per feature row.
+    ``counts`` are the selection's stored counts of ``metric`` (:func:`.counting.load_counts`); the
+    qualities are :func:`.counting.candidate_quality`'s, checked to be one per feature row.
     """
     from .counting import candidate_quality
 
