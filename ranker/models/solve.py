@@ -62,8 +62,12 @@ class _Result(NamedTuple):
     fun: float
     jac: np.ndarray
     nit: int
-    success: bool
+    status: int               # a key of MESSAGES: 0 converged, 1 out of iterations, 2 precision loss, 3 NaN
     message: str
+
+    @property
+    def success(self) -> bool:
+        return self.status == 0
 
 
 MESSAGES = {0: "Optimization terminated successfully.",
@@ -205,7 +209,7 @@ def minimize_cg(fun, x0: np.ndarray, max_iter: int, tol: float, callback=None, g
         if callback is not None:
             callback(k)
     warnflag = _exit(k, max_iter, warnflag, old_fval, gnorm, xk)
-    return _Result(xk, old_fval, gfk, k, warnflag == 0, MESSAGES[warnflag])
+    return _Result(xk, old_fval, gfk, k, warnflag, MESSAGES[warnflag])
 
 
 def _two_loop(g: np.ndarray, pairs: list) -> np.ndarray:
@@ -267,7 +271,7 @@ def minimize_lbfgs(fun, x0: np.ndarray, max_iter: int, tol: float, callback=None
         if callback is not None:
             callback(k)
     warnflag = _exit(k, max_iter, warnflag, fk, gnorm, xk)
-    return _Result(xk, fk, gk, k, warnflag == 0, MESSAGES[warnflag])
+    return _Result(xk, fk, gk, k, warnflag, MESSAGES[warnflag])
 
 
 SOLVERS.update({"cg": minimize_cg, "lbfgs": minimize_lbfgs})
@@ -324,7 +328,7 @@ def solve(objective, start: np.ndarray, n_sentences: int, solver: str, max_iter:
     # CG reports "precision loss" when the line search cannot improve further even though the
     # gradient is already at the tolerance's order; trust the gradient, not the flag. A fit that
     # ran out of iterations is not converged unless its gradient reached tol itself.
-    capped = res.message == MESSAGES[1]
+    capped = res.status == 1
     converged = bool(res.success) or grad_max <= (1 if capped else 10) * tol
     return Solution(np.asarray(res.x, dtype=np.float64), float(res.fun) / scale, int(res.nit),
                     int(objective.n_evaluations), converged, grad_max, str(res.message))
