@@ -47,7 +47,7 @@ def copy_bandwidth(n_bytes=256 * 2**20, repeats=5) -> float:
 
 
 def main(argv=None) -> None:
-    from ranker.features.vectorizer import from_bytes
+    from ranker.features.matrix_bytes import from_bytes
     from ranker.matrices import kernels
     from ranker.matrices.compact import as_compact
     from ranker.models.objective import ConditionalObjective

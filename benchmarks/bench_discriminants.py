@@ -75,11 +75,10 @@ def model_probabilities(st, key: str, sel, source: str) -> dict[str, np.ndarray]
     """Each sentence's candidate probabilities under the stored model ``key`` (softmax of its scores)."""
     from ranker.features import feature_set_from_dict
 
-    from ranker.pipeline.feature_cache import cached_matrix
     from ranker.pipeline.retrain import stored_model
 
     _, saved = stored_model(st, key)
-    m = cached_matrix(st, feature_set_from_dict(saved.feature_config), sel, source)
+    m = stages.model_features(stages.StageContext(st, source, 1), feature_set_from_dict(saved.feature_config), sel)
     scores = saved.ranker.decision_function(m.restrict(saved.feature_names))
     out = {}
     for j, sid in enumerate(m.sentence_ids):

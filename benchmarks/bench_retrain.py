@@ -59,9 +59,7 @@ def heldout_f(st, model, sel, source, quality, offsets, skip) -> float:
     """Mean sentence F of the candidates ``model`` chooses on ``sel``'s sentences not in ``skip``."""
     from ranker.features import feature_set_from_dict
 
-    from ranker.pipeline.feature_cache import cached_matrix
-
-    m = cached_matrix(st, feature_set_from_dict(model.feature_config), sel, source)
+    m = stages.model_features(stages.StageContext(st, source, 1), feature_set_from_dict(model.feature_config), sel)
     picked = model.ranker.predict(m.restrict(model.feature_names), m.groups())
     row = {sid: j for j, sid in enumerate(m.sentence_ids)}
     out = [quality[offsets[i] + picked[row[s.id]]] for i, s in enumerate(sel.sentences)

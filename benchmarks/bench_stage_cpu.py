@@ -63,7 +63,7 @@ def score_stage(st, n: int, workers: int, source: str) -> dict:
 def features_stage(st, n: int, workers: int, source: str, feature_set: str) -> dict:
     """Extract the first ``n`` training sentences' matrix; its digest and the CPU it took."""
     from ranker.features import extract_stored, load_feature_set
-    from ranker.features.vectorizer import to_bytes
+    from ranker.features.matrix_bytes import to_bytes
     from ranker.pipeline.feature_cache import fit_families
 
     fams = load_feature_set(feature_set).build()

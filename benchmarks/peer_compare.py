@@ -67,7 +67,6 @@ def store_training_data(path: str, config: str = "configs/wsj-sample.toml", rule
     from ranker.models.groups import group_offsets
     from ranker.pipeline import stages
     from ranker.pipeline.config import load_config
-    from ranker.pipeline.feature_cache import cached_matrix
     from ranker.pipeline.splits import select_split
     from ranker.store import Store
 
@@ -81,7 +80,7 @@ def store_training_data(path: str, config: str = "configs/wsj-sample.toml", rule
         sel = stages.trainable(ctx, select_split(st, cfg.data.corpus, cfg.data.train, cfg.data.limit), annotation.kind,
                                rule, template).selection
         try:
-            m = cached_matrix(st, load_feature_set(cfg.features.set), sel, source)
+            m = stages.model_features(ctx, load_feature_set(cfg.features.set), sel)
         except RankerError as e:
             raise RankerError(f"{path}: no stored training matrix of {config}'s features under the "
                               f"{rule} rule (run ranker run, or ranker train --rule, on it first): {e}") from None

@@ -38,7 +38,7 @@ class ModelColumns:
     Parameters
     ----------
     families : list of Family
-        Built families (:meth:`~ranker.features.vectorizer.FeatureSet.build`), none needing a fit.
+        Built families (:meth:`~ranker.features.feature_sets.FeatureSet.build`), none needing a fit.
     names : sequence of str
         The model's feature names; column ``j`` of the result is ``names[j]``.
     compiled : bool or None

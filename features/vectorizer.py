@@ -5,7 +5,8 @@ data only, never on dict order or process). The frequency cut-off of Crouch et a
 4) keeps a property if it occurs in at least N consistent candidates of the training data; the
 kept names, in order, are the feature index saved beside the model. Nothing here caches: the
 pipeline keeps extracted matrices and fitted family tables in the store, keyed by their content
-(:mod:`ranker.pipeline.feature_cache`).
+(:mod:`ranker.pipeline.feature_cache`), as bytes :mod:`.matrix_bytes` writes; the families and the
+cut-off come from a feature configuration (:mod:`.feature_sets`).
 
 Speed (``benchmarks/bench_features.py``): families whose output depends on the tree alone run once
 per distinct tree of a sentence (Link Grammar's linkages share constituent trees, ~2.75 candidates
@@ -18,105 +19,15 @@ sentences. The matrix is the same for any number of workers and any sharing.
 from __future__ import annotations
 
 import gc
-import hashlib
-import io
-import json
-import tomllib
-from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
-from ranker.matrices.compact import PART_DTYPES, CompactMatrix, Part, as_compact
+from ranker.matrices.compact import CompactMatrix, as_compact
 from ranker.matrices.compact import vstack as vstack_compact
-from ranker.shipped import shipped_file
-from ranker.textfiles import read_text
 
-from .registry import FeatureConfigError, make_family
-
-#: ``<repo>/configs/features``.
-
-
-class FeatureSet(NamedTuple):
-    """A resolved feature configuration: which families with which options, and the cut-off."""
-
-    name: str
-    families: tuple[tuple[str, tuple[tuple[str, object], ...]], ...]   # (family, sorted options)
-    cutoff: int
-
-    @property
-    def version(self) -> str:
-        """Digest of the families and options: the store key of matrices extracted with them."""
-        doc = json.dumps([[f, [list(o) for o in opts]] for f, opts in self.families], sort_keys=True)
-        return f"{self.name}-{hashlib.sha256(doc.encode()).hexdigest()[:12]}"
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "cutoff": self.cutoff,
-                "family": [{"name": f, **dict(opts)} for f, opts in self.families]}
-
-    def build(self) -> list:
-        """The family objects, in configuration order."""
-        return [make_family(f, dict(opts), self.name) for f, opts in self.families]
-
-    def evidence_families(self) -> list[str]:
-        """The families that read a second source's candidates (``[evidence] source``), unbuilt."""
-        from .registry import family_class
-
-        return [f for f, _ in self.families if getattr(family_class(f), "needs_evidence", False)]
-
-
-def feature_set_path(path_or_name) -> Path:
-    """The file of a feature configuration: ``path_or_name`` itself, or the shipped set of that name."""
-    path = Path(path_or_name)
-    if not path.exists() and not path.suffix:
-        return shipped_file("features", str(path_or_name), ".toml") or path
-    return path
-
-
-def load_feature_set(path_or_name) -> FeatureSet:
-    """Read a feature configuration (a path, or a name in ``configs/features/``).
-
-    The file holds ``name``, ``cutoff`` and one ``[[family]]`` table per family: its ``name``
-    (``"local_trees/1"``) and its options.
-
-    Raises
-    ------
-    FeatureConfigError
-        Unreadable TOML, unknown keys, families or options.
-    """
-    path = feature_set_path(path_or_name)
-    try:
-        doc = tomllib.loads(read_text(path, "feature configuration"))
-    except FileNotFoundError as e:
-        raise FeatureConfigError(str(e)) from None
-    except tomllib.TOMLDecodeError as e:
-        raise FeatureConfigError(f"{path}: {e}") from None
-    return feature_set_from_dict(doc, str(path))
-
-
-def feature_set_from_dict(doc: dict, source: str = "<features>") -> FeatureSet:
-    """Validate a parsed feature configuration (see :func:`load_feature_set`)."""
-    unknown = set(doc) - {"name", "cutoff", "family"}
-    if unknown:
-        raise FeatureConfigError(f"{source}: unknown key(s) {sorted(unknown)} (expected name, cutoff, [[family]])")
-    cutoff = doc.get("cutoff", 1)
-    if not isinstance(cutoff, int) or isinstance(cutoff, bool) or cutoff < 0:
-        raise FeatureConfigError(f"{source}: cutoff must be an integer >= 0, not {cutoff!r}")
-    fams = []
-    for i, entry in enumerate(doc.get("family", [])):
-        if "name" not in entry:
-            raise FeatureConfigError(f"{source}: [[family]] number {i + 1} has no name")
-        opts = tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
-                            for k, v in entry.items() if k != "name"))
-        fams.append((entry["name"], opts))
-    if not fams:
-        raise FeatureConfigError(f"{source}: no [[family]] given")
-    fs = FeatureSet(str(doc.get("name", Path(source).stem)), tuple(fams), cutoff)
-    for f, opts in fs.families:  # unknown families and options fail here, naming the file
-        make_family(f, dict(opts), source)
-    return fs
-
+from .registry import FeatureConfigError
 
 class CandidateMatrix(NamedTuple):
     """Property values of every candidate of a split: rows in forest order, sentence offsets.
@@ -440,7 +351,7 @@ def extract(forests: Iterable, families: list, workers: int = 1) -> CandidateMat
     ----------
     forests : iterable of Forest
     families : list of Family
-        Built families (:meth:`FeatureSet.build`), fitted where they need it.
+        Built families (:meth:`~.feature_sets.FeatureSet.build`), fitted where they need it.
     workers : int
         Processes to extract in (data-parallel over sentences, forked so nothing is pickled on
         the way in); the result is identical for any number.
@@ -546,75 +457,3 @@ def frequency_cutoff(matrix: CandidateMatrix, weights: np.ndarray, min_count: in
     """
     seen = as_compact(matrix.X).column_counts(np.asarray(weights) > 0)
     return tuple(n for n, k in zip(matrix.names, seen) if k >= min_count)
-
-
-#: First bytes of a stored matrix in the current format (raw arrays, read in place).
-MAGIC = b"RANKER-CM1\n"
-
-
-def _aligned(n: int) -> int:
-    return (n + 7) // 8 * 8
-
-
-def to_bytes(m: CandidateMatrix) -> bytes:
-    """Serialise a matrix for the store: a JSON header, then its arrays raw (no pickle, no deflate).
-
-    Uncompressed so that :func:`from_bytes` reads every array in place (``np.frombuffer``): the
-    matrix takes its stored size in memory and no more. The deflated npz of the previous format
-    took 18.7 s and a 3.3 GB peak to read the WSJ training matrix (208 MB stored, 3 GB inflated);
-    the compact matrix is smaller inflated than scipy's CSR was (ones carry no value).
-    """
-    return b"".join(to_pieces(m))
-
-
-def to_pieces(m: CandidateMatrix) -> list:
-    """The bytes of :func:`to_bytes` as consecutive pieces, the arrays' own memory (no copy).
-
-    A writer that stores them piece by piece never holds a second copy of the matrix
-    (:func:`ranker.pipeline.feature_cache.cached_matrix`).
-    """
-    arrays = [("offsets", np.asarray(m.offsets, dtype=np.int64))]
-    for k, p in enumerate(as_compact(m.X).parts):
-        arrays += [(f"indptr{k}", p.indptr), (f"indices{k}", p.indices)]
-        if p.data is not None:
-            arrays.append((f"data{k}", p.data))
-    arrays = [(name, np.ascontiguousarray(a)) for name, a in arrays]
-    table, at = [], 0
-    for name, a in arrays:
-        table.append([name, a.dtype.str, int(a.size), at])
-        at = _aligned(at + a.nbytes)
-    header = json.dumps({"shape": list(m.X.shape), "arrays": table, "names": list(m.names),
-                         "ids": list(m.sentence_ids)}).encode()
-    head = MAGIC + len(header).to_bytes(8, "little") + header
-    pieces = [head, bytes(_aligned(len(head)) - len(head))]
-    for name, a in arrays:
-        pieces += [memoryview(a.view(np.uint8).reshape(-1)), bytes(_aligned(a.nbytes) - a.nbytes)]
-    return pieces
-
-
-def is_current_format(payload: bytes) -> bool:
-    """Whether ``payload`` was written by this version's :func:`to_bytes` (else the old npz)."""
-    return payload[:len(MAGIC)] == MAGIC
-
-
-def from_bytes(payload: bytes) -> CandidateMatrix:
-    """Read a matrix written by :func:`to_bytes` (its arrays are read-only views of ``payload``).
-
-    A matrix of the previous format (a deflated npz of scipy's CSR arrays) is read too, and
-    converted: the store's cache writes it back in the current format once
-    (:func:`ranker.pipeline.feature_cache.cached_matrix`).
-    """
-    if not is_current_format(payload):
-        z = np.load(io.BytesIO(payload), allow_pickle=False)
-        X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
-        return CandidateMatrix(CompactMatrix.from_csr(X), z["offsets"],
-                               tuple(json.loads(str(z["names"]))), tuple(json.loads(str(z["ids"]))))
-    n = int.from_bytes(payload[len(MAGIC):len(MAGIC) + 8], "little")
-    head = json.loads(payload[len(MAGIC) + 8:len(MAGIC) + 8 + n])
-    start = _aligned(len(MAGIC) + 8 + n)
-    got = {name: np.frombuffer(payload, dtype=np.dtype(dt), count=size, offset=start + off)
-           for name, dt, size, off in head["arrays"]}
-    parts = [Part(got[f"indptr{k}"], got[f"indices{k}"], got.get(f"data{k}"))
-             for k in range(len(PART_DTYPES))]
-    return CandidateMatrix(CompactMatrix(head["shape"], parts), got["offsets"],
-                           tuple(head["names"]), tuple(head["ids"]))

@@ -226,3 +226,28 @@ def test_the_settings_import_only_the_standard_library():
     assert top <= set(sys.stdlib_module_names) | {"tomli_w"}, top
     assert not [m for m in _imported_by("ranker.settings") if m.startswith("ranker.") and m != "ranker.settings"
                 and m != "ranker.lazy"]
+
+
+#: The most lines a module of ranker/ or features/ may have (issue 35's small modules; issue 47 found three over it).
+MOST_LINES = 600
+
+
+def _long_modules(*folders: Path, most: int = MOST_LINES) -> list[str]:
+    """``path: lines`` of every module under ``folders`` longer than ``most`` lines."""
+    return [f"{path.relative_to(folder.parent).as_posix()}: {n} lines" for folder in folders
+            for path in sorted(folder.rglob("*.py"))
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > most]
+
+
+def test_no_module_over_600_lines():
+    # a module past this holds more than one job: split it by job, each with a docstring saying why
+    long = _long_modules(ROOT / "ranker", ROOT / "features")
+    assert not long, f"split these by job (one module, one job): {long}"
+
+
+def test_the_line_count_sees_a_long_module(tmp_path):
+    pkg = tmp_path / "ranker"
+    (pkg / "cli").mkdir(parents=True)
+    (pkg / "cli" / "short.py").write_text("x = 1\n" * MOST_LINES)
+    (pkg / "cli" / "long.py").write_text("x = 1\n" * (MOST_LINES + 1))
+    assert _long_modules(pkg) == [f"ranker/cli/long.py: {MOST_LINES + 1} lines"]

@@ -4,8 +4,10 @@ Issue 47, item 1: ``ranker run`` went through ``ranker/pipeline/stages/`` while 
 (``apply``, ``select``, ``import``, ``models retrain``, the page) composed their own steps: a
 newcomer could not tell where a step lives, and a fix to one path missed the others. The
 scanner below finds the calls that do a step (features extracted, n-best files imported, a ranker
-fitted) anywhere in ``ranker/`` outside the stages and the modules the stages call, and the test
-fails on one. It reads tokens, so a name in a comment or a docstring is not a call.
+fitted) anywhere in ``ranker/`` outside the stages and the modules the stages call, and in the
+scripts beside it (``benchmarks/*.py``, ``experiments/**/*.py``: a script that composed a step
+itself measured a path no front takes), and the test fails on one. It reads tokens, so a name in a
+comment or a docstring is not a call.
 """
 import io
 import tokenize
@@ -15,6 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "ranker"
+#: The scripts scanned beside the package (globs relative to the repository).
+SCRIPTS = ("benchmarks/*.py", "experiments/**/*.py")
 
 #: Function names whose call is a step (features extracted, n-best files imported).
 STEP_CALLS = ("cached_matrix", "extract", "extract_stored", "import_forest_files")
@@ -34,6 +38,20 @@ ALLOWED = {
     "ranker/pipeline/candidate_sources.py": "the n-best source that stages.parse_or_import and "
                                             "stages.import_forests ask to import files",
     "ranker/pipeline/training.py": "select_model's fits of the σ² grid, run by stages.fit_loglinear and fit_rules",
+    # scripts that time or vary the step itself, which a stage would hide behind its cache or its grid
+    "benchmarks/bench_features.py": "times extraction itself (each family alone, the whole set, one process "
+                                    "and --workers): the stage would read the stored matrix instead",
+    "benchmarks/bench_stage_cpu.py": "times the features stage's extraction (extract_stored) on CPU, with no "
+                                     "stored matrix to read back",
+    "benchmarks/bench_train.py": "times one fit of the log-linear trainer on synthetic data: no store, no stage",
+    "benchmarks/peer_compare.py": "fits our objective with a timed objective beside the peer's solver on the same "
+                                  "rows, one σ², no grid",
+    "experiments/gum/copies_iterations.py": "counts a fit's iterations under preconditioner variants the stages "
+                                            "do not offer, on dumped training sets",
+    "experiments/gum/copies_memory.py": "measures the peak memory of one short fit per feature space, as "
+                                        "fit_rules holds them, without the σ² grid",
+    "experiments/wsj-sample-bllip/heldout_sweep.py": "sweeps objective, σ² and an unregularised prefix on "
+                                                     "held-out, which the stages' fit does not vary",
 }
 
 
@@ -55,7 +73,8 @@ def step_calls(text: str) -> list[tuple[int, str]]:
 
 
 def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
+    scripts = (path for pattern in SCRIPTS for path in ROOT.glob(pattern))
+    for path in sorted({*PACKAGE.rglob("*.py"), *scripts}):
         rel = path.relative_to(ROOT).as_posix()
         if not rel.startswith(STEP_FOLDERS):
             yield rel, path
@@ -101,3 +120,9 @@ def test_the_guard_fails_on_a_call_planted_in_a_front(tmp_path):
                             "m = cached_matrix(st, fs, sel, source, 1, evidence=evidence)")
     assert planted != front
     assert [name for _, name in step_calls(planted)] == ["cached_matrix"]
+
+
+def test_the_scan_covers_the_benchmarks_and_the_experiments():
+    scanned = {rel for rel, _ in _modules()}
+    assert {"benchmarks/bench_retrain.py", "experiments/gum/transfer.py", "experiments/ablation/run.py"} <= scanned
+    assert all(rel.startswith(("ranker/", "benchmarks/", "experiments/")) for rel in scanned)

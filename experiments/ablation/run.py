@@ -45,9 +45,8 @@ from ranker.evaluation.scoring import ScoringSettings
 from ranker.pipeline.annotation_kinds import kind_of
 from ranker.pipeline.best_f import ensure_best_f_counts
 from ranker.pipeline.candidate_scoring import load_forest_counts
-from ranker.pipeline.feature_cache import cached_matrix
 from ranker.pipeline.splits import select_split
-from ranker.pipeline.stages import StageContext, consistency
+from ranker.pipeline.stages import StageContext, consistency, model_features
 from ranker.pipeline.training import select_model, training_data
 from ranker.store import Store
 from ranker.store.consistency import RULES
@@ -86,7 +85,7 @@ def join_columns(mats: list[CandidateMatrix]) -> CandidateMatrix:
 
 def split_matrix(st, fs, sel, workers: int) -> CandidateMatrix:
     """The matrix of a split selection under feature set ``fs`` (stored after the first extraction)."""
-    return cached_matrix(st, fs, sel, SOURCE, workers=workers)
+    return model_features(StageContext(st, SOURCE, workers), fs, sel)
 
 
 def family_matrix(st, table: dict, sel, workers: int):

@@ -45,7 +45,6 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0) -> list
     from ranker.models.persistence import applying
     from ranker.pipeline import stages
     from ranker.pipeline.config import load_config
-    from ranker.pipeline.feature_cache import cached_matrix
     from ranker.pipeline.splits import select_split
     from ranker.pipeline.tables import metric_table
     from ranker.pipeline.validate import validate_config
@@ -63,7 +62,7 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0) -> list
         names = stages.metric_names(cfg.evaluation)
         stages.require_counts(ctx, cfg.evaluation, test)
         counts = stages.load_counts(ctx, cfg.evaluation, test, names)
-        m = cached_matrix(st, fs, test, source, stages.resolve_workers(workers))
+        m = stages.model_features(ctx, fs, test)
         with applying(model_path, saved):
             picks = stages.choose(saved.ranker, {"features": lambda: (m.restrict(saved.feature_names), m.groups())})
         ids = list(m.sentence_ids)

@@ -170,7 +170,7 @@ def _put_matrix(store: Store, key: str, m, meta: dict) -> None:
     Each piece is cut from the matrix's own arrays when it is written, so storing takes one
     piece of memory beside the matrix, not a serialised copy of it (3.7 GB for conll2000).
     """
-    from ..features.vectorizer import to_pieces
+    from ..features.matrix_bytes import to_pieces
 
     views = to_pieces(m)
     total = sum(memoryview(v).nbytes for v in views)
@@ -206,7 +206,7 @@ def _read_matrix(store: Store, key: str, got=None):
     Matrices stored before the compact format (deflated npz) are read once through a
     decompression; writing them back means every later run reads them in place.
     """
-    from ..features.vectorizer import from_bytes, is_current_format
+    from ..features.matrix_bytes import from_bytes, is_current_format
 
     payload, meta = got if got is not None else store.get_artifact(MATRIX_KIND, key)
     if meta.get("pieces", 1) > 1:

@@ -78,18 +78,18 @@ class StoredRows:
 def stored_matrix(read):
     """The matrix a store holds, whose bytes ``read(start, size)`` gives, with rows read on demand.
 
-    ``read`` reads the bytes :func:`ranker.features.vectorizer.to_pieces` wrote
+    ``read`` reads the bytes :func:`ranker.features.matrix_bytes.to_pieces` wrote
     (:func:`ranker.pipeline.feature_cache.stored_bytes`). Returns None for a matrix of the previous
     format (a deflated npz), which only a whole read can give.
     """
     from ..features import CandidateMatrix
-    from ..features.vectorizer import MAGIC, _aligned
+    from ..features.matrix_bytes import MAGIC, aligned
 
     if read(0, len(MAGIC)) != MAGIC:
         return None
     n = int.from_bytes(read(len(MAGIC), 8), "little")
     head = json.loads(read(len(MAGIC) + 8, n))
-    base = _aligned(len(MAGIC) + 8 + n)
+    base = aligned(len(MAGIC) + 8 + n)
     table = {name: (base + off, np.dtype(dt), size) for name, dt, size, off in head["arrays"]}
 
     def whole(name: str) -> np.ndarray:

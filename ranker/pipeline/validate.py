@@ -20,7 +20,7 @@ def check_cutoff(feature_set: str, cutoff: int, where: str) -> None:
     """
     import tomllib
 
-    from ..features.vectorizer import feature_set_path
+    from ..features.feature_sets import feature_set_path
     from ..textfiles import read_text
 
     path = feature_set_path(feature_set)

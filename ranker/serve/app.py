@@ -33,17 +33,19 @@ class Served:
     def __init__(self, store_path: Path, model_spec: str | None, read_only: bool, settings: ServeSection,
                  source: str | None = None, evidence: str | None = None):
         from ..pipeline.stages import stored_evaluation, stored_source
-        from ..store import Store
         from .choices import StoredChoices
         from .model import tuned_heidorn, tuned_heidorn_key
+        from .writes import page_store
 
         self.store_path = Path(store_path)
         self.read_only = read_only
         self.settings = settings
         self._local = threading.local()
         self.lock = threading.Lock()
-        with Store.open(self.store_path, create=False, readonly=read_only) as st:
-            self.source = stored_source(st, source)   # --source, else the store's only one
+        # what the start writes (the served --model, fitted family tables) is a recorded run (.writes)
+        with page_store(self.store_path, read_only) as st, \
+                st.recording("serve", start_settings(self.store_path, model_spec, source, evidence)) as recorded:
+            self.source = recorded["source"] = stored_source(st, source)   # --source, else the store's only one
             # the settings the store's counts were computed with (ranker counts recorded them)
             self.evaluation = stored_evaluation(st, self.source)
             self.model, self.model_origin = _first_model(st, model_spec, evidence, self.source, read_only)
@@ -129,12 +131,12 @@ class Served:
         return self.scores.get(("heidorn", sentence_id), pick)
 
     def store(self):
-        """This thread's open store (opened on first use, kept for the thread's life)."""
-        from ..store import Store
+        """This thread's open store (opened on first use, kept for the thread's life; :func:`.writes.page_store`)."""
+        from .writes import page_store
 
         st = getattr(self._local, "store", None)
         if st is None:
-            st = self._local.store = Store.open(self.store_path, create=False, readonly=self.read_only)
+            st = self._local.store = page_store(self.store_path, self.read_only)
         return st
 
     def close(self) -> None:
@@ -144,11 +146,11 @@ class Served:
         checkpoint on the last close may never run: the decisions would be left in the ``-wal``
         file alone. A read-only server wrote nothing.
         """
-        from ..store import Store
+        from .writes import page_store
 
         self._prefetcher.shutdown(wait=False, cancel_futures=True)
         if not self.read_only:
-            with Store.open(self.store_path, create=False) as st:
+            with page_store(self.store_path, False) as st:
                 st.checkpoint()
 
     def set_model(self, model, origin: str = "") -> None:
@@ -160,6 +162,12 @@ class Served:
             self.recent.move_to_end(model.key)
             while len(self.recent) > 4:
                 self.recent.popitem(last=False)
+
+
+def start_settings(store_path: Path, model_spec: str | None, source: str | None, evidence: str | None) -> dict:
+    """What the store's ``runs`` row of a start that wrote (run ``serve``: :mod:`.writes`) records."""
+    return {"store": str(store_path), "model": model_spec, "source": source, "evidence": evidence,
+            "started from": "ranker serve (its start)"}
 
 
 def _first_model(store, spec: str | None, evidence: str | None, source: str, read_only: bool):

@@ -69,9 +69,12 @@ class StoredChoices:
                 for sid in missing:
                     got = ranker_choices(s, sid, model)
                     table[sid] = [got.get("native"), got.get("heidorn"), got.get("loglinear")]
-                if missing and not s.read_only:
+                if missing and not s.read_only:   # a recorded run, as the page's derived writes are (.writes)
                     payload = json.dumps(table, sort_keys=True).encode()
-                    store.put_artifact(CHOICES_KIND, key, payload, {"sentences": len(table)})
+                    with store.recording("serve choices", {"store": str(s.store_path), "source": s.source,
+                                                           "model": None if model is None else model.key,
+                                                           "heidorn": s.heidorn_key, "sentences": len(missing)}):
+                        store.put_artifact(CHOICES_KIND, key, payload, {"sentences": len(table)})
         return {sid: len({c for c in table[sid] if c is not None}) > 1
                 for sid in sentence_ids if sid in table}
 

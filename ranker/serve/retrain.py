@@ -70,14 +70,14 @@ def retrain_settings(served, current, by: str | None) -> dict:
 
 def _run(served, job: RetrainJob) -> None:
     from ..errors import RankerError
-    from ..store import Store
     from ..store.team import now_utc
     from .model import remember_served, retrained_model
+    from .writes import page_store
 
     try:
         with served.lock:
             current = served.model
-        with Store.open(served.store_path, create=False) as st, \
+        with page_store(served.store_path, False) as st, \
                 st.recording("serve retrain", retrain_settings(served, current, job.by)):
             model = retrained_model(st, current, job.update, source=served.source)
             if current is not None and model.key == current.key:

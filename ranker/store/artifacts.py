@@ -20,6 +20,7 @@ class ArtifactTables:
     # ---------------------------------------------------------------- artifacts
     def put_artifact(self, kind: str, key: str, payload: bytes, meta: dict | None = None) -> None:
         """Store a blob (feature matrix, model, run) with JSON metadata under ``(kind, key)``."""
+        self._check_recorded(f"{kind} {key!r}")
         with self.batch():
             self._conn.execute("INSERT OR REPLACE INTO artifacts VALUES (?,?,?,?)",
                                (kind, key, sqlite3.Binary(bytes(payload)), _dumps(meta or {})))
@@ -55,11 +56,24 @@ class ArtifactTables:
 
     def delete_artifact(self, kind: str, key: str) -> None:
         """Forget the blob under ``(kind, key)`` (one derived from data that changed); absent is no error."""
+        self._check_recorded(f"{kind} {key!r}")
         with self.batch():
             self._conn.execute("DELETE FROM artifacts WHERE kind=? AND key=?", (kind, key))
 
     def artifact_keys(self, kind: str) -> list[str]:
         return [r[0] for r in self._conn.execute("SELECT key FROM artifacts WHERE kind=? ORDER BY key", (kind,))]
+
+    def _check_recorded(self, what: str) -> None:
+        """Refuse, on a store opened with ``runs_only``, an artifact or model written outside :meth:`recording`.
+
+        ``ranker serve`` opens its stores so (:mod:`ranker.serve.writes`): what it derives (the
+        choices cache, the served model, fitted family tables, a retrained model) is kept by a run
+        that ``ranker store stats`` lists, as every command's is; a write that escaped one is a bug,
+        refused here rather than left unaccounted for in the store.
+        """
+        if self.runs_only and self._run is None:
+            raise StoreError(f"{self.path}: {what} written outside a recorded run: open a recording "
+                             "(Store.recording) around the writes")
 
     # ---------------------------------------------------------------- runs
     @contextmanager
@@ -129,6 +143,7 @@ class ArtifactTables:
         The record's ``run`` is the current run's when not given; a model stored again under the
         same key (a warm rerun) keeps its first record, except that a choice is added to it.
         """
+        self._check_recorded(f"model {record.key}")
         with self.batch():
             run = record.run if record.run is not None else self.current_run
             record = record._replace(run=run, created=record.created or _now())
@@ -153,6 +168,7 @@ class ArtifactTables:
         value = ", ".join(dict.fromkeys(c for c in (old.chosen, chosen) if c))
         if value == old.chosen:
             return   # chosen on that before (a warm rerun): nothing to write
+        self._check_recorded(f"the choice of model {key}")
         with self.batch():
             self._conn.execute("UPDATE models SET chosen=? WHERE key=?", (value, key))
 

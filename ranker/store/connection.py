@@ -33,6 +33,7 @@ class Connection:
         self.path = path
         self._depth = 0
         self._run: dict | None = None      # the run being recorded (:meth:`recording`)
+        self.runs_only = False              # artifacts and models written in a recorded run only (:meth:`recording`)
         self.readonly = False               # opened with readonly=True
 
     # ---------------------------------------------------------------- opening

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from ranker.features.applying import ModelColumns, children_only_conflicts
-from ranker.features.vectorizer import extract, load_feature_set
+from ranker.features.feature_sets import load_feature_set
+from ranker.features.vectorizer import extract
 from bllip_test_lists import first_lists
 
 

@@ -17,8 +17,9 @@ except ModuleNotFoundError:
 
 from ranker.features.applying import ModelColumns  # noqa: E402
 from ranker.features.compiled import COMPILED, kernels  # noqa: E402
+from ranker.features.feature_sets import load_feature_set  # noqa: E402
 from ranker.features.registry import make_family  # noqa: E402
-from ranker.features.vectorizer import extract, load_feature_set  # noqa: E402
+from ranker.features.vectorizer import extract  # noqa: E402
 from bllip_test_lists import first_lists  # noqa: E402
 from ranker.store.records import Candidate, Forest, Sentence  # noqa: E402
 from ranker.trees.penn import parse_tree  # noqa: E402

@@ -15,7 +15,8 @@ import pytest
 from ranker.features import registry
 from ranker.features.applying import ModelColumns, children_only_conflicts
 from ranker.features.base import NodeFamily, cat
-from ranker.features.vectorizer import extract, load_feature_set
+from ranker.features.feature_sets import load_feature_set
+from ranker.features.vectorizer import extract
 from ranker.pipeline.apply.lists import block_forest
 from ranker.sources.nbest import stream_blocks
 from ranker.trees.transforms import base_label

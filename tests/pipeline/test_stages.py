@@ -73,7 +73,7 @@ def test_a_matrix_stored_in_the_old_deflated_format_is_read_once_and_rewritten(s
 
     import numpy as np
 
-    from ranker.features.vectorizer import is_current_format
+    from ranker.features.matrix_bytes import is_current_format
 
     fs = feature_set()
     with Store.open(store) as st:
@@ -105,7 +105,7 @@ def test_a_matrix_over_the_blob_limit_is_stored_in_pieces(store, monkeypatch):
         meta = st.get_artifact(MATRIX_KIND, key)[1]
         assert meta["pieces"] > 2 and len(st.artifact_keys(feature_cache.PIECE_KIND)) == meta["pieces"] - 1
         # issue 13: the pieces are cut from the arrays as they are written; joined, they are to_bytes
-        from ranker.features.vectorizer import to_bytes
+        from ranker.features.matrix_bytes import to_bytes
 
         stored = [st.get_artifact(MATRIX_KIND, key)[0]] + [
             st.get_artifact(feature_cache.PIECE_KIND, f"{key}/{i}")[0] for i in range(1, meta["pieces"])]

@@ -203,7 +203,7 @@ def _ranker_of(model_path: str) -> ListRanker:
     """The :class:`ListRanker` of a model file, loaded once per process (a worker runs many partitions)."""
     got = _RANKERS.get(model_path)
     if got is None:
-        from ...features.vectorizer import feature_set_from_dict
+        from ...features.feature_sets import feature_set_from_dict
         from ...models import load_model
 
         saved = load_model(model_path, kind="loglinear")
