@@ -50,6 +50,8 @@ ALLOWED = {
                                             "do not offer, on dumped training sets",
     "experiments/gum/copies_memory.py": "measures the peak memory of one short fit per feature space, as "
                                         "fit_rules holds them, without the σ² grid",
+    "experiments/gum/fit_trace.py": "traces one fit iteration by iteration (its solver wrapped to keep each "
+                                    "point), which the stages' cached fit does not show",
     "experiments/wsj-sample-bllip/heldout_sweep.py": "sweeps objective, σ² and an unregularised prefix on "
                                                      "held-out, which the stages' fit does not vary",
 }
