@@ -6,7 +6,10 @@ case tables run hundreds). A child forked from the test process has them importe
 child imports, the test process imports after it, for the next) and is
 otherwise what a user's command is: a process of its own with its own file descriptors, working
 folder and exit status, killed (and the test failed) when it outlives ``timeout``, so a hang fails
-one case and not the run. What the fork cannot give, and the tests that need it keep a real
+one case and not the run. The child leads a process group of its own, and that whole group is
+killed when the child outlives ``timeout`` or the test is stopped while it runs (the pool workers a
+command started were left running at full speed when only the child was killed). What the fork
+cannot give, and the tests that need it keep a real
 ``subprocess`` for: a fresh interpreter's start (imports in their own order, ``__main__``),
 another environment (``NLTK_DATA`` is read at import), and signals sent from outside.
 """
@@ -35,6 +38,16 @@ def _import(names: list[str]) -> None:
                 pass
 
 
+def _kill_group(pid: int) -> None:
+    """Kill the child ``pid`` and every process of its group, and reap the child."""
+    for kill, target in ((os.killpg, pid), (os.kill, pid)):   # the group; the child, had it not made it yet
+        try:
+            kill(target, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    os.waitpid(pid, 0)
+
+
 def run_forked(argv, *, cwd=None, timeout: float = 600) -> subprocess.CompletedProcess:
     """Run ``ranker ARGV`` (:func:`ranker.cli.main.main`) in a forked child, as ``subprocess.run`` with
     ``capture_output=True, text=True, stdin=DEVNULL`` would: its stdout, stderr and exit status (``-N``
@@ -51,6 +64,7 @@ def run_forked(argv, *, cwd=None, timeout: float = 600) -> subprocess.CompletedP
         if pid == 0:   # the child: never returns into the test process
             code = 1
             try:
+                os.setpgid(0, 0)   # its workers in its group: killed with it
                 os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
                 os.dup2(out.fileno(), 1)
                 os.dup2(err.fileno(), 2)
@@ -85,18 +99,24 @@ def run_forked(argv, *, cwd=None, timeout: float = 600) -> subprocess.CompletedP
                     sys.stderr.flush()
                 finally:
                     os._exit(code if isinstance(code, int) else 1)
+        try:
+            os.setpgid(pid, pid)   # as the child does: whichever comes first
+        except (PermissionError, ProcessLookupError):   # the child did it and went on, or is gone
+            pass
         deadline = time.monotonic() + timeout
         pause = 0.001
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                raise subprocess.TimeoutExpired(["ranker", *argv], timeout)
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
+        try:
+            while True:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+                if time.monotonic() > deadline:
+                    raise subprocess.TimeoutExpired(["ranker", *argv], timeout)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
+        except BaseException:   # out of time, or the test stopped (Ctrl-C): the child and its workers go
+            _kill_group(pid)
+            raise
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()

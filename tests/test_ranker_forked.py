@@ -45,3 +45,31 @@ def test_a_hanging_command_is_killed_at_the_time_limit(tmp_path):
     os.mkfifo(fifo)        # opening it for reading waits for a writer that never comes
     with pytest.raises(subprocess.TimeoutExpired):
         run_forked(["evalb", fifo, fifo], timeout=2)
+
+
+def test_a_hanging_command_is_killed_with_its_process_group(tmp_path):
+    """Regression (issue 47, item 5): at the time limit only the child was killed, so the pool
+    workers of a command that hung in them ran on, at full speed, after their test had failed. The
+    child leads a process group of its own (its workers are in it), and the whole group is killed."""
+    import threading
+
+    fifo = tmp_path / "gold.mrg"
+    os.mkfifo(fifo)
+    seen = {}
+
+    def look():   # the child while it hangs: its process group
+        import time
+
+        time.sleep(1)
+        for kid in __import__("psutil").Process().children():
+            seen[kid.pid] = os.getpgid(kid.pid)
+
+    watcher = threading.Thread(target=look)
+    watcher.start()
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_forked(["evalb", fifo, fifo], timeout=3)
+    watcher.join()
+    assert seen and all(pgid == pid for pid, pgid in seen.items())   # each leads its own group
+    for pgid in seen.values():
+        with pytest.raises(ProcessLookupError):   # and no process of it is left
+            os.killpg(pgid, 0)
