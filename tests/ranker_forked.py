@@ -8,7 +8,11 @@ otherwise what a user's command is: a process of its own with its own file descr
 folder and exit status, killed (and the test failed) when it outlives ``timeout``, so a hang fails
 one case and not the run. The child leads a process group of its own, and that whole group is
 killed when the child outlives ``timeout`` or the test is stopped while it runs (the pool workers a
-command started were left running at full speed when only the child was killed). What the fork
+command started were left running at full speed when only the child was killed). The child's
+garbage collector leaves the objects it inherits from the test process alone (``gc.freeze``), as a
+process started anew has none: each collection the command makes (a stage's timer makes one) walked
+the whole test process's heap, the pages it touched copied on write, about 0.8 CPU s of a 1.3 s
+``ranker apply --store`` on 17 lists from a process of 800,000 objects. What the fork
 cannot give, and the tests that need it keep a real
 ``subprocess`` for: a fresh interpreter's start (imports in their own order, ``__main__``),
 another environment (``NLTK_DATA`` is read at import), and signals sent from outside.
@@ -64,6 +68,7 @@ def run_forked(argv, *, cwd=None, timeout: float = 600) -> subprocess.CompletedP
         if pid == 0:   # the child: never returns into the test process
             code = 1
             try:
+                gc.freeze()        # the test process's objects are none of the command's: its collections skip them
                 os.setpgid(0, 0)   # its workers in its group: killed with it
                 os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
                 os.dup2(out.fileno(), 1)
