@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -52,9 +53,20 @@ def _kill_group(pid: int) -> None:
     os.waitpid(pid, 0)
 
 
-def run_forked(argv, *, cwd=None, timeout: float = 600) -> subprocess.CompletedProcess:
+def _feed(fd: int, data: bytes) -> None:
+    """Write ``data`` into the pipe ``fd`` and close it (a child that reads less ends the writing)."""
+    try:
+        with open(fd, "wb", closefd=True) as pipe:
+            pipe.write(data)
+    except BrokenPipeError:
+        pass
+
+
+def run_forked(argv, *, cwd=None, timeout: float = 600,
+               input: str | bytes | None = None) -> subprocess.CompletedProcess:
     """Run ``ranker ARGV`` (:func:`ranker.cli.main.main`) in a forked child, as ``subprocess.run`` with
-    ``capture_output=True, text=True, stdin=DEVNULL`` would: its stdout, stderr and exit status (``-N``
+    ``capture_output=True, text=True, stdin=DEVNULL`` would (given ``input``, ``input=``: its standard
+    input a pipe that ``input`` is written into): its stdout, stderr and exit status (``-N``
     when signal N ended it). Raises ``subprocess.TimeoutExpired`` after killing a child that outlives
     ``timeout`` seconds.
     """
@@ -64,16 +76,22 @@ def run_forked(argv, *, cwd=None, timeout: float = 600) -> subprocess.CompletedP
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile("w+") as imported:
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
+        feed = os.pipe() if input is not None else None
         pid = os.fork()
         if pid == 0:   # the child: never returns into the test process
             code = 1
             try:
                 gc.freeze()        # the test process's objects are none of the command's: its collections skip them
                 os.setpgid(0, 0)   # its workers in its group: killed with it
-                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+                if feed is None:
+                    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+                else:
+                    os.dup2(feed[0], 0)
+                    os.close(feed[0])
+                    os.close(feed[1])
                 os.dup2(out.fileno(), 1)
                 os.dup2(err.fileno(), 2)
-                sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+                sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8")
                 sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8")
                 sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
                                               errors="backslashreplace")
@@ -108,6 +126,12 @@ def run_forked(argv, *, cwd=None, timeout: float = 600) -> subprocess.CompletedP
             os.setpgid(pid, pid)   # as the child does: whichever comes first
         except (PermissionError, ProcessLookupError):   # the child did it and went on, or is gone
             pass
+        writer = None
+        if feed is not None:
+            os.close(feed[0])
+            data = input.encode() if isinstance(input, str) else input
+            writer = threading.Thread(target=_feed, args=(feed[1], data), daemon=True)
+            writer.start()
         deadline = time.monotonic() + timeout
         pause = 0.001
         try:
@@ -122,6 +146,8 @@ def run_forked(argv, *, cwd=None, timeout: float = 600) -> subprocess.CompletedP
         except BaseException:   # out of time, or the test stopped (Ctrl-C): the child and its workers go
             _kill_group(pid)
             raise
+        if writer is not None:
+            writer.join()
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()

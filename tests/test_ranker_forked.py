@@ -73,3 +73,16 @@ def test_a_hanging_command_is_killed_with_its_process_group(tmp_path):
     for pgid in seen.values():
         with pytest.raises(ProcessLookupError):   # and no process of it is left
             os.killpg(pgid, 0)
+
+
+def test_standard_input_is_a_pipe_fed_as_subprocess_feeds_it(tmp_path):
+    """``input=``: the command reads it from a pipe, as from ``subprocess.run(input=...)`` (``ranker serve
+    users add`` reads a password from a pipe: it refuses a short one before it writes anything)."""
+    argv = ["serve", "users", "add", "ann", "--users", tmp_path / "u"]
+    anew = subprocess.run([sys.executable, "-m", "ranker.cli.main", *map(str, argv)], input="short\n",
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    forked = run_forked(argv, cwd=tmp_path, input="short\n")
+    assert (forked.returncode, forked.stdout, forked.stderr) == (anew.returncode, anew.stdout, anew.stderr)
+    assert forked.returncode == 2 and "at least 8 characters" in forked.stderr
+    got = run_forked(argv, cwd=tmp_path, input=b"a-long-secret\n" + b"x" * (1 << 20))   # more than a pipe holds
+    assert got.returncode == 0 and "account ann" in got.stdout, got.stderr
