@@ -45,3 +45,44 @@ def test_a_hanging_command_is_killed_at_the_time_limit(tmp_path):
     os.mkfifo(fifo)        # opening it for reading waits for a writer that never comes
     with pytest.raises(subprocess.TimeoutExpired):
         run_forked(["evalb", fifo, fifo], timeout=2)
+
+
+def test_a_hanging_command_is_killed_with_its_process_group(tmp_path):
+    """Regression (issue 47, item 5): at the time limit only the child was killed, so the pool
+    workers of a command that hung in them ran on, at full speed, after their test had failed. The
+    child leads a process group of its own (its workers are in it), and the whole group is killed."""
+    import threading
+
+    fifo = tmp_path / "gold.mrg"
+    os.mkfifo(fifo)
+    seen = {}
+
+    def look():   # the child while it hangs: its process group
+        import time
+
+        time.sleep(1)
+        for kid in __import__("psutil").Process().children():
+            seen[kid.pid] = os.getpgid(kid.pid)
+
+    watcher = threading.Thread(target=look)
+    watcher.start()
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_forked(["evalb", fifo, fifo], timeout=3)
+    watcher.join()
+    assert seen and all(pgid == pid for pid, pgid in seen.items())   # each leads its own group
+    for pgid in seen.values():
+        with pytest.raises(ProcessLookupError):   # and no process of it is left
+            os.killpg(pgid, 0)
+
+
+def test_standard_input_is_a_pipe_fed_as_subprocess_feeds_it(tmp_path):
+    """``input=``: the command reads it from a pipe, as from ``subprocess.run(input=...)`` (``ranker serve
+    users add`` reads a password from a pipe: it refuses a short one before it writes anything)."""
+    argv = ["serve", "users", "add", "ann", "--users", tmp_path / "u"]
+    anew = subprocess.run([sys.executable, "-m", "ranker.cli.main", *map(str, argv)], input="short\n",
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    forked = run_forked(argv, cwd=tmp_path, input="short\n")
+    assert (forked.returncode, forked.stdout, forked.stderr) == (anew.returncode, anew.stdout, anew.stderr)
+    assert forked.returncode == 2 and "at least 8 characters" in forked.stderr
+    got = run_forked(argv, cwd=tmp_path, input=b"a-long-secret\n" + b"x" * (1 << 20))   # more than a pipe holds
+    assert got.returncode == 0 and "account ann" in got.stdout, got.stderr

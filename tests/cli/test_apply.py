@@ -183,11 +183,10 @@ def test_lists_stream_from_standard_input_to_standard_output_in_any_chunk_size(b
 
     work, _, files = bllip
     want = (work / "selected.mrg").read_text()
-    got = subprocess.run([sys.executable, "-m", "ranker.cli.main", "apply", "--model", str(work / "model.json"),
-                          "--lists", "-", "--out", "-", "--chunk", "3", "--no-progress"],
-                         input=files["test"].read_bytes(), capture_output=True)
+    got = run_forked(["apply", "--model", work / "model.json", "--lists", "-", "--out", "-", "--chunk", "3",
+                      "--no-progress"], input=files["test"].read_bytes())   # the lists piped in
     assert got.returncode == 0, got.stderr
-    assert got.stdout.decode() == want   # the trees alone on standard output; the summary on stderr
+    assert got.stdout == want   # the trees alone on standard output; the summary on stderr
     (tmp_path / "test.nbest.gz").write_bytes(gzip.compress(files["test"].read_bytes()))
     for chunk in ("1", "1000"):
         _ok(_ranker("apply", "--model", work / "model.json", "--lists", tmp_path / "test.nbest.gz", "--chunk", chunk,

@@ -4,9 +4,6 @@ an output named ``.gz``, and text applied a chunk of lines at a time.
 Apart from ``test_apply.py`` (whose fixture and helpers they share) so that the test runner's
 workers, which take a file each, share the slow tier evenly.
 """
-import subprocess
-import sys
-
 import pytest
 from test_apply import _big_input, _ok, _ranker
 
@@ -80,8 +77,7 @@ def test_text_is_applied_a_chunk_at_a_time_with_what_one_store_gives(bllip, tmp_
     assert skipped == [f"ranker: skipped: {text}:3: an empty line",
                        f"ranker: skipped: {text}:5:4: not UTF-8 text (byte 0xe9: invalid continuation byte)"]
     assert "wrote 6 trees" in got.stdout and "(8 input sentences)" in got.stdout
-    piped = subprocess.run([sys.executable, "-m", "ranker.cli.main", "apply", "--model", str(model), "--text",
-                            str(text), "--chunk", "3", "--out", "-", "--no-progress"], capture_output=True, text=True)
+    piped = _ranker("apply", "--model", model, "--text", text, "--chunk", "3", "--out", "-", "--no-progress")
     assert piped.returncode == 1 and piped.stdout == want
     # compressed text cut short: the trees of the lines before the damage, then one error line (the
     # filler: lines of random words, too long to parse, so skipped at once and hardly compressible)

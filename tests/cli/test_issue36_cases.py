@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from ranker_forked import run_forked
 from test_store_files import _small_store
 
 from ranker.cli.main import main
@@ -270,9 +271,8 @@ def test_issue36_item12_serving_on_loopback_after_the_last_account_is_removed(tm
     store = tmp_path / "s.sqlite"
     store.write_bytes(small_store)
 
-    def ranker(*argv, stdin=None):
-        return subprocess.run([sys.executable, "-m", "ranker.cli.main", *argv], input=stdin, text=True,
-                              capture_output=True, timeout=120)
+    def ranker(*argv, stdin=None):   # forked with its imports done; the server below is started anew
+        return run_forked(argv, timeout=120, input=stdin)
 
     assert ranker("serve", "users", "add", "erin", "--store", str(store), stdin="a password\n").returncode == 0
     assert ranker("serve", "users", "remove", "erin", "--store", str(store)).returncode == 0

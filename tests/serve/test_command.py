@@ -8,15 +8,21 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from ranker_forked import run_forked
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
 def _ranker(*argv, code: str | None = None, timeout=60):
-    cmd = [sys.executable, "-c", code or "import sys; from ranker.cli.main import main; sys.exit(main(sys.argv[1:]))",
-           *argv]
-    return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout, cwd=ROOT)
+    """``ranker ARGV`` in a process of its own, from the project folder: forked from this one with its
+    imports done (:mod:`ranker_forked`; a new interpreter's start is not what these tests test), or,
+    given ``code`` (Python to run instead of ranker's ``main``, such as one hiding Flask), a new
+    interpreter started with it."""
+    if code is None:
+        return run_forked(argv, cwd=ROOT, timeout=timeout)
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=ENV,
+                          timeout=timeout, cwd=ROOT)
 
 
 @pytest.mark.slow

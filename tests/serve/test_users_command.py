@@ -1,4 +1,4 @@
-"""``ranker serve users`` and the server's refusal to listen beyond loopback without accounts (real subprocesses)."""
+"""``ranker serve users`` and the server's refusal to listen beyond loopback without accounts (processes of their own)."""
 import http.cookiejar
 import re
 import subprocess
@@ -7,6 +7,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
+from ranker_forked import run_forked
 from test_command import ENV, ROOT, _one_line_error, _ranker
 
 from ranker.serve.users import read_users
@@ -15,8 +16,9 @@ pytestmark = pytest.mark.slow
 
 
 def _users(*argv, password: str | None = None):
-    cmd = [sys.executable, "-m", "ranker.cli.main", "serve", "users", *map(str, argv)]
-    return subprocess.run(cmd, input=password, capture_output=True, text=True, env=ENV, timeout=60, cwd=ROOT)
+    """``ranker serve users ARGV``, the password piped to its standard input, in a process of its own
+    forked from this one with its imports done (:mod:`ranker_forked`)."""
+    return run_forked(["serve", "users", *argv], cwd=ROOT, timeout=60, input=password)
 
 
 def _new_store(path):
