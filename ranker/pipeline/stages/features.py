@@ -61,11 +61,18 @@ def forest_features(families: list, names: Sequence[str], forests: Sequence):
     """The feature rows of forests held in memory (not a stored selection), in a model's columns ``names``.
 
     The page's one forest at a time (``ranker serve``): ``families`` are the model's built
-    families (:func:`model_families`), each forest's candidates rows in forest order.
+    families (:func:`model_families`), each forest's candidates rows in forest order, with the
+    copies of its sentence's corpus where the model has them (:func:`ranker.pipeline.domains.model_rows`).
     """
     from ...features import extract
+    from ...matrices.compact import vstack
+    from ..domains import model_rows
 
-    return extract(list(forests), families).restrict(names)
+    forests = list(forests)
+    corpora = {f.sentence.corpus for f in forests}
+    if len(corpora) <= 1:
+        return model_rows(extract(forests, families), next(iter(corpora), None), names)
+    return vstack([model_rows(extract([f], families), f.sentence.corpus, names) for f in forests])
 
 
 def column_features(columns, forests: Sequence, workers: int = 1):
