@@ -5,7 +5,7 @@ copy that fires on ``c`` alone. A model learns what holds across the corpora in 
 weights and what holds in one corpus in that corpus's copies: a candidate of ``c`` is scored by
 both. Text of no known corpus (``ranker apply`` on plain text) has no copy that fires, so it is
 scored by the shared weights alone: a model's columns absent from a matrix are zero
-(:meth:`ranker.features.CandidateMatrix.restrict`), so nothing at apply time needs to know.
+(:meth:`ranker.features.CandidateMatrix.restrict`).
 
 ``[features] domains`` says whether the copies are made (``per-corpus``), not (``shared``: one
 feature space for every corpus, the treebanks simply pooled), or both are fitted and held-out

@@ -36,7 +36,8 @@ def model_features(ctx: StageContext, feature_set, sel: SplitSelection, progress
     What ``ranker apply``, ``ranker select`` and a retrain read a model's candidates with: the
     store's matrix of ``feature_set`` over ``ctx``'s source (and evidence), extracted by
     ``ctx.workers`` processes when absent. ``progress`` names the bar (shown when ``ctx.progress``).
-    Restrict it to the model's columns (``.restrict(names)``) to score it.
+    Its rows in the model's columns (:func:`ranker.pipeline.domains.model_rows`: with the copies of
+    the selection's corpus where the model has them) are what the model scores.
     """
     from ..feature_cache import cached_matrix
 
