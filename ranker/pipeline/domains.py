@@ -133,13 +133,16 @@ def model_copies(names: tuple[str, ...]) -> tuple[int, dict[str, np.ndarray]]:
             break
         at[n] = i
     columns: dict[str, list[int]] = {}
-    for n in names[d:]:
+    last = ""
+    for i, n in enumerate(names[d:], d):
         m = _COPY.match(n)
         col = at.get(m.group(2), -1) if m else -1
         corpus = m.group(1) if m else ""
-        if col < 0 or (corpus in columns and (list(columns)[-1] != corpus or columns[corpus][-1] >= col)):
-            raise RankerError(f"the model's feature {n!r} is not a copy of one of its shared features in the "
-                              "order a model with a copy per corpus holds them (retrain or export it again)")
+        if col < 0 or (corpus in columns and (last != corpus or columns[corpus][-1] >= col)):
+            raise RankerError(f"the model's feature {i} ({n!r}) is not a copy of one of its shared features in "
+                              "the order ranker writes a model with a copy per corpus: a model file changed "
+                              "by hand or by another program")
+        last = corpus
         columns.setdefault(corpus, []).append(col)
     return d, {c: np.asarray(cols, dtype=np.int64) for c, cols in columns.items()}
 
