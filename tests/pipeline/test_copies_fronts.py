@@ -202,9 +202,9 @@ def test_ranker_apply_scores_lists_of_a_named_corpus_with_its_copies_and_of_anot
 
 def test_a_retrain_learns_the_copies_of_the_corpora_its_decisions_are_on(run):
     """A retrain of the per-corpus model on the gold annotation of both train splits (what ``ranker
-    models retrain`` and the page's retrain run): its weights are the adaptation's optimum in the model's whole space (every corpus's
-    rows doubled as the run scores them; the solver, started there, stays), so each corpus's copies
-    moved from the base's."""
+    models retrain`` and the page's retrain run): its weights are the adaptation's optimum in the
+    model's whole space (every corpus's rows doubled as the run scores them; the solver, started
+    there, stays), so each corpus's copies moved from the base's."""
     from ranker.features import feature_set_from_dict
     from ranker.features.datasets import consistency_weights
     from ranker.models import LogLinearRanker
