@@ -45,6 +45,7 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0) -> list
     from ranker.models.persistence import applying
     from ranker.pipeline import stages
     from ranker.pipeline.config import load_config
+    from ranker.pipeline.domains import model_rows
     from ranker.pipeline.splits import select_split
     from ranker.pipeline.tables import metric_table
     from ranker.pipeline.validate import validate_config
@@ -64,7 +65,9 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0) -> list
         counts = stages.load_counts(ctx, cfg.evaluation, test, names)
         m = stages.model_features(ctx, fs, test)
         with applying(model_path, saved):
-            picks = stages.choose(saved.ranker, {"features": lambda: (m.restrict(saved.feature_names), m.groups())})
+            # a combined model with copies per treebank scores the target's sentences with its copies
+            X = model_rows(m, test.corpus, saved.feature_names)
+            picks = stages.choose(saved.ranker, {"features": lambda: (X, m.groups())})
         ids = list(m.sentence_ids)
         choice = stages.per_sentence(test, ids, np.asarray(picks))
         native = stages.per_sentence(test, ids, np.zeros(len(ids), dtype=np.int64))

@@ -77,7 +77,8 @@ def add_parser(subparsers) -> None:
     config_option(p, "--corpus-name", dest="corpus_name", section=DataSection, key="name",
                   help="--text, or --lists with --store: the store's name of the input's corpus (\"\" = "
                   "text, or lists), the first part of its sentence ids; two files of one name in one "
-                  "--store need two names")
+                  "--store need two names; a model with a copy of its features per treebank scores input "
+                  "named as one of its treebanks with that treebank's copies, any other by its shared weights")
     p.add_argument("--out", required=True,
                    help="output file: one tree (or empty line) per input sentence (- for standard output; "
                    "a name ending in .gz is written gzip-compressed)")

@@ -144,6 +144,7 @@ def _rank_in_store(args, model, st, clock, out, reader=None, progress: bool = Fa
 
     from ..models.persistence import applying
     from ..pipeline import stages
+    from ..pipeline.domains import model_rows
     from ..pipeline.splits import SplitSelection
 
     saved, fs = model
@@ -166,7 +167,9 @@ def _rank_in_store(args, model, st, clock, out, reader=None, progress: bool = Fa
         with clock("features"):
             m = stages.model_features(ctx.with_source(source), fs, sel, progress="features")
         with clock("select"):
-            X, groups = m.restrict(saved.feature_names), m.groups()
+            # the model's copies of the input's corpus (--corpus-name) where it has them, as ranker run
+            # scores that corpus; text of no corpus it knows is scored by the shared weights alone
+            X, groups = model_rows(m, corpus, saved.feature_names), m.groups()
             with applying(args.model, saved):
                 picks = stages.rank({"model": saved.ranker},
                                     stages.ranker_inputs(groups, features=lambda: (X, groups)))["model"]

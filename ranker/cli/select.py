@@ -55,6 +55,7 @@ def run(args) -> int:
     from ..models.persistence import applying, savable_rankers
     from ..pipeline import stages
     from ..pipeline.config import ExperimentConfig, ExperimentSection, HeidornSection
+    from ..pipeline.domains import model_rows
     from ..registries import RANKERS, metric
     from ..pipeline.stages import stored_evaluation
     from .options import selection
@@ -101,7 +102,8 @@ def run(args) -> int:
         def features():
             fs = feature_set_from_dict(saved.feature_config, args.model)
             m = stages.model_features(ctx, fs, sel)
-            return m.restrict(saved.feature_names), m.groups()
+            # with the copies of the selection's corpus where the model has them, as ranker run scores it
+            return model_rows(m, sel.corpus, saved.feature_names), m.groups()
 
         def trees():
             found, tgroups, _ = stages.candidate_trees(st, sel, source)

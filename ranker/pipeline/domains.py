@@ -5,7 +5,7 @@ copy that fires on ``c`` alone. A model learns what holds across the corpora in 
 weights and what holds in one corpus in that corpus's copies: a candidate of ``c`` is scored by
 both. Text of no known corpus (``ranker apply`` on plain text) has no copy that fires, so it is
 scored by the shared weights alone: a model's columns absent from a matrix are zero
-(:meth:`ranker.features.CandidateMatrix.restrict`), so nothing at apply time needs to know.
+(:meth:`ranker.features.CandidateMatrix.restrict`).
 
 ``[features] domains`` says whether the copies are made (``per-corpus``), not (``shared``: one
 feature space for every corpus, the treebanks simply pooled), or both are fitted and held-out
@@ -16,12 +16,22 @@ a row of corpus ``c`` scored by the shared weights and ``c``'s copies), so the p
 trains on the shared space's rows (:func:`ranker.pipeline.training.with_copies`). The held-out
 and test matrices a model of the per-corpus space scores are doubled here
 (:func:`with_corpus_copies`): their columns are then the model's, by name.
+
+Every front that scores stored sentences with a model (``ranker run``'s select stage, ``ranker
+select``, ``ranker apply``, the page) builds their rows with :func:`model_rows`, so a model with
+copies of a sentence's corpus scores it by the shared weights and those copies wherever it is
+scored; a retrain learns the copies of the corpora its sentences are of (:func:`row_copies`).
 """
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
+
+from ..errors import RankerError
+from ..models.copies import CorpusCopies
 from ..matrices.compact import CompactMatrix, Part, as_compact, vstack
 
 #: The two feature spaces ``[features] domains`` chooses between.
@@ -98,3 +108,68 @@ def stacked(matrices: Sequence):
     offsets = np.concatenate([[0], *(m.offsets[1:] + s for m, s in zip(matrices, starts))]).astype(np.int64)
     ids = tuple(i for m in matrices for i in m.sentence_ids)
     return type(matrices[0])(X, offsets, names, ids)
+
+
+#: A copy's name (:func:`corpus_copy`): its corpus (a corpus name's characters) and the shared name.
+_COPY = re.compile(r"\[([A-Za-z0-9._+-]+)\] (.+)\Z", re.S)
+
+
+@lru_cache(maxsize=8)
+def model_copies(names: tuple[str, ...]) -> tuple[int, dict[str, np.ndarray]]:
+    """``(d, columns)`` of a model's feature names: its first ``d`` names are the shared columns,
+    the rest each corpus's copies, ``columns[c]`` the shared columns corpus ``c`` has a copy of.
+
+    A model of the shared space has ``d == len(names)`` and no copies. The copies follow the shared
+    names corpus by corpus, each corpus's in the shared names' order, as
+    :func:`ranker.pipeline.training.with_copies` writes them (the layout of the weights,
+    :class:`~ranker.models.copies.CorpusCopies`); a model whose names are not so laid out is refused.
+    """
+    at: dict[str, int] = {}
+    d = len(names)
+    for i, n in enumerate(names):
+        m = _COPY.match(n)
+        if m and m.group(2) in at:   # the first copy of a shared name ends the shared columns
+            d = i
+            break
+        at[n] = i
+    columns: dict[str, list[int]] = {}
+    last = ""
+    for i, n in enumerate(names[d:], d):
+        m = _COPY.match(n)
+        col = at.get(m.group(2), -1) if m else -1
+        corpus = m.group(1) if m else ""
+        if col < 0 or (corpus in columns and (last != corpus or columns[corpus][-1] >= col)):
+            raise RankerError(f"the model's feature {i} ({n!r}) is not a copy of one of its shared features in "
+                              "the order ranker writes a model with a copy per corpus: a model file changed "
+                              "by hand or by another program")
+        last = corpus
+        columns.setdefault(corpus, []).append(col)
+    return d, {c: np.asarray(cols, dtype=np.int64) for c, cols in columns.items()}
+
+
+def model_rows(matrix, corpus: str | None, names: Sequence[str]):
+    """``matrix`` (candidate rows of sentences of corpus ``corpus``) in a model's columns ``names``.
+
+    How every front scores stored sentences with a model: with the copies of ``corpus`` beside the
+    shared columns where the model has them (a per-corpus model, :func:`in_space`), else the shared
+    columns alone (a shared model, a corpus the model has no copy of, text of no known corpus:
+    ``corpus`` None); a column the matrix lacks is zero.
+    """
+    names = tuple(names)
+    copied = corpus is not None and corpus in model_copies(names)[1]
+    return in_space(matrix, corpus, PER_CORPUS if copied else SHARED).restrict(names)
+
+
+def row_copies(names: Sequence[str], corpora: Sequence[str]) -> tuple[int, CorpusCopies | None]:
+    """``(d, copies)``: a model's shared columns and the :class:`~ranker.models.copies.CorpusCopies`
+    of training rows of corpora ``corpora`` (one a row), so that a fit (a retrain) learns the copies
+    of the rows' corpora as ``ranker run`` trained them: the objective makes them (the rows hold
+    the first ``d`` columns, the shared ones). A row of a corpus the model has no copy of is
+    scored by the shared weights alone. ``copies`` is None for a model without copies.
+    """
+    d, columns = model_copies(tuple(names))
+    if not columns:
+        return d, None
+    number = {c: k for k, c in enumerate(columns)}
+    corpus = np.array([number.get(c, -1) for c in corpora], dtype=np.int32)
+    return d, CorpusCopies.of(corpus, list(columns.values()))

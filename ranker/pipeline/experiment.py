@@ -207,8 +207,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         test = splits.test
         with clock("select"):
-            picked = stages.select_test(ctx, test, domains.in_space(mats["test"], test.corpus, ruled.domains),
-                                        data.names, heid, model, cfg.experiment.seed)
+            picked = stages.select_test(ctx, test, mats["test"], data.names, heid, model, cfg.experiment.seed)
             choices = picked.rankers
 
         with clock("evaluate"):
@@ -243,8 +242,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             with clock("treebanks"):   # the combined model beside one trained on each treebank alone
                 singles = stages.single_models(ctx, ll, template, ann, cfg.features, corpora, held_mats, qhs,
                                                ruled.rule, feature_config, tagger)
-                models = {**singles, f"trained on all {len(corpora)} (features {ruled.domains})":
-                          (model, data.names, ruled.domains)}
+                models = {**singles, f"trained on all {len(corpora)} (features {ruled.domains})": (model, data.names)}
                 by_treebank = stages.score_treebanks(corpora, [mats["test"], *(t for _, t in mats_also)],
                                                      [fcs, *tests_also], models, metric_names)
 

@@ -67,12 +67,14 @@ def root_model(store: Store, key: str, kind: str) -> str:
 
 
 def training_digest(base_key: str, kind: str, rule: str, source: str, decisions, verdicts=(),
-                    adjudications=None) -> str:
+                    adjudications=None, copies: bool = False) -> str:
     """The digest of a retrain's inputs: its base model and everything the training set of people's
     work is made of (:meth:`ranker.sources.adjudication.TeamWork.adjudicated`): every stored
     decision with who gave it (an adjudication picks a person's work), every verdict's flags
     ("no correct candidate" leaves a sentence out; comments teach nothing) and every adjudication
-    (whose work stands, and the digest of the work reviewed). Times aside.
+    (whose work stands, and the digest of the work reviewed). Times aside. ``copies``: the base
+    has a copy of its features per corpus, which a retrain learns (it once did not: an index entry
+    of then names a model whose copies are the base's).
     """
     import hashlib
     import json
@@ -82,7 +84,8 @@ def training_digest(base_key: str, kind: str, rule: str, source: str, decisions,
                   if v.no_correct or v.confirmed)
     picks = sorted((sid, a.chosen, a.work) for sid, a in (adjudications or {}).items())
     text = json.dumps({"base": base_key, "kind": kind, "rule": rule, "source": source, "decisions": rows,
-                       "verdicts": said, "adjudications": picks, "retrain": "map-adaptation/1"})
+                       "verdicts": said, "adjudications": picks, "retrain": "map-adaptation/1",
+                       **({"copies": "learnt/1"} if copies else {})})
     return hashlib.sha1(text.encode()).hexdigest()
 
 
@@ -235,6 +238,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
     from .stages import StageContext, annotate, fit_warm, model_features, stored_source
 
     from .cache import MODEL_KIND, load_payload
+    from .domains import model_copies, row_copies
 
     base_key, saved = stored_model(store, model) if isinstance(model, str) else (None, model)
     if base_key is not None and root_model(store, base_key, kind) != base_key:
@@ -260,7 +264,7 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
                               f"{kind!r} is empty: make some in ranker serve first")
         if base_key is not None and split is None:   # the index is of the whole team's work
             index_key = training_digest(base_key, kind, rule, source, decisions, store.verdicts(),
-                                        store.adjudications())
+                                        store.adjudications(), bool(model_copies(tuple(saved.feature_names))[1]))
             known = store.get_artifact(RETRAIN_INDEX, index_key)
             payload = store.model_file(known[1]["model"]) if known else None
             if payload is not None:   # this work was learnt from this base before
@@ -298,14 +302,18 @@ def retrain(store: Store, model, kind: str = "user", progress: Callable[[int, in
                        "retrain", evidence=evidence)
     m = model_features(ctx, feature_set_from_dict(saved.feature_config, base_key or "<model>"), sel)
     names = saved.feature_names
-    X = m.restrict(names)
+    # a model with a copy of its features per corpus learns the copies of its sentences' corpora as
+    # ranker run trained them, made by the objective: the rows hold its shared columns alone
+    corpus_of = {s.id: s.corpus for s in sentences}
+    d, copies = row_copies(names, np.repeat([corpus_of[sid] for sid in m.sentence_ids], np.diff(m.offsets)))
+    X = m.restrict(names[:d])
     y = consistency_weights(store, m, kind, None, None, source, rule)
     qualities = store.forest_qualities(source)
     full = np.array([q == "full" for sid in m.sentence_ids for q in qualities[sid]], dtype=bool)
     got = fit_warm(ctx, base, X, y, m.groups(), full, names,
                    {"retrained_from": base_key, "kind": kind, "rule": rule, "sentences": len(sentences)},
                    {"kind": kind, "retrain": "map-adaptation/1"}, saved.feature_config, parent=base_key,
-                   tagger=saved.tagger, progress=progress,
+                   tagger=saved.tagger, progress=progress, copies=copies,
                    refused=f"{store.path}: nothing to learn from annotation {kind!r} of {len(sentences)} "
                            "sentences: no forest is narrowed by it")
     if index_key is not None:

@@ -36,7 +36,8 @@ def model_features(ctx: StageContext, feature_set, sel: SplitSelection, progress
     What ``ranker apply``, ``ranker select`` and a retrain read a model's candidates with: the
     store's matrix of ``feature_set`` over ``ctx``'s source (and evidence), extracted by
     ``ctx.workers`` processes when absent. ``progress`` names the bar (shown when ``ctx.progress``).
-    Restrict it to the model's columns (``.restrict(names)``) to score it.
+    Its rows in the model's columns (:func:`ranker.pipeline.domains.model_rows`: with the copies of
+    the selection's corpus where the model has them) are what the model scores.
     """
     from ..feature_cache import cached_matrix
 
@@ -61,11 +62,18 @@ def forest_features(families: list, names: Sequence[str], forests: Sequence):
     """The feature rows of forests held in memory (not a stored selection), in a model's columns ``names``.
 
     The page's one forest at a time (``ranker serve``): ``families`` are the model's built
-    families (:func:`model_families`), each forest's candidates rows in forest order.
+    families (:func:`model_families`), each forest's candidates rows in forest order, with the
+    copies of its sentence's corpus where the model has them (:func:`ranker.pipeline.domains.model_rows`).
     """
     from ...features import extract
+    from ...matrices.compact import vstack
+    from ..domains import model_rows
 
-    return extract(list(forests), families).restrict(names)
+    forests = list(forests)
+    corpora = {f.sentence.corpus for f in forests}
+    if len(corpora) <= 1:
+        return model_rows(extract(forests, families), next(iter(corpora), None), names)
+    return vstack([model_rows(extract([f], families), f.sentence.corpus, names) for f in forests])
 
 
 def column_features(columns, forests: Sequence, workers: int = 1):

@@ -89,7 +89,7 @@ class WarmFit(NamedTuple):
 
 def fit_warm(ctx: StageContext, base, X, y, groups, full, names, meta: dict, key_params: dict,
              feature_config: dict | None = None, parent: str | None = None, tagger=None,
-             progress=None, refused: str = "") -> WarmFit:
+             progress=None, refused: str = "", copies=None) -> WarmFit:
     """Adapt the log-linear model ``base`` to the rows ``(X, y, groups, full)``: its prior centred on
     ``base``'s weights, the solver started there (MAP adaptation), and keep the result in the store.
 
@@ -98,7 +98,9 @@ def fit_warm(ctx: StageContext, base, X, y, groups, full, names, meta: dict, key
     digest of the rows, the start, ``base``'s settings, ``names`` and ``key_params``, so the same
     adaptation is fitted once (:func:`ranker.pipeline.cache.cached_fit`; ``n_iter`` 0 when it is
     loaded). ``meta`` is stored with it, ``trained`` added. A fit with nothing to learn raises
-    RankerError, prefixed by ``refused`` when given.
+    RankerError, prefixed by ``refused`` when given. ``copies`` (a
+    :class:`~ranker.models.copies.CorpusCopies`: ``X`` then holds the shared columns alone) makes
+    the copies per corpus of a per-corpus model in the objective, as ``ranker run`` trained them.
     """
     import numpy as np
 
@@ -113,7 +115,7 @@ def fit_warm(ctx: StageContext, base, X, y, groups, full, names, meta: dict, key
 
     def fit():
         try:
-            new.fit(X, y, groups, full=full, coef_init=start, prior_mean=start, callback=progress)
+            new.fit(X, y, groups, full=full, coef_init=start, prior_mean=start, callback=progress, copies=copies)
         except RankerError as e:
             if not refused:
                 raise
@@ -121,6 +123,7 @@ def fit_warm(ctx: StageContext, base, X, y, groups, full, names, meta: dict, key
         ran["n_iter"] = new.n_iter_
         return new, {**meta, "trained": int(new.n_training_sentences_)}
 
-    key = data_digest([X, y, groups, full, start], {**key_params, "template": fit_params(base), "names": list(names)})
+    rows = [X, y, groups, full, start, *(() if copies is None else (copies.corpus, *copies.columns))]
+    key = data_digest(rows, {**key_params, "template": fit_params(base), "names": list(names)})
     fitted, stored = cached_fit(ctx.store, key, names, fit, feature_config, parent=parent, tagger=tagger)
     return WarmFit(key, fitted, stored, ran["n_iter"])

@@ -102,13 +102,19 @@ def source_ranks(groups: np.ndarray) -> np.ndarray:
 
 def select_test(ctx: StageContext, test: SplitSelection, matrix, names: Sequence[str],
                 heidorn: HeidornFit, model, seed: int) -> Choices:
-    """Every ranker's choice on the test split (the log-linear model's absent: the source's first)."""
+    """Every ranker's choice on the test split (the log-linear model's absent: the source's first).
+
+    ``matrix`` is the split's feature matrix, scored in the model's columns ``names`` as every
+    front scores a corpus's sentences (:func:`ranker.pipeline.domains.model_rows`: with the copies
+    of the split's corpus where the model has them).
+    """
     from ...models import NativeRanker, RandomRanker
+    from ..domains import model_rows
 
     tt, tg, tids = candidate_trees(ctx.store, test, ctx.need_source())
     if list(matrix.sentence_ids) != tids:
         raise RankerError("test features and forests disagree; rerun with a fresh store")
-    Xt = matrix.restrict(names)
+    Xt = model_rows(matrix, test.corpus, names)
     mg = matrix.groups()
     # both Heidorn rankers score the same compiled trees, compiled once
     inputs = ranker_inputs(tg, features=lambda: (Xt, mg), trees=lambda: (heidorn.plain.compile(tt), tg))

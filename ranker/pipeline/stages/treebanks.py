@@ -17,7 +17,7 @@ import numpy as np
 from ...evaluation.bounds import METRICS, corpus_score, error_reduction, expected_counts, oracle_choice, \
     selected_counts
 from ..config import LogLinearSection
-from ..domains import SHARED, in_space
+from ..domains import model_rows
 from .context import StageContext
 from .features import training_sets
 from .fit import fit_loglinear
@@ -43,8 +43,9 @@ class TreebankTest(NamedTuple):
 
 
 def model_choice(sel, matrix, names: Sequence[str], model) -> np.ndarray:
-    """``model``'s choice per sentence of ``sel`` (-1: no candidate), from its feature ``matrix``."""
-    X, groups = matrix.restrict(names), matrix.groups()
+    """``model``'s choice per sentence of ``sel`` (-1: no candidate), from its feature ``matrix``
+    (in the model's columns ``names`` as every front scores them: :func:`~ranker.pipeline.domains.model_rows`)."""
+    X, groups = model_rows(matrix, sel.corpus, names), matrix.groups()
     return per_sentence(sel, matrix.sentence_ids, choose(model, {"features": lambda: (X, groups)}))
 
 
@@ -58,7 +59,7 @@ def single_models(ctx: StageContext, loglinear: LogLinearSection, template, anno
         fit = fit_loglinear(ctx, loglinear, template, got.data, matrix.restrict(got.data.names), matrix.groups(),
                             quality, feature_config, tagger, mark=False)
         if fit.model is not None:
-            out[f"trained on {parts.train.corpus}"] = (fit.model, fit.names, SHARED)
+            out[f"trained on {parts.train.corpus}"] = (fit.model, fit.names)
     return out
 
 
@@ -67,14 +68,14 @@ def score_treebanks(corpora: Sequence, tests: Sequence, counts: Sequence[dict], 
     """Every model on every treebank's test split under every metric.
 
     ``tests`` are the test splits' feature matrices, ``counts`` their stored counts by metric
-    (:func:`.counting.load_counts`), ``models`` label -> ``(model, feature names, feature space)``.
+    (:func:`.counting.load_counts`), ``models`` label -> ``(model, feature names)``.
     """
     out = []
     for parts, matrix, fcs in zip(corpora, tests, counts):
         sel = parts.test
         scores = {}
-        for label, (model, names, space) in models.items():
-            choice = model_choice(sel, in_space(matrix, sel.corpus, space), names, model)
+        for label, (model, names) in models.items():
+            choice = model_choice(sel, matrix, names, model)
             scores[label] = {m: corpus_score(METRICS[m], selected_counts(fcs[m], choice)) for m in metrics}
         lower = {m: corpus_score(METRICS[m], expected_counts(fcs[m])) for m in metrics}
         upper = {m: corpus_score(METRICS[m], selected_counts(fcs[m], oracle_choice(fcs[m], METRICS[m].score)))
