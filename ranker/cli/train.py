@@ -135,7 +135,8 @@ def run(args) -> int:
             held = stages.heldout_rows(ctx, features, hsel, stages.load_counts(ctx, ev, hsel, [ll.select_metric])
                                        [ll.select_metric], ll.select_metric)
             ruled = stages.fit_rules(ctx, ll, template, sets, len(rules), held.matrix, held.quality, fs.to_dict(),
-                                     tagger)
+                                     tagger, rebuild=lambda space, rule: next(stages.training_sets(
+                                         ctx, annotation, features, template, [sel], rules, only=(space, rule)))[1])
             data, fit, before = ruled.data, ruled.fit, ruled.features_before_cutoff
             for rule, kept, s2, q in ruled.trials if len(rules) > 1 else ():
                 print(f"rule {rule}: {kept} training sentences kept, held-out {ll.select_metric} "
