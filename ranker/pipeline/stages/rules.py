@@ -99,6 +99,7 @@ def handed_over(first: list, rest: Iterable):
 
 
 def rule_grid(annotation) -> tuple[str, ...]:
-    """The rules an ``[annotation]`` section (or :class:`.annotation.AnnotationOutcome`) asks to be
-    tried: ``rules`` for ``rule = "auto"``, else the one rule."""
+    """The rules an ``[annotation]`` section asks to be tried: ``rules`` for ``rule = "auto"``, else
+    the one rule (an :class:`.annotation.AnnotationOutcome` has no ``rules``: ``ranker train --rule
+    auto`` failed on one)."""
     return tuple(annotation.rules) if annotation.rule == "auto" else (annotation.rule,)
