@@ -240,13 +240,18 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                   f"{primary} (%)", {"loglinear": (tuple(x for x, _ in curve),
                                                                    tuple(v for _, v in curve))}))
 
+        # the training rows are done with: the treebanks stage builds each treebank's own (issue 45)
+        names = data.names
+        ruled = ruled._replace(data=None)
+        del data
+
         by_treebank = []
         if len(corpora) > 1 and model is not None:
             with clock("treebanks"):   # the combined model beside one trained on each treebank alone
                 singles = stages.single_models(ctx, ll, template, ann, cfg.features, corpora, held_mats, qhs,
                                                ruled.rule, feature_config, tagger)
                 models = {**singles, f"trained on all {len(corpora)} (features {ruled.domains})":
-                          (model, data.names, ruled.domains)}
+                          (model, names, ruled.domains)}
                 by_treebank = stages.score_treebanks(corpora, [mats["test"], *(t for _, t in mats_also)],
                                                      [fcs, *tests_also], models, metric_names)
 
