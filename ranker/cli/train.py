@@ -125,7 +125,7 @@ def run(args) -> int:
                                               best_f=best_f)
         template = stages.loglinear_template(ll, args.workers)
         tagger = stages.train_tagger(ctx, [sel])   # saved with the model: ranker apply tags text with it
-        rules = stages.rule_grid(annotation)
+        rules = stages.rule_grid(AnnotationSection(rule=args.rule))   # "auto": every rule (the outcome has no grid)
         if len(rules) > 1 and hsel is None:
             raise RankerError("--rule auto chooses the consistency rule on held-out, as sigma^2 is: "
                               "give --heldout (without --sigma2), or name a rule")
@@ -135,9 +135,10 @@ def run(args) -> int:
             held = stages.heldout_rows(ctx, features, hsel, stages.load_counts(ctx, ev, hsel, [ll.select_metric])
                                        [ll.select_metric], ll.select_metric)
             ruled = stages.fit_rules(ctx, ll, template, sets, len(rules), held.matrix, held.quality, fs.to_dict(),
-                                     tagger)
+                                     tagger, rebuild=lambda space, rule: next(stages.training_sets(
+                                         ctx, annotation, features, template, [sel], rules, only=(space, rule)))[1])
             data, fit, before = ruled.data, ruled.fit, ruled.features_before_cutoff
-            for rule, kept, s2, q in ruled.trials if len(rules) > 1 else ():
+            for rule, kept, s2, q, _ in ruled.trials if len(rules) > 1 else ():   # RuleTrial: its space last
                 print(f"rule {rule}: {kept} training sentences kept, held-out {ll.select_metric} "
                       f"{'-' if q is None else format(q, '.2f')}")
             for s2, q in fit.chosen.trials if fit.chosen else ():

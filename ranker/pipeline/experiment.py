@@ -12,7 +12,6 @@ selection and evaluation: nothing is tuned on it.
 from __future__ import annotations
 
 import gc
-import itertools
 import platform
 import time
 import warnings
@@ -166,16 +165,16 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             template = stages.loglinear_template(ll, workers)
             rules = stages.rule_grid(cfg.annotation)
             spaces = domain_modes(cfg.features.domains, len(corpora))
-            sets = stages.training_sets(ctx, ann, cfg.features, template,
-                                        [*(c.train for c in corpora), *splits.extra], rules, len(corpora), spaces)
-            first = next(sets)   # the extraction, clocked here; each rule's fit below
+            trains = [*(c.train for c in corpora), *splits.extra]
+            sets = stages.training_sets(ctx, ann, cfg.features, template, trains, rules, len(corpora), spaces)
+            first = [next(sets)]   # the extraction, clocked here; each rule's fit below (handed over)
             # each treebank's held-out rows (the main one, then those of [[data.also]]) and test matrix
             rows_and_tests = [(stages.heldout_rows(ctx, cfg.features, c.heldout, h[ll.select_metric], ll.select_metric),
                                stages.extract_features(ctx, cfg.features, c.test))
                               for c, h in zip(corpora, [held, *held_also])]
             mats = {"heldout": rows_and_tests[0][0].matrix, "test": rows_and_tests[0][1]}
             mats_also = [(r.matrix, t) for r, t in rows_and_tests[1:]]
-        counts.features_before_cutoff = first[1].features_before_cutoff
+        counts.features_before_cutoff = first[0][1].features_before_cutoff
 
         with clock("train"):
             held_mats = [r.matrix for r, _ in rows_and_tests]
@@ -187,8 +186,11 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             feature_config = load_feature_set(cfg.features.set).to_dict()
             # for untagged text the model is applied to
             tagger = stages.train_tagger(ctx, [c.train for c in corpora])
-            ruled = stages.fit_rules(ctx, ll, template, itertools.chain([first], sets), len(rules) * len(spaces),
-                                     heldout, np.concatenate(qhs), feature_config, tagger)
+            ruled = stages.fit_rules(ctx, ll, template, stages.handed_over(first, sets), len(rules) * len(spaces),
+                                     heldout, np.concatenate(qhs), feature_config, tagger,
+                                     rebuild=lambda space, rule: next(stages.training_sets(
+                                         ctx, ann, cfg.features, template, trains, rules, len(corpora), spaces,
+                                         only=(space, rule)))[1])
             del first, sets, heldout
             data, fit = ruled.data, ruled.fit
             counts.features_after_cutoff = len(data.names)
@@ -237,12 +239,17 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                   f"{primary} (%)", {"loglinear": (tuple(x for x, _ in curve),
                                                                    tuple(v for _, v in curve))}))
 
+        # the training rows are done with: the treebanks stage builds each treebank's own (issue 45)
+        names = data.names
+        ruled = ruled._replace(data=None)
+        del data
+
         by_treebank = []
         if len(corpora) > 1 and model is not None:
             with clock("treebanks"):   # the combined model beside one trained on each treebank alone
                 singles = stages.single_models(ctx, ll, template, ann, cfg.features, corpora, held_mats, qhs,
                                                ruled.rule, feature_config, tagger)
-                models = {**singles, f"trained on all {len(corpora)} (features {ruled.domains})": (model, data.names)}
+                models = {**singles, f"trained on all {len(corpora)} (features {ruled.domains})": (model, names)}
                 by_treebank = stages.score_treebanks(corpora, [mats["test"], *(t for _, t in mats_also)],
                                                      [fcs, *tests_also], models, metric_names)
 

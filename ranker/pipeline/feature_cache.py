@@ -249,7 +249,9 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     on_demand : bool
         Give the stored matrix with its rows read from the store a run at a time
         (:func:`.stored_rows.stored_matrix`), never held whole: for training, which reads its
-        matrix slab by slab. A matrix just extracted is stored first, then let go.
+        matrix slab by slab. A matrix just extracted, or assembled from other stored matrices'
+        rows (a selection of their sentences: a rule grid's, rebuilt after the grid), is stored
+        first, then let go, so that the next read is a run of rows at a time too.
 
     Returns
     -------
@@ -267,6 +269,7 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     digests = _sentence_digests(store, [s.id for s in sel.sentences], source, evidence)
     prefix = _prefix(feature_set, families, source, evidence)
     key = matrix_key(prefix, digests)
+    m = None
     if not refresh:
         if on_demand and store.artifact_meta(MATRIX_KIND, key) is not None:
             m = stored_matrix(stored_bytes(store, key))
@@ -276,9 +279,10 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
         if got is not None:
             return _read_matrix(store, key, got)
         m = _from_stored_rows(store, prefix, digests)
-        if m is not None:
+        if m is not None and not on_demand:
             return m
-    m = extract_stored(store, list(digests), source, families, workers, progress, evidence)
+    if m is None:   # (assembled from stored rows for training: stored as extracted ones are, below)
+        m = extract_stored(store, list(digests), source, families, workers, progress, evidence)
     index = store.get_artifact(INDEX_KIND, prefix)
     with store.batch():
         _put_matrix(store, key, m,

@@ -85,6 +85,69 @@ def test_only_the_winner_is_the_model_chosen_on_held_out_and_a_fixed_rule_fits_i
         (tmp / "auto" / "selected" / "loglinear.mrg").read_bytes()
 
 
+def test_the_grid_holds_one_rule_s_rows_at_a_time_and_builds_the_chosen_rule_s_again(config, auto):
+    """Issue 45: each rule's rows are let go when its fit ends, before the next rule's are built (the
+    best rule's rows held beside the next took GUM's grid of six rules to 11.5 GB), and the chosen
+    rule's rows are built again after the grid: the same arrays its fit learnt from."""
+    import gc
+    import weakref
+
+    import numpy as np
+
+    from ranker.features import load_feature_set
+    from ranker.pipeline import stages
+
+    tmp, cfg = config
+    _, auto = auto
+    rules = stages.rule_grid(cfg.annotation)
+    alive: list = []          # weak references to the rows of every set handed to fit_rules
+    seen: dict = {}           # rule -> its rows' arrays as the grid built them (copies)
+    rebuilt: list = []
+    with Store.writing(cfg.experiment.store) as st:
+        ctx = stages.StageContext(st, None, 1, False, "t", None)
+        splits = stages.select_splits(ctx, cfg.data)
+        ctx = ctx.with_source(stages.parse_or_import(ctx, cfg.parse, splits.sentences(), cfg.data.corpus).source)
+        ann = stages.annotate(ctx, cfg.annotation, splits.train.sentences, False, evaluation=cfg.evaluation)
+        template = stages.loglinear_template(cfg.loglinear, 1)
+        metric = cfg.loglinear.select_metric
+        held = stages.heldout_rows(ctx, cfg.features, splits.heldout,
+                                   stages.load_counts(ctx, cfg.evaluation, splits.heldout, [metric])[metric], metric)
+
+        def watched(sets):
+            for rule, got in sets:
+                gc.collect()
+                assert [r for r, ref in alive if ref() is not None] == [], f"rows held when {rule}'s are built"
+                alive.append((rule, weakref.ref(got.data.X)))
+                seen[rule] = (got.data.X.toarray().copy(), got.data.y.copy(), got.data.groups.copy())
+                yield rule, got
+                del got
+
+        def rebuild(space, rule):
+            gc.collect()
+            assert [r for r, ref in alive if ref() is not None] == []
+            rebuilt.append((space, rule))
+            return next(stages.training_sets(ctx, ann, cfg.features, template, [splits.train], rules,
+                                             only=(space, rule)))[1]
+
+        ruled = stages.fit_rules(ctx, cfg.loglinear, template,
+                                 watched(stages.training_sets(ctx, ann, cfg.features, template, [splits.train], rules)),
+                                 len(rules), held.matrix, held.quality,
+                                 load_feature_set(cfg.features.set).to_dict(), rebuild=rebuild)
+    assert [r for r, _ in alive] == list(rules)
+    assert rebuilt == [("shared", auto.fits["loglinear"]["rule"])] and ruled.rule == rebuilt[0][1]
+    X, y, groups = seen[ruled.rule]
+    assert np.array_equal(ruled.data.X.toarray(), X) and np.array_equal(ruled.data.y, y) \
+        and np.array_equal(ruled.data.groups, groups)
+    assert ruled.fit.summary["rules"] == auto.fits["loglinear"]["rules"]
+
+
+def test_a_grid_without_a_way_to_rebuild_the_chosen_rows_is_refused():
+    from ranker.pipeline import stages
+
+    with pytest.raises(ValueError, match="needs rebuild"):
+        stages.fit_rules(None, None, None, iter(()), 2, {"shared": None}, None, None)
+
+
 @pytest.mark.parametrize("annotation, message", [
     ({"rule": "auto", "rules": ["strict", "loose"]}, "[annotation] rules[1] 'loose' is not known"),
     ({"rule": "auto", "rules": []}, "needs at least one rule"),

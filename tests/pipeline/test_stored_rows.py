@@ -56,6 +56,28 @@ def test_rows_read_on_demand_are_the_stored_matrix_read_whole(store, monkeypatch
 
 
 @pytest.mark.slow
+def test_a_selection_assembled_from_stored_rows_for_training_is_stored_and_read_on_demand_after(store):
+    """Issue 45: a rule grid's training selection (some sentences of a stored matrix) was assembled
+    whole from the stored rows at every read, the features stage's and again when the chosen rule's
+    rows were built after the grid (6 GB on GUM); read for training, it is stored the first time,
+    and every later read is a run of rows at a time: the same arrays."""
+    fs = load_feature_set("bllip")
+    sel = select_split(store, "treebank", None)
+    cached_matrix(store, fs, sel, None, on_demand=True)              # the whole split, stored
+    part = sel._replace(sentences=sel.sentences[1::2])
+    want = cached_matrix(store, fs, part, None)                      # assembled from the stored rows
+    assert len(store.artifact_keys(MATRIX_KIND)) == 1                # (not for training: not stored)
+    first = cached_matrix(store, fs, part, None, on_demand=True)
+    assert len(store.artifact_keys(MATRIX_KIND)) == 2 and isinstance(first.X, StoredRows)
+    again = cached_matrix(store, fs, part, None, on_demand=True)
+    assert len(store.artifact_keys(MATRIX_KIND)) == 2 and isinstance(again.X, StoredRows)
+    for m in (first, again):
+        assert m.names == want.names and m.sentence_ids == want.sentence_ids
+        _same([m.offsets], [want.offsets])
+        _same(m.X.row_range(0, m.X.shape[0]).arrays(), want.X.arrays())
+
+
+@pytest.mark.slow
 def test_training_rows_from_rows_read_on_demand_are_those_of_the_matrix_in_memory(store):
     fs = load_feature_set("default")
     sel = select_split(store, "treebank", None)

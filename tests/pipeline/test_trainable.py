@@ -71,3 +71,26 @@ def test_train_command_reports_every_training_sentence(annotated, tmp_path, caps
         sel = select_split(st, "treebank", SPLIT, 0)
         whole, _, _ = _training(st, sel, "strict", trainable=False)
     assert f"trained on {int(whole.survivors.group_mask.sum())} sentences" in capsys.readouterr().out
+
+
+def test_train_command_s_rule_grid_saves_the_chosen_rule_s_model(annotated, tmp_path, capsys):
+    """Issue 45: ``ranker train --rule auto`` keeps no rule's rows through the grid; the chosen rule's
+    rows, built again after it, give the model its grid fitted (the same σ² trials and weights)."""
+    import json
+
+    assert main(["counts", "--store", str(annotated), "--split", SPLIT, "--workers", "1", "--no-progress"]) == 0
+    common = ["--store", str(annotated), "--split", SPLIT, "--heldout", SPLIT, "--sigma2-grid", "0.1", "1",
+              "--max-iter", "10", "--workers", "1", "--no-progress"]
+    capsys.readouterr()
+    assert main(["train", *common, "--rule", "auto", "--out", str(tmp_path / "auto.json")]) == 0
+    said = capsys.readouterr().out
+    scores = {line.split()[1].rstrip(":"): float(line.split()[-1]) for line in said.splitlines()
+              if line.startswith("rule ")}
+    assert set(scores) == set(RULES)
+    chosen = max(scores, key=scores.get)   # a tie keeps the earlier rule of the grid
+    chosen = next(r for r in RULES if scores[r] == scores[chosen])
+    assert main(["train", *common, "--rule", chosen, "--out", str(tmp_path / "fixed.json")]) == 0
+    fixed = capsys.readouterr().out
+    assert said.split("\n")[-2] == fixed.split("\n")[-2].replace("fixed.json", "auto.json")
+    auto, one = (json.loads((tmp_path / f).read_text()) for f in ("auto.json", "fixed.json"))
+    assert auto == one

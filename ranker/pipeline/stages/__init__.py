@@ -91,6 +91,7 @@ _PUBLIC = {
     "WarmFit": "ranker.pipeline.stages.fit", "fit_warm": "ranker.pipeline.stages.fit",
     "RuleChoice": "ranker.pipeline.stages.rules", "RuleTrial": "ranker.pipeline.stages.rules",
     "fit_rules": "ranker.pipeline.stages.rules", "rule_grid": "ranker.pipeline.stages.rules",
+    "handed_over": "ranker.pipeline.stages.rules",
     "candidate_trees": "ranker.pipeline.splits",
     "REPORTED": "ranker.pipeline.stages.select", "Choices": "ranker.pipeline.stages.select",
     "choose": "ranker.pipeline.stages.select", "per_sentence": "ranker.pipeline.stages.select",

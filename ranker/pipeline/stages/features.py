@@ -214,7 +214,7 @@ def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: Fea
 
 def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: FeaturesSection, template,
                   selections: Sequence[SplitSelection], rules: Sequence[str], treebanks: int = 1,
-                  domains: Sequence[str] = (SHARED,)):
+                  domains: Sequence[str] = (SHARED,), only: tuple[str, str] | None = None):
     """``(rule, TrainingSet)`` for each of ``domains`` and each of ``rules`` in turn, from one extraction.
 
     The first ``treebanks`` selections are the train splits of treebanks (the main corpus, then
@@ -232,8 +232,15 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
     empty under this one is dropped by the filters and counted with the rest. The last rule's
     rows consume the matrices, each released as soon as its rows are taken; a generator, so one
     rule's rows are held at a time.
+
+    ``only`` (a ``(space, rule)`` of the grid) yields that pair's set alone, with the rows it has in
+    the whole grid (the sentences left out before extraction are still those no rule of ``rules``
+    can learn from): the chosen rule's rows built again after a grid that kept none
+    (:func:`.rules.fit_rules`).
     """
     rules = tuple(rules)
+    if only is not None and (only[0] not in domains or only[1] not in rules):
+        raise ValueError(f"{only} is not a (space, rule) of the grid {tuple(domains)} x {rules}")
     kinds = [annotation.kind] * treebanks + [annotation.extra_kind] * (len(selections) - treebanks)
     # training sentences with an empty consistent set (under every rule) are dropped whatever their features
     kept = [trainable(ctx, sel, kind, rules, template) for sel, kind in zip(selections, kinds)]
@@ -254,7 +261,7 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
         gains = [best_f_gains(ctx.store, m, *annotation.best_f, ctx.need_source()) for m in mats[:treebanks]]
     from ..training import copied_names, with_copies
 
-    pairs = [(space, rule) for space in domains for rule in rules]
+    pairs = [(space, rule) for space in domains for rule in rules if only is None or (space, rule) == only]
     # a pair after one of the same rule takes its rows: the spaces differ in the objective alone
     builds = [i == 0 or pairs[i - 1][1] != rule for i, (_, rule) in enumerate(pairs)]
     last = max(i for i, b in enumerate(builds) if b)

@@ -6,10 +6,15 @@ of the training sentences (half have no candidate holding every bracket). No rul
 every corpus, so ``[annotation] rule = "auto"`` fits one model per rule of ``[annotation] rules``
 (each with its σ² grid) from one extraction of features and keeps the one that scores best on
 held-out; the report's Fits table lists each rule's held-out score and the sentences it kept.
+
+A grid holds one rule's training rows at a time (issue 45): each rule's rows are built when its fit
+starts and let go when it ends, its fitted models and held-out scores kept, and the chosen rule's
+rows are built again at the end for what follows (the learning curve). Holding the best rule's
+rows while the next was built and fitted took GUM's grid of six rules to 11.5 GB.
 """
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from ..config import LogLinearSection
 from ..domains import SHARED
@@ -39,12 +44,16 @@ class RuleChoice(NamedTuple):
 
 
 def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, rules: int,
-              heldout_matrix, quality_heldout, feature_config: dict | None, tagger=None) -> RuleChoice:
+              heldout_matrix, quality_heldout, feature_config: dict | None, tagger=None,
+              rebuild: Callable[[str, str], object] | None = None) -> RuleChoice:
     """Fit a log-linear model for each rule's training set and keep the best on held-out.
 
     ``sets`` yields ``(rule, TrainingSet)``, ``rules`` of them (:func:`.features.training_sets`,
     whose first set a caller may have taken already, to clock the extraction as its own stage:
-    chain it back). ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix` (restricted
+    hand it back holding no reference, as :func:`handed_over` does, or its rows stay for the whole
+    grid). With several, no set is kept once its fit ends, and ``rebuild(space, rule)`` gives the
+    chosen one's :class:`~.features.TrainingSet` again (``training_sets(..., only=(space, rule))``:
+    the same rows), needed then. ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix` (restricted
     to each rule's features in turn), or a dict of them by feature space (several treebanks: each
     set is scored in its own, ``TrainingSet.domains``), ``quality_heldout`` its candidates' quality under
     ``[loglinear] select_metric``. Each rule's σ² grid is fitted (and cached) as
@@ -52,9 +61,11 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     so ``ranker models export`` finds one model; each carries ``tagger``. A tie keeps the earlier
     rule of the grid.
     """
+    several = rules > 1
+    if several and rebuild is None:
+        raise ValueError("a grid of rules keeps no rule's rows: fit_rules needs rebuild")
     spaces = heldout_matrix if isinstance(heldout_matrix, dict) else {SHARED: heldout_matrix}
     groups = next(iter(spaces.values())).groups()
-    several = rules > 1
     best: tuple | None = None
     trials: list[RuleTrial] = []
     for rule, got in sets:
@@ -65,9 +76,12 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
         trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score,
                                 got.domains))
         if best is None or (score is not None and (best[3] is None or score > best[3])):
-            best = (rule, data, fit, score, got.features_before_cutoff, got.domains)
+            # a grid keeps the fit alone: the rows go before the next rule's are built
+            best = (rule, None if several else data, fit, score, got.features_before_cutoff, got.domains)
         del data, got
     rule, data, fit, _, before, space = best
+    if several:
+        data = rebuild(space, rule).data
     if several and fit.chosen is not None:
         ctx.store.choose_model(fit.chosen.key, f"heldout {loglinear.select_metric}")
         chose_rule = {"rule": rule} if len({t.rule for t in trials}) > 1 else {}
@@ -77,7 +91,15 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     return RuleChoice(rule, data, fit, before, tuple(trials), space)
 
 
+def handed_over(first: list, rest: Iterable):
+    """``first``'s one item, taken out of it, then ``rest``'s: a set taken from :func:`fit_rules`'s
+    ``sets`` early is handed back without the caller's reference keeping its rows for the grid."""
+    yield first.pop()
+    yield from rest
+
+
 def rule_grid(annotation) -> tuple[str, ...]:
-    """The rules an ``[annotation]`` section (or :class:`.annotation.AnnotationOutcome`) asks to be
-    tried: ``rules`` for ``rule = "auto"``, else the one rule."""
+    """The rules an ``[annotation]`` section asks to be tried: ``rules`` for ``rule = "auto"``, else
+    the one rule (an :class:`.annotation.AnnotationOutcome` has no ``rules``: ``ranker train --rule
+    auto`` failed on one)."""
     return tuple(annotation.rules) if annotation.rule == "auto" else (annotation.rule,)

@@ -60,6 +60,7 @@ def single_models(ctx: StageContext, loglinear: LogLinearSection, template, anno
                             quality, feature_config, tagger, mark=False)
         if fit.model is not None:
             out[f"trained on {parts.train.corpus}"] = (fit.model, fit.names)
+        del got, fit   # this treebank's rows go before the next one's are built (issue 45)
     return out
 
 
