@@ -28,6 +28,21 @@ def gum_sentence():
     return get
 
 
+@pytest.fixture(scope="session")
+def treebank_store(tmp_path_factory) -> Path:
+    """A store holding NLTK's WSJ sample (corpus ``treebank``, with its dependency gold), as every
+    run on it loads it first: loading it is most of a tiny run's time (about 7 s idle), so a test
+    process does it once (issue 47, item 5). Read-only: a test that writes copies it first
+    (``shutil.copy``, milliseconds)."""
+    from ranker.pipeline.stages.corpus import load_corpus
+    from ranker.store import Store
+
+    path = tmp_path_factory.mktemp("treebank-store") / "treebank.sqlite"
+    with Store.open(path) as st:
+        load_corpus(st, "treebank")
+    return path
+
+
 #: The test files of the most test work, longest first (seconds of setup and calls, ``--durations``
 #: of one full run on a loaded machine, where every figure is about three times an idle one's;
 #: issue 47). pytest-xdist gives each worker whole files (``--dist loadfile``) in collection order

@@ -1,7 +1,7 @@
 """The Dask executor against the local pool: the same store, matrices and models, and no work lost to a dead worker.
 
-One real ``distributed.LocalCluster`` of two worker processes serves the module; the corpus is loaded
-into a store once and copied for each run.
+One real ``distributed.LocalCluster`` of two worker processes serves the module; each run copies the
+store of the treebank corpus (``treebank_store``, tests/conftest.py).
 """
 import dataclasses
 import functools
@@ -79,16 +79,6 @@ def cluster():
     cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 
 
-@pytest.fixture(scope="module")
-def loaded_store(tmp_path_factory):
-    """A store holding the treebank corpus (its loading is most of a tiny run's time)."""
-    cfg = load_config(TINY)
-    path = tmp_path_factory.mktemp("base") / "s.sqlite"
-    with Store.open(path) as st:
-        stages.select_splits(stages.StageContext(st), cfg.data)
-    return path
-
-
 def _run(cfg, base, where, **experiment):
     store = where / "s.sqlite"
     shutil.copy(base, store)
@@ -101,12 +91,12 @@ def _run(cfg, base, where, **experiment):
 
 @pytest.mark.linkgrammar
 @pytest.mark.dask
-def test_a_dask_run_stores_what_the_local_run_stores(cluster, loaded_store, tmp_path):
+def test_a_dask_run_stores_what_the_local_run_stores(cluster, treebank_store, tmp_path):
     cfg = load_config(TINY)
     (tmp_path / "local").mkdir()
     (tmp_path / "dask").mkdir()
-    local, local_report = _run(cfg, loaded_store, tmp_path / "local")
-    remote, remote_report = _run(cfg, loaded_store, tmp_path / "dask", executor="dask",
+    local, local_report = _run(cfg, treebank_store, tmp_path / "local")
+    remote, remote_report = _run(cfg, treebank_store, tmp_path / "dask", executor="dask",
                                  scheduler=cluster[0].scheduler_address)
     a, b = table_rows(local), table_rows(remote)
     for table in TABLES:
@@ -135,17 +125,17 @@ def _killing_handler(options, victim, marker):
 
 @pytest.mark.linkgrammar
 @pytest.mark.dask
-def test_a_worker_killed_mid_parse_loses_and_duplicates_nothing(cluster, loaded_store, tmp_path, monkeypatch):
+def test_a_worker_killed_mid_parse_loses_and_duplicates_nothing(cluster, treebank_store, tmp_path, monkeypatch):
     cfg = load_config(TINY)
     options = stages.link_grammar_options(cfg.parse)
-    with Store.open(loaded_store, readonly=True) as st:
+    with Store.open(treebank_store, readonly=True) as st:
         sentences = list(select_split(st, "treebank", cfg.data.train, cfg.data.limit).sentences)[:24]
     victim = sentences[5].id
     marker = tmp_path / "killed"
     stores = {}
     for name in ("local", "dask"):
         stores[name] = tmp_path / f"{name}.sqlite"
-        shutil.copy(loaded_store, stores[name])
+        shutil.copy(treebank_store, stores[name])
     with Store.open(stores["local"]) as st:
         local = parse_into_store(st, sentences, options, workers=2, progress=False)
     monkeypatch.setattr("ranker.sources.parse_run._make_handler",

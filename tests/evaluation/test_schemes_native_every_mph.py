@@ -7,5 +7,5 @@ from test_schemes_native_every import every_candidate_scores_as_the_reference_sc
 
 
 @pytest.mark.slow
-def test_every_bllip_candidate_scores_as_the_reference_scores_it(bllip_lists, tmp_path):
-    every_candidate_scores_as_the_reference_scores_it(bllip_lists, tmp_path, "mph")
+def test_every_bllip_candidate_scores_as_the_reference_scores_it(every_bllip_pair):
+    every_candidate_scores_as_the_reference_scores_it(every_bllip_pair, "mph")

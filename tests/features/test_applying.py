@@ -48,10 +48,13 @@ def test_the_models_columns_are_trainings_matrix_restricted(forests, features):
 
 
 def test_workers_give_the_same_matrix(forests):
+    """Twelve lists are as good a test as sixty: they go out in twelve runs of one sentence over the
+    two processes (``_spans``: at least eight runs a worker), so the stacking of runs is tested;
+    as in tests/features/test_compiled.py (issue 47, item 5)."""
     families = load_feature_set("bllip-rich").build()
     names = sorted(extract(forests[:5], families).names)
-    one = ModelColumns(families, names).extract(forests)
-    two = ModelColumns(families, names).extract(forests, workers=2)
+    one = ModelColumns(families, names).extract(forests[:12])
+    two = ModelColumns(families, names).extract(forests[:12], workers=2)
     _same(one.X, two.X)
     assert np.array_equal(one.offsets, two.offsets) and one.sentence_ids == two.sentence_ids
 

@@ -30,9 +30,10 @@ def test_the_diagonal_is_the_summed_variance_over_each_sentence_s_candidates():
 
 
 @pytest.fixture(scope="module")
-def rows(bllip_lists, tmp_path_factory):
+def rows(bllip_lists, tmp_path_factory, treebank_store):
     """Training rows of four WSJ documents' BLLIP lists under the fewest rule (real features)."""
     import gzip
+    import shutil
 
     from ranker.pipeline import stages
     from ranker.pipeline.config import FeaturesSection, LogLinearSection
@@ -47,7 +48,7 @@ def rows(bllip_lists, tmp_path_factory):
     import subprocess
     import sys
 
-    store = tmp / "s.sqlite"
+    store = shutil.copy(treebank_store, tmp / "s.sqlite")   # the corpus loaded: import reads the lists
     for argv in (["import", "--store", store, "--format", "bllip", "--corpus", "treebank", tmp / "train.nbest"],
                  ["annotate", "--store", store, "--kind", "riezler"]):
         got = subprocess.run([sys.executable, "-m", "ranker.cli.main", *map(str, argv)], capture_output=True,
@@ -71,8 +72,8 @@ def test_a_preconditioned_fit_reaches_the_optimum_in_fewer_iterations(rows):
             warnings.simplefilter("ignore")
             fits[pre] = LogLinearRanker(sigma2=1.0, max_iter=2000, precondition=pre, n_jobs=1).fit(
                 rows.X, rows.y, rows.groups, full=rows.full)
-        optimum = LogLinearRanker(sigma2=1.0, max_iter=5000, tol=1e-8, precondition=True, solver="lbfgs",
-                                  n_jobs=1).fit(rows.X, rows.y, rows.groups, full=rows.full)
+    optimum = LogLinearRanker(sigma2=1.0, max_iter=5000, tol=1e-8, precondition=True, solver="lbfgs",
+                              n_jobs=1).fit(rows.X, rows.y, rows.groups, full=rows.full)   # once, not per fit
     raw, pre = fits[False], fits[True]
     assert raw.converged_ and pre.converged_ and pre.grad_max_ <= 1e-5
     n = pre.n_training_sentences_

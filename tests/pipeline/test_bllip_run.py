@@ -18,8 +18,11 @@ DOCS = {"train": ("wsj_0001", "wsj_0002", "wsj_0003"), "heldout": ("wsj_0140", "
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, bllip_lists):
+def runs(tmp_path_factory, bllip_lists, treebank_store):
+    import shutil
+
     tmp = tmp_path_factory.mktemp("bllip-run")
+    shutil.copy(treebank_store, tmp / "s.sqlite")   # the corpus loaded: the first run imports the lists
     files = {}
     for split, docs in DOCS.items():
         text = gzip.open(bllip_lists / f"nbest-{split}.txt.gz", "rt", encoding="utf-8").read()

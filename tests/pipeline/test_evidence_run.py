@@ -24,8 +24,11 @@ DOCS = {"train": ("wsj_0001", "wsj_0003"), "heldout": ("wsj_0140", "wsj_0142"),
 
 
 @pytest.fixture(scope="module")
-def evidence_run(tmp_path_factory, bllip_lists):
+def evidence_run(tmp_path_factory, bllip_lists, treebank_store):
+    import shutil
+
     base = tmp_path_factory.mktemp("ev")
+    shutil.copy(treebank_store, base / "store.sqlite")
     files = {}
     for split, docs in DOCS.items():
         files[split] = base / f"{split}.nbest"

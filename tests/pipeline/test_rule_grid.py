@@ -22,10 +22,13 @@ DOCS = {"train": ("wsj_0001", "wsj_0004"), "heldout": ("wsj_0140", "wsj_0141"), 
 
 
 @pytest.fixture(scope="module")
-def config(tmp_path_factory, bllip_lists):
+def config(tmp_path_factory, bllip_lists, treebank_store):
+    import shutil
+
     from nbest_slices import cut_lists
 
     tmp = tmp_path_factory.mktemp("rule-grid")
+    shutil.copy(treebank_store, tmp / "s.sqlite")   # the corpus loaded: the run imports the lists
     files = {split: tmp / f"{split}.nbest" for split in DOCS}
     for split, docs in DOCS.items():
         cut_lists(bllip_lists, split, docs, files[split])

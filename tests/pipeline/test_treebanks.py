@@ -158,10 +158,13 @@ def test_the_spaces_fitted_and_the_pooled_cut_off():
 
 # ------------------------------------------------------------------------------------ a real run
 @pytest.fixture(scope="module")
-def two_run(tmp_path_factory):
+def two_run(tmp_path_factory, treebank_store):
+    import shutil
+
     from ranker.pipeline.experiment import run_experiment
 
     tmp = tmp_path_factory.mktemp("two")
+    shutil.copy(treebank_store, tmp / "s.sqlite")   # the WSJ sample loaded: the run loads GUM's files
     (tmp / "two.toml").write_text(TWO)
     cfg = load_config(tmp / "two.toml")
     cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite")))
