@@ -58,7 +58,6 @@ LONG_FILES = (
     "tests/pipeline/test_treebanks.py",               # 211 s
     "tests/pipeline/test_bllip_run.py",               # 208 s
     "tests/test_wheel.py",                            # 182 s
-    "tests/cli/test_workflow.py",                     # 182 s
     "tests/test_dask_executor.py",                    # 181 s
     "tests/cli/test_apply_tagging.py",                # 175 s
     "tests/pipeline/test_rule_grid.py",               # 156 s
