@@ -53,16 +53,20 @@ def test_a_hanging_command_is_killed_with_its_process_group(tmp_path):
     child leads a process group of its own (its workers are in it), and the whole group is killed."""
     import threading
 
+    import psutil
+
     fifo = tmp_path / "gold.mrg"
     os.mkfifo(fifo)
     seen = {}
+    earlier = {kid.pid for kid in psutil.Process().children()}   # an earlier test's server or browser
 
-    def look():   # the child while it hangs: its process group
+    def look():   # the forked child while it hangs: its process group
         import time
 
         time.sleep(1)
-        for kid in __import__("psutil").Process().children():
-            seen[kid.pid] = os.getpgid(kid.pid)
+        for kid in psutil.Process().children():
+            if kid.pid not in earlier:
+                seen[kid.pid] = os.getpgid(kid.pid)
 
     watcher = threading.Thread(target=look)
     watcher.start()

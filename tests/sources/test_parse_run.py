@@ -32,8 +32,11 @@ def test_a_sentence_over_the_time_limit_is_skimmed_stored_as_timeout_and_reporte
         (sid, status, detail), = summary.failures        # reported, with what happened
         assert (sid, status) == (LONG, "timeout") and detail.startswith("timed out after 10s, skimmed: ")
         forest = st.forest(LONG)
-        assert forest.candidates and {c.quality for c in forest.candidates} == {"timeout"}
-        assert all(c.tree.words == by_id[LONG].tokens for c in forest.candidates)
+        # the skim runs in what is left of the CPU budget (a fifth of it): whether it finds a
+        # linkage in that time depends on the CPU (a loaded one found none), so either is right,
+        # as long as the report, the log and the store agree (the skim itself: the test below)
+        assert detail.startswith(f"timed out after 10s, skimmed: {len(forest.candidates)} linkages")
+        assert all(c.quality == "timeout" and c.tree.words == by_id[LONG].tokens for c in forest.candidates)
         log = {r[0]: r for r in st.parse_log(SOURCE)}
         assert log[LONG][2] == "timeout" and log[LONG][4] == len(forest.candidates)
         for s in short:                                   # the rest went on
@@ -41,6 +44,20 @@ def test_a_sentence_over_the_time_limit_is_skimmed_stored_as_timeout_and_reporte
             f = st.forest(s.id)
             assert f.candidates and all(c.quality == log[s.id][2] for c in f.candidates)
         assert st.stats().timeout == len(forest.candidates)
+
+
+@pytest.mark.linkgrammar
+@pytest.mark.slow
+def test_a_skim_given_its_time_finds_real_linkages_where_the_passes_ran_out(gum_sentence):
+    """The skim (Link Grammar's panic mode: short links, null links) finds linkages of the 101-token
+    sentence above in a few CPU seconds, where the null-link pass ran out of its budget."""
+    from ranker.sources.alignment import token_offsets
+
+    p = LinkGrammarParser(LinkGrammarOptions(linkage_limit=1000, max_parse_time=10))
+    text, _, _ = token_offsets(gum_sentence("GUM_academic_enjambment", 12).tokens)
+    lgs = p._lg.Sentence(text, p._dict, p._po)
+    assert lgs.split(p._po) >= 0
+    assert p._skim(lgs, 8) > 0
 
 
 @pytest.mark.linkgrammar
