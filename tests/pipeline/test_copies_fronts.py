@@ -159,7 +159,8 @@ def test_ranker_select_chooses_on_gum_as_the_run_does(run, tmp_path):
     model = tmp_path / "m.json"
     assert main(["models", "export", "--store", store, "--out", str(model), run.key]) == 0
     assert main(["select", "--store", store, "--corpus", "gum", "--split", "GUM_fiction_*", "--limit", "12",
-                 "--ranker", "loglinear", "--model", str(model), "--out", str(tmp_path / "sel.mrg")]) == 0
+                 "--ranker", "loglinear", "--model", str(model), "--out", str(tmp_path / "sel.mrg"),
+                 "--workers", "1"]) == 0
     got = (tmp_path / "sel.mrg").read_text().splitlines()
     assert got == (run.tmp / "out" / "selected" / "loglinear.mrg").read_text().splitlines()
 
@@ -185,8 +186,11 @@ def test_ranker_apply_scores_lists_of_a_named_corpus_with_its_copies_and_of_anot
     picked = {}
     for name in ("gum", "other"):
         out = tmp_path / f"{name}.mrg"
+        # one process: a pool forked from the test process (its heap grown by every earlier test of
+        # the worker) took minutes in a full run; results do not depend on --workers
         assert main(["apply", "--model", str(model), "--lists", str(tmp_path / "gum.txt"), "--format", "bllip",
-                     "--store", str(tmp_path / f"{name}.sqlite"), "--corpus-name", name, "--out", str(out)]) == 0
+                     "--store", str(tmp_path / f"{name}.sqlite"), "--corpus-name", name, "--out", str(out),
+                     "--workers", "1"]) == 0
         with Store.writing(tmp_path / f"{name}.sqlite") as st:
             source = stages.stored_source(st, None)
             ctx = stages.StageContext(st, source, 1, False, "t")
