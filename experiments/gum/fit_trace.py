@@ -2,7 +2,7 @@
 
 Usage (from the folder the config's store path is relative to, on a store the config has run on):
     python experiments/gum/fit_trace.py configs/gum.toml fewest 1.0 600 trace.json
-The L-BFGS loop is wrapped to keep each iteration's point; every tenth is scored on held-out as the
+The config's optimiser (CG or L-BFGS) is wrapped to keep each iteration's point; every tenth is scored on held-out as the
 σ² search scores a fit (``selected_quality``). experiments/gum/README.md has the GUM figures.
 """
 import json, sys, time, warnings
@@ -11,7 +11,6 @@ from ranker.pipeline.config import load_config
 from ranker.pipeline import stages
 from ranker.store import Store
 from ranker.models import solve as S
-from ranker.models.loglinear import LogLinearRanker
 from ranker.models.tuning import selected_quality
 from ranker.models.groups import group_offsets
 
@@ -38,7 +37,8 @@ with Store.writing(cfg.experiment.store) as st:
     qh = hr.quality
 
 trace = []
-orig = S.SOLVERS["lbfgs"]
+m = template.set_params(sigma2=s2, max_iter=maxiter)
+orig = S.SOLVERS[m.solver]
 def wrapped(fun, x0, max_iter, tol, callback=None, gmax=S._gmax, **kw):
     last = {}
     def f2(mu):
@@ -49,17 +49,17 @@ def wrapped(fun, x0, max_iter, tol, callback=None, gmax=S._gmax, **kw):
         trace.append((k, float(last["v"]), float(gmax(last["g"])), last["mu"]))
         if callback: callback(k)
     return orig(f2, x0, max_iter, tol, callback=cb, gmax=gmax, **kw)
-S.SOLVERS["lbfgs"] = wrapped
-m = template.set_params(sigma2=s2, max_iter=maxiter)
+S.SOLVERS[m.solver] = wrapped
 t1 = time.time()
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     m.fit(data.X, data.y, data.groups, **_fit_arrays(data))
 print("fit", m.n_iter_, "%.0fs" % (time.time() - t1), "gmax", m.grad_max_, flush=True)
+# the optimiser's point is mu with the weights lambda = s mu (the preconditioner's powers of two):
+# s read off the last point (a weight the fit never moved is 0 in both)
 mu_final = trace[-1][3]
 coef = np.asarray(m.coef_)
 scale = np.where(mu_final != 0, coef / np.where(mu_final != 0, mu_final, 1), 1.0)
-np.save(out + ".scale.npy", scale)
 offs = group_offsets(gh, len(qh))
 print("dev final", selected_quality(m.decision_function(Xh), qh, offs), flush=True)
 rows = []
