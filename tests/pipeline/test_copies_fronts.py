@@ -10,8 +10,7 @@ WSJ documents, Link Grammar forests), each front's scores of a GUM sentence are 
 retrain's weights are the optimum of the adaptation in the model's whole space, copies included.
 """
 import dataclasses
-import hashlib
-from pathlib import Path
+import shutil
 
 import numpy as np
 import pytest
@@ -21,10 +20,9 @@ from ranker.pipeline.config import load_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.linkgrammar]
 
-GUM = Path(__file__).resolve().parents[2].parent / "shared" / "gum"
-
-# GUM the main treebank (the run's select stage scores its test split), the WSJ sample beside it
-PER_CORPUS = f"""
+# GUM the main treebank (the run's select stage scores its test split), the WSJ sample beside it;
+# GUM_FOLDER: the folder of the three GUM documents the splits select (tests/pipeline/conftest.py)
+PER_CORPUS = """
 [experiment]
 name = "copies"
 seed = 1
@@ -32,7 +30,7 @@ workers = 1
 
 [data]
 corpus = "penn"
-path = "{GUM / 'const'}"
+path = "GUM_FOLDER"
 name = "gum"
 train = "GUM_news_*"
 heldout = "GUM_bio_*"
@@ -83,7 +81,7 @@ class Run:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(tmp_path_factory, treebank_store, gum_few):
     from ranker.models import LogLinearRanker
     from ranker.pipeline import stages
     from ranker.pipeline.domains import PER_CORPUS as SPACE, in_space
@@ -92,7 +90,8 @@ def run(tmp_path_factory):
     from ranker.store import Store
 
     tmp = tmp_path_factory.mktemp("copies")
-    (tmp / "copies.toml").write_text(PER_CORPUS)
+    shutil.copy(treebank_store, tmp / "s.sqlite")   # the WSJ sample loaded: the run loads GUM's few files
+    (tmp / "copies.toml").write_text(PER_CORPUS.replace("GUM_FOLDER", str(gum_few)))
     cfg = load_config(tmp / "copies.toml")
     cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite")))
     report = run_experiment(cfg, tmp / "out", progress=False)
