@@ -7,10 +7,9 @@ chosen one is the best of them, its model alone is the store's model chosen on h
 run naming that rule directly fits the same model.
 """
 import dataclasses
-import subprocess
-import sys
 
 import pytest
+from ranker_forked import run_forked
 
 from ranker.pipeline.config import ConfigError, load_config
 from ranker.pipeline.experiment import run_experiment
@@ -76,8 +75,7 @@ def test_only_the_winner_is_the_model_chosen_on_held_out_and_a_fixed_rule_fits_i
         chosen = [r for r in st.model_records() if r.chosen and "heldout" in r.chosen and r.ranker.startswith("loglinear")]
     assert len(chosen) == 1
     out = tmp / "model.json"
-    got = subprocess.run([sys.executable, "-m", "ranker.cli.main", "models", "export", "--store",
-                          cfg.experiment.store, "--out", str(out)], capture_output=True, text=True)
+    got = run_forked(["models", "export", "--store", cfg.experiment.store, "--out", str(out)], timeout=120)
     assert got.returncode == 0, got.stderr
     fixed = run_experiment(dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, rule=rule)),
                            tmp / "fixed", progress=False)
@@ -167,7 +165,6 @@ def test_a_bad_rule_grid_is_refused_in_one_line(tmp_path, annotation, message):
     path.write_bytes(tomli_w.dumps(cfg).encode())
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         validate_config(load_config(path))
-    got = subprocess.run([sys.executable, "-m", "ranker.cli.main", "run", str(path)], capture_output=True,
-                         text=True, env={**__import__("os").environ, "NLTK_DATA": "../shared/nltk_data"})
+    got = run_forked(["run", str(path)], timeout=120)   # a process of its own, its imports done
     assert got.returncode == 2 and got.stderr.count("\n") == 1 and message in got.stderr, got.stderr
     assert not (tmp_path / "s.sqlite").exists()
