@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from ranker_forked import run_forked
 
 from ranker.cli.main import main
 from ranker.evaluation.evalb import score_evalb
@@ -21,6 +22,14 @@ CONTRACT = ("evalb_labeled", "evalb_unlabeled", "parseval", "mph", "flat_recall"
             "flat_conformance", "deps_untyped", "deps_typed")
 RANKERS = ("native", "heidorn", "heidorn_tuned", "loglinear")
 TINY = "tests/pipeline/configs/tiny.toml"
+
+
+def _without_what_is_not_checked(cfg):
+    """``cfg`` without the plots (3 s of matplotlib a run) and with 20 resamples, for the runs whose
+    tests check counts, bounds and notes: neither changes a choice, a count or a bound."""
+    return dataclasses.replace(
+        cfg, report=dataclasses.replace(cfg.report, plots=False),
+        evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=20, randomization_resamples=20))
 
 
 def _store_from(path, where) -> str:
@@ -146,7 +155,7 @@ def test_gold_as_only_candidate_gives_upper_equal_lower_equal_100(tmp_path, tree
     nbest = tmp_path / "gold-forests.mrg"
     nbest.write_text(forests)
     cfg = dataclasses.replace(
-        cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store)),
+        _without_what_is_not_checked(cfg), experiment=dataclasses.replace(cfg.experiment, store=str(store)),
         parse=dataclasses.replace(cfg.parse, source="penn", forests=str(nbest)))
     report = run_experiment(cfg, tmp_path / "out", progress=False)
     ceiling = report.counts.deps_ceiling
@@ -164,8 +173,7 @@ def test_bad_config_fails_with_one_line_and_non_zero_exit(tmp_path, capsys):
     assert main(["run", str(bad), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "unknown key 'linkage_limt' in [parse]" in err
-    proc = subprocess.run([sys.executable, "-m", "ranker.cli.main", "run", str(tmp_path / "missing.toml")],
-                          capture_output=True, text=True)
+    proc = run_forked(["run", str(tmp_path / "missing.toml")], timeout=120)   # a process of its own
     assert proc.returncode == 2 and "no such config file" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -188,11 +196,13 @@ def test_extra_corpus_with_chunk_brackets_only_joins_the_training_data(tiny_run,
 
     On a copy of the tiny run's store (its treebank sentences parsed already: only conll2000's are
     parsed here), against the tiny run itself as the run without the extra corpus (the same
-    config but for the extra corpus and the learning curve, which keeps no sentence more or less).
+    config but for the extra corpus, the learning curve, the plots and the resamples, none of which
+    keeps a sentence more or less).
     """
     cfg, _, plain = tiny_run
     cfg = dataclasses.replace(
-        cfg, experiment=dataclasses.replace(cfg.experiment, store=_store_from(cfg.experiment.store, tmp_path)),
+        _without_what_is_not_checked(cfg),
+        experiment=dataclasses.replace(cfg.experiment, store=_store_from(cfg.experiment.store, tmp_path)),
         data=dataclasses.replace(cfg.data, extra_training=("conll2000",), extra_limit=6),
         report=dataclasses.replace(cfg.report, learning_curve=()))
     with_chunks = run_experiment(cfg, tmp_path / "out", progress=False)
@@ -300,7 +310,8 @@ def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
                                 else yes._replace(accept=False))
                 decided.append(s.id)
     assert len(decided) == 3
-    user = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store)),
+    user = dataclasses.replace(_without_what_is_not_checked(cfg),
+                               experiment=dataclasses.replace(cfg.experiment, store=str(store)),
                                annotation=dataclasses.replace(cfg.annotation, kind="user"),
                                report=dataclasses.replace(cfg.report, learning_curve=()))
     report = run_experiment(user, tmp_path / "out", progress=False)
