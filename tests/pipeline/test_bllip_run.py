@@ -32,7 +32,7 @@ def runs(tmp_path_factory, bllip_lists, treebank_store):
     cfg = load_config("configs/wsj-sample-bllip.toml")
     cfg = dataclasses.replace(
         cfg,
-        experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite"), workers=2),
+        experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite"), workers=1),
         data=dataclasses.replace(cfg.data, limit=8),
         parse=dataclasses.replace(cfg.parse, **{f"{k}_forests": str(v) for k, v in files.items()}),
         evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=100,
