@@ -34,11 +34,16 @@ def evidence_run(tmp_path_factory, bllip_lists, treebank_store):
         files[split] = base / f"{split}.nbest"
         assert cut_lists(bllip_lists, split, docs, files[split]) > 0
     cfg = load_config("tests/pipeline/configs/tiny.toml")
+    # Of the tiny job, what these tests read (the evidence, the features, the chosen model), without
+    # what none of them reads: plots, a learning curve's second point, thousands of resamples; in one
+    # process (pools of two beside pytest-xdist's two workers on two cores made the features slower)
     cfg = dataclasses.replace(
-        cfg, experiment=dataclasses.replace(cfg.experiment, store=str(base / "store.sqlite")),
+        cfg, experiment=dataclasses.replace(cfg.experiment, store=str(base / "store.sqlite"), workers=1),
         evidence=EvidenceSection(source="bllip", train_forests=str(files["train"]),
                                  heldout_forests=str(files["heldout"]), test_forests=str(files["test"])),
-        features=FeaturesSection(set="default-bllip"))
+        features=FeaturesSection(set="default-bllip"),
+        evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=20, randomization_resamples=20),
+        report=dataclasses.replace(cfg.report, plots=False, learning_curve=(1.0,)))
     report = run_experiment(cfg, base / "out", progress=False)
     return cfg, base, report
 
