@@ -13,6 +13,9 @@ from ranker.trees.penn import parse_tree, read_trees
 HIGH = "( (S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN {n})) (PP (IN with) (NP (DT a) (NN telescope)))) (. .)) )"
 LOW = "( (S (NP (PRP I)) (VP (VBD saw) (NP (NP (DT the) (NN {n})) (PP (IN with) (NP (DT a) (NN telescope))))) (. .)) )"
 NOUNS = ["man", "dog", "cat", "bird", "girl", "boy", "star", "ship"]
+#: train and select in this process: a pool forked from a test process grown by a worker's earlier
+#: tests costs more than these few sentences' work, and nothing here depends on the workers
+ONE = ("--workers", "1")
 
 
 def build_store(path):
@@ -82,18 +85,18 @@ def test_score_reports_bad_input_in_one_line(tmp_path, capsys):
 @pytest.mark.slow
 def test_train_then_select_picks_the_consistent_parses(store, feature_config, tmp_path, capsys):
     model = tmp_path / "model.json"
-    assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
+    assert main(["train", *ONE, "--store", str(store), "--split", "train", "--features", str(feature_config),
                  "--sigma2", "10", "--out", str(model)]) == 0
     assert "trained on 8 sentences" in capsys.readouterr().out
     doc = json.loads(model.read_text())
     assert doc["ranker"] == "loglinear/1" and doc["features"]["config"]["name"] == "small"
     # Retraining reuses the stored matrix: exactly one feature artifact per split.
-    assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
+    assert main(["train", *ONE, "--store", str(store), "--split", "train", "--features", str(feature_config),
                  "--sigma2", "1", "--out", str(model)]) == 0
     with Store.open(store) as st:
         assert len(st.artifact_keys("feature-matrix")) == 1
     out = tmp_path / "sel.mrg"
-    assert main(["select", "--store", str(store), "--split", "test", "--ranker", "loglinear",
+    assert main(["select", *ONE, "--store", str(store), "--split", "test", "--ranker", "loglinear",
                  "--model", str(model), "--out", str(out)]) == 0
     chosen = read_trees(out)
     assert [t.to_penn() for t in chosen] == [
@@ -107,7 +110,7 @@ def test_train_then_select_picks_the_consistent_parses(store, feature_config, tm
 ])
 def test_select_with_reference_rankers(store, tmp_path, ranker, extra, low_expected):
     out = tmp_path / f"{ranker}.mrg"
-    assert main(["select", "--store", str(store), "--split", "test", "--ranker", ranker,
+    assert main(["select", *ONE, "--store", str(store), "--split", "test", "--ranker", ranker,
                  "--out", str(out), *extra]) == 0
     chosen = [t.to_penn() for t in read_trees(out)]
     lows = [parse_tree(LOW.format(n=n), "<t>", 1).to_penn() for n in NOUNS[:3]]
@@ -117,22 +120,22 @@ def test_select_with_reference_rankers(store, tmp_path, ranker, extra, low_expec
 def test_select_random_is_reproducible(store, tmp_path):
     a, b = tmp_path / "a.mrg", tmp_path / "b.mrg"
     for out in (a, b):
-        assert main(["select", "--store", str(store), "--split", "test", "--ranker", "random",
+        assert main(["select", *ONE, "--store", str(store), "--split", "test", "--ranker", "random",
                      "--seed", "5", "--out", str(out)]) == 0
     assert a.read_text() == b.read_text() and len(a.read_text().splitlines()) == 3
 
 
 def test_select_loglinear_against_another_feature_space_fails_clearly(store, feature_config, tmp_path, capsys):
     model = tmp_path / "model.json"
-    assert main(["train", "--store", str(store), "--features", str(feature_config), "--sigma2", "1",
+    assert main(["train", *ONE, "--store", str(store), "--features", str(feature_config), "--sigma2", "1",
                  "--out", str(model)]) == 0
     doc = json.loads(model.read_text())
     doc["format_version"] = 0
     model.write_text(json.dumps(doc))
-    assert main(["select", "--store", str(store), "--ranker", "loglinear", "--model", str(model),
+    assert main(["select", *ONE, "--store", str(store), "--ranker", "loglinear", "--model", str(model),
                  "--out", str(tmp_path / "x.mrg")]) == 2
     assert "model format version 0" in capsys.readouterr().err
-    assert main(["select", "--store", str(store), "--ranker", "loglinear",
+    assert main(["select", *ONE, "--store", str(store), "--ranker", "loglinear",
                  "--out", str(tmp_path / "x.mrg")]) == 2
     assert "needs --model" in capsys.readouterr().err
 
@@ -144,14 +147,14 @@ def test_select_loglinear_against_another_feature_space_fails_clearly(store, fea
 def test_issue_24_a_model_file_with_unusable_weights_is_an_error_naming_it(store, feature_config, tmp_path, capsys,
                                                                            weights, says):
     model = tmp_path / "model.json"
-    assert main(["train", "--store", str(store), "--features", str(feature_config), "--sigma2", "1",
+    assert main(["train", *ONE, "--store", str(store), "--features", str(feature_config), "--sigma2", "1",
                  "--out", str(model)]) == 0
     doc = json.loads(model.read_text())
     doc["state"]["coef_"] = weights(doc["state"]["coef_"])
     model.write_text(json.dumps(doc).replace("Infinity", "1e400"))
     capsys.readouterr()
     out = tmp_path / "x.mrg"
-    assert main(["select", "--store", str(store), "--ranker", "loglinear", "--model", str(model),
+    assert main(["select", *ONE, "--store", str(store), "--ranker", "loglinear", "--model", str(model),
                  "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"ranker: error: {model}: ") and err.count("\n") == 1 and says in err, err
@@ -167,7 +170,7 @@ def test_issue_36_train_refuses_a_heldout_selection_without_candidates(store, fe
         st.add_gold(sid, tree)
     before = store.read_bytes()
     model = tmp_path / "model.json"
-    assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
+    assert main(["train", *ONE, "--store", str(store), "--split", "train", "--features", str(feature_config),
                  "--heldout", "wsj_0160-0169", "--no-progress", "--out", str(model)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == (f"ranker: error: {store}: no candidates from test in the held-out selection "
@@ -175,6 +178,6 @@ def test_issue_36_train_refuses_a_heldout_selection_without_candidates(store, fe
                                  "parses: parse or import its forests, name another --heldout, or give --sigma2\n")
     assert not model.exists() and store.read_bytes() == before
     # the held-out range with candidates chooses as before
-    assert main(["train", "--store", str(store), "--split", "train", "--features", str(feature_config),
+    assert main(["train", *ONE, "--store", str(store), "--split", "train", "--features", str(feature_config),
                  "--heldout", "wsj_0170", "--sigma2-grid", "1", "10", "--no-progress", "--out", str(model)]) == 0
     assert "sigma2 10: held-out" in capsys.readouterr().out and model.exists()
