@@ -25,10 +25,13 @@ TINY = "tests/pipeline/configs/tiny.toml"
 
 
 def _without_what_is_not_checked(cfg):
-    """``cfg`` without the plots (3 s of matplotlib a run) and with 20 resamples, for the runs whose
-    tests check counts, bounds and notes: neither changes a choice, a count or a bound."""
+    """``cfg`` in one process (no pools), without the plots (3 s of matplotlib a run) and with 20
+    resamples, for the runs whose tests check counts, bounds and notes: none of the three changes a
+    count or a bound. (Pools of two beside pytest-xdist's two workers on two cores made the features
+    stage several times slower than one process.)"""
     return dataclasses.replace(
-        cfg, report=dataclasses.replace(cfg.report, plots=False),
+        cfg, experiment=dataclasses.replace(cfg.experiment, workers=1),
+        report=dataclasses.replace(cfg.report, plots=False),
         evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=20, randomization_resamples=20))
 
 
@@ -154,9 +157,9 @@ def test_gold_as_only_candidate_gives_upper_equal_lower_equal_100(tmp_path, tree
         forests = "\n\n".join(st.gold(s.id).to_penn() for s in sents) + "\n"
     nbest = tmp_path / "gold-forests.mrg"
     nbest.write_text(forests)
-    cfg = dataclasses.replace(
-        _without_what_is_not_checked(cfg), experiment=dataclasses.replace(cfg.experiment, store=str(store)),
-        parse=dataclasses.replace(cfg.parse, source="penn", forests=str(nbest)))
+    cfg = _without_what_is_not_checked(dataclasses.replace(
+        cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store)),
+        parse=dataclasses.replace(cfg.parse, source="penn", forests=str(nbest))))
     report = run_experiment(cfg, tmp_path / "out", progress=False)
     ceiling = report.counts.deps_ceiling
     assert 70.0 < ceiling < 100.0   # dependency_treebank's heads are not the head rules' heads
@@ -200,11 +203,10 @@ def test_extra_corpus_with_chunk_brackets_only_joins_the_training_data(tiny_run,
     keeps a sentence more or less).
     """
     cfg, _, plain = tiny_run
-    cfg = dataclasses.replace(
-        _without_what_is_not_checked(cfg),
-        experiment=dataclasses.replace(cfg.experiment, store=_store_from(cfg.experiment.store, tmp_path)),
+    cfg = _without_what_is_not_checked(dataclasses.replace(
+        cfg, experiment=dataclasses.replace(cfg.experiment, store=_store_from(cfg.experiment.store, tmp_path)),
         data=dataclasses.replace(cfg.data, extra_training=("conll2000",), extra_limit=6),
-        report=dataclasses.replace(cfg.report, learning_curve=()))
+        report=dataclasses.replace(cfg.report, learning_curve=())))
     with_chunks = run_experiment(cfg, tmp_path / "out", progress=False)
     # limits cut whole documents; conll2000's are runs of 20 sentences
     n_extra = with_chunks.counts.extra_sentences["conll2000"]
@@ -310,10 +312,10 @@ def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
                                 else yes._replace(accept=False))
                 decided.append(s.id)
     assert len(decided) == 3
-    user = dataclasses.replace(_without_what_is_not_checked(cfg),
-                               experiment=dataclasses.replace(cfg.experiment, store=str(store)),
-                               annotation=dataclasses.replace(cfg.annotation, kind="user"),
-                               report=dataclasses.replace(cfg.report, learning_curve=()))
+    user = _without_what_is_not_checked(dataclasses.replace(
+        cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store)),
+        annotation=dataclasses.replace(cfg.annotation, kind="user"),
+        report=dataclasses.replace(cfg.report, learning_curve=())))
     report = run_experiment(user, tmp_path / "out", progress=False)
     assert report.counts.training_kept == 3 < riezler.counts.training_kept
     with Store.open(store) as st:
