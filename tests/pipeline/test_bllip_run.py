@@ -35,8 +35,8 @@ def runs(tmp_path_factory, bllip_lists, treebank_store):
         experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite"), workers=1),
         data=dataclasses.replace(cfg.data, limit=8),
         parse=dataclasses.replace(cfg.parse, **{f"{k}_forests": str(v) for k, v in files.items()}),
-        evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=100,
-                                       randomization_resamples=200),
+        evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=20,
+                                       randomization_resamples=20),   # intervals no test reads
         report=dataclasses.replace(cfg.report, plots=False, learning_curve=(1.0,)))
     out = {}
     for kind in ("best_f", "riezler"):
