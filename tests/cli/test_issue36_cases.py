@@ -363,7 +363,8 @@ def test_issue36_item14_models_retrain_split(tmp_path, two_sources, capsys):
     capsys.readouterr()
     assert main(["models", "list", "--store", str(store), "--format", "json"]) == 0
     key = json.loads(capsys.readouterr().out)[0]["key"]
-    retrain = ["models", "retrain", "--store", str(store), key, "--kind", "mine1", "--source", "penn:y"]
+    retrain = ["models", "retrain", "--store", str(store), key, "--kind", "mine1", "--source", "penn:y",
+               "--workers", "1"]
     assert main([*retrain, "--split", "d0000-0001"]) == 0
     assert "of 2 annotated sentences of split d0000-0001 narrowed" in capsys.readouterr().out
     assert main(retrain) == 0   # a bracket file's kind: every annotated sentence by default

@@ -75,13 +75,13 @@ def test_train_and_select_read_the_evidence_given(evidence_run, tmp_path, capsys
     with Store.open(store) as st:
         ev = stages.candidate_source(stages.evidence_parse(cfg.parse, cfg.evidence))
     model = tmp_path / "m.json"
-    common = ["--store", store, "--source", "link-grammar", "--features", "default-bllip"]
+    common = ["--store", store, "--source", "link-grammar", "--features", "default-bllip", "--workers", "1"]
     assert main(["train", *common, "--split", "train", "--limit", "4", "--rule", "strict",
                  "--evidence", ev, "--sigma2", "1", "--no-progress", "--out", str(model)]) == 0
     out = tmp_path / "sel.mrg"
     assert main(["select", "--store", store, "--source", "link-grammar", "--evidence", ev,
                  "--split", "test", "--limit", "4", "--ranker", "loglinear", "--model", str(model),
-                 "--out", str(out)]) == 0
+                 "--out", str(out), "--workers", "1"]) == 0
     with Store.open(store) as st:
         wanted = select_split(st, "treebank", "test", 4).sentences
     assert len(out.read_text().splitlines()) == len(wanted)
