@@ -234,32 +234,48 @@ def _big_input(files, tmp_path, copies=3):
     return big, tree_line
 
 
-def test_partitions_in_a_local_pool_write_what_one_process_writes(bllip, tmp_path):
+def _one_process_trees(want: list, copies: int = 3) -> str:
+    """What one process writes for :func:`_big_input`'s lists: ``select``'s trees ``copies`` times, the
+    second copy's second line empty (the broken list)."""
+    return "\n".join(want + ["" if k == 1 else t for k, t in enumerate(want)] + want * (copies - 2)) + "\n"
+
+
+@pytest.fixture(scope="module")
+def one_process(bllip, tmp_path_factory):
+    """:func:`_big_input`'s lists applied by one process, once for the local pool's test and the Dask
+    cluster's, which each hold their partitions' output against it: (the lists, the bad list's line,
+    the argv without ``--workers`` and ``--out``, the output, the finished process)."""
     work, _, files = bllip
-    big, tree_line = _big_input(files, tmp_path)
-    want = (work / "selected.mrg").read_text().splitlines()
+    tmp = tmp_path_factory.mktemp("one-process")
+    big, tree_line = _big_input(files, tmp)
     argv = ("apply", "--model", work / "model.json", "--lists", big, "--no-progress", "--partition-mb", "0.25")
-    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+    out = tmp / "one.mrg"
+    one = _ranker(*argv, "--workers", "1", "--out", out)
+    assert one.returncode == 1 and "Traceback" not in one.stderr
+    return big, tree_line, argv, out, one
+
+
+def test_partitions_in_a_local_pool_write_what_one_process_writes(bllip, one_process, tmp_path):
+    work, _, _ = bllip
+    big, tree_line, argv, one_out, one = one_process
+    want = (work / "selected.mrg").read_text().splitlines()
     pool = _ranker(*argv, "--workers", "2", "--out", tmp_path / "pool.mrg")
-    assert one.returncode == pool.returncode == 1 and "Traceback" not in one.stderr + pool.stderr
-    got = (tmp_path / "one.mrg").read_text().splitlines()
-    assert got == want + ["" if k == 1 else t for k, t in enumerate(want)] + want
-    assert (tmp_path / "pool.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+    assert pool.returncode == 1 and "Traceback" not in pool.stderr
+    assert one_out.read_text() == _one_process_trees(want)
+    assert (tmp_path / "pool.mrg").read_bytes() == one_out.read_bytes()
     # the bad list is named by its file and line, the same from a partition as from one process
     assert f"ranker: skipped: {big}:{tree_line}:" in one.stderr
-    assert one.stderr == pool.stderr.replace("pool.mrg", "one.mrg")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.nbest", "one.mrg", "pool.mrg"]   # no parts left
+    assert one.stderr.replace(str(one_out), "OUT") == pool.stderr.replace(str(tmp_path / "pool.mrg"), "OUT")
+    assert [p.name for p in tmp_path.iterdir()] == ["pool.mrg"]   # no parts left
+    assert sorted(p.name for p in one_out.parent.iterdir()) == ["big.nbest", "one.mrg"]
 
 
 @pytest.mark.dask
-def test_partitions_on_a_dask_cluster_of_worker_processes_write_what_one_process_writes(bllip, tmp_path):
-    work, _, files = bllip
-    big, _ = _big_input(files, tmp_path)
-    argv = ("apply", "--model", work / "model.json", "--lists", big, "--no-progress", "--partition-mb", "0.25")
-    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
+def test_partitions_on_a_dask_cluster_of_worker_processes_write_what_one_process_writes(one_process, tmp_path):
+    _, _, argv, one_out, one = one_process
     dask = _ranker(*argv, "--executor", "dask", "--workers", "2", "--out", tmp_path / "dask.mrg")
     assert dask.returncode == one.returncode == 1 and "Traceback" not in dask.stderr
-    assert (tmp_path / "dask.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+    assert (tmp_path / "dask.mrg").read_bytes() == one_out.read_bytes()
     skipped = [x for x in dask.stderr.splitlines() if x.startswith("ranker: skipped:")]
     assert skipped == [x for x in one.stderr.splitlines() if x.startswith("ranker: skipped:")] and len(skipped) == 1
 
@@ -296,8 +312,6 @@ def test_a_dask_worker_killed_mid_run_loses_no_list_and_doubles_none(bllip, tmp_
     work, _, files = bllip
     big, _ = _big_input(files, tmp_path, copies=4)
     argv = ["apply", "--model", work / "model.json", "--lists", big, "--no-progress", "--partition-mb", "0.1"]
-    one = _ranker(*argv, "--workers", "1", "--out", tmp_path / "one.mrg")
-    assert one.returncode == 1   # the broken list of _big_input
     proc = subprocess.Popen([sys.executable, "-m", "ranker.cli.main", *map(str, argv), "--executor", "dask",
                              "--workers", "2", "--out", str(tmp_path / "dask.mrg")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -321,6 +335,9 @@ def test_a_dask_worker_killed_mid_run_loses_no_list_and_doubles_none(bllip, tmp_
 
     assert killed is not None, "the run ended before a worker could be killed"
     assert killed < len(plan([str(big)], int(0.1 * (1 << 20)))), "every part was written before the kill"
-    assert proc.returncode == 1 and "Traceback" not in err, err
-    assert (tmp_path / "dask.mrg").read_bytes() == (tmp_path / "one.mrg").read_bytes()
+    assert proc.returncode == 1 and "Traceback" not in err, err   # 1: the broken list of _big_input
+    # one process's trees (test_partitions_in_a_local_pool_write_what_one_process_writes holds a run of one
+    # process to the same text), built from select's without running one process again
+    want = (work / "selected.mrg").read_text().splitlines()
+    assert (tmp_path / "dask.mrg").read_text() == _one_process_trees(want, copies=4)
     assert not list(tmp_path.glob("dask.mrg.parts-*"))
