@@ -120,3 +120,19 @@ def test_the_rule_with_the_best_screening_score_is_kept_and_its_grid_alone_fitte
     assert [tuple(t) for t in summary["trials"]] == list(warm.trials)
     assert np.array_equal(ruled.fit.model.coef_, warm.ranker.coef_)
     assert ruled.fit.kept == ruled.trials[RULES.index(ruled.rule)].kept
+
+
+def test_the_fits_table_shows_each_rules_screening_fit_and_the_chosen_rules_full_fits(screened):
+    from ranker.pipeline.report import _fit_rows, _num
+
+    ruled = screened[0]
+    rows = dict(_fit_rows({"loglinear": ruled.fit.summary}))
+    chosen = ("loglinear: consistency rule (chosen on heldout evalb_unlabeled, by screening fits of at most "
+              f"{SCREEN} iterations at sigma2=1; its sigma2 grid fitted in full)")
+    assert rows[chosen] == ruled.rule
+    for t in ruled.trials:
+        label = (f"loglinear: rule {t.rule}: screening fit held-out evalb_unlabeled (sigma2 1, {t.iterations} "
+                 f"iterations, {t.kept:,} training sentences kept)")
+        assert rows[label] == _num(t.heldout)
+    for s2, q in ruled.fit.summary["trials"]:   # the chosen rule's full fits
+        assert rows[f"loglinear: held-out evalb_unlabeled at sigma2={s2:g}"] == _num(q)
