@@ -19,7 +19,7 @@ from ranker.models.tuning import select_sigma2, selected_quality
 from ranker.pipeline import stages
 from ranker.pipeline.config import (AnnotationSection, DataSection, EvaluationSection, FeaturesSection,
                                     LogLinearSection, ParseSection)
-from ranker.pipeline.training import _fit_arrays, fit_rows
+from ranker.pipeline.training import _fit_arrays
 from ranker.store import Store
 
 pytestmark = pytest.mark.linkgrammar
@@ -85,7 +85,7 @@ def test_each_rule_is_screened_by_a_short_fit_at_the_grids_middle_sigma2(screene
         # the trial's score is that of a fit of SCREEN iterations at sigma2 = 1 from zero weights
         short = clone(template).set_params(sigma2=1.0, max_iter=SCREEN)
         with pytest.warns(Warning):
-            short.fit(fit_rows(short, data, len(data.y)), data.y, data.groups, **_fit_arrays(data))
+            short.fit(data.X, data.y, data.groups, **_fit_arrays(data))
         assert short.n_iter_ == t.iterations
         assert t.heldout == selected_quality(short.decision_function(held.matrix.restrict(data.names)),
                                              held.quality, offsets)
@@ -113,7 +113,7 @@ def test_the_rule_with_the_best_screening_score_is_kept_and_its_grid_alone_fitte
     data = rows[ruled.rule]
     short = clone(template).set_params(sigma2=1.0, max_iter=SCREEN)
     with pytest.warns(Warning):
-        short.fit(fit_rows(short, data, len(data.y)), data.y, data.groups, **_fit_arrays(data))
+        short.fit(data.X, data.y, data.groups, **_fit_arrays(data))
     X_held = held.matrix.restrict(data.names)
     warm = select_sigma2(template, data.X, data.y, data.groups, X_held, held.matrix.groups(), held.quality,
                          grid=loglinear.sigma2_grid, fit_params=_fit_arrays(data), coef_init=short.coef_)

@@ -126,20 +126,19 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
               screen: int) -> RuleChoice:
     """:func:`fit_rules` by screening: each rule's short fit, then the best one's σ² grid in full.
 
-    A screening fit is :func:`ranker.pipeline.training.fit_sigma2` with ``max_iter = screen`` at
-    :func:`screen_sigma2` from zero weights, kept in the store as every fit is (a warm rerun fits
-    nothing), scored on held-out as the σ² search scores a fit. A tie keeps the earlier rule.
+    A screening fit is :func:`ranker.pipeline.training.fit_screen` (``max_iter = screen`` at
+    :func:`screen_sigma2` from zero weights, preconditioned as the full fits are), kept in the
+    store as every fit is (a warm rerun fits nothing), scored on held-out as the σ² search scores
+    a fit. A tie keeps the earlier rule.
     """
     import numpy as np
-    from sklearn.base import clone
 
     from ...models.groups import group_offsets
     from ...models.tuning import selected_quality
-    from ..training import fit_sigma2
+    from ..training import fit_screen
     from .fit import fit_loglinear
 
     s2 = screen_sigma2(loglinear.sigma2_grid)
-    short = clone(template).set_params(max_iter=screen)
     quality = np.asarray(quality_heldout, dtype=np.float64)
     offsets = group_offsets(groups, len(quality))
     best: tuple | None = None
@@ -151,7 +150,7 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
         if kept:
             with warnings.catch_warnings():   # a screening fit stops short by design
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                model = fit_sigma2(ctx.store, short, data, s2, feature_config)
+                model = fit_screen(ctx.store, template, data, s2, screen, feature_config)
             score = selected_quality(model.decision_function(spaces[got.domains].restrict(data.names)),
                                      quality, offsets)
         trials.append(RuleTrial(rule, kept, s2 if kept else None, score, got.domains,
