@@ -7,7 +7,10 @@ some rule keeps), is fitted from zero weights with the config's optimiser for at
 iterations at the given σ², and its point after 1, 2, 3, 5, 8, 10, 15, 20, 25, 30, 40, 50, 60, ...
 iterations is scored on held-out as the σ² search scores a fit (``selected_quality``): the held-out
 score a screening fit of that many iterations gets (the solver's path does not depend on its cap).
-The figures of experiments/gum/README.md's rule screen come from it.
+The fit is the screen's own (``data.X``, preconditioned as the config says: ranker.pipeline.training.fit_screen):
+strict's point at 30 iterations scored 68.8557986305547 on GUM dev, the stored 30-iteration screening fit of
+``ranker run configs/gum.toml`` the same to the last bit. GUM's figures (2026-11-29, σ² = 1, 60 iterations):
+experiments/gum/screen_trace-gum-sigma1.json.
 """
 import json, sys, time, warnings
 import numpy as np
