@@ -163,6 +163,12 @@ class AnnotationSection:
     # holds all), or "auto": each rule of `rules` fitted, the best on held-out kept (as sigma^2 is)
     rule: str = setting("fewest", choices=RULES + ("auto",))
     rules: tuple[str, ...] = setting(RULES, choices=RULES)   # the rules rule = "auto" chooses from
+    # rule = "auto" with several rules: each rule (in each feature space of [features] domains = "auto")
+    # screened by a fit of at most this many iterations at the sigma2_grid's middle value, the best on
+    # held-out kept and only its sigma^2 grid fitted in full, warm-started from its screening fit
+    # (ranker/pipeline/stages/rules.py); 0 = every rule's whole sigma^2 grid fitted in full (the
+    # exact choice, at the cost of every full fit). Below [loglinear] max_iter.
+    screen_iterations: int = setting(0, range=Range(0))
     best_f_metric: str = "evalb_labeled"   # kind "best_f": the metric whose best candidates are consistent
 
 

@@ -52,6 +52,8 @@ ALLOWED = {
                                         "fit_rules holds them, without the σ² grid",
     "experiments/gum/fit_trace.py": "traces one fit iteration by iteration (its solver wrapped to keep each "
                                     "point), which the stages' cached fit does not show",
+    "experiments/gum/screen_trace.py": "scores each rule's fit on held-out at many iteration counts from one "
+                                       "traced fit a rule, which the stages' cached screening fit (one count) does not show",
     "experiments/wsj-sample-bllip/heldout_sweep.py": "sweeps objective, σ² and an unregularised prefix on "
                                                      "held-out, which the stages' fit does not vary",
 }

@@ -32,6 +32,9 @@ def add_parser(subparsers) -> None:
                   "holding every bracket; fewest: else the fewest-violation ones; compatible: those "
                   "crossing none; strict-else-compatible; lexicographic; graded: else each weighted by the "
                   "share of brackets it holds; auto: the best of them on --heldout)")
+    config_option(p, "--screen-iterations", section=AnnotationSection, key="screen_iterations", type=int,
+                  help="with --rule auto: screen each rule by a fit of at most N iterations at the sigma^2 "
+                  "grid's middle value and fit the best one's grid in full (0: every rule's grid in full)")
     config_option(p, "--solver", section=LogLinearSection, key="optimizer",
                   help="optimiser")
     config_option(p, "--layout", section=LogLinearSection, key="layout",
@@ -88,6 +91,9 @@ def run(args) -> int:
     check_cutoff(args.features, args.cutoff, "--cutoff")
     if args.sigma2 is None and not args.heldout:
         raise RankerError("--heldout '' (no held-out selection) needs one --sigma2")
+    if args.screen_iterations >= args.max_iter:
+        raise RankerError(f"--screen-iterations {args.screen_iterations} is not below --max-iter {args.max_iter}: "
+                          "a screening fit as long as a full one screens nothing (0 = no screen)")
     features = FeaturesSection(set=args.features, cutoff=args.cutoff)
     grid = (args.sigma2,) if args.sigma2 is not None else tuple(args.sigma2_grid)
     ll = LogLinearSection(sigma2_grid=grid, optimizer=args.solver, layout=args.layout,
@@ -136,11 +142,14 @@ def run(args) -> int:
                                        [ll.select_metric], ll.select_metric)
             ruled = stages.fit_rules(ctx, ll, template, sets, len(rules), held.matrix, held.quality, fs.to_dict(),
                                      tagger, rebuild=lambda space, rule: next(stages.training_sets(
-                                         ctx, annotation, features, template, [sel], rules, only=(space, rule)))[1])
+                                         ctx, annotation, features, template, [sel], rules, only=(space, rule)))[1],
+                                     screen=args.screen_iterations)
             data, fit, before = ruled.data, ruled.fit, ruled.features_before_cutoff
-            for rule, kept, s2, q, _ in ruled.trials if len(rules) > 1 else ():   # RuleTrial: its space last
-                print(f"rule {rule}: {kept} training sentences kept, held-out {ll.select_metric} "
-                      f"{'-' if q is None else format(q, '.2f')}")
+            screened = "screening fit, " if args.screen_iterations and len(rules) > 1 else ""
+            for t in ruled.trials if len(rules) > 1 else ():
+                print(f"rule {t.rule}: {t.kept} training sentences kept, {screened}held-out {ll.select_metric} "
+                      f"{'-' if t.heldout is None else format(t.heldout, '.2f')}"
+                      f"{'' if t.iterations is None else f' ({t.iterations} iterations)'}")
             for s2, q in fit.chosen.trials if fit.chosen else ():
                 print(f"sigma2 {s2:g}: held-out {ll.select_metric} {q:.2f}")
             ranker = fit.model

@@ -39,7 +39,7 @@ class SigmaSelection(NamedTuple):
 
 def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldout,
                   grid: Sequence[float] = SIGMA2_GRID, fit_params: dict | None = None,
-                  warm_start: bool = True, progress: str | None = None) -> SigmaSelection:
+                  warm_start: bool = True, progress: str | None = None, coef_init=None) -> SigmaSelection:
     """Fit ``ranker`` once per σ² of ``grid`` and keep the one whose held-out selections score best.
 
     Values are tried from the smallest up (the strongest prior converges fastest), each fit
@@ -63,6 +63,8 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
         Start each fit from the previous σ²'s weights (``coef_init``).
     progress : str, optional
         Show a progress bar over the grid with this label.
+    coef_init : ndarray, optional
+        Where the first fit starts (zero weights when None), e.g. a screening fit's weights.
 
     Returns
     -------
@@ -77,6 +79,7 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
     trials = []
     models = []
     previous = None
+    start = None if coef_init is None else np.asarray(coef_init, dtype=np.float64)
     values = sorted(float(s2) for s2 in grid)
     bar = None
     if progress:
@@ -86,7 +89,7 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
     for s2 in bar if bar is not None else values:
         if bar is not None:
             bar.set_postfix_str(f"sigma2={s2:g}")
-        init = previous.coef_ if warm_start and previous is not None else None
+        init = previous.coef_ if warm_start and previous is not None else (start if previous is None else None)
         model = clone(ranker).set_params(sigma2=s2).fit(X, y, groups, coef_init=init,
                                                         **(fit_params or {}))
         q = selected_quality(model.decision_function(X_heldout), quality, offsets)

@@ -190,7 +190,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                      heldout, np.concatenate(qhs), feature_config, tagger,
                                      rebuild=lambda space, rule: next(stages.training_sets(
                                          ctx, ann, cfg.features, template, trains, rules, len(corpora), spaces,
-                                         only=(space, rule)))[1])
+                                         only=(space, rule)))[1],
+                                     screen=cfg.annotation.screen_iterations if cfg.annotation.rule == "auto" else 0)
             del first, sets, heldout
             data, fit = ruled.data, ruled.fit
             counts.features_after_cutoff = len(data.names)

@@ -119,12 +119,17 @@ def _fit_rows(fits: dict[str, dict]) -> list[list[str]]:
             if f.get("domains"):   # several treebanks: the feature space chosen like sigma2
                 rows.append([f"{name}: feature space of the treebanks (chosen on {chosen})", f["domains"]])
             if f.get("rules"):   # [annotation] rule = "auto" or several feature spaces: chosen like sigma2
+                screen = f.get("screen")   # [annotation] screen_iterations: the trials are short fits
                 if f.get("rule"):
-                    rows.append([f"{name}: consistency rule (chosen on {chosen})", f["rule"]])
-                for rule, kept, s2, q, *space in f["rules"]:
-                    what = f"rule {rule}" + (f", features {space[0]}" if f.get("domains") and space else "")
-                    rows.append([f"{name}: {what}: held-out {metric} (sigma2 "
-                                 f"{'-' if s2 is None else format(s2, 'g')}, {kept:,} training sentences kept)",
+                    how = (f", by screening fits of at most {screen['iterations']} iterations at sigma2="
+                           f"{screen['sigma2']:g}; its sigma2 grid fitted in full" if screen else "")
+                    rows.append([f"{name}: consistency rule (chosen on {chosen}{how})", f["rule"]])
+                for rule, kept, s2, q, *rest in f["rules"]:
+                    space, iters = (rest + [None, None])[:2]   # older reports: no space or iterations
+                    what = f"rule {rule}" + (f", features {space}" if f.get("domains") and space else "")
+                    fitted = "" if iters is None else f", {iters} iterations"
+                    rows.append([f"{name}: {what}: {'screening fit ' if screen else ''}held-out {metric} (sigma2 "
+                                 f"{'-' if s2 is None else format(s2, 'g')}{fitted}, {kept:,} training sentences kept)",
                                  "-" if q is None else _num(q)])
         else:                            # Heidorn's K search
             rows.append([f"{name}: K changes accepted in tuning", _num(f["iterations"])])

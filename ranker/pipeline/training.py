@@ -245,7 +245,8 @@ def _digested(extra: dict) -> list[np.ndarray]:
 
 def select_model(store, template, data: TrainingData, X_heldout, groups_heldout, quality_heldout,
                  grid: Sequence[float], progress: bool = False,
-                 feature_config: dict | None = None, chosen_on: str = "heldout", tagger=None) -> SigmaSelection:
+                 feature_config: dict | None = None, chosen_on: str = "heldout", tagger=None,
+                 start: np.ndarray | None = None) -> SigmaSelection:
     """σ² chosen on held-out (warm-started over the grid), or the stored result of the same search.
 
     Every fit of the grid is kept in the store as a model of its own (``ranker models list``),
@@ -253,18 +254,21 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     as for a rule of a grid the caller marks only the winner of); the search's
     outcome (σ², every trial's held-out score, the models' keys) is kept under the search's key,
     so a warm rerun fits nothing. Each model's file carries ``tagger`` when one is given (models
-    kept before models carried taggers are given it).
+    kept before models carried taggers are given it). ``start`` is the first fit's start (a rule's
+    screening weights: :func:`ranker.pipeline.stages.rules.fit_rules`), part of the key; zero
+    weights when None.
     """
+    started = {} if start is None else {"start": "given"}
     key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data)), X_heldout, groups_heldout,
-                       quality_heldout],
+                       quality_heldout, *(() if start is None else (np.asarray(start, dtype=np.float64),))],
                       {"template": fit_params(template), "names": data.names,
-                       "grid": sorted(float(g) for g in grid), "search": "ascending, warm"})
+                       "grid": sorted(float(g) for g in grid), "search": "ascending, warm", **started})
     fitted: dict = {}
 
     def search() -> dict:
         c = select_sigma2(template, data.X, data.y, data.groups, X_heldout, groups_heldout,
                           quality_heldout, grid=grid, fit_params=_fit_arrays(data),
-                          progress="train (sigma^2 grid)" if progress else None)
+                          progress="train (sigma^2 grid)" if progress else None, coef_init=start)
         keys = []
         for (s2, q), model in zip(c.trials, c.models):
             k = sub_key(key, sigma2=s2)
@@ -325,6 +329,26 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
             model = fit_sigma2(store, template, data, chosen.sigma2, feature_config, int(starts[k]))
         curve.append((float(k), float(score(model))))
     return curve
+
+
+def fit_screen(store, template, data: TrainingData, sigma2: float, max_iter: int,
+               feature_config: dict | None = None):
+    """``template`` fitted with ``sigma2`` for at most ``max_iter`` iterations from zero weights: a rule's
+    screening fit (:func:`ranker.pipeline.stages.rules.fit_rules`), kept in the store as a model.
+
+    Fitted on the rows as :func:`select_model`'s fits take them (``data.X``), so the template's
+    preconditioner applies as in the full fits it stands for: :func:`fit_sigma2` hands the fit
+    difference rows built once, which the preconditioner cannot scale (such a fit runs
+    unscaled), and a short fit's path, unlike the optimum, depends on the scaling (on GUM dev
+    the 20-iteration scores of the two paths differ by up to 0.46).
+    """
+    part = clone(template).set_params(sigma2=sigma2, max_iter=max_iter)
+    extra = _fit_arrays(data)
+    key = data_digest([data.X, data.y, data.groups, *_digested(extra)],
+                      {"template": fit_params(part), "names": data.names, "rows": "as select_model's"})
+    model, _ = cached_fit(store, key, data.names, lambda: (part.fit(data.X, data.y, data.groups, **extra), {}),
+                          feature_config)
+    return model
 
 
 def fit_sigma2(store, template, data: TrainingData, sigma2: float, feature_config: dict | None = None,

@@ -209,6 +209,10 @@ def _check_annotation(cfg: ExperimentConfig, src: str, state: dict) -> None:
                           f"annotation; kind {ann.kind!r} is full annotation and has none: drop the rule")
     if ann.rule == "auto" and not ann.rules:
         raise ConfigError(f"{src}: [annotation] rule = \"auto\" needs at least one rule in [annotation] rules")
+    if ann.screen_iterations >= cfg.loglinear.max_iter:
+        raise ConfigError(f"{src}: [annotation] screen_iterations = {ann.screen_iterations} is not below [loglinear] "
+                          f"max_iter = {cfg.loglinear.max_iter}: a screening fit as long as a full one screens "
+                          "nothing (0 = no screen: every rule's sigma^2 grid fitted in full)")
     _check(src, "", lambda: kind_of(cfg.annotation.kind).check_run(cfg, state["reader"], src))
 
 

@@ -16,7 +16,7 @@ from ranker.pipeline.config import (AnnotationSection, DataSection, EvaluationSe
 CONFIG_DESTS = {"store", "workers", "seed", "corpus", "limit", "linkage_limit", "max_parse_time",
                 "allow_null", "k_table", "heads", "metric", "rule", "sigma2_grid", "cutoff", "features",
                 "max_iter", "solver", "tol", "max_parses", "full_only", "kind", "heldout",
-                "evalb_param", "head_rules", "flatten_rules", "pp_as_np", "layout", "optimizer", "objective"}
+                "evalb_param", "head_rules", "flatten_rules", "pp_as_np", "layout", "optimizer", "objective", "screen_iterations"}
 OWN_DEFAULTS = {
     ("evalb", "cutoff"),                                   # EVALB's CUTOFF_LEN, not a config key
     ("evaluate", "head_rules"), ("evaluate", "flatten_rules"),   # per scheme (ranker/evaluation/schemes.py)

@@ -17,6 +17,7 @@ from ranker.pipeline.config import BOUNDS, ConfigError, ExperimentConfig, config
     ("evaluation", "bootstrap_resamples", 0, "[evaluation] bootstrap_resamples: must be >= 1"),
     ("report", "learning_curve", [0.5, 1.5], "[report] learning_curve[1]: must be <= 1"),
     ("experiment", "workers", -2, "[experiment] workers: must be >= 0"),
+    ("annotation", "screen_iterations", -1, "[annotation] screen_iterations: must be >= 0, got -1"),
 ])
 def test_out_of_range_values_name_the_key(section, key, value, message):
     with pytest.raises(ConfigError) as e:

@@ -153,6 +153,8 @@ def test_a_grid_without_a_way_to_rebuild_the_chosen_rows_is_refused():
     ({"rule": "auto", "rules": ["strict", "loose"]}, "[annotation] rules[1] 'loose' is not known"),
     ({"rule": "auto", "rules": []}, "needs at least one rule"),
     ({"kind": "best_f", "rule": "auto"}, "kind 'best_f' is full annotation"),
+    ({"rule": "auto", "screen_iterations": 400}, "[annotation] screen_iterations = 400 is not below "
+                                                  "[loglinear] max_iter = 300"),
 ])
 def test_a_bad_rule_grid_is_refused_in_one_line(tmp_path, annotation, message):
     import tomli_w

@@ -37,7 +37,7 @@ class LogLinearFit(NamedTuple):
 
 def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data, X_heldout,
                   groups_heldout, quality_heldout, feature_config: dict | None = None,
-                  tagger=None, mark: bool = True) -> LogLinearFit:
+                  tagger=None, mark: bool = True, start=None) -> LogLinearFit:
     """Fit one model per σ² of ``[loglinear] sigma2_grid`` and keep the best on held-out (cached).
 
     Every fit is kept in the store as a model (``ranker models list``), the chosen one marked as
@@ -46,7 +46,8 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
     ``ranker select`` can extract features for, and ``tagger`` (:func:`.tagger.train_tagger`), so
     that ``ranker apply`` tags untagged text as the training split was tagged. ``mark`` False
     leaves the mark to the caller (a rule grid marks only its winner:
-    :func:`ranker.pipeline.stages.rules.fit_rules`).
+    :func:`ranker.pipeline.stages.rules.fit_rules`). ``start`` (weights, e.g. a rule's screening
+    fit) is where the grid's first fit starts instead of zero weights.
     """
     from sklearn.exceptions import ConvergenceWarning
 
@@ -62,7 +63,7 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
             chosen = select_model(ctx.store, template, data, X_heldout, groups_heldout, quality_heldout,
                                   loglinear.sigma2_grid, ctx.progress, feature_config,
                                   chosen_on=f"heldout {loglinear.select_metric}" if mark else "",
-                                  tagger=tagger)
+                                  tagger=tagger, start=start)
         model = chosen.ranker
         if not model.converged_:
             notes.append(f"The chosen log-linear model stopped at [loglinear] max_iter = "

@@ -11,10 +11,20 @@ A grid holds one rule's training rows at a time (issue 45): each rule's rows are
 starts and let go when it ends, its fitted models and held-out scores kept, and the chosen rule's
 rows are built again at the end for what follows (the learning curve). Holding the best rule's
 rows while the next was built and fitted took GUM's grid of six rules to 11.5 GB.
+
+A full grid is every rule's whole σ² grid fitted to the cap: on GUM six rules by three σ², over an
+hour of training. ``[annotation] screen_iterations = N`` screens the rules instead: each rule fitted
+for at most N iterations at one σ² (the grid's middle value, :func:`screen_sigma2`), the best of
+these short fits on held-out kept, and only that rule's σ² grid fitted in full, its first fit
+started from the rule's screening weights. A GUM fit's held-out score is flat long before the fit
+converges (experiments/gum/README.md), so a short fit ranks the rules as the full ones do.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Callable, Iterable, NamedTuple
+
+from sklearn.exceptions import ConvergenceWarning
 
 from ..config import LogLinearSection
 from ..domains import SHARED
@@ -23,13 +33,14 @@ from .fit import LogLinearFit, fit_loglinear
 
 
 class RuleTrial(NamedTuple):
-    """One rule of the grid: what it kept and how its best σ² scored on held-out."""
+    """One rule of the grid: what it kept and how its best σ² (or its screening fit) scored on held-out."""
 
     rule: str
     kept: int                  # training sentences the rule's consistent sets and the filters keep
-    sigma2: float | None       # its σ² chosen on held-out (None: nothing to train on)
+    sigma2: float | None       # its σ² chosen on held-out, or its screening fit's (None: nothing to train on)
     heldout: float | None      # that model's held-out score
     domains: str = SHARED      # its feature space with several treebanks (ranker.pipeline.domains)
+    iterations: int | None = None   # that model's solver iterations (None: nothing to train on)
 
 
 class RuleChoice(NamedTuple):
@@ -45,7 +56,7 @@ class RuleChoice(NamedTuple):
 
 def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, rules: int,
               heldout_matrix, quality_heldout, feature_config: dict | None, tagger=None,
-              rebuild: Callable[[str, str], object] | None = None) -> RuleChoice:
+              rebuild: Callable[[str, str], object] | None = None, screen: int = 0) -> RuleChoice:
     """Fit a log-linear model for each rule's training set and keep the best on held-out.
 
     ``sets`` yields ``(rule, TrainingSet)``, ``rules`` of them (:func:`.features.training_sets`,
@@ -60,12 +71,20 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     :func:`.fit.fit_loglinear` does; only the winner is marked as chosen on held-out in the store,
     so ``ranker models export`` finds one model; each carries ``tagger``. A tie keeps the earlier
     rule of the grid.
+
+    ``screen`` > 0 (``[annotation] screen_iterations``) with several rules screens them instead
+    (:func:`_screened`): each fitted for at most ``screen`` iterations at :func:`screen_sigma2`,
+    only the best one's σ² grid fitted in full, warm-started from its screening fit. The trials
+    are then the screening fits'; the chosen fit's ``trials`` the full ones.
     """
     several = rules > 1
     if several and rebuild is None:
         raise ValueError("a grid of rules keeps no rule's rows: fit_rules needs rebuild")
     spaces = heldout_matrix if isinstance(heldout_matrix, dict) else {SHARED: heldout_matrix}
     groups = next(iter(spaces.values())).groups()
+    if several and screen > 0:
+        return _screened(ctx, loglinear, template, sets, spaces, groups, quality_heldout, feature_config,
+                         tagger, rebuild, screen)
     best: tuple | None = None
     trials: list[RuleTrial] = []
     for rule, got in sets:
@@ -74,7 +93,7 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
                             quality_heldout, feature_config, tagger, mark=not several)
         score = None if fit.chosen is None else dict(fit.chosen.trials)[fit.chosen.sigma2]
         trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score,
-                                got.domains))
+                                got.domains, None if fit.model is None else int(fit.model.n_iter_)))
         if best is None or (score is not None and (best[3] is None or score > best[3])):
             # a grid keeps the fit alone: the rows go before the next rule's are built
             best = (rule, None if several else data, fit, score, got.features_before_cutoff, got.domains)
@@ -86,6 +105,68 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
         ctx.store.choose_model(fit.chosen.key, f"heldout {loglinear.select_metric}")
         chose_rule = {"rule": rule} if len({t.rule for t in trials}) > 1 else {}
         fit = fit._replace(summary={**fit.summary, **chose_rule, "rules": [list(t) for t in trials]})
+    if len(spaces) > 1 or space != SHARED:
+        fit = fit._replace(summary={**(fit.summary or {}), "domains": space})
+    return RuleChoice(rule, data, fit, before, tuple(trials), space)
+
+
+def screen_sigma2(grid) -> float:
+    """The σ² a rule's screening fit uses: the grid's middle value (the lower middle of an even grid).
+
+    The screen ranks rules, not priors: the middle of the grid is the value least far, on the
+    grid's own scale, from whichever σ² the full fits will choose (GUM's dev chose 1 of
+    [0.1, 1, 10] for both rules whose grid was fitted in full).
+    """
+    values = sorted(float(s2) for s2 in grid)
+    return values[(len(values) - 1) // 2]
+
+
+def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, spaces: dict, groups,
+              quality_heldout, feature_config: dict | None, tagger, rebuild: Callable[[str, str], object],
+              screen: int) -> RuleChoice:
+    """:func:`fit_rules` by screening: each rule's short fit, then the best one's σ² grid in full.
+
+    A screening fit is :func:`ranker.pipeline.training.fit_screen` (``max_iter = screen`` at
+    :func:`screen_sigma2` from zero weights, preconditioned as the full fits are), kept in the
+    store as every fit is (a warm rerun fits nothing), scored on held-out as the σ² search scores
+    a fit. A tie keeps the earlier rule.
+    """
+    import numpy as np
+
+    from ...models.groups import group_offsets
+    from ...models.tuning import selected_quality
+    from ..training import fit_screen
+    from .fit import fit_loglinear
+
+    s2 = screen_sigma2(loglinear.sigma2_grid)
+    quality = np.asarray(quality_heldout, dtype=np.float64)
+    offsets = group_offsets(groups, len(quality))
+    best: tuple | None = None
+    trials: list[RuleTrial] = []
+    for rule, got in sets:
+        data = got.data
+        kept = int(data.survivors.group_mask.sum())
+        model = score = None
+        if kept:
+            with warnings.catch_warnings():   # a screening fit stops short by design
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                model = fit_screen(ctx.store, template, data, s2, screen, feature_config)
+            score = selected_quality(model.decision_function(spaces[got.domains].restrict(data.names)),
+                                     quality, offsets)
+        trials.append(RuleTrial(rule, kept, s2 if kept else None, score, got.domains,
+                                None if model is None else int(model.n_iter_)))
+        if best is None or (score is not None and (best[2] is None or score > best[2])):
+            best = (rule, model, score, got.features_before_cutoff, got.domains)
+        del data, got, model
+    rule, start, _, before, space = best
+    data = rebuild(space, rule).data
+    fit = fit_loglinear(ctx, loglinear, template, data, spaces[space].restrict(data.names), groups,
+                        quality_heldout, feature_config, tagger,
+                        start=None if start is None else np.asarray(start.coef_, dtype=np.float64))
+    if fit.chosen is not None:
+        chose_rule = {"rule": rule} if len({t.rule for t in trials}) > 1 else {}
+        fit = fit._replace(summary={**fit.summary, **chose_rule, "rules": [list(t) for t in trials],
+                                    "screen": {"iterations": screen, "sigma2": s2}})
     if len(spaces) > 1 or space != SHARED:
         fit = fit._replace(summary={**(fit.summary or {}), "domains": space})
     return RuleChoice(rule, data, fit, before, tuple(trials), space)
