@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, NamedTuple
 
 from ..config import LogLinearSection
-from ..domains import SHARED
+from ..domains import SHARED, HeldoutSplits
 from .context import StageContext
 from .fit import LogLinearFit, fit_loglinear
 
@@ -53,9 +53,10 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     hand it back holding no reference, as :func:`handed_over` does, or its rows stay for the whole
     grid). With several, no set is kept once its fit ends, and ``rebuild(space, rule)`` gives the
     chosen one's :class:`~.features.TrainingSet` again (``training_sets(..., only=(space, rule))``:
-    the same rows), needed then. ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix` (restricted
-    to each rule's features in turn), or a dict of them by feature space (several treebanks: each
-    set is scored in its own, ``TrainingSet.domains``), ``quality_heldout`` its candidates' quality under
+    the same rows), needed then. ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix`,
+    or a :class:`~ranker.pipeline.domains.HeldoutSplits` of several treebanks' (each set is scored
+    in its own space, ``TrainingSet.domains``), restricted to each set's features in turn, one
+    restriction held at a time (issue 45), ``quality_heldout`` its candidates' quality under
     ``[loglinear] select_metric``. Each rule's σ² grid is fitted (and cached) as
     :func:`.fit.fit_loglinear` does; only the winner is marked as chosen on held-out in the store,
     so ``ranker models export`` finds one model; each carries ``tagger``. A tie keeps the earlier
@@ -64,13 +65,15 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     several = rules > 1
     if several and rebuild is None:
         raise ValueError("a grid of rules keeps no rule's rows: fit_rules needs rebuild")
-    spaces = heldout_matrix if isinstance(heldout_matrix, dict) else {SHARED: heldout_matrix}
-    groups = next(iter(spaces.values())).groups()
+    held = heldout_matrix if isinstance(heldout_matrix, HeldoutSplits) else HeldoutSplits([heldout_matrix], [None])
+    groups = held.groups()
     best: tuple | None = None
     trials: list[RuleTrial] = []
+    spaces = set()
     for rule, got in sets:
         data = got.data
-        fit = fit_loglinear(ctx, loglinear, template, data, spaces[got.domains].restrict(data.names), groups,
+        spaces.add(got.domains)
+        fit = fit_loglinear(ctx, loglinear, template, data, held.rows(got.domains, data.names), groups,
                             quality_heldout, feature_config, tagger, mark=not several)
         score = None if fit.chosen is None else dict(fit.chosen.trials)[fit.chosen.sigma2]
         trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score,
