@@ -253,10 +253,12 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     as for a rule of a grid the caller marks only the winner of); the search's
     outcome (σ², every trial's held-out score, the models' keys) is kept under the search's key,
     so a warm rerun fits nothing. Each model's file carries ``tagger`` when one is given (models
-    kept before models carried taggers are given it).
+    kept before models carried taggers are given it). ``X_heldout`` may be a function making the
+    held-out rows (:func:`ranker.models.tuning.select_sigma2`): made once for the key and let go,
+    made again after each fit of the search to score it, so no fit runs beside them.
     """
-    key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data)), X_heldout, groups_heldout,
-                       quality_heldout],
+    key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data)),
+                       X_heldout() if callable(X_heldout) else X_heldout, groups_heldout, quality_heldout],
                       {"template": fit_params(template), "names": data.names,
                        "grid": sorted(float(g) for g in grid), "search": "ascending, warm"})
     fitted: dict = {}

@@ -73,7 +73,10 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     for rule, got in sets:
         data = got.data
         spaces.add(got.domains)
-        fit = fit_loglinear(ctx, loglinear, template, data, held.rows(got.domains, data.names), groups,
+        # the held-out rows are made when they are needed (the fit's key, each σ²'s score), never
+        # held beside a fit
+        fit = fit_loglinear(ctx, loglinear, template, data,
+                            lambda space=got.domains, names=data.names: held.rows(space, names), groups,
                             quality_heldout, feature_config, tagger, mark=not several)
         score = None if fit.chosen is None else dict(fit.chosen.trials)[fit.chosen.sigma2]
         trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score,

@@ -61,7 +61,8 @@ def single_models(ctx: StageContext, loglinear: LogLinearSection, template, anno
     for parts, matrix, quality in zip(corpora, heldout, qualities):
         (_, got), = training_sets(ctx, annotation, features, template, [parts.train], (rule,))
         held = HeldoutSplits([matrix], [None])
-        fit = fit_loglinear(ctx, loglinear, template, got.data, held.rows(SHARED, got.data.names), held.groups(),
+        fit = fit_loglinear(ctx, loglinear, template, got.data,
+                            lambda held=held, names=got.data.names: held.rows(SHARED, names), held.groups(),
                             quality, feature_config, tagger, mark=False)
         if fit.model is not None:
             out[f"trained on {parts.train.corpus}"] = (fit.model, fit.names)
