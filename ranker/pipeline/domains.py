@@ -96,6 +96,34 @@ def in_space(matrix, corpus: str, mode: str):
     return with_corpus_copies(matrix, corpus) if mode == PER_CORPUS else matrix
 
 
+def in_columns(matrix, corpus: str | None, mode: str, names: Sequence[str]) -> CompactMatrix:
+    """``in_space(matrix, corpus, mode).restrict(names)``, array for array, a slab of rows at a time.
+
+    Each slab of about :data:`_SLAB_ENTRIES` entries is put in the space (doubled per corpus) and
+    restricted to ``names`` before the next, and the restricted slabs are stacked as they are
+    released: the doubled matrix is never held whole (GUM's held-out split doubled was 0.7 GB
+    beside its restriction, its test split 0.8 GB: issue 45). ``matrix``'s rows may be read from
+    the store on demand (:func:`ranker.pipeline.stored_rows.stored_matrix`): a slab is read at a time.
+    """
+    from .training import _sentence_slabs
+
+    X = as_compact(matrix.X)
+    n, d = X.shape
+    if mode == PER_CORPUS:
+        at = {name: i for i, name in enumerate((*matrix.names, *(corpus_copy(corpus, m) for m in matrix.names)))}
+    else:
+        at = {name: i for i, name in enumerate(matrix.names)}
+    columns = [at.get(name, -1) for name in names]
+    slabs = []
+    for a, b in _sentence_slabs(X, np.arange(n + 1), _SLAB_ENTRIES):   # runs of rows
+        rows = X.row_range(a, b)
+        if mode == PER_CORPUS:
+            rows = CompactMatrix((b - a, 2 * d), [_doubled(p, d) for p in rows.parts])
+        slabs.append(rows.select_columns(columns))
+        del rows
+    return vstack(slabs, consume=True) if slabs else CompactMatrix.empty(0, len(columns))
+
+
 def stacked(matrices: Sequence):
     """One :class:`~ranker.features.CandidateMatrix` of several (rows one after the other; the
     columns the union of theirs, in order of first appearance): the held-out splits of several
@@ -104,10 +132,46 @@ def stacked(matrices: Sequence):
         return matrices[0]
     names = tuple(dict.fromkeys(n for m in matrices for n in m.names))
     X = vstack([m.restrict(names) for m in matrices])
-    starts = np.cumsum([0, *(int(m.offsets[-1]) for m in matrices[:-1])])
-    offsets = np.concatenate([[0], *(m.offsets[1:] + s for m, s in zip(matrices, starts))]).astype(np.int64)
     ids = tuple(i for m in matrices for i in m.sentence_ids)
-    return type(matrices[0])(X, offsets, names, ids)
+    return type(matrices[0])(X, stacked_offsets(matrices), names, ids)
+
+
+def stacked_offsets(matrices: Sequence) -> np.ndarray:
+    """Candidate offsets of the sentences of ``matrices`` stacked one after another (:func:`stacked`'s)."""
+    if len(matrices) == 1:
+        return matrices[0].offsets
+    starts = np.cumsum([0, *(int(m.offsets[-1]) for m in matrices[:-1])])
+    return np.concatenate([[0], *(m.offsets[1:] + s for m, s in zip(matrices, starts))]).astype(np.int64)
+
+
+class HeldoutSplits:
+    """The held-out splits of several treebanks (or one), given in a model's columns one split at a time.
+
+    σ², the rule and the feature space are chosen on every treebank's held-out split together,
+    each fit's candidates scored in that fit's columns: :meth:`rows` is what
+    ``stacked([in_space(m, c, space) ...]).restrict(names)`` gives, array for array, but makes
+    each split's rows in the space (doubled per corpus), restricts them and lets the doubled
+    rows go before the next split's are made, then stacks the restricted ones as it releases
+    them (:func:`in_columns`: a slab of each split at a time). Holding the doubled splits stacked
+    for the whole grid, and their restriction to a fit's columns beside them, took 3 GB of GUM's
+    and the WSJ sample's held-out (issue 45). A split whose rows are read on demand
+    (:func:`ranker.pipeline.stored_rows.stored_matrix`) is read a slab at a time while its rows
+    are made, so between fits the splits take no memory.
+    """
+
+    def __init__(self, matrices: Sequence, corpora: Sequence[str | None]):
+        if len(matrices) != len(corpora) or not matrices:
+            raise ValueError(f"{len(matrices)} held-out matrices for {len(corpora)} corpora")
+        self.matrices, self.corpora = tuple(matrices), tuple(corpora)
+
+    def groups(self) -> np.ndarray:
+        """Per-row sentence number over the splits (as :func:`stacked`'s), the ``groups`` argument of the rankers."""
+        offsets = stacked_offsets(self.matrices)
+        return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+    def rows(self, space: str, names: Sequence[str]) -> CompactMatrix:
+        """Every split's candidate rows in feature space ``space``, in the columns ``names``."""
+        return vstack([in_columns(m, c, space, names) for m, c in zip(self.matrices, self.corpora)], consume=True)
 
 
 #: A copy's name (:func:`corpus_copy`): its corpus (a corpus name's characters) and the shared name.
@@ -157,7 +221,7 @@ def model_rows(matrix, corpus: str | None, names: Sequence[str]):
     """
     names = tuple(names)
     copied = corpus is not None and corpus in model_copies(names)[1]
-    return in_space(matrix, corpus, PER_CORPUS if copied else SHARED).restrict(names)
+    return in_columns(matrix, corpus, PER_CORPUS if copied else SHARED, names)
 
 
 def row_copies(names: Sequence[str], corpora: Sequence[str]) -> tuple[int, CorpusCopies | None]:

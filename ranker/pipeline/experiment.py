@@ -168,21 +168,19 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             trains = [*(c.train for c in corpora), *splits.extra]
             sets = stages.training_sets(ctx, ann, cfg.features, template, trains, rules, len(corpora), spaces)
             first = [next(sets)]   # the extraction, clocked here; each rule's fit below (handed over)
-            # each treebank's held-out rows (the main one, then those of [[data.also]]) and test matrix
-            rows_and_tests = [(stages.heldout_rows(ctx, cfg.features, c.heldout, h[ll.select_metric], ll.select_metric),
-                               stages.extract_features(ctx, cfg.features, c.test))
-                              for c, h in zip(corpora, [held, *held_also])]
-            mats = {"heldout": rows_and_tests[0][0].matrix, "test": rows_and_tests[0][1]}
-            mats_also = [(r.matrix, t) for r, t in rows_and_tests[1:]]
+            # each treebank's held-out rows (the main one, then those of [[data.also]]), read from
+            # the store a slab at a time when a fit's held-out rows are made; the test matrices are
+            # read where they are scored (select, treebanks), not held through training (issue 45)
+            held_rows = [stages.heldout_rows(ctx, cfg.features, c.heldout, h[ll.select_metric], ll.select_metric,
+                                             on_demand=True) for c, h in zip(corpora, [held, *held_also])]
         counts.features_before_cutoff = first[0][1].features_before_cutoff
 
         with clock("train"):
-            held_mats = [r.matrix for r, _ in rows_and_tests]
-            qhs = [r.quality for r, _ in rows_and_tests]
-            del rows_and_tests
-            # every treebank's held-out together, in each feature space fitted
-            heldout = {space: domains.stacked([domains.in_space(m, c.heldout.corpus, space)
-                                               for m, c in zip(held_mats, corpora)]) for space in spaces}
+            held_mats = [r.matrix for r in held_rows]
+            qhs = [r.quality for r in held_rows]
+            del held_rows
+            # every treebank's held-out together, made in each fit's space and columns as it is scored
+            heldout = domains.HeldoutSplits(held_mats, [c.heldout.corpus for c in corpora])
             feature_config = load_feature_set(cfg.features.set).to_dict()
             # for untagged text the model is applied to
             tagger = stages.train_tagger(ctx, [c.train for c in corpora])
@@ -200,6 +198,19 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         model, chosen = fit.model, fit.chosen
         fits = {"loglinear": fit.summary} if fit.summary else {}
 
+        with clock("learning curve"):
+            # The models of the test score against training-set size (the first k kept training
+            # sentences, sigma^2 fixed), fitted while the training rows are at hand and scored
+            # after the test split's selection: the rows go before it (issue 45).
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                curve_models = learning_curve(st, template, data, chosen, cfg.report.learning_curve,
+                                              progress, feature_config) if model is not None else []
+        # the training rows are done with: the treebanks stage builds each treebank's own
+        names = data.names
+        ruled = ruled._replace(data=None)
+        del data
+
         with clock("heidorn"):
             hq = stages.candidate_quality(held[cfg.heidorn.tune_metric], cfg.heidorn.tune_metric)
             heid = stages.fit_heidorn(ctx, cfg.heidorn, ev.head_rules, splits.heldout, hq)
@@ -210,7 +221,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
 
         test = splits.test
         with clock("select"):
-            picked = stages.select_test(ctx, test, mats["test"], data.names, heid, model, cfg.experiment.seed)
+            picked = stages.select_test(ctx, test, stages.extract_features(ctx, cfg.features, test), names,
+                                        heid, model, cfg.experiment.seed)
             choices = picked.rankers
 
         with clock("evaluate"):
@@ -224,26 +236,23 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                                                  tuple(q for _, q in heid.k_curve))}))
 
         with clock("learning curve"):
-            # Test score against training-set size: the first k kept training sentences, sigma^2 fixed.
+            # Test score against training-set size, each model scored on the test split
             def test_score(m) -> float:
                 inputs = stages.ranker_inputs(picked.groups, features=lambda: (picked.X, picked.groups))
                 c = stages.per_sentence(test, picked.ids, stages.rank({"curve": m}, inputs)["curve"])
                 return corpus_score(METRICS[primary], selected_counts(fcs[primary], c))
 
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                curve = learning_curve(st, template, data, chosen, cfg.report.learning_curve,
-                                       test_score, progress, feature_config) if model is not None else []
+            curve = [(k, float(test_score(m))) for k, m in curve_models]
+            del curve_models
             if curve:
                 plots.append(Plot("learning_curve", f"Log-linear: test {primary} against training "
                                   "sentences", "training sentences kept by the filters",
                                   f"{primary} (%)", {"loglinear": (tuple(x for x, _ in curve),
                                                                    tuple(v for _, v in curve))}))
 
-        # the training rows are done with: the treebanks stage builds each treebank's own (issue 45)
-        names = data.names
-        ruled = ruled._replace(data=None)
-        del data
+        # the test rows in the model's columns are done with: the treebanks stage reads each test
+        # split again (issue 45)
+        picked = picked._replace(X=None)
 
         by_treebank = []
         if len(corpora) > 1 and model is not None:
@@ -251,8 +260,8 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 singles = stages.single_models(ctx, ll, template, ann, cfg.features, corpora, held_mats, qhs,
                                                ruled.rule, feature_config, tagger)
                 models = {**singles, f"trained on all {len(corpora)} (features {ruled.domains})": (model, names)}
-                by_treebank = stages.score_treebanks(corpora, [mats["test"], *(t for _, t in mats_also)],
-                                                     [fcs, *tests_also], models, metric_names)
+                by_treebank = stages.score_treebanks(ctx, cfg.features, corpora, [fcs, *tests_also], models,
+                                                     metric_names)
 
         sizes = np.diff(fcs[metric_names[0]].offsets)
         counts.forests["test"] = ForestSizes.of(sizes)

@@ -10,7 +10,7 @@ the store (:mod:`.cache`).
 """
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 from sklearn.base import clone
@@ -254,13 +254,16 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     as for a rule of a grid the caller marks only the winner of); the search's
     outcome (σ², every trial's held-out score, the models' keys) is kept under the search's key,
     so a warm rerun fits nothing. Each model's file carries ``tagger`` when one is given (models
-    kept before models carried taggers are given it). ``start`` is the first fit's start (a rule's
-    screening weights: :func:`ranker.pipeline.stages.rules.fit_rules`), part of the key; zero
-    weights when None.
+    kept before models carried taggers are given it). ``X_heldout`` may be a function making the
+    held-out rows (:func:`ranker.models.tuning.select_sigma2`): made once for the key and let go,
+    made again after each fit of the search to score it, so no fit runs beside them. ``start`` is
+    the first fit's start (a rule's screening weights: :func:`ranker.pipeline.stages.rules.fit_rules`),
+    part of the key; zero weights when None.
     """
     started = {} if start is None else {"start": "given"}
-    key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data)), X_heldout, groups_heldout,
-                       quality_heldout, *(() if start is None else (np.asarray(start, dtype=np.float64),))],
+    key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data)),
+                       X_heldout() if callable(X_heldout) else X_heldout, groups_heldout, quality_heldout,
+                       *(() if start is None else (np.asarray(start, dtype=np.float64),))],
                       {"template": fit_params(template), "names": data.names,
                        "grid": sorted(float(g) for g in grid), "search": "ascending, warm", **started})
     fitted: dict = {}
@@ -305,13 +308,15 @@ def fit_rows(template, data: TrainingData, rows: int):
 
 
 def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
-                   fractions: Sequence[float], score: Callable[[object], float],
-                   progress: bool = False, feature_config: dict | None = None) -> list[tuple[float, float]]:
-    """``(training sentences, score(model))`` for models fitted on the first fractions of the data.
+                   fractions: Sequence[float], progress: bool = False,
+                   feature_config: dict | None = None) -> list[tuple[float, object]]:
+    """``(training sentences, model)`` for models fitted on the first fractions of the data.
 
     σ² stays at the chosen value. A fraction covering every kept sentence is the chosen model
     itself (same rows, same σ²); smaller ones are fitted from zero weights, so no point borrows
-    from data it does not hold, and kept in the store like every model.
+    from data it does not hold, and kept in the store like every model. The models are scored by
+    the caller, later: ``ranker run`` fits them with the training rows at hand and lets the rows go
+    before it selects and evaluates on the test split (issue 45: GUM's and the WSJ sample's 2.7 GB).
     """
     starts = group_offsets(data.groups, len(data.y))
     n_groups = len(starts) - 1
@@ -327,7 +332,7 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
             model = chosen.ranker
         else:   # the first k sentences are a prefix of the rows
             model = fit_sigma2(store, template, data, chosen.sigma2, feature_config, int(starts[k]))
-        curve.append((float(k), float(score(model))))
+        curve.append((float(k), model))
     return curve
 
 

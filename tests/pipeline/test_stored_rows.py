@@ -56,6 +56,30 @@ def test_rows_read_on_demand_are_the_stored_matrix_read_whole(store, monkeypatch
 
 
 @pytest.mark.slow
+def test_rows_in_a_model_s_columns_made_a_slab_at_a_time_from_rows_read_on_demand_are_the_whole_one_s(
+        store, monkeypatch):
+    """Issue 45: a held-out or test split in a model's columns (with a copy per corpus or without)
+    is made a slab of rows at a time, each slab read from the store when the matrix is read on
+    demand: the arrays of the matrix read whole, put in the space and restricted at once."""
+    from ranker.pipeline import domains
+    from ranker.pipeline.domains import in_columns, in_space
+
+    fs = load_feature_set("bllip")
+    sel = select_split(store, "treebank", None)
+    lazy = cached_matrix(store, fs, sel, None, on_demand=True)
+    whole = _read_matrix(store, store.artifact_keys(MATRIX_KIND)[0])
+    rng = np.random.default_rng(0)
+    for space in ("shared", "per-corpus"):
+        every = in_space(whole, "treebank", space).names
+        names = [every[i] for i in rng.permutation(len(every))[:len(every) * 2 // 3]] + ["absent"]
+        want = in_space(whole, "treebank", space).restrict(names).arrays()
+        for slab in (1 << 24, 5000, 1):
+            monkeypatch.setattr(domains, "_SLAB_ENTRIES", slab)
+            _same(in_columns(lazy, "treebank", space, names).arrays(), want)
+            _same(in_columns(whole, "treebank", space, names).arrays(), want)
+
+
+@pytest.mark.slow
 def test_a_selection_assembled_from_stored_rows_for_training_is_stored_and_read_on_demand_after(store):
     """Issue 45: a rule grid's training selection (some sentences of a stored matrix) was assembled
     whole from the stored rows at every read, the features stage's and again when the chosen rule's

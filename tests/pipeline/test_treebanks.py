@@ -146,6 +146,39 @@ def test_each_corpus_rows_get_a_copy_of_every_column_and_stacking_unites_the_col
     assert np.array_equal(plain.restrict(both.names).toarray(), [[1, 1, 0, 0, 0, 0, 0]])
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_held_out_splits_in_a_fit_s_columns_are_the_stacked_doubled_splits_restricted(seed, monkeypatch):
+    """Issue 45: each split made in the space and restricted to a fit's columns a slab at a time,
+    before the next is made, gives what stacking the splits in the space, then restricting, gave,
+    array for array (so a fit keyed by its held-out rows is found again), and the same groups."""
+    from ranker.matrices.compact import CompactMatrix
+    from ranker.pipeline import domains
+    from ranker.pipeline.cache import data_digest
+    from ranker.pipeline.domains import HeldoutSplits, in_space
+
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(domains, "_SLAB_ENTRIES", int(rng.integers(1, 12)))
+    mats, corpora = [], ("treebank", "gum", "ewt")[:int(rng.integers(1, 4))]
+    for k, corpus in enumerate(corpora):
+        sizes = rng.integers(1, 4, size=int(rng.integers(1, 5)))
+        d = int(rng.integers(1, 8))
+        A = sp.random(int(sizes.sum()), d, density=0.4, random_state=seed * 10 + k, format="csr")
+        A.data = np.where(rng.random(A.nnz) < 0.6, 1.0, np.round(A.data * 5, 1))
+        A.data[rng.random(A.nnz) < 0.1] = np.pi
+        names = [f"f{i}" for i in rng.permutation(10)[:d]]
+        mats.append(CandidateMatrix(CompactMatrix.from_csr(A), np.concatenate([[0], np.cumsum(sizes)]),
+                                    tuple(names), tuple(f"{corpus}/{i}" for i in range(len(sizes)))))
+    held = HeldoutSplits(mats, corpora)
+    for space in ("shared", "per-corpus"):
+        whole = stacked([in_space(m, c, space) for m, c in zip(mats, corpora)])
+        cols = list(whole.names)
+        fit_names = [cols[i] for i in rng.permutation(len(cols))[:int(rng.integers(1, len(cols) + 1))]] + ["absent"]
+        got, want = held.rows(space, fit_names), whole.restrict(fit_names)
+        assert [a.dtype for a in got.arrays()] == [a.dtype for a in want.arrays()]
+        assert data_digest([got], {}) == data_digest([want], {})
+        assert np.array_equal(held.groups(), whole.groups())
+
+
 def test_the_spaces_fitted_and_the_pooled_cut_off():
     assert domain_modes("auto", 1) == ("shared",) and domain_modes("per-corpus", 1) == ("shared",)
     assert domain_modes("auto", 2) == ("shared", "per-corpus") and domain_modes("per-corpus", 3) == ("per-corpus",)
@@ -334,3 +367,64 @@ def test_copies_made_by_the_objective_are_the_doubled_matrix_s_objective_and_con
     held = stacked([in_space(m, corpus, "per-corpus") for m, corpus in heldout])
     assert np.allclose(again.decision_function(held.restrict(per.names)),
                        old.decision_function(held.restrict(doubled.names)), rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.linkgrammar
+def test_the_fits_hold_no_test_matrix_and_the_held_out_rows_only_when_made_in_the_fit_s_columns(
+        two_run, monkeypatch, tmp_path):
+    """Issue 45: training held both test matrices (read with the held-out ones, kept for select) and
+    the held-out splits stacked in each feature space beside their restriction to each fit's
+    columns (GUM and the WSJ sample: 7.7 GB before any fit, the restriction 0.9 GB beside the fit).
+    Now each test matrix is read where it is scored, and the held-out rows are made in the columns
+    of the fit scoring them when they are needed: at every fit (the combined model's spaces, each
+    treebank's own) no test matrix is alive, no matrix of the held-out rows either, and the rows
+    the fit is handed a way to make are in its columns. The report is the same."""
+    import gc
+    import weakref
+
+    from ranker.matrices.compact import CompactMatrix
+    from ranker.pipeline import feature_cache, stages
+    from ranker.pipeline.experiment import run_experiment
+    from ranker.pipeline.stages import rules, treebanks
+    from ranker.store import Store
+
+    tmp, cfg, first = two_run
+    with Store.writing(cfg.experiment.store) as st:
+        splits = stages.select_splits(stages.StageContext(st, None, 1, False, "t"), cfg.data)
+    corpora = splits.corpora()
+    test_ids = {s.id for c in corpora for s in c.test.sentences}
+    read: list = []   # weak references to the X of every matrix read of a test split
+    cached_matrix = feature_cache.cached_matrix
+
+    def reading(store, feature_set, sel, *args, **kw):
+        m = cached_matrix(store, feature_set, sel, *args, **kw)
+        if test_ids & set(m.sentence_ids):
+            read.append(weakref.ref(m.X))
+        return m
+
+    fits: list = []
+
+    def watched(fit, combined):
+        def fitting(ctx, loglinear, template, data, X_heldout, groups, quality, *args, **kw):
+            gc.collect()
+            assert [r for r in read if r() is not None] == [], "a test matrix is held at a fit"
+            rows = len(groups)
+            held = [m.shape for m in gc.get_objects() if isinstance(m, CompactMatrix) and m.shape[0] == rows]
+            assert held == [], f"held-out rows held at a fit: {held}"
+            made = X_heldout()
+            assert made.shape == (rows, len(data.names))
+            del made
+            fits.append(combined)
+            return fit(ctx, loglinear, template, data, X_heldout, groups, quality, *args, **kw)
+        return fitting
+
+    monkeypatch.setattr(feature_cache, "cached_matrix", reading)
+    monkeypatch.setattr(rules, "fit_loglinear", watched(rules.fit_loglinear, True))
+    monkeypatch.setattr(treebanks, "fit_loglinear", watched(treebanks.fit_loglinear, False))
+    report = run_experiment(cfg, tmp_path / "out", progress=False)   # the warm store: fits loaded
+    assert fits == [True] * len(report.fits["loglinear"]["rules"]) + [False] * len(corpora)
+    assert read   # the test matrices were read (where they are scored)
+    assert report.fits == first.fits and report.by_treebank == first.by_treebank
+    for name in ("gold.mrg", *(f"selected/{r}.mrg" for r in ("native", "heidorn", "heidorn_tuned", "loglinear"))):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp / "out" / name).read_bytes(), name

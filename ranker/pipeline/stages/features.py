@@ -93,15 +93,17 @@ class HeldoutRows(NamedTuple):
 
 
 def heldout_rows(ctx: StageContext, features: FeaturesSection, sel: SplitSelection, counts,
-                 metric: str) -> HeldoutRows:
+                 metric: str, on_demand: bool = False) -> HeldoutRows:
     """The held-out rows ``ranker run`` and ``ranker train`` choose on: ``sel``'s matrix and each row's quality.
 
     ``counts`` are the selection's stored counts of ``metric`` (:func:`.counting.load_counts`); the
     qualities are :func:`.counting.candidate_quality`'s, checked to be one per feature row.
+    ``on_demand``: the matrix's rows stay in the store until a fit's held-out rows are made
+    (:class:`ranker.pipeline.domains.HeldoutSplits`), not held from here on.
     """
     from .counting import candidate_quality
 
-    matrix = extract_features(ctx, features, sel)
+    matrix = extract_features(ctx, features, sel, on_demand=on_demand)
     quality = candidate_quality(counts, metric)
     if len(quality) != matrix.X.shape[0]:
         raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")

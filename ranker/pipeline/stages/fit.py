@@ -44,7 +44,9 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
     chosen on held-out under ``[loglinear] select_metric``. ``feature_config`` (the feature set's
     ``to_dict()``) is saved with each model, so ``ranker models export`` gives a model
     ``ranker select`` can extract features for, and ``tagger`` (:func:`.tagger.train_tagger`), so
-    that ``ranker apply`` tags untagged text as the training split was tagged. ``mark`` False
+    that ``ranker apply`` tags untagged text as the training split was tagged. ``X_heldout`` is
+    the held-out rows in the model's columns, or a function making them when they are needed
+    (:func:`ranker.pipeline.training.select_model`: not held beside a fit). ``mark`` False
     leaves the mark to the caller (a rule grid marks only its winner:
     :func:`ranker.pipeline.stages.rules.fit_rules`). ``start`` (weights, e.g. a rule's screening
     fit) is where the grid's first fit starts instead of zero weights.

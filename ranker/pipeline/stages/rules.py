@@ -27,7 +27,7 @@ from typing import Callable, Iterable, NamedTuple
 from sklearn.exceptions import ConvergenceWarning
 
 from ..config import LogLinearSection
-from ..domains import SHARED
+from ..domains import SHARED, HeldoutSplits
 from .context import StageContext
 from .fit import LogLinearFit, fit_loglinear
 
@@ -64,9 +64,10 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     hand it back holding no reference, as :func:`handed_over` does, or its rows stay for the whole
     grid). With several, no set is kept once its fit ends, and ``rebuild(space, rule)`` gives the
     chosen one's :class:`~.features.TrainingSet` again (``training_sets(..., only=(space, rule))``:
-    the same rows), needed then. ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix` (restricted
-    to each rule's features in turn), or a dict of them by feature space (several treebanks: each
-    set is scored in its own, ``TrainingSet.domains``), ``quality_heldout`` its candidates' quality under
+    the same rows), needed then. ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix`,
+    or a :class:`~ranker.pipeline.domains.HeldoutSplits` of several treebanks' (each set is scored
+    in its own space, ``TrainingSet.domains``), restricted to each set's features in turn, one
+    restriction held at a time (issue 45), ``quality_heldout`` its candidates' quality under
     ``[loglinear] select_metric``. Each rule's σ² grid is fitted (and cached) as
     :func:`.fit.fit_loglinear` does; only the winner is marked as chosen on held-out in the store,
     so ``ranker models export`` finds one model; each carries ``tagger``. A tie keeps the earlier
@@ -80,16 +81,21 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     several = rules > 1
     if several and rebuild is None:
         raise ValueError("a grid of rules keeps no rule's rows: fit_rules needs rebuild")
-    spaces = heldout_matrix if isinstance(heldout_matrix, dict) else {SHARED: heldout_matrix}
-    groups = next(iter(spaces.values())).groups()
+    held = heldout_matrix if isinstance(heldout_matrix, HeldoutSplits) else HeldoutSplits([heldout_matrix], [None])
+    groups = held.groups()
     if several and screen > 0:
-        return _screened(ctx, loglinear, template, sets, spaces, groups, quality_heldout, feature_config,
+        return _screened(ctx, loglinear, template, sets, held, groups, quality_heldout, feature_config,
                          tagger, rebuild, screen)
     best: tuple | None = None
     trials: list[RuleTrial] = []
+    spaces = set()
     for rule, got in sets:
         data = got.data
-        fit = fit_loglinear(ctx, loglinear, template, data, spaces[got.domains].restrict(data.names), groups,
+        spaces.add(got.domains)
+        # the held-out rows are made when they are needed (the fit's key, each σ²'s score), never
+        # held beside a fit
+        fit = fit_loglinear(ctx, loglinear, template, data,
+                            lambda space=got.domains, names=data.names: held.rows(space, names), groups,
                             quality_heldout, feature_config, tagger, mark=not several)
         score = None if fit.chosen is None else dict(fit.chosen.trials)[fit.chosen.sigma2]
         trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score,
@@ -121,7 +127,7 @@ def screen_sigma2(grid) -> float:
     return values[(len(values) - 1) // 2]
 
 
-def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, spaces: dict, groups,
+def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, held: HeldoutSplits, groups,
               quality_heldout, feature_config: dict | None, tagger, rebuild: Callable[[str, str], object],
               screen: int) -> RuleChoice:
     """:func:`fit_rules` by screening: each rule's short fit, then the best one's σ² grid in full.
@@ -143,15 +149,17 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     offsets = group_offsets(groups, len(quality))
     best: tuple | None = None
     trials: list[RuleTrial] = []
+    spaces = set()
     for rule, got in sets:
         data = got.data
+        spaces.add(got.domains)
         kept = int(data.survivors.group_mask.sum())
         model = score = None
         if kept:
             with warnings.catch_warnings():   # a screening fit stops short by design
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 model = fit_screen(ctx.store, template, data, s2, screen, feature_config)
-            score = selected_quality(model.decision_function(spaces[got.domains].restrict(data.names)),
+            score = selected_quality(model.decision_function(held.rows(got.domains, data.names)),
                                      quality, offsets)
         trials.append(RuleTrial(rule, kept, s2 if kept else None, score, got.domains,
                                 None if model is None else int(model.n_iter_)))
@@ -160,7 +168,7 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
         del data, got, model
     rule, start, _, before, space = best
     data = rebuild(space, rule).data
-    fit = fit_loglinear(ctx, loglinear, template, data, spaces[space].restrict(data.names), groups,
+    fit = fit_loglinear(ctx, loglinear, template, data, lambda: held.rows(space, data.names), groups,
                         quality_heldout, feature_config, tagger,
                         start=None if start is None else np.asarray(start.coef_, dtype=np.float64))
     if fit.chosen is not None:

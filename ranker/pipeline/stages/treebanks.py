@@ -17,9 +17,9 @@ import numpy as np
 from ...evaluation.bounds import METRICS, corpus_score, error_reduction, expected_counts, oracle_choice, \
     selected_counts
 from ..config import LogLinearSection
-from ..domains import model_rows
+from ..domains import SHARED, HeldoutSplits, model_rows
 from .context import StageContext
-from .features import training_sets
+from .features import extract_features, training_sets
 from .fit import fit_loglinear
 from .select import choose, per_sentence
 
@@ -52,11 +52,17 @@ def model_choice(sel, matrix, names: Sequence[str], model) -> np.ndarray:
 def single_models(ctx: StageContext, loglinear: LogLinearSection, template, annotation, features,
                   corpora: Sequence, heldout: Sequence, qualities: Sequence[np.ndarray], rule: str,
                   feature_config: dict | None, tagger) -> dict[str, object]:
-    """A model per treebank trained on its train split alone (rule ``rule``, σ² chosen on its held-out)."""
+    """A model per treebank trained on its train split alone (rule ``rule``, σ² chosen on its held-out).
+
+    ``heldout`` are the treebanks' held-out matrices (their rows in memory or read on demand:
+    :class:`~ranker.pipeline.domains.HeldoutSplits`).
+    """
     out = {}
     for parts, matrix, quality in zip(corpora, heldout, qualities):
         (_, got), = training_sets(ctx, annotation, features, template, [parts.train], (rule,))
-        fit = fit_loglinear(ctx, loglinear, template, got.data, matrix.restrict(got.data.names), matrix.groups(),
+        held = HeldoutSplits([matrix], [None])
+        fit = fit_loglinear(ctx, loglinear, template, got.data,
+                            lambda held=held, names=got.data.names: held.rows(SHARED, names), held.groups(),
                             quality, feature_config, tagger, mark=False)
         if fit.model is not None:
             out[f"trained on {parts.train.corpus}"] = (fit.model, fit.names)
@@ -64,16 +70,19 @@ def single_models(ctx: StageContext, loglinear: LogLinearSection, template, anno
     return out
 
 
-def score_treebanks(corpora: Sequence, tests: Sequence, counts: Sequence[dict], models: dict[str, tuple],
-                    metrics: Sequence[str]) -> list[TreebankTest]:
+def score_treebanks(ctx: StageContext, features, corpora: Sequence, counts: Sequence[dict],
+                    models: dict[str, tuple], metrics: Sequence[str]) -> list[TreebankTest]:
     """Every model on every treebank's test split under every metric.
 
-    ``tests`` are the test splits' feature matrices, ``counts`` their stored counts by metric
+    Each test split's feature matrix (``[features]``) is read from the store when its split is
+    scored, one split's at a time (held from the features stage on, GUM's and the WSJ sample's
+    took 0.6 GB through training: issue 45); ``counts`` are the splits' stored counts by metric
     (:func:`.counting.load_counts`), ``models`` label -> ``(model, feature names)``.
     """
     out = []
-    for parts, matrix, fcs in zip(corpora, tests, counts):
+    for parts, fcs in zip(corpora, counts):
         sel = parts.test
+        matrix = extract_features(ctx, features, sel)
         scores = {}
         for label, (model, names) in models.items():
             choice = model_choice(sel, matrix, names, model)
@@ -82,5 +91,6 @@ def score_treebanks(corpora: Sequence, tests: Sequence, counts: Sequence[dict], 
         upper = {m: corpus_score(METRICS[m], selected_counts(fcs[m], oracle_choice(fcs[m], METRICS[m].score)))
                  for m in metrics}
         out.append(TreebankTest(sel.corpus, len(sel.sentences), scores, lower, upper))
+        del matrix
     return out
 
