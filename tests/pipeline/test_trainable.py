@@ -4,6 +4,8 @@
 half of the WSJ sample's training sentences); the rows, weights, feature index, filter counts and
 fitted model must be exactly those of extracting every training sentence.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -84,8 +86,9 @@ def test_train_command_s_rule_grid_saves_the_chosen_rule_s_model(annotated, tmp_
     capsys.readouterr()
     assert main(["train", *common, "--rule", "auto", "--out", str(tmp_path / "auto.json")]) == 0
     said = capsys.readouterr().out
-    scores = {line.split()[1].rstrip(":"): float(line.split()[-1]) for line in said.splitlines()
-              if line.startswith("rule ")}
+    # "rule R: N training sentences kept, held-out METRIC SCORE (I iterations)"
+    scores = {line.split()[1].rstrip(":"): float(re.search(r"held-out \S+ (\S+)", line).group(1))
+              for line in said.splitlines() if line.startswith("rule ")}
     assert set(scores) == set(RULES)
     chosen = max(scores, key=scores.get)   # a tie keeps the earlier rule of the grid
     chosen = next(r for r in RULES if scores[r] == scores[chosen])
