@@ -340,6 +340,21 @@ def vstack(mats: Sequence[CompactMatrix], consume: bool = False) -> CompactMatri
     return CompactMatrix((n_rows, d), out)
 
 
+def sentence_slabs(X: CompactMatrix, offsets: np.ndarray, entries: int) -> list[tuple[int, int]]:
+    """Runs of whole sentences ``(first, end)`` holding about ``entries`` nonzeros each (at least one).
+
+    ``offsets`` are the sentences' first rows (``np.arange(n + 1)``: runs of rows); what the
+    pipeline's slab-at-a-time loops over training rows, held-out rows and stored rows share.
+    """
+    n_sent = len(offsets) - 1
+    at = X.entries_before(offsets)                    # nonzeros before each sentence
+    bounds = [0]
+    while bounds[-1] < n_sent:
+        nxt = int(np.searchsorted(at, at[bounds[-1]] + entries, side="right")) - 1
+        bounds.append(min(n_sent, max(bounds[-1] + 1, nxt)))
+    return list(zip(bounds, bounds[1:]))
+
+
 def as_compact(X) -> CompactMatrix:
     """``X`` itself if compact, else its entries (scipy sparse or dense) as a CompactMatrix.
 

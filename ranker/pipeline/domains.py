@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import RankerError
 from ..models.copies import CorpusCopies
-from ..matrices.compact import CompactMatrix, Part, as_compact, vstack
+from ..matrices.compact import CompactMatrix, Part, as_compact, sentence_slabs, vstack
 
 #: The two feature spaces ``[features] domains`` chooses between.
 SHARED, PER_CORPUS = "shared", "per-corpus"
@@ -105,8 +105,6 @@ def in_columns(matrix, corpus: str | None, mode: str, names: Sequence[str]) -> C
     beside its restriction, its test split 0.8 GB: issue 45). ``matrix``'s rows may be read from
     the store on demand (:func:`ranker.pipeline.stored_rows.stored_matrix`): a slab is read at a time.
     """
-    from .training import _sentence_slabs
-
     X = as_compact(matrix.X)
     n, d = X.shape
     if mode == PER_CORPUS:
@@ -115,7 +113,7 @@ def in_columns(matrix, corpus: str | None, mode: str, names: Sequence[str]) -> C
         at = {name: i for i, name in enumerate(matrix.names)}
     columns = [at.get(name, -1) for name in names]
     slabs = []
-    for a, b in _sentence_slabs(X, np.arange(n + 1), _SLAB_ENTRIES):   # runs of rows
+    for a, b in sentence_slabs(X, np.arange(n + 1), _SLAB_ENTRIES):   # runs of rows
         rows = X.row_range(a, b)
         if mode == PER_CORPUS:
             rows = CompactMatrix((b - a, 2 * d), [_doubled(p, d) for p in rows.parts])

@@ -16,7 +16,7 @@ import json
 
 import numpy as np
 
-from ..matrices.compact import CompactMatrix, Part
+from ..matrices.compact import CompactMatrix, Part, sentence_slabs
 from ..matrices.parts import PART_DTYPES
 
 #: Entries read at a time for column counts over the whole matrix.
@@ -61,10 +61,8 @@ class StoredRows:
 
     def column_counts(self, rows: np.ndarray | None = None) -> np.ndarray:
         """Entries per column (over the rows where the boolean ``rows`` holds), a slab at a time."""
-        from .training import _sentence_slabs
-
         out = np.zeros(self.shape[1], dtype=np.int64)
-        for a, b in _sentence_slabs(self, np.arange(self.shape[0] + 1), SLAB_ENTRIES):   # runs of rows
+        for a, b in sentence_slabs(self, np.arange(self.shape[0] + 1), SLAB_ENTRIES):   # runs of rows
             if rows is None:
                 out += self.row_range(a, b).column_counts()
             elif rows[a:b].any():

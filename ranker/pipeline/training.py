@@ -15,7 +15,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 from sklearn.base import clone
 
-from ..matrices.compact import CompactMatrix, as_compact
+from ..matrices.compact import CompactMatrix, as_compact, sentence_slabs
 from ..models.groups import group_offsets
 from ..models.narrow import NARROW_COLUMNS, NarrowMatrix, narrow_vstack, split_columns
 from ..memory import release_free_heap
@@ -45,17 +45,6 @@ class TrainingData(NamedTuple):
 SLAB_ENTRIES = 1 << 24
 
 
-def _sentence_slabs(X: CompactMatrix, offsets: np.ndarray, entries: int) -> list[tuple[int, int]]:
-    """Runs of whole sentences ``(first, end)`` holding about ``entries`` nonzeros each (at least one)."""
-    n_sent = len(offsets) - 1
-    at = X.entries_before(offsets)                    # nonzeros before each sentence
-    bounds = [0]
-    while bounds[-1] < n_sent:
-        nxt = int(np.searchsorted(at, at[bounds[-1]] + entries, side="right")) - 1
-        bounds.append(min(n_sent, max(bounds[-1] + 1, nxt)))
-    return list(zip(bounds, bounds[1:]))
-
-
 def _columns(m, names: Sequence[str]) -> list[int]:
     """``m``'s column of each of ``names`` (-1 where it has none)."""
     pos = {n: i for i, n in enumerate(m.names)}
@@ -68,7 +57,7 @@ def _kept_counts(m, names: Sequence[str], rows: np.ndarray, slab: int) -> np.nda
     X = as_compact(m.X)
     offsets = np.asarray(m.offsets, dtype=np.int64)
     counts = np.zeros(X.shape[1], dtype=np.int64)
-    for a, b in _sentence_slabs(X, offsets, slab):
+    for a, b in sentence_slabs(X, offsets, slab):
         ra, rb = int(offsets[a]), int(offsets[b])
         if rows[ra:rb].any():
             counts += X.row_range(ra, rb).column_counts(rows[ra:rb])
@@ -91,7 +80,7 @@ def _kept_rows(m, names: Sequence[str], rows: np.ndarray, slab: int) -> list[Nar
     offsets = np.asarray(m.offsets, dtype=np.int64)
     groups = m.groups()
     out = []
-    for a, b in _sentence_slabs(X, offsets, slab):
+    for a, b in sentence_slabs(X, offsets, slab):
         ra, rb = int(offsets[a]), int(offsets[b])
         r = rows[ra:rb]
         if not r.any():
