@@ -109,11 +109,20 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
         data = rebuild(space, rule).data
     if several and fit.chosen is not None:
         ctx.store.choose_model(fit.chosen.key, f"heldout {loglinear.select_metric}")
+    return RuleChoice(rule, data, _summarised(fit, rule, trials, spaces, space, several), before, tuple(trials), space)
+
+
+def _summarised(fit: LogLinearFit, rule: str, trials: list, spaces: set, space: str, several: bool,
+                **extra) -> LogLinearFit:
+    """``fit`` with what the report's Fits table says of a grid: the chosen rule, every rule's
+    trial and ``extra`` (a screen's length and σ²) when several rules were tried, and the
+    feature space chosen when there was a choice of spaces."""
+    if several and fit.chosen is not None:
         chose_rule = {"rule": rule} if len({t.rule for t in trials}) > 1 else {}
-        fit = fit._replace(summary={**fit.summary, **chose_rule, "rules": [list(t) for t in trials]})
+        fit = fit._replace(summary={**fit.summary, **chose_rule, "rules": [list(t) for t in trials], **extra})
     if len(spaces) > 1 or space != SHARED:
         fit = fit._replace(summary={**(fit.summary or {}), "domains": space})
-    return RuleChoice(rule, data, fit, before, tuple(trials), space)
+    return fit
 
 
 def screen_sigma2(grid) -> float:
@@ -171,12 +180,7 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     fit = fit_loglinear(ctx, loglinear, template, data, lambda: held.rows(space, data.names), groups,
                         quality_heldout, feature_config, tagger,
                         start=None if start is None else np.asarray(start.coef_, dtype=np.float64))
-    if fit.chosen is not None:
-        chose_rule = {"rule": rule} if len({t.rule for t in trials}) > 1 else {}
-        fit = fit._replace(summary={**fit.summary, **chose_rule, "rules": [list(t) for t in trials],
-                                    "screen": {"iterations": screen, "sigma2": s2}})
-    if len(spaces) > 1 or space != SHARED:
-        fit = fit._replace(summary={**(fit.summary or {}), "domains": space})
+    fit = _summarised(fit, rule, trials, spaces, space, True, screen={"iterations": screen, "sigma2": s2})
     return RuleChoice(rule, data, fit, before, tuple(trials), space)
 
 
