@@ -98,6 +98,13 @@ def _sorted_rows(X, a: int, b: int):
 AVAILABLE = _SLAB is not None
 
 
+def streamed(backend: str) -> bool:
+    """Whether a fit on ``backend``'s kernels (:func:`ranker.matrices.kernels.resolve`) takes difference
+    rows: numba's alone stream them, so with ``RANKER_KERNELS=scipy`` a fit asked for ``layout =
+    "delta"`` takes the plain rows even where numba is installed."""
+    return AVAILABLE and backend == "numba"
+
+
 class DeltaMatrix:
     """Candidates as differences from a parent candidate of the same sentence (see the module).
 
@@ -269,4 +276,4 @@ def _share_empty(m, zeros: np.ndarray):
     return CompactMatrix(m.shape, [p._replace(indptr=zeros) if p.nnz == 0 else p for p in m.parts])
 
 
-__all__ = ["AVAILABLE", "DeltaMatrix", "delta_rows", "delta_rows_once"]
+__all__ = ["AVAILABLE", "DeltaMatrix", "delta_rows", "delta_rows_once", "streamed"]

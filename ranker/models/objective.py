@@ -280,7 +280,7 @@ class ConditionalObjective:
         if isinstance(X, DeltaMatrix):
             if backend != "numba":
                 raise ValueError("difference rows need numba's kernels (the fast extra)")
-        elif layout == "delta" and backend == "numba" and delta.AVAILABLE:
+        elif layout == "delta" and delta.streamed(backend):
             # properties constant over a sentence leave no difference: nothing to drop first
             X = delta.delta_rows_once(X, self.offsets, n_jobs=n_jobs)
         else:

@@ -288,9 +288,10 @@ def fit_rows(template, data: TrainingData, rows: int):
     whole training set (:func:`ranker.models.delta.delta_rows_once`), shared by every fit of it
     (the σ² grid's and each point of the learning curve), not built again for each prefix.
     """
+    from ..matrices import kernels
     from ..models import delta
 
-    if getattr(template, "layout", "plain") != "delta" or not delta.AVAILABLE:
+    if getattr(template, "layout", "plain") != "delta" or not delta.streamed(kernels.resolve(None)):
         return data.X.row_range(0, rows)
     offsets = group_offsets(data.groups, len(data.y))
     return delta.delta_rows_once(data.X, offsets, n_jobs=template._threads()).row_range(0, rows)

@@ -147,3 +147,23 @@ def test_a_stored_models_key_changes_with_the_objectives_arithmetic(monkeypatch)
     assert fit_params(LogLinearRanker(n_jobs=2)) == before        # threads change no bit
     monkeypatch.setattr(kernels, "ARITHMETIC", kernels.ARITHMETIC + 1)     # a raised version
     assert fit_params(LogLinearRanker(n_jobs=1)) != before
+
+
+def test_difference_rows_are_asked_for_only_where_numbas_kernels_fit(monkeypatch):
+    """Regression (session 24): with ``RANKER_KERNELS=scipy`` and numba installed, ``fit_rows`` built
+    difference rows that scipy's kernels cannot stream, and every fit of ``layout = "delta"`` (the
+    default) failed with "difference rows need numba's kernels": ``ranker run`` of the quickstart
+    stopped at its first fit. The plain rows now go to a scipy fit, and it fits."""
+    from ranker.matrices import kernels
+    from ranker.pipeline.training import fit_rows
+
+    (a, ya), (b, yb) = _block(4, 30, "a"), _block(5, 20, "b")
+    qualities = {sid: ("full",) * int(n) for m in (a, b)
+                 for sid, n in zip(m.sentence_ids, np.diff(m.offsets))}
+    template = LogLinearRanker(sigma2=1.0, layout="delta")
+    data = training_data([a, b], [ya, yb], 1, qualities, template)
+    monkeypatch.setattr(kernels, "BACKEND", "scipy")
+    rows = fit_rows(template, data, len(data.y))
+    assert rows.shape == data.X.shape and type(rows) is type(data.X)   # the plain rows, not differences
+    model = template.fit(rows, data.y, data.groups)
+    assert np.all(np.isfinite(model.coef_))
