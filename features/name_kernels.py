@@ -10,6 +10,7 @@ name's spelling and look-up, a node's families, a tree's families, and this walk
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .name_node_loops import (
@@ -45,7 +46,7 @@ def forest_columns(jobs_node, jobs_up, jobs_tree, trees_root, tree_tags, ncat, n
     ``i``'s tag token in tree ``t`` (-1: none); ``lower``/``wclass`` a word's tokens; ``lex`` holds
     each family's lexical kinds (0 tag, 1 word, 2 class) as ``lex[family, :]``, -1 padded.
     """
-    k = 0
+    k = np.int64(0)   # not the literal 0: a callee typed for Literal[int](0) too was compiled twice
     nw = lower.shape[0]
     nj = jobs_node.shape[0]
     for job in range(nj):

@@ -394,10 +394,9 @@ def word_names(n, up, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, 
             break
         if kk - 1 >= 1:
             k = _word_below(n, kk - 1, kk, up, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k, need)
-        if up == T_TOP:
+        if up == T_TOP:   # ``up`` (int64), not the constant: one compiled _word_below, not two
             for d in range(1, kk - 1):
-                k = _word_below(n, d, kk, T_TOP, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k,
-                                need)
+                k = _word_below(n, d, kk, up, tags, ncat, cptr, child, lower, wclass, lex, st, md, out, k, need)
     return k
 
 
@@ -427,8 +426,8 @@ def wproj_names(n, up, tags, ncat, cptr, child, hc, hw, lower, wclass, lex, st, 
         if i == j or c < 0:
             continue
         k = _wproj_one(c, ncat[n], tags, ncat, hw, lower, wclass, lex, st, md, out, k, need)
-    if up == T_TOP:
-        k = _wproj_one(n, T_TOP, tags, ncat, hw, lower, wclass, lex, st, md, out, k, need)
+    if up == T_TOP:   # ``up`` (int64), not the constant: one compiled _wproj_one, not two
+        k = _wproj_one(n, up, tags, ncat, hw, lower, wclass, lex, st, md, out, k, need)
     return k
 
 

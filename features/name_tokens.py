@@ -105,7 +105,7 @@ def emit_name(st, md, out, k, n, need):
         return k
     table, mblob, moff = md
     mask = np.uint64(table.shape[0] - 1)
-    s = fnv1a(buf, 0, n) & mask
+    s = fnv1a(buf, np.int64(0), n) & mask   # int64 as index_table passes: one compiled fnv1a
     while True:
         j = table[s]
         if j < 0:
