@@ -37,15 +37,18 @@ def gum_sentence():
 def treebank_store(tmp_path_factory) -> Path:
     """A store holding NLTK's WSJ sample (corpus ``treebank``, with its dependency gold), as every
     run on it loads it first: loading it is most of a tiny run's time (about 7 s idle), so a test
-    process does it once (issue 47, item 5). Read-only: a test that writes copies it first
-    (``shutil.copy``, milliseconds)."""
+    run does it once, shared by its workers (:func:`run_once.built_once`; issue 47, item 5).
+    Read-only: a test that writes copies it first (``shutil.copy``, milliseconds)."""
+    from run_once import built_once
+
     from ranker.pipeline.stages.corpus import load_corpus
     from ranker.store import Store
 
-    path = tmp_path_factory.mktemp("treebank-store") / "treebank.sqlite"
-    with Store.open(path) as st:
-        load_corpus(st, "treebank")
-    return path
+    def build(folder: Path) -> None:
+        with Store.open(folder / "treebank.sqlite") as st:
+            load_corpus(st, "treebank")
+
+    return built_once(tmp_path_factory, "treebank-store", build) / "treebank.sqlite"
 
 
 #: The test files of the most test work, longest first (seconds from the end of the previous file

@@ -17,19 +17,23 @@ def _ok(*argv):
 def bllip(tmp_path_factory, bllip_lists):
     """A store of a few documents' BLLIP lists, a model trained on them, and the test lists as a file.
 
-    Made once per test process and shared by the ``ranker apply`` test files (none writes into it).
+    Made once per run, shared by its workers (:func:`run_once.built_once`), and by the ``ranker apply``
+    test files (none writes into it).
     """
-    work = tmp_path_factory.mktemp("apply-bllip")
-    files = {}
-    for split, docs in DOCS.items():
-        files[split] = work / f"{split}.nbest"
-        cut_lists(bllip_lists, split, docs, files[split])
-    store = work / "s.sqlite"
-    _ok("import", "--store", store, "--format", "bllip", "--source", "bllip", "--corpus", "treebank", *files.values())
-    _ok("annotate", "--store", store, "--kind", "riezler")
-    _ok("counts", "--store", store, "--split", RANGES["heldout"], "--workers", "1")
-    _ok("train", "--store", store, "--split", RANGES["train"], "--heldout", RANGES["heldout"],
-        "--sigma2-grid", "0.1", "1", "--workers", "1", "--no-progress", "--out", work / "model.json")
-    _ok("select", "--store", store, "--split", RANGES["test"], "--ranker", "loglinear",
-        "--model", work / "model.json", "--out", work / "selected.mrg")
-    return work, store, files
+    from run_once import built_once
+
+    def build(work):
+        for split, docs in DOCS.items():
+            cut_lists(bllip_lists, split, docs, work / f"{split}.nbest")
+        files = [work / f"{split}.nbest" for split in DOCS]
+        store = work / "s.sqlite"
+        _ok("import", "--store", store, "--format", "bllip", "--source", "bllip", "--corpus", "treebank", *files)
+        _ok("annotate", "--store", store, "--kind", "riezler")
+        _ok("counts", "--store", store, "--split", RANGES["heldout"], "--workers", "1")
+        _ok("train", "--store", store, "--split", RANGES["train"], "--heldout", RANGES["heldout"],
+            "--sigma2-grid", "0.1", "1", "--workers", "1", "--no-progress", "--out", work / "model.json")
+        _ok("select", "--store", store, "--split", RANGES["test"], "--ranker", "loglinear",
+            "--model", work / "model.json", "--out", work / "selected.mrg")
+
+    work = built_once(tmp_path_factory, "apply-bllip", build)
+    return work, work / "s.sqlite", {split: work / f"{split}.nbest" for split in DOCS}
