@@ -101,6 +101,22 @@ def live_server_class():
     return LiveServer
 
 
+@pytest.fixture(scope="session")
+def browser_pool():
+    """The test process's Chromiums (:class:`serve_browser.BrowserPool`), quit at its end."""
+    from serve_browser import BrowserPool
+
+    pool = BrowserPool()
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def browsers(browser_pool):
+    """``of(name)``: this test's browser of that name (ann, bob, boss), with no cookie (the pool's)."""
+    return browser_pool.lend()
+
+
 @pytest.fixture(scope="module")
 def live_server(store_path):
     from ranker.serve.app import create_app

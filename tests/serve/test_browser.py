@@ -3,65 +3,22 @@
 Open a sentence, accept a discriminant, see the candidate count fall, undo, and check the store's
 rows after each step.
 """
-import tempfile
-from contextlib import contextmanager
-
 import pytest
-from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
-from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
+from serve_browser import SETTLE
 
 from ranker.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1400,1000")
-
-
-def chromium(profile: str):
-    """A headless chromium with its own profile folder (its cookies: one browser, one session)."""
-    opts = webdriver.ChromeOptions()
-    for flag in FLAGS:
-        opts.add_argument(flag)
-    opts.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    driver.set_page_load_timeout(20)
-    return driver
-
-
-@contextmanager
-def fresh_chromium():
-    """:func:`chromium` with a new profile of its own, quit and removed afterwards."""
-    with tempfile.TemporaryDirectory() as profile:
-        driver = chromium(profile)
-        try:
-            yield driver
-        finally:
-            driver.quit()
-
-
-def sign_in_attempt(driver, base: str, name: str, password: str, path: str = "/login") -> None:
-    """Open ``path`` (a sign-in page, or one that leads to it), sign in, and wait for the page after it:
-    signed in, or the sign-in page again with its error."""
-    driver.get(f"{base}{path}")
-    WebDriverWait(driver, 10).until(EC.presence_of_element_located((By.ID, "login")))
-    driver.find_element(By.NAME, "name").send_keys(name)
-    driver.find_element(By.NAME, "password").send_keys(password)
-    driver.find_element(By.CSS_SELECTOR, "button.login").click()
-    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
-        lambda d: d.find_elements(By.ID, "login-error") or d.find_elements(By.ID, "signed-in"))
-
 
 @pytest.fixture(scope="module")
-def browser():
-    with fresh_chromium() as driver:
-        yield driver
+def browser(browser_pool):
+    """One browser for the module's tests, as a user keeps theirs (cookies empty at the start only)."""
+    return browser_pool.lend()("ann")
 
 
 def _remaining(driver) -> int:
@@ -72,9 +29,7 @@ def _wait_for_count(driver, old: int, expect) -> int:
     # the page reloads after each POST: the old element goes stale before the new one exists, and
     # chromium may say so as "Node with given id does not belong to the document" (a bare
     # WebDriverException: the CI of 2026-11-29 03:45 failed on it, as the job tests once did)
-    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException,
-                                                  WebDriverException)) \
-        .until(lambda d: expect(_remaining(d), old))
+    WebDriverWait(driver, 10, ignored_exceptions=SETTLE).until(lambda d: expect(_remaining(d), old))
     return _remaining(driver)
 
 

@@ -3,24 +3,18 @@ the keys of the sentence page, and a two-annotator job from the adjudicator's as
 annotators' answers (given from the keyboard), a disagreement and its adjudication, to the treebank
 ``ranker store export --trees`` writes."""
 import shutil
-import tempfile
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
+from serve_browser import SETTLE, sign_in_attempt
 from serve_team import team_users
-from test_browser import chromium, sign_in_attempt
 
 from ranker.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
-
-#: What a wait passes over while a page reloads: an element gone, not there yet, or (Chromium's
-#: "Node with given id does not belong to the document", a bare WebDriverException) read mid-navigation.
-SETTLE = (StaleElementReferenceException, NoSuchElementException, WebDriverException)
 
 
 @pytest.fixture
@@ -34,23 +28,6 @@ def job(built_store, tmp_path, live_server_class):
     srv = live_server_class(create_app(path, users=users))
     yield srv.url, path
     srv.close()
-
-
-@pytest.fixture
-def browsers():
-    """Three browsers of their own (ann, bob, boss), made on first use."""
-    with tempfile.TemporaryDirectory() as root:
-        made = {}
-
-        def of(name):
-            if name not in made:
-                made[name] = chromium(f"{root}/{name}")
-            return made[name]
-        try:
-            yield of
-        finally:
-            for d in made.values():
-                d.quit()
 
 
 def _decisions(driver) -> int:

@@ -8,8 +8,8 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
-from test_browser import sign_in_attempt
-from test_browser_assigned_job import SETTLE, _answer_by_keys, _assign_both, _press, _two_sentences, browsers, job  # noqa: F401
+from serve_browser import SETTLE, sign_in_attempt
+from test_browser_assigned_job import _answer_by_keys, _assign_both, _press, _two_sentences, job  # noqa: F401
 
 from ranker.store import Store
 

@@ -4,30 +4,22 @@ signing in and seeing their own attribution, a verdict, and an adjudication."""
 import tempfile
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
-from test_browser import _remaining, chromium, sign_in_attempt
+from serve_browser import SETTLE, chromium, sign_in_attempt
+from serve_team import write_accounts
+from test_browser import _remaining
 
 from ranker.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-#: What a wait passes over while a page reloads: an element gone, not there yet, or (Chromium's
-#: "Node with given id does not belong to the document", a bare WebDriverException) read mid-navigation.
-SETTLE = (StaleElementReferenceException, NoSuchElementException, WebDriverException)
-
 
 @pytest.fixture
-def two_browsers():
-    with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
-        drivers = [chromium(one), chromium(two)]
-        try:
-            yield drivers
-        finally:
-            for d in drivers:
-                d.quit()
+def two_browsers(browsers):
+    """Two browsers with cookie jars of their own, neither holding a cookie yet."""
+    return [browsers("ann"), browsers("bob")]
 
 
 def _open(driver, url):
@@ -68,6 +60,7 @@ def test_two_browsers_are_two_annotators_and_undo_takes_back_only_ones_own(two_b
 
 
 def test_a_name_set_in_the_browser_survives_its_restart(live_server, store_path, test_sentence):
+    """A browser of its own profile, quit and started again on it (not one of the pool's)."""
     url = f"{live_server.url}/sentence?id={test_sentence}"
     with tempfile.TemporaryDirectory() as profile:
         driver = chromium(profile)
@@ -97,12 +90,9 @@ def test_a_name_set_in_the_browser_survives_its_restart(live_server, store_path,
 
 @pytest.fixture(scope="module")
 def team_server(store_path, tmp_path_factory, live_server_class):
-    from ranker.serve.users import add_user
     from ranker.serve.app import create_app
 
-    users = tmp_path_factory.mktemp("team") / "team.users"
-    add_user(users, "ann", "ann-secret-1")
-    add_user(users, "boss", "boss-secret-1", role="adjudicator")
+    users = write_accounts(tmp_path_factory.mktemp("team") / "team.users", ann="annotator", boss="adjudicator")
     srv = live_server_class(create_app(store_path, users=users))
     yield srv
     srv.close()
