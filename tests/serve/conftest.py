@@ -23,13 +23,17 @@ def _ranker(*argv: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def built_store(tmp_path_factory, bllip_lists) -> Path:
+def built_store(tmp_path_factory, bllip_lists, treebank_store) -> Path:
+    """The store of the module docstring, begun as a copy of the session's ``treebank_store``
+    (tests/conftest.py): ``ranker import --corpus treebank`` loads the corpus into a store that lacks
+    it, most of the import's time, and a test process of the whole suite has loaded it once already."""
     work = tmp_path_factory.mktemp("serve-store")
     files = []
     for split in DOCS:
         cut_lists(bllip_lists, split, DOCS[split], work / f"{split}.nbest")
         files.append(str(work / f"{split}.nbest"))
     store = str(work / "store.sqlite")
+    shutil.copy(treebank_store, store)
     _ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", "--corpus", "treebank", *files)
     _ranker("annotate", "--store", store, "--kind", "riezler")
     for split in ("heldout", "test"):
