@@ -22,12 +22,11 @@ def _ranker(*argv: str) -> None:
     assert main(list(argv)) == 0, argv
 
 
-@pytest.fixture(scope="session")
-def built_store(tmp_path_factory, bllip_lists, treebank_store) -> Path:
-    """The store of the module docstring, begun as a copy of the session's ``treebank_store``
-    (tests/conftest.py): ``ranker import --corpus treebank`` loads the corpus into a store that lacks
-    it, most of the import's time, and a test process of the whole suite has loaded it once already."""
-    work = tmp_path_factory.mktemp("serve-store")
+def _build(work: Path, bllip_lists: Path, treebank_store: Path) -> Path:
+    """The store of the module docstring in ``work`` (beside the lists it was made of), begun as a
+    copy of the session's ``treebank_store`` (tests/conftest.py): ``ranker import --corpus treebank``
+    loads the corpus into a store that lacks it, most of the import's time, and a test process of the
+    whole suite has loaded it once already."""
     files = []
     for split in DOCS:
         cut_lists(bllip_lists, split, DOCS[split], work / f"{split}.nbest")
@@ -41,6 +40,34 @@ def built_store(tmp_path_factory, bllip_lists, treebank_store) -> Path:
     _ranker("train", "--store", store, "--split", RANGES["train"], "--heldout", RANGES["heldout"],
             "--sigma2-grid", "0.1", "1", "--workers", "1", "--no-progress", "--out", str(work / "model.json"))
     return Path(store)
+
+
+@pytest.fixture(scope="session")
+def built_store(tmp_path_factory, bllip_lists, request) -> Path:
+    """This test process's copy of the store the module docstring says, read-only (a test that
+    writes copies it first), with the lists it was made of beside it.
+
+    Under pytest-xdist the run's first worker to need it builds it in the folder the workers share
+    (their base temporary folder's parent), under a lock; the others copy that folder, so a run
+    builds it once, not once a worker (pytest-xdist's own recipe for a session fixture; issue 47,
+    item 5). A worker finding no finished build (the builder failed) builds it itself.
+    """
+    import fcntl
+    import os
+
+    work = tmp_path_factory.mktemp("serve-store")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _build(work, bllip_lists, request.getfixturevalue("treebank_store"))
+    shared = tmp_path_factory.getbasetemp().parent / "serve-store"
+    with open(f"{shared}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "built").is_file():
+            shutil.rmtree(shared, ignore_errors=True)
+            shared.mkdir()
+            _build(shared, bllip_lists, request.getfixturevalue("treebank_store"))
+            (shared / "built").touch()
+    shutil.copytree(shared, work, dirs_exist_ok=True)
+    return work / "store.sqlite"
 
 
 @pytest.fixture(scope="module")
