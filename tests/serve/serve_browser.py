@@ -29,6 +29,15 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage
 SETTLE = (StaleElementReferenceException, NoSuchElementException, WebDriverException)
 
 
+class PageWait(WebDriverWait):
+    """Selenium's ``WebDriverWait``, looking every 50 ms: its default, half a second, added up to
+    half a second to nearly every click the tests wait on (the page after it is seldom there at the
+    first look), where the page itself takes a few tens of milliseconds."""
+
+    def __init__(self, driver, timeout: float, poll_frequency: float = 0.05, ignored_exceptions=None):
+        super().__init__(driver, timeout, poll_frequency=poll_frequency, ignored_exceptions=ignored_exceptions)
+
+
 def chromium(profile: str):
     """A headless chromium with its own profile folder (its cookies: one browser, one session)."""
     opts = webdriver.ChromeOptions()
@@ -109,9 +118,9 @@ def sign_in_attempt(driver, base: str, name: str, password: str, path: str = "/l
     """Open ``path`` (a sign-in page, or one that leads to it), sign in, and wait for the page after it:
     signed in, or the sign-in page again with its error."""
     driver.get(f"{base}{path}")
-    WebDriverWait(driver, 10).until(EC.presence_of_element_located((By.ID, "login")))
+    PageWait(driver, 10).until(EC.presence_of_element_located((By.ID, "login")))
     driver.find_element(By.NAME, "name").send_keys(name)
     driver.find_element(By.NAME, "password").send_keys(password)
     driver.find_element(By.CSS_SELECTOR, "button.login").click()
-    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+    PageWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
         lambda d: d.find_elements(By.ID, "login-error") or d.find_elements(By.ID, "signed-in"))

@@ -6,8 +6,7 @@ import tempfile
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
-from serve_browser import SETTLE, chromium, sign_in_attempt
+from serve_browser import SETTLE, PageWait, chromium, sign_in_attempt
 from serve_team import write_accounts
 from test_browser import _remaining
 
@@ -24,13 +23,13 @@ def two_browsers(browsers):
 
 def _open(driver, url):
     driver.get(url)
-    WebDriverWait(driver, 10).until(EC.presence_of_element_located((By.ID, "discriminants")))
+    PageWait(driver, 10).until(EC.presence_of_element_located((By.ID, "discriminants")))
 
 
 def _click_and_wait(driver, css, expect):
     """Click the button ``css`` and wait for the reloaded page to meet ``expect(driver)``."""
     driver.find_element(By.CSS_SELECTOR, css).click()
-    WebDriverWait(driver, 10, ignored_exceptions=SETTLE).until(expect)
+    PageWait(driver, 10, ignored_exceptions=SETTLE).until(expect)
 
 
 def _decisions_shown(driver) -> int:
@@ -138,7 +137,7 @@ def test_two_accounts_sign_in_decide_see_their_own_and_an_adjudicator_picks(two_
     assert not ann.find_elements(By.CSS_SELECTOR, "button.choose")
     boss.get(f"{base}/adjudicate")
     boss.find_element(By.CSS_SELECTOR, f'#conflicts tr[data-id="{test_sentence}"] a').click()
-    WebDriverWait(boss, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, '[data-who="ann"] button.choose')))
+    PageWait(boss, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, '[data-who="ann"] button.choose')))
     _click_and_wait(boss, '[data-who="ann"] button.choose', lambda d: d.find_element(By.ID, "chosen").text == "ann")
     with Store.open(store_path) as st:
         assert st.adjudications()[test_sentence].who == "boss"
