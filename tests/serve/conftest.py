@@ -22,14 +22,17 @@ def _ranker(*argv: str) -> None:
     assert main(list(argv)) == 0, argv
 
 
-@pytest.fixture(scope="session")
-def built_store(tmp_path_factory, bllip_lists) -> Path:
-    work = tmp_path_factory.mktemp("serve-store")
+def _build(work: Path, bllip_lists: Path, treebank_store: Path) -> Path:
+    """The store of the module docstring in ``work`` (beside the lists it was made of), begun as a
+    copy of the session's ``treebank_store`` (tests/conftest.py): ``ranker import --corpus treebank``
+    loads the corpus into a store that lacks it, most of the import's time, and a test process of the
+    whole suite has loaded it once already."""
     files = []
     for split in DOCS:
         cut_lists(bllip_lists, split, DOCS[split], work / f"{split}.nbest")
         files.append(str(work / f"{split}.nbest"))
     store = str(work / "store.sqlite")
+    shutil.copy(treebank_store, store)
     _ranker("import", "--store", store, "--format", "bllip", "--source", "bllip", "--corpus", "treebank", *files)
     _ranker("annotate", "--store", store, "--kind", "riezler")
     for split in ("heldout", "test"):
@@ -37,6 +40,34 @@ def built_store(tmp_path_factory, bllip_lists) -> Path:
     _ranker("train", "--store", store, "--split", RANGES["train"], "--heldout", RANGES["heldout"],
             "--sigma2-grid", "0.1", "1", "--workers", "1", "--no-progress", "--out", str(work / "model.json"))
     return Path(store)
+
+
+@pytest.fixture(scope="session")
+def built_store(tmp_path_factory, bllip_lists, request) -> Path:
+    """This test process's copy of the store the module docstring says, read-only (a test that
+    writes copies it first), with the lists it was made of beside it.
+
+    Under pytest-xdist the run's first worker to need it builds it in the folder the workers share
+    (their base temporary folder's parent), under a lock; the others copy that folder, so a run
+    builds it once, not once a worker (pytest-xdist's own recipe for a session fixture; issue 47,
+    item 5). A worker finding no finished build (the builder failed) builds it itself.
+    """
+    import fcntl
+    import os
+
+    work = tmp_path_factory.mktemp("serve-store")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _build(work, bllip_lists, request.getfixturevalue("treebank_store"))
+    shared = tmp_path_factory.getbasetemp().parent / "serve-store"
+    with open(f"{shared}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "built").is_file():
+            shutil.rmtree(shared, ignore_errors=True)
+            shared.mkdir()
+            _build(shared, bllip_lists, request.getfixturevalue("treebank_store"))
+            (shared / "built").touch()
+    shutil.copytree(shared, work, dirs_exist_ok=True)
+    return work / "store.sqlite"
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +99,16 @@ def free_port() -> int:
 class LiveServer:
     """The real application on 127.0.0.1 in a thread of this process (Werkzeug's threaded server)."""
 
+    #: How often the serving loop looks for :meth:`close`'s stop (its default, half a second, was
+    #: most of each of the browser tests' teardowns: about twenty servers a run).
+    POLL = 0.02
+
     def __init__(self, app):
         from werkzeug.serving import make_server
 
         self.server = make_server("127.0.0.1", free_port(), app, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(self.POLL,), daemon=True)
         self.thread.start()
 
     def close(self) -> None:
@@ -99,6 +134,22 @@ def live_server_class():
     """:class:`LiveServer` for tests that serve an application of their own (a test module importing
     ``conftest`` may get another folder's conftest, whichever was imported first)."""
     return LiveServer
+
+
+@pytest.fixture(scope="session")
+def browser_pool():
+    """The test process's Chromiums (:class:`serve_browser.BrowserPool`), quit at its end."""
+    from serve_browser import BrowserPool
+
+    pool = BrowserPool()
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def browsers(browser_pool):
+    """``of(name)``: this test's browser of that name (ann, bob, boss), with no cookie (the pool's)."""
+    return browser_pool.lend()
 
 
 @pytest.fixture(scope="module")

@@ -261,10 +261,10 @@ def test_only_adjudicators_retrain_and_the_new_model_reaches_others_at_their_nex
     key = max(masses, key=lambda km: float(km[1]))[0]
     boss.post("/decide", data={"id": test_sentence, "key": key, "accept": "0", "token": token})
     assert boss.post("/retrain", data={"id": test_sentence, "token": token}).status_code == 302
-    for _ in range(240):
+    for _ in range(1200):
         if served.retrain.state != "running":
             break
-        time.sleep(0.25)
+        time.sleep(0.05)
     assert served.retrain.state == "done", served.retrain.status()
     new = served.model.key
     assert new != base

@@ -321,11 +321,11 @@ def test_retraining_from_decisions_changes_the_model_and_shows_the_old_places(st
     key = max(masses, key=lambda km: float(km[1]))[0]
     client.post("/decide", data={"id": test_sentence, "key": key, "accept": "0", "token": token})
     assert client.post("/retrain", data={"id": test_sentence, "token": token}).status_code == 302
-    for _ in range(120):
+    for _ in range(600):
         status = client.get("/retrain/status").get_json()
         if status["state"] != "running":
             break
-        time.sleep(0.25)
+        time.sleep(0.05)
     assert status["state"] == "done" and status["progress"] == 1.0, status
     html = client.get("/sentence", query_string={"id": test_sentence}).get_data(as_text=True)
     new_key = re.search(r'id="model-key">([^<]+)<', html).group(1)
@@ -489,11 +489,11 @@ def _retrain_and_wait(client, token, sid) -> dict:
     import time
 
     assert client.post("/retrain", data={"id": sid, "token": token}).status_code == 302
-    for _ in range(240):
+    for _ in range(1200):
         status = client.get("/retrain/status").get_json()
         if status["state"] != "running":
             return status
-        time.sleep(0.25)
+        time.sleep(0.05)
     raise AssertionError(f"retrain still running: {status}")
 
 
@@ -721,13 +721,13 @@ def test_a_restart_keeps_the_served_model_and_every_annotator_signed_in(built_st
     import os
     import stat
 
+    from serve_team import write_accounts
+
     from ranker.serve.app import create_app
-    from ranker.serve.users import add_user
 
     path = tmp_path / "store.sqlite"
     shutil.copy(built_store, path)
-    users = tmp_path / "team.users"
-    add_user(users, "boss", "boss-secret-1", role="adjudicator")
+    users = write_accounts(tmp_path / "team.users", boss="adjudicator")
     app = create_app(path, users=users)
     base = app.extensions["ranker"].model.key
     secret = tmp_path / "team.users.secret"

@@ -3,65 +3,21 @@
 Open a sentence, accept a discriminant, see the candidate count fall, undo, and check the store's
 rows after each step.
 """
-import tempfile
-from contextlib import contextmanager
-
 import pytest
-from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
-from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from serve_browser import SETTLE, PageWait
 
 from ranker.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1400,1000")
-
-
-def chromium(profile: str):
-    """A headless chromium with its own profile folder (its cookies: one browser, one session)."""
-    opts = webdriver.ChromeOptions()
-    for flag in FLAGS:
-        opts.add_argument(flag)
-    opts.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    driver.set_page_load_timeout(20)
-    return driver
-
-
-@contextmanager
-def fresh_chromium():
-    """:func:`chromium` with a new profile of its own, quit and removed afterwards."""
-    with tempfile.TemporaryDirectory() as profile:
-        driver = chromium(profile)
-        try:
-            yield driver
-        finally:
-            driver.quit()
-
-
-def sign_in_attempt(driver, base: str, name: str, password: str, path: str = "/login") -> None:
-    """Open ``path`` (a sign-in page, or one that leads to it), sign in, and wait for the page after it:
-    signed in, or the sign-in page again with its error."""
-    driver.get(f"{base}{path}")
-    WebDriverWait(driver, 10).until(EC.presence_of_element_located((By.ID, "login")))
-    driver.find_element(By.NAME, "name").send_keys(name)
-    driver.find_element(By.NAME, "password").send_keys(password)
-    driver.find_element(By.CSS_SELECTOR, "button.login").click()
-    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
-        lambda d: d.find_elements(By.ID, "login-error") or d.find_elements(By.ID, "signed-in"))
-
 
 @pytest.fixture(scope="module")
-def browser():
-    with fresh_chromium() as driver:
-        yield driver
+def browser(browser_pool):
+    """One browser for the module's tests, as a user keeps theirs (cookies empty at the start only)."""
+    return browser_pool.lend()("ann")
 
 
 def _remaining(driver) -> int:
@@ -72,9 +28,7 @@ def _wait_for_count(driver, old: int, expect) -> int:
     # the page reloads after each POST: the old element goes stale before the new one exists, and
     # chromium may say so as "Node with given id does not belong to the document" (a bare
     # WebDriverException: the CI of 2026-11-29 03:45 failed on it, as the job tests once did)
-    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException,
-                                                  WebDriverException)) \
-        .until(lambda d: expect(_remaining(d), old))
+    PageWait(driver, 10, ignored_exceptions=SETTLE).until(lambda d: expect(_remaining(d), old))
     return _remaining(driver)
 
 
@@ -82,7 +36,7 @@ def test_accept_a_discriminant_then_undo(browser, live_server, store_path, test_
     browser.get(f"{live_server.url}/sentences?corpus=treebank&split=test")
     link = browser.find_element(By.LINK_TEXT, test_sentence)
     link.click()
-    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "discriminants")))
+    PageWait(browser, 10).until(EC.presence_of_element_located((By.ID, "discriminants")))
     total = int(browser.find_element(By.ID, "total").text)
     assert _remaining(browser) == total
     rows = browser.find_elements(By.CSS_SELECTOR, "#discriminants tbody tr[data-key]")
@@ -124,7 +78,7 @@ def _user_annotation(store_path, sentence_id):
 
 def test_the_page_loads_no_foreign_resource_and_logs_no_error(browser, live_server, test_sentence):
     browser.get(f"{live_server.url}/sentence?id={test_sentence}")
-    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "candidates")))
+    PageWait(browser, 10).until(EC.presence_of_element_located((By.ID, "candidates")))
     urls = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     assert urls and all(u.startswith(live_server.url) for u in urls)
     assert browser.find_elements(By.CSS_SELECTOR, "svg.tree")
@@ -139,7 +93,7 @@ def test_retrain_shows_progress_then_the_new_ranking(browser, live_server, store
     _wait_for_count(browser, total, lambda now, old: now < old)
     old_key = browser.find_element(By.ID, "model-key").text
     browser.find_element(By.CSS_SELECTOR, "button.retrain").click()
-    WebDriverWait(browser, 20, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+    PageWait(browser, 20, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
         lambda d: "retrained" in d.find_element(By.ID, "retrain-message").text)
     assert browser.find_element(By.ID, "retrain-progress").get_attribute("value") == "1"
     assert browser.find_element(By.ID, "model-key").text != old_key
@@ -168,7 +122,7 @@ def test_an_answer_from_a_stale_page_is_refused_and_the_page_shows_the_conflict(
     box.send_keys("stale-ann")
     browser.find_element(By.CSS_SELECTOR, "form.who button").click()
     # the page reloads after the POST: the old field goes stale before the new one exists
-    WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+    PageWait(browser, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "form.who input[name=who]").get_attribute("value") == "stale-ann")
     total = _remaining(browser)
     row = browser.find_elements(By.CSS_SELECTOR, "#discriminants tbody tr[data-key]")[0]
@@ -181,7 +135,7 @@ def test_an_answer_from_a_stale_page_is_refused_and_the_page_shows_the_conflict(
     other.open(f"{live_server.url}/decide", data=urllib.parse.urlencode(
         {"id": test_sentence, "key": key, "accept": "1", "token": token}).encode()).read()
     row.find_element(By.CSS_SELECTOR, "button.reject").click()   # from the stale page
-    conflict = WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "refused")))
+    conflict = PageWait(browser, 10).until(EC.presence_of_element_located((By.ID, "refused")))
     assert "answer refused" in conflict.text
     assert 1 <= _remaining(browser) < total
     with Store.open(store_path, readonly=True) as st:

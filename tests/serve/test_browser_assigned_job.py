@@ -3,24 +3,17 @@ the keys of the sentence page, and a two-annotator job from the adjudicator's as
 annotators' answers (given from the keyboard), a disagreement and its adjudication, to the treebank
 ``ranker store export --trees`` writes."""
 import shutil
-import tempfile
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from serve_browser import SETTLE, PageWait, sign_in_attempt
 from serve_team import team_users
-from test_browser import chromium, sign_in_attempt
 
 from ranker.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
-
-#: What a wait passes over while a page reloads: an element gone, not there yet, or (Chromium's
-#: "Node with given id does not belong to the document", a bare WebDriverException) read mid-navigation.
-SETTLE = (StaleElementReferenceException, NoSuchElementException, WebDriverException)
 
 
 @pytest.fixture
@@ -36,33 +29,16 @@ def job(built_store, tmp_path, live_server_class):
     srv.close()
 
 
-@pytest.fixture
-def browsers():
-    """Three browsers of their own (ann, bob, boss), made on first use."""
-    with tempfile.TemporaryDirectory() as root:
-        made = {}
-
-        def of(name):
-            if name not in made:
-                made[name] = chromium(f"{root}/{name}")
-            return made[name]
-        try:
-            yield of
-        finally:
-            for d in made.values():
-                d.quit()
-
-
 def _decisions(driver) -> int:
     return int(driver.find_element(By.ID, "n-decisions").text)
 
 
 def _press(driver, key, expect):
     """Press ``key`` on the page (no field focused) once it is whole, and wait for ``expect(driver)``."""
-    WebDriverWait(driver, 10, ignored_exceptions=SETTLE).until(
+    PageWait(driver, 10, ignored_exceptions=SETTLE).until(
         lambda d: d.execute_script("return document.readyState") == "complete" and d.find_elements(By.ID, "keys"))
     ActionChains(driver).send_keys(key).perform()
-    WebDriverWait(driver, 10, ignored_exceptions=SETTLE).until(expect)
+    PageWait(driver, 10, ignored_exceptions=SETTLE).until(expect)
 
 
 def _selected_key(driver) -> str:
@@ -144,9 +120,9 @@ def test_a_two_annotator_job_from_assignment_to_the_exported_treebank(browsers, 
     boss = browsers("boss")
     sign_in_attempt(boss, base, "boss", "boss-secret-1")
     boss.find_element(By.ID, "assign-link").click()
-    form = WebDriverWait(boss, 10).until(EC.presence_of_element_located((By.ID, "assign-form")))
+    form = PageWait(boss, 10).until(EC.presence_of_element_located((By.ID, "assign-form")))
     _assign_both(form, first, second)
-    done = WebDriverWait(boss, 10, ignored_exceptions=SETTLE).until(
+    done = PageWait(boss, 10, ignored_exceptions=SETTLE).until(
         EC.presence_of_element_located((By.ID, "assign-done")))
     span = [first, second]
     assert done.text.startswith(f"assigned {len(span)} sentences ({2 * len(span)} assignments")
@@ -159,7 +135,7 @@ def test_a_two_annotator_job_from_assignment_to_the_exported_treebank(browsers, 
         assert listed[:len(span)] == span
         assert d.find_element(By.ID, "my-progress").text.startswith(f"your assignment: 0 of {len(span)} sentences done")
         d.find_element(By.LINK_TEXT, first).click()
-        WebDriverWait(d, 10).until(EC.presence_of_element_located((By.ID, "keys")))
+        PageWait(d, 10).until(EC.presence_of_element_located((By.ID, "keys")))
         _answer_by_keys(d, opening)
         _press(d, "n", lambda drv: drv.find_element(By.CSS_SELECTOR, "h1.sentence").get_attribute("data-id") == second)
         _answer_by_keys(d)
@@ -175,9 +151,9 @@ def test_a_two_annotator_job_from_assignment_to_the_exported_treebank(browsers, 
     boss.get(f"{base}/adjudicate")
     assert [r.get_attribute("data-id") for r in boss.find_elements(By.CSS_SELECTOR, "#conflicts tr.conflict")] == [first]
     boss.find_element(By.CSS_SELECTOR, f'#conflicts tr[data-id="{first}"] a').click()
-    WebDriverWait(boss, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, '[data-who="ann"] button.choose')))
+    PageWait(boss, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, '[data-who="ann"] button.choose')))
     boss.find_element(By.CSS_SELECTOR, '[data-who="ann"] button.choose').click()
-    WebDriverWait(boss, 10, ignored_exceptions=SETTLE).until(lambda d: d.find_element(By.ID, "chosen").text == "ann")
+    PageWait(boss, 10, ignored_exceptions=SETTLE).until(lambda d: d.find_element(By.ID, "chosen").text == "ann")
     boss.get(f"{base}/assign")
     assert boss.find_element(By.CSS_SELECTOR, '#assignments tr[data-who="bob"] td.done').text == str(len(span))
     # the treebank: every assigned sentence finished, the first with ann's tree, adjudicated by boss
@@ -214,11 +190,11 @@ def test_a_long_sentences_trees_fit_their_box_drawn_one_word_a_row(browsers, job
     assert d.find_element(By.ID, "layout").get_attribute("data-layout") == "vertical"
     assert overflow(d) <= 0
     d.find_element(By.ID, "layout-wide").click()   # the wide layout, asked for: it overflows, and is kept
-    WebDriverWait(d, 10, ignored_exceptions=SETTLE).until(
+    PageWait(d, 10, ignored_exceptions=SETTLE).until(
         lambda drv: drv.find_element(By.ID, "layout").get_attribute("data-layout") == "wide")
     assert overflow(d) > 500
     d.refresh()
     assert d.find_element(By.ID, "layout").get_attribute("data-layout") == "wide"
     d.find_element(By.ID, "layout-auto").click()
-    WebDriverWait(d, 10, ignored_exceptions=SETTLE).until(
+    PageWait(d, 10, ignored_exceptions=SETTLE).until(
         lambda drv: drv.find_element(By.ID, "layout").get_attribute("data-layout") == "vertical")

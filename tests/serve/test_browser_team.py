@@ -4,41 +4,32 @@ signing in and seeing their own attribution, a verdict, and an adjudication."""
 import tempfile
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
-from test_browser import _remaining, chromium, sign_in_attempt
+from serve_browser import SETTLE, PageWait, chromium, sign_in_attempt
+from serve_team import write_accounts
+from test_browser import _remaining
 
 from ranker.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-#: What a wait passes over while a page reloads: an element gone, not there yet, or (Chromium's
-#: "Node with given id does not belong to the document", a bare WebDriverException) read mid-navigation.
-SETTLE = (StaleElementReferenceException, NoSuchElementException, WebDriverException)
-
 
 @pytest.fixture
-def two_browsers():
-    with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
-        drivers = [chromium(one), chromium(two)]
-        try:
-            yield drivers
-        finally:
-            for d in drivers:
-                d.quit()
+def two_browsers(browsers):
+    """Two browsers with cookie jars of their own, neither holding a cookie yet."""
+    return [browsers("ann"), browsers("bob")]
 
 
 def _open(driver, url):
     driver.get(url)
-    WebDriverWait(driver, 10).until(EC.presence_of_element_located((By.ID, "discriminants")))
+    PageWait(driver, 10).until(EC.presence_of_element_located((By.ID, "discriminants")))
 
 
 def _click_and_wait(driver, css, expect):
     """Click the button ``css`` and wait for the reloaded page to meet ``expect(driver)``."""
     driver.find_element(By.CSS_SELECTOR, css).click()
-    WebDriverWait(driver, 10, ignored_exceptions=SETTLE).until(expect)
+    PageWait(driver, 10, ignored_exceptions=SETTLE).until(expect)
 
 
 def _decisions_shown(driver) -> int:
@@ -68,6 +59,7 @@ def test_two_browsers_are_two_annotators_and_undo_takes_back_only_ones_own(two_b
 
 
 def test_a_name_set_in_the_browser_survives_its_restart(live_server, store_path, test_sentence):
+    """A browser of its own profile, quit and started again on it (not one of the pool's)."""
     url = f"{live_server.url}/sentence?id={test_sentence}"
     with tempfile.TemporaryDirectory() as profile:
         driver = chromium(profile)
@@ -97,12 +89,9 @@ def test_a_name_set_in_the_browser_survives_its_restart(live_server, store_path,
 
 @pytest.fixture(scope="module")
 def team_server(store_path, tmp_path_factory, live_server_class):
-    from ranker.serve.users import add_user
     from ranker.serve.app import create_app
 
-    users = tmp_path_factory.mktemp("team") / "team.users"
-    add_user(users, "ann", "ann-secret-1")
-    add_user(users, "boss", "boss-secret-1", role="adjudicator")
+    users = write_accounts(tmp_path_factory.mktemp("team") / "team.users", ann="annotator", boss="adjudicator")
     srv = live_server_class(create_app(store_path, users=users))
     yield srv
     srv.close()
@@ -148,7 +137,7 @@ def test_two_accounts_sign_in_decide_see_their_own_and_an_adjudicator_picks(two_
     assert not ann.find_elements(By.CSS_SELECTOR, "button.choose")
     boss.get(f"{base}/adjudicate")
     boss.find_element(By.CSS_SELECTOR, f'#conflicts tr[data-id="{test_sentence}"] a').click()
-    WebDriverWait(boss, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, '[data-who="ann"] button.choose')))
+    PageWait(boss, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, '[data-who="ann"] button.choose')))
     _click_and_wait(boss, '[data-who="ann"] button.choose', lambda d: d.find_element(By.ID, "chosen").text == "ann")
     with Store.open(store_path) as st:
         assert st.adjudications()[test_sentence].who == "boss"

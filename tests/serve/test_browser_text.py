@@ -4,13 +4,11 @@ A user's own text has no gold tree: the page works as on the WSJ sample (no gold
 oracle), and a sentence narrowed to one bracketing comes out of ``ranker store export --trees``
 as that tree.
 """
-import tempfile
-
 import pytest
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from serve_browser import PageWait
 
 from ranker.cli.main import main
 from ranker.store import Store
@@ -28,32 +26,26 @@ def text_store(tmp_path_factory):
     return store
 
 
-def test_a_typed_sentence_is_treebanked_to_one_tree_and_exported(text_store, live_server_class, tmp_path):
+def test_a_typed_sentence_is_treebanked_to_one_tree_and_exported(text_store, live_server_class, browsers, tmp_path):
     from ranker.serve.app import create_app
-
-    from test_browser import chromium
 
     sid = "text/my.txt/1"
     srv = live_server_class(create_app(text_store))
     try:
-        with tempfile.TemporaryDirectory() as profile:
-            driver = chromium(profile)
-            try:
-                driver.get(f"{srv.url}/sentences?corpus=text")
-                driver.find_element(By.LINK_TEXT, sid).click()
-                WebDriverWait(driver, 10).until(EC.presence_of_element_located((By.ID, "discriminants")))
-                assert "gold" not in driver.find_element(By.ID, "candidates").text.lower()
-                for _ in range(20):   # accept the best discriminant until one bracketing is left
-                    if int(driver.find_element(By.ID, "remaining-packs").text) == 1:
-                        break
-                    old = int(driver.find_element(By.ID, "remaining").text)
-                    driver.find_element(By.CSS_SELECTOR, "#discriminants tbody tr[data-key] button.accept").click()
-                    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException,
-                                                                  NoSuchElementException)).until(
-                        lambda d: int(d.find_element(By.ID, "remaining").text) < old)
-                assert int(driver.find_element(By.ID, "remaining-packs").text) == 1
-            finally:
-                driver.quit()
+        driver = browsers("ann")
+        driver.get(f"{srv.url}/sentences?corpus=text")
+        driver.find_element(By.LINK_TEXT, sid).click()
+        PageWait(driver, 10).until(EC.presence_of_element_located((By.ID, "discriminants")))
+        assert "gold" not in driver.find_element(By.ID, "candidates").text.lower()
+        for _ in range(20):   # accept the best discriminant until one bracketing is left
+            if int(driver.find_element(By.ID, "remaining-packs").text) == 1:
+                break
+            old = int(driver.find_element(By.ID, "remaining").text)
+            driver.find_element(By.CSS_SELECTOR, "#discriminants tbody tr[data-key] button.accept").click()
+            PageWait(driver, 10, ignored_exceptions=(StaleElementReferenceException,
+                                                          NoSuchElementException)).until(
+                lambda d: int(d.find_element(By.ID, "remaining").text) < old)
+        assert int(driver.find_element(By.ID, "remaining-packs").text) == 1
     finally:
         srv.close()
     out = tmp_path / "mine.mrg"
