@@ -43,31 +43,16 @@ def _build(work: Path, bllip_lists: Path, treebank_store: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def built_store(tmp_path_factory, bllip_lists, request) -> Path:
-    """This test process's copy of the store the module docstring says, read-only (a test that
-    writes copies it first), with the lists it was made of beside it.
+def built_store(tmp_path_factory, bllip_lists, treebank_store) -> Path:
+    """The store of the module docstring, read-only (a test that writes copies it first), with the
+    lists it was made of beside it: built once a run, shared by its pytest-xdist workers
+    (:func:`run_once.built_once`; issue 47, item 5)."""
+    from run_once import built_once
 
-    Under pytest-xdist the run's first worker to need it builds it in the folder the workers share
-    (their base temporary folder's parent), under a lock; the others copy that folder, so a run
-    builds it once, not once a worker (pytest-xdist's own recipe for a session fixture; issue 47,
-    item 5). A worker finding no finished build (the builder failed) builds it itself.
-    """
-    import fcntl
-    import os
+    def build(work: Path) -> None:
+        _build(work, bllip_lists, treebank_store)
 
-    work = tmp_path_factory.mktemp("serve-store")
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        return _build(work, bllip_lists, request.getfixturevalue("treebank_store"))
-    shared = tmp_path_factory.getbasetemp().parent / "serve-store"
-    with open(f"{shared}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (shared / "built").is_file():
-            shutil.rmtree(shared, ignore_errors=True)
-            shared.mkdir()
-            _build(shared, bllip_lists, request.getfixturevalue("treebank_store"))
-            (shared / "built").touch()
-    shutil.copytree(shared, work, dirs_exist_ok=True)
-    return work / "store.sqlite"
+    return built_once(tmp_path_factory, "serve-store", build) / "store.sqlite"
 
 
 @pytest.fixture(scope="module")
