@@ -64,3 +64,36 @@ def two_treebanks_parsed(tmp_path_factory, treebank_store, gum_few) -> Path:
             assert main(argv) == 0, argv
 
     return built_once(tmp_path_factory, "two-treebanks-parsed", build) / "s.sqlite"
+
+
+#: tests/pipeline/configs/tiny.toml's sentences (the treebank's named splits, ``[data] limit``) and
+#: Link Grammar options (``[parse]``), as ``ranker parse`` takes them.
+TINY_SPLITS = ("train", "heldout", "test")
+TINY_LIMIT = "4"
+TINY_PARSE = ("--linkage-limit", "25", "--max-parse-time", "5.0")
+
+
+@pytest.fixture(scope="session")
+def tiny_parsed(tmp_path_factory, treebank_store) -> Path:
+    """A store holding the WSJ sample with the tiny job's sentences (:data:`TINY_SPLITS`, limit
+    :data:`TINY_LIMIT`) parsed by Link Grammar with its options, as ``ranker parse`` stores them for
+    a later ``ranker run --store``.
+
+    The tiny runs of test_experiment.py and test_evidence_run.py parsed the same 47 sentences each;
+    parsed once here for the whole test run (:func:`run_once.built_once`), each run parses none (its
+    fixture checks the report's count) and works on what it would have stored. The Dask test
+    (tests/test_dask_executor.py) still parses in both of its runs: the parse is part of what it
+    compares. Read-only: each run copies it first."""
+    from run_once import built_once
+
+    from ranker.cli.main import main
+
+    def build(folder: Path) -> None:
+        store = folder / "tiny.sqlite"
+        shutil.copy(treebank_store, store)
+        for split in TINY_SPLITS:
+            argv = ["parse", "--store", str(store), "--corpus", "treebank", "--split", split, "--limit", TINY_LIMIT,
+                    *TINY_PARSE, "--workers", "1", "--no-progress"]
+            assert main(argv) == 0, argv
+
+    return built_once(tmp_path_factory, "tiny-parsed", build) / "tiny.sqlite"

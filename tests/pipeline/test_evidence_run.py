@@ -24,11 +24,13 @@ DOCS = {"train": ("wsj_0001", "wsj_0003"), "heldout": ("wsj_0140", "wsj_0142"),
 
 
 @pytest.fixture(scope="module")
-def evidence_run(tmp_path_factory, bllip_lists, treebank_store):
+def evidence_run(tmp_path_factory, bllip_lists, tiny_parsed):
+    """The tiny job with BLLIP evidence on a copy of ``tiny_parsed`` (conftest.py: its sentences
+    parsed with its [parse] options, so the run parses none; it imports the lists)."""
     import shutil
 
     base = tmp_path_factory.mktemp("ev")
-    shutil.copy(treebank_store, base / "store.sqlite")
+    shutil.copy(tiny_parsed, base / "store.sqlite")
     files = {}
     for split, docs in DOCS.items():
         files[split] = base / f"{split}.nbest"
@@ -45,6 +47,7 @@ def evidence_run(tmp_path_factory, bllip_lists, treebank_store):
         evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=20, randomization_resamples=20),
         report=dataclasses.replace(cfg.report, plots=False, learning_curve=(1.0,)))
     report = run_experiment(cfg, base / "out", progress=False)
+    assert report.counts.source.parsed_now == 0   # the shared store's forests
     return cfg, base, report
 
 

@@ -43,9 +43,11 @@ def _store_from(path, where) -> str:
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory, treebank_store):
+def tiny_run(tmp_path_factory, tiny_parsed):
+    """The tiny job on a copy of ``tiny_parsed`` (conftest.py: its sentences parsed with its [parse]
+    options, so the run parses none and stores what parsing them would have stored)."""
     base = tmp_path_factory.mktemp("tiny")
-    _store_from(treebank_store, base)
+    _store_from(tiny_parsed, base)
     cfg = load_config(TINY)
     # in one process: the report of tiny.toml's two workers (the pinned scores below), without the
     # pools, which made the features stage several times slower beside pytest-xdist's two workers
@@ -53,6 +55,7 @@ def tiny_run(tmp_path_factory, treebank_store):
         cfg.experiment, store=str(base / "store.sqlite"), workers=1))
     out = base / "out"
     report = run_experiment(cfg, out, progress=False)
+    assert report.counts.source.parsed_now == 0   # the shared store's forests
     return cfg, out, report
 
 
