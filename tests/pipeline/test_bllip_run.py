@@ -3,6 +3,7 @@ import dataclasses
 import gzip
 
 import pytest
+from frozen_heap import frozen_heap
 
 from ranker.evaluation.evalb import score_evalb
 from ranker.evaluation.evalb_params import load_params
@@ -44,13 +45,14 @@ def runs(tmp_path_factory, bllip_lists, treebank_store):
                                        randomization_resamples=20),
         report=dataclasses.replace(cfg.report, plots=False, learning_curve=()))
     out = {}
-    for kind in ("best_f", "riezler"):
-        c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind=kind),
-                                loglinear=dataclasses.replace(cfg.loglinear, objective="loglik"))
-        out[kind] = (tmp / kind, run_experiment(c, tmp / kind, progress=False))
-    c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind="best_f"),
-                            loglinear=dataclasses.replace(cfg.loglinear, objective="expected_f"))
-    out["expected_f"] = (tmp / "expected_f", run_experiment(c, tmp / "expected_f", progress=False))
+    with frozen_heap():
+        for kind in ("best_f", "riezler"):
+            c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind=kind),
+                                    loglinear=dataclasses.replace(cfg.loglinear, objective="loglik"))
+            out[kind] = (tmp / kind, run_experiment(c, tmp / kind, progress=False))
+        c = dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, kind="best_f"),
+                                loglinear=dataclasses.replace(cfg.loglinear, objective="expected_f"))
+        out["expected_f"] = (tmp / "expected_f", run_experiment(c, tmp / "expected_f", progress=False))
     return out
 
 

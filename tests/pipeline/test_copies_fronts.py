@@ -14,6 +14,7 @@ import shutil
 
 import numpy as np
 import pytest
+from frozen_heap import frozen_heap
 
 from ranker.cli.main import main
 from ranker.pipeline.config import load_config
@@ -96,7 +97,8 @@ def run(tmp_path_factory, two_treebanks_parsed, gum_few):
     (tmp / "copies.toml").write_text(PER_CORPUS.replace("GUM_FOLDER", str(gum_few)))
     cfg = load_config(tmp / "copies.toml")
     cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite")))
-    report = run_experiment(cfg, tmp / "out", progress=False)
+    with frozen_heap():
+        report = run_experiment(cfg, tmp / "out", progress=False)
     assert report.counts.source.parsed_now == 0   # the shared store's forests, as this run would store them
     assert report.fits["loglinear"]["domains"] == "per-corpus"
     with Store.writing(cfg.experiment.store) as st:

@@ -8,6 +8,7 @@ evidence with ``--evidence``.
 import dataclasses
 
 import pytest
+from frozen_heap import frozen_heap
 from nbest_slices import cut_lists
 
 from ranker.cli.main import main
@@ -46,7 +47,8 @@ def evidence_run(tmp_path_factory, bllip_lists, tiny_parsed):
         features=FeaturesSection(set="default-bllip"),
         evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=20, randomization_resamples=20),
         report=dataclasses.replace(cfg.report, plots=False, learning_curve=(1.0,)))
-    report = run_experiment(cfg, base / "out", progress=False)
+    with frozen_heap():
+        report = run_experiment(cfg, base / "out", progress=False)
     assert report.counts.source.parsed_now == 0   # the shared store's forests
     return cfg, base, report
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from frozen_heap import frozen_heap
 
 from ranker.cli.main import main
 from ranker.features import CandidateMatrix
@@ -207,7 +208,8 @@ def two_run(tmp_path_factory, two_treebanks_parsed, gum_few):
     cfg = load_config(tmp / "two.toml")
     cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite"),
                                                                   workers=1))
-    report = run_experiment(cfg, tmp / "out", progress=False)
+    with frozen_heap():
+        report = run_experiment(cfg, tmp / "out", progress=False)
     assert report.counts.source.parsed_now == 0   # the shared store's forests, as this run would store them
     return tmp, cfg, report
 
@@ -248,7 +250,8 @@ def test_per_corpus_features_give_copies_a_model_applies_to_plain_text_by_its_sh
 
     _, cfg, _ = two_run
     cfg = dataclasses.replace(cfg, features=dataclasses.replace(cfg.features, domains="per-corpus"))
-    report = run_experiment(cfg, tmp_path / "out", progress=False)   # the warm store: fits only
+    with frozen_heap():
+        report = run_experiment(cfg, tmp_path / "out", progress=False)   # the warm store: fits only
     assert report.fits["loglinear"]["domains"] == "per-corpus"
     from ranker.store import Store
 
