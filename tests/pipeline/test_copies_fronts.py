@@ -14,6 +14,7 @@ import shutil
 
 import numpy as np
 import pytest
+from frozen_heap import frozen_heap
 
 from ranker.cli.main import main
 from ranker.pipeline.config import load_config
@@ -81,7 +82,9 @@ class Run:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory, treebank_store, gum_few):
+def run(tmp_path_factory, two_treebanks_parsed, gum_few):
+    """The per-corpus run on a copy of ``two_treebanks_parsed`` (conftest.py: both treebanks loaded,
+    the sentences of these splits parsed with these [parse] options, so the run parses none)."""
     from ranker.models import LogLinearRanker
     from ranker.pipeline import stages
     from ranker.pipeline.domains import PER_CORPUS as SPACE, in_space
@@ -90,11 +93,13 @@ def run(tmp_path_factory, treebank_store, gum_few):
     from ranker.store import Store
 
     tmp = tmp_path_factory.mktemp("copies")
-    shutil.copy(treebank_store, tmp / "s.sqlite")   # the WSJ sample loaded: the run loads GUM's few files
+    shutil.copy(two_treebanks_parsed, tmp / "s.sqlite")
     (tmp / "copies.toml").write_text(PER_CORPUS.replace("GUM_FOLDER", str(gum_few)))
     cfg = load_config(tmp / "copies.toml")
     cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite")))
-    report = run_experiment(cfg, tmp / "out", progress=False)
+    with frozen_heap():
+        report = run_experiment(cfg, tmp / "out", progress=False)
+    assert report.counts.source.parsed_now == 0   # the shared store's forests, as this run would store them
     assert report.fits["loglinear"]["domains"] == "per-corpus"
     with Store.writing(cfg.experiment.store) as st:
         key, saved = next((r.key, stored_model(st, r.key)[1]) for r in st.model_records()

@@ -8,6 +8,7 @@ evidence with ``--evidence``.
 import dataclasses
 
 import pytest
+from frozen_heap import frozen_heap
 from nbest_slices import cut_lists
 
 from ranker.cli.main import main
@@ -24,11 +25,13 @@ DOCS = {"train": ("wsj_0001", "wsj_0003"), "heldout": ("wsj_0140", "wsj_0142"),
 
 
 @pytest.fixture(scope="module")
-def evidence_run(tmp_path_factory, bllip_lists, treebank_store):
+def evidence_run(tmp_path_factory, bllip_lists, tiny_parsed):
+    """The tiny job with BLLIP evidence on a copy of ``tiny_parsed`` (conftest.py: its sentences
+    parsed with its [parse] options, so the run parses none; it imports the lists)."""
     import shutil
 
     base = tmp_path_factory.mktemp("ev")
-    shutil.copy(treebank_store, base / "store.sqlite")
+    shutil.copy(tiny_parsed, base / "store.sqlite")
     files = {}
     for split, docs in DOCS.items():
         files[split] = base / f"{split}.nbest"
@@ -44,7 +47,9 @@ def evidence_run(tmp_path_factory, bllip_lists, treebank_store):
         features=FeaturesSection(set="default-bllip"),
         evaluation=dataclasses.replace(cfg.evaluation, bootstrap_resamples=20, randomization_resamples=20),
         report=dataclasses.replace(cfg.report, plots=False, learning_curve=(1.0,)))
-    report = run_experiment(cfg, base / "out", progress=False)
+    with frozen_heap():
+        report = run_experiment(cfg, base / "out", progress=False)
+    assert report.counts.source.parsed_now == 0   # the shared store's forests
     return cfg, base, report
 
 

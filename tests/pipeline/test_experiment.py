@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from frozen_heap import frozen_heap
 from ranker_forked import run_forked
 
 from ranker.cli.main import main
@@ -43,16 +44,20 @@ def _store_from(path, where) -> str:
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory, treebank_store):
+def tiny_run(tmp_path_factory, tiny_parsed):
+    """The tiny job on a copy of ``tiny_parsed`` (conftest.py: its sentences parsed with its [parse]
+    options, so the run parses none and stores what parsing them would have stored)."""
     base = tmp_path_factory.mktemp("tiny")
-    _store_from(treebank_store, base)
+    _store_from(tiny_parsed, base)
     cfg = load_config(TINY)
     # in one process: the report of tiny.toml's two workers (the pinned scores below), without the
     # pools, which made the features stage several times slower beside pytest-xdist's two workers
     cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(
         cfg.experiment, store=str(base / "store.sqlite"), workers=1))
     out = base / "out"
-    report = run_experiment(cfg, out, progress=False)
+    with frozen_heap():
+        report = run_experiment(cfg, out, progress=False)
+    assert report.counts.source.parsed_now == 0   # the shared store's forests
     return cfg, out, report
 
 
@@ -137,7 +142,8 @@ def test_rerun_uses_the_cache(tiny_run, tmp_path):
     assert [r.command for r in runs][-1] == "run" and runs[-1].outcome == "ok"
     assert runs[-1].settings["config"]["loglinear"]["sigma2_grid"] == list(cfg.loglinear.sigma2_grid)
     assert all(r.run == runs[-1].id for r in records)
-    again = run_experiment(cfg, tmp_path / "again", progress=False)
+    with frozen_heap():
+        again = run_experiment(cfg, tmp_path / "again", progress=False)
     assert again.counts.source.parsed_now == 0
     with Store.open(cfg.experiment.store) as st:
         assert st.artifact_keys("model") == models   # loaded, not trained again
@@ -162,7 +168,8 @@ def test_gold_as_only_candidate_gives_upper_equal_lower_equal_100(tmp_path, tree
     cfg = _without_what_is_not_checked(dataclasses.replace(
         cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store)),
         parse=dataclasses.replace(cfg.parse, source="penn", forests=str(nbest))))
-    report = run_experiment(cfg, tmp_path / "out", progress=False)
+    with frozen_heap():
+        report = run_experiment(cfg, tmp_path / "out", progress=False)
     ceiling = report.counts.deps_ceiling
     assert 70.0 < ceiling < 100.0   # dependency_treebank's heads are not the head rules' heads
     for name, t in report.metrics.items():
@@ -209,7 +216,8 @@ def test_extra_corpus_with_chunk_brackets_only_joins_the_training_data(tiny_run,
         cfg, experiment=dataclasses.replace(cfg.experiment, store=_store_from(cfg.experiment.store, tmp_path)),
         data=dataclasses.replace(cfg.data, extra_training=("conll2000",), extra_limit=6),
         report=dataclasses.replace(cfg.report, learning_curve=())))
-    with_chunks = run_experiment(cfg, tmp_path / "out", progress=False)
+    with frozen_heap():
+        with_chunks = run_experiment(cfg, tmp_path / "out", progress=False)
     # limits cut whole documents; conll2000's are runs of 20 sentences
     n_extra = with_chunks.counts.extra_sentences["conll2000"]
     assert n_extra == 20
@@ -318,7 +326,8 @@ def test_a_run_trains_on_the_decisions_people_made(tiny_run, tmp_path):
         cfg, experiment=dataclasses.replace(cfg.experiment, store=str(store)),
         annotation=dataclasses.replace(cfg.annotation, kind="user"),
         report=dataclasses.replace(cfg.report, learning_curve=())))
-    report = run_experiment(user, tmp_path / "out", progress=False)
+    with frozen_heap():
+        report = run_experiment(user, tmp_path / "out", progress=False)
     assert report.counts.training_kept == 3 < riezler.counts.training_kept
     with Store.open(store) as st:
         assert sorted(st.consistent_sets("user", rule="strict")) == sorted(decided)

@@ -9,6 +9,7 @@ run naming that rule directly fits the same model.
 import dataclasses
 
 import pytest
+from frozen_heap import frozen_heap
 from ranker_forked import run_forked
 
 from ranker.pipeline.config import ConfigError, load_config
@@ -47,7 +48,8 @@ def config(tmp_path_factory, bllip_lists, treebank_store):
 @pytest.fixture(scope="module")
 def auto(config):
     tmp, cfg = config
-    return tmp / "auto", run_experiment(cfg, tmp / "auto", progress=False)
+    with frozen_heap():
+        return tmp / "auto", run_experiment(cfg, tmp / "auto", progress=False)
 
 
 def test_the_rule_with_the_best_held_out_score_is_chosen(auto):
@@ -77,8 +79,9 @@ def test_only_the_winner_is_the_model_chosen_on_held_out_and_a_fixed_rule_fits_i
     out = tmp / "model.json"
     got = run_forked(["models", "export", "--store", cfg.experiment.store, "--out", str(out)], timeout=120)
     assert got.returncode == 0, got.stderr
-    fixed = run_experiment(dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, rule=rule)),
-                           tmp / "fixed", progress=False)
+    with frozen_heap():
+        fixed = run_experiment(dataclasses.replace(cfg, annotation=dataclasses.replace(cfg.annotation, rule=rule)),
+                               tmp / "fixed", progress=False)
     assert "rules" not in fixed.fits["loglinear"]
     assert fixed.fits["loglinear"]["sigma2"] == auto.fits["loglinear"]["sigma2"]
     assert fixed.fits["loglinear"]["iterations"] == auto.fits["loglinear"]["iterations"]

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from frozen_heap import frozen_heap
 
 from ranker.cli.main import main
 from ranker.features import CandidateMatrix
@@ -191,18 +192,26 @@ def test_the_spaces_fitted_and_the_pooled_cut_off():
 
 # ------------------------------------------------------------------------------------ a real run
 @pytest.fixture(scope="module")
-def two_run(tmp_path_factory, treebank_store, gum_few):
+def two_run(tmp_path_factory, two_treebanks_parsed, gum_few):
+    """The run of ``TWO`` on a copy of ``two_treebanks_parsed`` (conftest.py: both treebanks loaded,
+    the sentences of its splits parsed with its [parse] options, so the run parses none), in one
+    process: pools of two beside pytest-xdist's two workers on two cores made its features and
+    fits several times slower (results do not depend on the workers)."""
     import shutil
 
     from ranker.pipeline.experiment import run_experiment
 
     tmp = tmp_path_factory.mktemp("two")
-    shutil.copy(treebank_store, tmp / "s.sqlite")   # the WSJ sample loaded: the run loads GUM's files
+    shutil.copy(two_treebanks_parsed, tmp / "s.sqlite")
     # GUM's folder narrowed to the three documents the splits select (conftest.py): the same sentences
     (tmp / "two.toml").write_text(TWO.replace(str(GUM / "const"), str(gum_few)))
     cfg = load_config(tmp / "two.toml")
-    cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite")))
-    return tmp, cfg, run_experiment(cfg, tmp / "out", progress=False)
+    cfg = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "s.sqlite"),
+                                                                  workers=1))
+    with frozen_heap():
+        report = run_experiment(cfg, tmp / "out", progress=False)
+    assert report.counts.source.parsed_now == 0   # the shared store's forests, as this run would store them
+    return tmp, cfg, report
 
 
 @pytest.mark.slow
@@ -241,7 +250,8 @@ def test_per_corpus_features_give_copies_a_model_applies_to_plain_text_by_its_sh
 
     _, cfg, _ = two_run
     cfg = dataclasses.replace(cfg, features=dataclasses.replace(cfg.features, domains="per-corpus"))
-    report = run_experiment(cfg, tmp_path / "out", progress=False)   # the warm store: fits only
+    with frozen_heap():
+        report = run_experiment(cfg, tmp_path / "out", progress=False)   # the warm store: fits only
     assert report.fits["loglinear"]["domains"] == "per-corpus"
     from ranker.store import Store
 
