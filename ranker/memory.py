@@ -7,7 +7,8 @@ process's high-water mark (``VmHWM``, by writing ``5`` to ``/proc/self/clear_ref
 starts, reads it when it ends, and meanwhile samples the whole process tree every ``interval``
 seconds: this process's resident size plus each descendant's proportional set size (``Pss``,
 so pages a forked worker still shares with its parent are not counted twice). The peak is the
-larger of the two. Where /proc is missing, it measures nothing and reports ``None``.
+larger of the samples' and the high-water mark plus the least the workers held at any sample.
+Where /proc is missing, it measures nothing and reports ``None``.
 """
 from __future__ import annotations
 
@@ -58,10 +59,15 @@ def descendants(pid: int) -> list[int]:
     return below
 
 
+def descendants_kib(pid: int) -> int:
+    """The proportional sizes of ``pid``'s descendants, together."""
+    return sum(_pss_kib(c) for c in descendants(pid))
+
+
 def tree_kib(pid: int | None = None) -> int:
     """Resident KiB of ``pid`` (default this process) plus its descendants' proportional sizes."""
     pid = pid or os.getpid()
-    return (_status_kib(pid, "VmRSS") or 0) + sum(_pss_kib(c) for c in descendants(pid))
+    return (_status_kib(pid, "VmRSS") or 0) + descendants_kib(pid)
 
 
 class PeakMemory:
@@ -79,10 +85,17 @@ class PeakMemory:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._sampled = 0
+        self._workers_least = 0
+
+    def _take(self) -> None:
+        """One sample of the tree, kept if the largest; the workers' share kept if the least."""
+        workers = descendants_kib(os.getpid())
+        self._sampled = max(self._sampled, (_status_kib("self", "VmRSS") or 0) + workers)
+        self._workers_least = min(self._workers_least, workers)
 
     def _sample(self) -> None:
         while not self._stop.wait(self.interval):
-            self._sampled = max(self._sampled, tree_kib())
+            self._take()
 
     def __enter__(self) -> "PeakMemory":
         if not (_PROC / "self" / "status").exists():
@@ -91,7 +104,9 @@ class PeakMemory:
             (_PROC / "self" / "clear_refs").write_text("5")   # reset VmHWM to the current RSS
         except OSError:
             pass
-        self._sampled = tree_kib()
+        self._workers_least = descendants_kib(os.getpid())
+        self._sampled = 0
+        self._take()
         self._thread = threading.Thread(target=self._sample, name="peak-memory", daemon=True)
         self._thread.start()
         return self
@@ -101,8 +116,13 @@ class PeakMemory:
             return
         self._stop.set()
         self._thread.join()
+        self._take()
+        # This process's high-water mark came at a moment the samples may have missed; its workers
+        # then held, as a rule, no less than the least any sample saw (the first at the start, the
+        # last at the end). Taken alone, the mark lost a short spike of this process beside
+        # long-lived workers (the samples held the workers but missed the spike: session 24).
         own = _status_kib("self", "VmHWM") or 0
-        self.peak_mb = round(max(own, self._sampled) / 1024, 1)
+        self.peak_mb = round(max(own + self._workers_least, self._sampled) / 1024, 1)
 
 
 def release_free_heap() -> None:

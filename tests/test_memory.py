@@ -36,6 +36,35 @@ def test_the_peak_is_reset_for_each_block():
     assert big.peak_mb - small.peak_mb > 150
 
 
+def test_a_spike_between_samples_counts_beside_long_lived_workers():
+    """Regression (session 24): with a worker holding 300 MB from before the block to after it, a
+    200 MB spike of this process between two samples was lost (the peak was the larger of this
+    process's high-water mark alone, and the samples, which held the worker but not the spike):
+    ``test_the_peak_is_reset_for_each_block`` failed in a pytest worker that kept browsers open."""
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Event()
+    p = ctx.Process(target=_hold_until, args=(300, ready))
+    p.start()
+    try:
+        assert ready.wait(30)
+        with PeakMemory(interval=60) as big:     # no sample but the first and the last
+            a = np.ones(200 * 2**20 // 8)
+            del a
+        with PeakMemory(interval=60) as small:
+            pass
+    finally:
+        p.terminate()
+        p.join()
+    assert big.peak_mb - small.peak_mb > 150
+
+
+def _hold_until(mb: int, ready) -> None:
+    a = np.ones(mb * 2**20 // 8)
+    ready.set()
+    time.sleep(120)
+    assert a.sum() > 0
+
+
 @pytest.mark.slow
 def test_the_tree_holds_this_process_and_its_children():
     ctx = multiprocessing.get_context("fork")
