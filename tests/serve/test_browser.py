@@ -4,10 +4,9 @@ Open a sentence, accept a discriminant, see the candidate count fall, undo, and 
 rows after each step.
 """
 import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from serve_browser import SETTLE, PageWait
+from serve_browser import PageWait
 
 from ranker.store import Store
 
@@ -28,7 +27,7 @@ def _wait_for_count(driver, old: int, expect) -> int:
     # the page reloads after each POST: the old element goes stale before the new one exists, and
     # chromium may say so as "Node with given id does not belong to the document" (a bare
     # WebDriverException: the CI of 2026-11-29 03:45 failed on it, as the job tests once did)
-    PageWait(driver, 10, ignored_exceptions=SETTLE).until(lambda d: expect(_remaining(d), old))
+    PageWait(driver, 10).until(lambda d: expect(_remaining(d), old))
     return _remaining(driver)
 
 
@@ -93,7 +92,7 @@ def test_retrain_shows_progress_then_the_new_ranking(browser, live_server, store
     _wait_for_count(browser, total, lambda now, old: now < old)
     old_key = browser.find_element(By.ID, "model-key").text
     browser.find_element(By.CSS_SELECTOR, "button.retrain").click()
-    PageWait(browser, 20, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+    PageWait(browser, 20).until(
         lambda d: "retrained" in d.find_element(By.ID, "retrain-message").text)
     assert browser.find_element(By.ID, "retrain-progress").get_attribute("value") == "1"
     assert browser.find_element(By.ID, "model-key").text != old_key
@@ -122,7 +121,7 @@ def test_an_answer_from_a_stale_page_is_refused_and_the_page_shows_the_conflict(
     box.send_keys("stale-ann")
     browser.find_element(By.CSS_SELECTOR, "form.who button").click()
     # the page reloads after the POST: the old field goes stale before the new one exists
-    PageWait(browser, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+    PageWait(browser, 10).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "form.who input[name=who]").get_attribute("value") == "stale-ann")
     total = _remaining(browser)
     row = browser.find_elements(By.CSS_SELECTOR, "#discriminants tbody tr[data-key]")[0]

@@ -8,7 +8,7 @@ import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from serve_browser import SETTLE, PageWait, sign_in_attempt
+from serve_browser import PageWait, sign_in_attempt
 from serve_team import team_users
 
 from ranker.store import Store
@@ -35,10 +35,10 @@ def _decisions(driver) -> int:
 
 def _press(driver, key, expect):
     """Press ``key`` on the page (no field focused) once it is whole, and wait for ``expect(driver)``."""
-    PageWait(driver, 10, ignored_exceptions=SETTLE).until(
+    PageWait(driver, 10).until(
         lambda d: d.execute_script("return document.readyState") == "complete" and d.find_elements(By.ID, "keys"))
     ActionChains(driver).send_keys(key).perform()
-    PageWait(driver, 10, ignored_exceptions=SETTLE).until(expect)
+    PageWait(driver, 10).until(expect)
 
 
 def _selected_key(driver) -> str:
@@ -122,7 +122,7 @@ def test_a_two_annotator_job_from_assignment_to_the_exported_treebank(browsers, 
     boss.find_element(By.ID, "assign-link").click()
     form = PageWait(boss, 10).until(EC.presence_of_element_located((By.ID, "assign-form")))
     _assign_both(form, first, second)
-    done = PageWait(boss, 10, ignored_exceptions=SETTLE).until(
+    done = PageWait(boss, 10).until(
         EC.presence_of_element_located((By.ID, "assign-done")))
     span = [first, second]
     assert done.text.startswith(f"assigned {len(span)} sentences ({2 * len(span)} assignments")
@@ -153,7 +153,7 @@ def test_a_two_annotator_job_from_assignment_to_the_exported_treebank(browsers, 
     boss.find_element(By.CSS_SELECTOR, f'#conflicts tr[data-id="{first}"] a').click()
     PageWait(boss, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, '[data-who="ann"] button.choose')))
     boss.find_element(By.CSS_SELECTOR, '[data-who="ann"] button.choose').click()
-    PageWait(boss, 10, ignored_exceptions=SETTLE).until(lambda d: d.find_element(By.ID, "chosen").text == "ann")
+    PageWait(boss, 10).until(lambda d: d.find_element(By.ID, "chosen").text == "ann")
     boss.get(f"{base}/assign")
     assert boss.find_element(By.CSS_SELECTOR, '#assignments tr[data-who="bob"] td.done').text == str(len(span))
     # the treebank: every assigned sentence finished, the first with ann's tree, adjudicated by boss
@@ -190,11 +190,11 @@ def test_a_long_sentences_trees_fit_their_box_drawn_one_word_a_row(browsers, job
     assert d.find_element(By.ID, "layout").get_attribute("data-layout") == "vertical"
     assert overflow(d) <= 0
     d.find_element(By.ID, "layout-wide").click()   # the wide layout, asked for: it overflows, and is kept
-    PageWait(d, 10, ignored_exceptions=SETTLE).until(
+    PageWait(d, 10).until(
         lambda drv: drv.find_element(By.ID, "layout").get_attribute("data-layout") == "wide")
     assert overflow(d) > 500
     d.refresh()
     assert d.find_element(By.ID, "layout").get_attribute("data-layout") == "wide"
     d.find_element(By.ID, "layout-auto").click()
-    PageWait(d, 10, ignored_exceptions=SETTLE).until(
+    PageWait(d, 10).until(
         lambda drv: drv.find_element(By.ID, "layout").get_attribute("data-layout") == "vertical")

@@ -7,7 +7,7 @@ kappa is checked against the value computed by hand from the answers stored."""
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from serve_browser import SETTLE, PageWait, sign_in_attempt
+from serve_browser import PageWait, sign_in_attempt
 from test_browser_assigned_job import _answer_by_keys, _assign_both, _press, _two_sentences, job  # noqa: F401
 
 from ranker.store import Store
@@ -46,10 +46,10 @@ def test_a_blind_two_annotator_job_with_none_is_right_through_to_the_export(brow
     PageWait(boss, 10).until(EC.presence_of_element_located((By.ID, "blind-form")))
     assert boss.find_element(By.ID, "blind-state").text == "off"
     boss.find_element(By.CSS_SELECTOR, "#blind-form button.blind").click()
-    PageWait(boss, 10, ignored_exceptions=SETTLE).until(lambda d: d.find_element(By.ID, "blind-state").text == "on")
+    PageWait(boss, 10).until(lambda d: d.find_element(By.ID, "blind-state").text == "on")
     form = boss.find_element(By.ID, "assign-form")
     _assign_both(form, first, second)
-    PageWait(boss, 10, ignored_exceptions=SETTLE).until(EC.presence_of_element_located((By.ID, "assign-done")))
+    PageWait(boss, 10).until(EC.presence_of_element_located((By.ID, "assign-done")))
     ann, bob = browsers("ann"), browsers("bob")
     sign_in_attempt(ann, base, "ann", "ann-secret-1")
     sign_in_attempt(bob, base, "bob", "bob-secret-1")
@@ -103,11 +103,11 @@ def test_a_blind_two_annotator_job_with_none_is_right_through_to_the_export(brow
     PageWait(boss, 10).until(EC.presence_of_element_located((By.ID, "none-form")))
     boss.find_element(By.ID, "none-comment").send_keys("the PP attaches <higher> than any candidate")
     boss.find_element(By.CSS_SELECTOR, "#none-form button.none").click()
-    PageWait(boss, 10, ignored_exceptions=SETTLE).until(EC.presence_of_element_located((By.ID, "chosen-none")))
+    PageWait(boss, 10).until(EC.presence_of_element_located((By.ID, "chosen-none")))
     # the second: bob's work stands
     boss.get(f"{base}/adjudicate/sentence?id={second}")
     boss.find_element(By.CSS_SELECTOR, '[data-who="bob"] button.choose').click()
-    PageWait(boss, 10, ignored_exceptions=SETTLE).until(lambda d: d.find_element(By.ID, "chosen").text == "bob")
+    PageWait(boss, 10).until(lambda d: d.find_element(By.ID, "chosen").text == "bob")
     _open(ann, base, first)   # the annotators read the ruling and its comment (escaped: shown as typed)
     assert "none is right, no correct candidate: the PP attaches <higher> than any candidate" in \
         ann.find_element(By.ID, "team-conflict").text

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 from selenium.webdriver.common.by import By
-from serve_browser import SETTLE, PageWait, sign_in_attempt
+from serve_browser import PageWait, sign_in_attempt
 from serve_team import write_accounts
 
 from ranker.store import Store
@@ -109,7 +109,7 @@ def test_a_sentence_of_one_bracketing_is_confirmed_in_the_browser(driver, job):
     driver.get(f"{base}/sentence?id={single}")
     assert "nothing to answer" in driver.find_element(By.ID, "confirm-hint").text
     driver.find_element(By.CSS_SELECTOR, "button.confirm").click()
-    PageWait(driver, 10, ignored_exceptions=SETTLE).until(
+    PageWait(driver, 10).until(
         lambda d: d.find_element(By.ID, "verdict-confirmed").text == "you confirmed: the bracketing left is correct")
     driver.get(f"{base}/sentences?corpus=treebank&split=test&status=done")
     assert [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#sentences tbody td:first-child a")] == [single]
@@ -129,7 +129,7 @@ def test_an_over_long_comment_is_kept_in_the_field_with_the_limit_said(driver, j
     assert field.get_attribute("value") == text   # nothing cut while typing
     assert driver.find_element(By.ID, "comment-limit").text == f"{len(text)} of at most 2000 characters: too long to save"
     driver.find_element(By.CSS_SELECTOR, "button.verdict").click()
-    PageWait(driver, 10, ignored_exceptions=SETTLE).until(
+    PageWait(driver, 10).until(
         lambda d: d.find_element(By.ID, "comment-error").is_displayed())
     assert f"at most 2000 characters and this one has {len(text)}" in driver.find_element(By.ID, "comment-error").text
     assert driver.find_element(By.ID, "comment").get_attribute("value") == text
@@ -157,7 +157,7 @@ def test_an_adjudication_is_reopened_on_the_page_when_the_chosen_work_changes(dr
     sign_in_attempt(driver, base, "boss", "boss-secret-1")
     driver.get(f"{base}/adjudicate/sentence?id={test_sentence}")
     driver.find_element(By.CSS_SELECTOR, '[data-who="ann"] button.choose').click()
-    PageWait(driver, 10, ignored_exceptions=SETTLE).until(
+    PageWait(driver, 10).until(
         lambda d: d.find_element(By.ID, "chosen").text == "ann")
     with Store.open(path) as st:
         _answer(st, test_sentence, "ann", False)   # ann answers on after the adjudication

@@ -6,7 +6,7 @@ import tempfile
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from serve_browser import SETTLE, PageWait, chromium, sign_in_attempt
+from serve_browser import PageWait, chromium, sign_in_attempt
 from serve_team import write_accounts
 from test_browser import _remaining
 
@@ -29,7 +29,7 @@ def _open(driver, url):
 def _click_and_wait(driver, css, expect):
     """Click the button ``css`` and wait for the reloaded page to meet ``expect(driver)``."""
     driver.find_element(By.CSS_SELECTOR, css).click()
-    PageWait(driver, 10, ignored_exceptions=SETTLE).until(expect)
+    PageWait(driver, 10).until(expect)
 
 
 def _decisions_shown(driver) -> int:
