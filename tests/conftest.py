@@ -84,30 +84,24 @@ LONG_FILES = (
 )
 
 
-#: A worker collects cycles itself once every this many tests (see :func:`pytest_runtest_protocol`).
-COLLECT_EVERY = 25
-_TESTS_RUN = [0]
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """Each test with the objects the earlier tests left frozen (``gc.freeze``), and a collection
-    of cycles of the worker's own every :data:`COLLECT_EVERY` tests.
+    """Each test with the objects the earlier tests left frozen (``gc.freeze``, for the rest of the
+    worker's life).
 
     The pipeline collects cycles itself, after every stage of a run and every chunk of features: in
     a command's own process that scans what the command made, but in a pytest-xdist worker it
     scanned every object the worker's earlier tests had left too (millions late in a run: a select
     of 9 sentences took 40 s in a CI run where it takes 3 s alone; issue 47, item 5). Frozen, the
     collector skips them, as :mod:`ranker_forked`'s children do; what a test makes it collects as
-    before (a test's weak references and ``gc.get_objects`` see the objects made in it). Cycles
-    among the frozen ones wait for the worker's collection here.
+    before (a test's weak references and ``gc.get_objects`` see the objects made in it). Nothing is
+    unfrozen: a collection of the whole worker every 25 tests cost 3.5 s each (310 s of a CI run's
+    test work), and unfrozen between tests, a full collection the allocation counts start there
+    would scan everything again. The price is the cycles a test leaves at its end, kept until the
+    worker exits (the workers' resident sizes are in benchmarks/README.md).
     """
     gc.freeze()
     yield
-    gc.unfreeze()
-    _TESTS_RUN[0] += 1
-    if _TESTS_RUN[0] % COLLECT_EVERY == 0:
-        gc.collect()
 
 
 def pytest_collection_modifyitems(config, items):
