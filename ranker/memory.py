@@ -13,6 +13,7 @@ Where /proc is missing, it measures nothing and reports ``None``.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -104,7 +105,7 @@ class PeakMemory:
             (_PROC / "self" / "clear_refs").write_text("5")   # reset VmHWM to the current RSS
         except OSError:
             pass
-        self._workers_least = descendants_kib(os.getpid())
+        self._workers_least = sys.maxsize   # the first sample sets it
         self._sampled = 0
         self._take()
         self._thread = threading.Thread(target=self._sample, name="peak-memory", daemon=True)

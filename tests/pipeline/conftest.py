@@ -67,17 +67,15 @@ def two_treebanks_parsed(tmp_path_factory, treebank_store, gum_few) -> Path:
     return built_once(tmp_path_factory, "two-treebanks-parsed", build) / "s.sqlite"
 
 
-#: tests/pipeline/configs/tiny.toml's sentences (the treebank's named splits, ``[data] limit``) and
-#: Link Grammar options (``[parse]``), as ``ranker parse`` takes them.
-TINY_SPLITS = ("train", "heldout", "test")
-TINY_LIMIT = "4"
-TINY_PARSE = ("--linkage-limit", "25", "--max-parse-time", "5.0")
+#: The job whose sentences :func:`tiny_parsed` parses: its named splits, ``[data] limit`` and
+#: ``[parse]`` options are read from it, so the store and the runs cannot drift apart.
+TINY = Path(__file__).resolve().parent / "configs" / "tiny.toml"
 
 
 @pytest.fixture(scope="session")
 def tiny_parsed(tmp_path_factory, treebank_store) -> Path:
-    """A store holding the WSJ sample with the tiny job's sentences (:data:`TINY_SPLITS`, limit
-    :data:`TINY_LIMIT`) parsed by Link Grammar with its options, as ``ranker parse`` stores them for
+    """A store holding the WSJ sample with the tiny job's sentences (:data:`TINY`'s splits and
+    limit) parsed by Link Grammar with its ``[parse]`` options, as ``ranker parse`` stores them for
     a later ``ranker run --store``.
 
     The tiny runs of test_experiment.py and test_evidence_run.py parsed the same 47 sentences each;
@@ -88,13 +86,17 @@ def tiny_parsed(tmp_path_factory, treebank_store) -> Path:
     from run_once import built_once
 
     from ranker.cli.main import main
+    from ranker.pipeline.config import load_config
+
+    cfg = load_config(TINY)
 
     def build(folder: Path) -> None:
         store = folder / "tiny.sqlite"
         shutil.copy(treebank_store, store)
-        for split in TINY_SPLITS:   # on every core, as above
-            argv = ["parse", "--store", str(store), "--corpus", "treebank", "--split", split, "--limit", TINY_LIMIT,
-                    *TINY_PARSE, "--workers", "0", "--no-progress"]
+        for split in (cfg.data.train, cfg.data.heldout, cfg.data.test):   # on every core, as above
+            argv = ["parse", "--store", str(store), "--corpus", cfg.data.corpus, "--split", split,
+                    "--limit", str(cfg.data.limit), "--linkage-limit", str(cfg.parse.linkage_limit),
+                    "--max-parse-time", str(cfg.parse.max_parse_time), "--workers", "0", "--no-progress"]
             assert main(argv) == 0, argv
 
     return built_once(tmp_path_factory, "tiny-parsed", build) / "tiny.sqlite"
