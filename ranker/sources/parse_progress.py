@@ -17,8 +17,17 @@ from typing import Iterable
 
 #: Tokens per band of the per-length means.
 BAND = 5
-#: The exponent of length a band with no sentence done yet is predicted with, until two bands are done.
-DEFAULT_EXPONENT = 2.0
+#: The exponent of length the sentences left are predicted with until two bands below the budget are
+#: done, and the most a fit may give: Link Grammar's parser is cubic in the sentence's length (Sleator
+#: and Temperley 1991); a lower one, anchored at the budget-bound longest sentences, predicts the
+#: short ones several times too slow (replayed on GUM's parse log: benchmarks/README.md).
+DEFAULT_EXPONENT = 3.0
+#: A band whose mean is at least this share of the budget is mostly sentences that reached it: its
+#: time says what the budget is, not how time grows with length, so no exponent is fitted to it.
+SATURATED = 0.5
+#: Sentences a band needs before its mean counts in the exponent (one odd sentence, a 245-token
+#: list that fails in a millisecond, would otherwise tilt it).
+FEW = 5
 
 
 class TimeLeft:
@@ -35,8 +44,9 @@ class TimeLeft:
 
     def __init__(self, lengths: Iterable[int], budget: float | None = None):
         self.left: Counter = Counter(max(1, n) for n in lengths)
+        self.budget = budget
         self.cap = None if budget is None else budget * 1.1 + 0.5
-        self._sums: dict[int, list[float]] = {}   # band -> [seconds, sentences]
+        self._sums: dict[int, list[float]] = {}   # band -> [seconds, sentences, tokens]
         self.parse_seconds = 0.0
 
     def done(self, tokens: int, seconds: float) -> None:
@@ -44,22 +54,38 @@ class TimeLeft:
         tokens = max(1, tokens)
         if self.left[tokens] > 0:
             self.left[tokens] -= 1
-        band = self._sums.setdefault(tokens // BAND, [0.0, 0])
+        band = self._sums.setdefault(tokens // BAND, [0.0, 0, 0])
         band[0] += seconds
         band[1] += 1
+        band[2] += tokens
         self.parse_seconds += seconds
 
     def _law(self) -> tuple[float, float] | None:
-        """``(a, k)`` of seconds = a * tokens^k fitted to the bands' means (log-log least squares)."""
-        points = [(math.log(b * BAND + BAND / 2), math.log(max(s / n, 1e-4))) for b, (s, n) in self._sums.items()]
-        if not points:
+        """``(a, k)``: a sentence of ``n`` tokens takes ``a * n ** k`` seconds.
+
+        ``k`` is fitted by least squares of log seconds on log length over the bands of at least
+        :data:`FEW` sentences below the budget, each weighted by its sentences (the few longest
+        bands are noisy, and a band at the budget would flatten the law and predict short
+        sentences hours), at most :data:`DEFAULT_EXPONENT`, and that until two such bands are
+        done. ``a`` then fits the same bands, weighted by their sentences, or every band done while
+        none is below the budget (a band at it is a floor of what its sentences would take).
+        """
+        if not self._sums:
             return None
-        mx = sum(x for x, _ in points) / len(points)
-        my = sum(y for _, y in points) / len(points)
-        sxx = sum((x - mx) ** 2 for x, _ in points)
-        k = sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else DEFAULT_EXPONENT
-        k = min(max(k, 0.5), 4.0)   # a few noisy bands do not make time fall with length
-        return math.exp(my - k * mx), k
+        points = [(math.log(t / n), math.log(max(s / n, 1e-4)), n) for s, n, t in self._sums.values()]
+        below = [p for p, (s, n, _) in zip(points, self._sums.values())
+                 if n >= FEW and (self.budget is None or s / n < SATURATED * self.budget)]
+        k = DEFAULT_EXPONENT
+        if len(below) >= 2:
+            w = sum(n for _, _, n in below)
+            mx = sum(x * n for x, _, n in below) / w
+            my = sum(y * n for _, y, n in below) / w
+            sxx = sum(n * (x - mx) ** 2 for x, _, n in below)
+            if sxx > 0:
+                k = min(max(sum(n * (x - mx) * (y - my) for x, y, n in below) / sxx, 1.0), DEFAULT_EXPONENT)
+        fit = below or points
+        w = sum(n for _, _, n in fit)
+        return math.exp(sum(n * (y - k * x) for x, y, n in fit) / w), k
 
     def predicted_seconds(self) -> float | None:
         """Parse seconds the sentences left will take (None: nothing done yet to predict from)."""

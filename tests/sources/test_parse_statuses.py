@@ -72,3 +72,38 @@ def test_no_sentence_is_predicted_beyond_its_budget():
 
 def test_clock():
     assert (clock(5), clock(65.4), clock(3725)) == ("0:05", "1:05", "1:02:05")
+
+
+def _replayed(lengths, seconds_of, budget, workers=2):
+    """A parse dealt longest first to ``workers``: ``(finish time, tokens, seconds)`` in finish order."""
+    import heapq
+
+    free = [(0.0, w) for w in range(workers)]
+    events = []
+    for n in sorted(lengths, reverse=True):
+        t, w = heapq.heappop(free)
+        events.append((t + seconds_of(n), n, seconds_of(n)))
+        heapq.heappush(free, (t + seconds_of(n), w))
+    return sorted(events)
+
+
+def test_time_left_is_not_hours_while_only_sentences_at_the_budget_are_done():
+    """Regression (issue 45): GUM's bar read "about 4:52:01 left" for a 10-minute parse while the first
+    sentences done, the longest, all took their budget: a law of length fitted to bands at the budget
+    is flat, and predicted 10,000 short sentences at seconds each."""
+    budget = 10.0
+    lengths = [n for n in range(1, 121) for _ in range(max(1, int(400 * 0.93 ** n)))] + [150, 180, 200]
+
+    def seconds_of(n):
+        return min(budget, 5e-6 * n ** 3)
+
+    events = _replayed(lengths, seconds_of, budget)
+    end = events[-1][0]
+    left = TimeLeft(lengths, budget)
+    ratios = []
+    for i, (t, n, s) in enumerate(events, 1):
+        left.done(n, s)
+        if i in (3, 10, 30, 100, 300, 1000, 2000):
+            ratios.append(left.seconds_left(t) / (end - t))
+    assert seconds_of(lengths[-1]) == budget and len(lengths) > 3000
+    assert all(0.5 < r < 2.0 for r in ratios), ratios
