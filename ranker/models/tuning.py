@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..errors import RankerError
+from ..parallel import progress_bar
 from .groups import first_argmax, group_offsets
 from ..trees.ktable import KTable
 
@@ -64,7 +65,7 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
     warm_start : bool
         Start each fit from the previous σ²'s weights (``coef_init``).
     progress : str, optional
-        Show a progress bar over the grid with this label.
+        Show a progress bar of the grid's solver iterations with this label.
     coef_init : ndarray, optional
         Where the first fit starts (zero weights when None), e.g. a screening fit's weights.
 
@@ -83,25 +84,31 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
     previous = None
     start = None if coef_init is None else np.asarray(coef_init, dtype=np.float64)
     values = sorted(float(s2) for s2 in grid)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(values, desc=progress, unit="fit", dynamic_ncols=True)
-    for s2 in bar if bar is not None else values:
-        if bar is not None:
+    # a bar of solver iterations (each fit counted to its cap, a fit that stops early whole), so its
+    # rate and time left move while a fit of minutes runs
+    cap = int(ranker.get_params().get("max_iter", 1))
+    with progress_bar(cap * len(values), progress or "", unit="it", enabled=bool(progress)) as bar:
+        for i, s2 in enumerate(values):
             bar.set_postfix_str(f"sigma2={s2:g}")
-        init = previous.coef_ if warm_start and previous is not None else (start if previous is None else None)
-        model = clone(ranker).set_params(sigma2=s2).fit(X, y, groups, coef_init=init,
-                                                        **(fit_params or {}))
-        q = selected_quality(model.decision_function(X_heldout() if callable(X_heldout) else X_heldout),
-                             quality, offsets)
-        trials.append((s2, q))
-        models.append(model)
-        if best is None or q > best[1]:
-            best = (s2, q, model)
-        previous = model
+            init = previous.coef_ if warm_start and previous is not None else (start if previous is None else None)
+            extra = dict(fit_params or {}, **({"callback": _step_on(bar)} if progress else {}))
+            model = clone(ranker).set_params(sigma2=s2).fit(X, y, groups, coef_init=init, **extra)
+            bar.update(cap * (i + 1) - bar.n)
+            q = selected_quality(model.decision_function(X_heldout() if callable(X_heldout) else X_heldout),
+                                 quality, offsets)
+            trials.append((s2, q))
+            models.append(model)
+            if best is None or q > best[1]:
+                best = (s2, q, model)
+            previous = model
     return SigmaSelection(best[0], tuple(trials), best[2], tuple(models))
+
+
+def _step_on(bar):
+    """A fit's ``callback(iteration, max_iter)`` moving ``bar`` one iteration a call."""
+    def step(_iteration, _cap):
+        bar.update(1)
+    return step
 
 
 def tune_k_table(compiled, quality: np.ndarray, groups, table: KTable,

@@ -327,7 +327,7 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
 
 
 def fit_screen(store, template, data: TrainingData, sigma2: float, max_iter: int,
-               feature_config: dict | None = None):
+               feature_config: dict | None = None, callback=None):
     """``template`` fitted with ``sigma2`` for at most ``max_iter`` iterations from zero weights: a rule's
     screening fit (:func:`ranker.pipeline.stages.rules.fit_rules`), kept in the store as a model.
 
@@ -335,13 +335,15 @@ def fit_screen(store, template, data: TrainingData, sigma2: float, max_iter: int
     preconditioner applies as in the full fits it stands for: :func:`fit_sigma2` hands the fit
     difference rows built once, which the preconditioner cannot scale (such a fit runs
     unscaled), and a short fit's path, unlike the optimum, depends on the scaling (on GUM dev
-    the 20-iteration scores of the two paths differ by up to 0.46).
+    the 20-iteration scores of the two paths differ by up to 0.46). ``callback(iteration,
+    max_iter)`` is called after each solver iteration of a fit (progress; none when stored).
     """
     part = clone(template).set_params(sigma2=sigma2, max_iter=max_iter)
     extra = _fit_arrays(data)
     key = data_digest([data.X, data.y, data.groups, *_digested(extra)],
                       {"template": fit_params(part), "names": data.names, "rows": "as select_model's"})
-    model, _ = cached_fit(store, key, data.names, lambda: (part.fit(data.X, data.y, data.groups, **extra), {}),
+    model, _ = cached_fit(store, key, data.names,
+                          lambda: (part.fit(data.X, data.y, data.groups, callback=callback, **extra), {}),
                           feature_config)
     return model
 

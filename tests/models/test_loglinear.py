@@ -183,6 +183,42 @@ def test_sigma2_is_chosen_by_held_out_quality_of_the_selection():
     assert best[1] == pytest.approx(np.mean(qh[offsets[:-1] + sel.ranker.predict(Xh, gh)]))
 
 
+def test_the_sigma2_search_bar_counts_solver_iterations_and_the_same_fits_come_of_it(capsys, monkeypatch):
+    """Issue 45: the bar moved once a fit, and a GUM fit takes minutes: it counts iterations now,
+    each fit to its cap (a fit that stops early is counted whole), and showing it changes no fit."""
+    import contextlib
+
+    from ranker.models import tuning
+
+    X, y, groups, _ = noisy_problem(4, n_groups=80)
+    Xh, _, gh, qh = noisy_problem(5, n_groups=80)
+    template = LogLinearRanker(max_iter=40)
+    shown = select_sigma2(template, X, y, groups, Xh, gh, qh, grid=(0.1, 1.0), progress="train (grid)")
+    bar = capsys.readouterr().err.replace("\r", "\n").splitlines()
+    assert "80/80" in [line for line in bar if line.startswith("train (grid):")][-1]
+    quiet = select_sigma2(template, X, y, groups, Xh, gh, qh, grid=(0.1, 1.0))
+    assert shown.trials == quiet.trials
+    np.testing.assert_array_equal(shown.ranker.coef_, quiet.ranker.coef_)
+
+    steps = []
+
+    class Recording:
+        n = 0
+
+        def update(self, k=1):
+            self.n += k
+            steps.append(self.n)
+
+        def set_postfix_str(self, s="", refresh=True):
+            steps.append(s)
+
+    monkeypatch.setattr(tuning, "progress_bar", lambda *a, **k: contextlib.nullcontext(Recording()))
+    select_sigma2(template, X, y, groups, Xh, gh, qh, grid=(0.1, 1.0), progress="train (grid)")
+    first = steps.index("sigma2=1")
+    assert steps[1:first - 1] == list(range(1, first - 1)) and steps[first - 1] == 40   # one a solver iteration
+    assert steps[-1] == 80 and len(steps) - first - 1 > 1
+
+
 def test_warm_started_sigma2_search_reaches_the_cold_optima():
     X, y, groups, _ = noisy_problem(4, n_groups=80)
     Xh, _, gh, qh = noisy_problem(5, n_groups=80)

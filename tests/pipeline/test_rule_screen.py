@@ -136,3 +136,19 @@ def test_the_fits_table_shows_each_rules_screening_fit_and_the_chosen_rules_full
         assert rows[label] == _num(t.heldout)
     for s2, q in ruled.fit.summary["trials"]:   # the chosen rule's full fits
         assert rows[f"loglinear: held-out evalb_unlabeled at sigma2={s2:g}"] == _num(q)
+
+
+def test_a_screening_fit_reports_each_iteration_to_the_bar_and_a_stored_one_none(screened, tmp_path):
+    """Issue 45: GUM's six screens ran minutes under "[ranker] train ..." with nothing on screen; the
+    stage's bar now moves with each solver iteration of a screening fit (none when the fit is stored)."""
+    from ranker.pipeline.training import fit_screen
+
+    _, _, rows, _, template, _, _ = screened
+    fc = load_feature_set("default").to_dict()
+    calls = []
+    with Store.writing(tmp_path / "s.sqlite") as st:
+        model = fit_screen(st, template, rows["strict"], 1.0, SCREEN, fc, callback=lambda k, n: calls.append((k, n)))
+        assert calls == [(k, SCREEN) for k in range(1, model.n_iter_ + 1)] and model.n_iter_ >= 1
+        again = fit_screen(st, template, rows["strict"], 1.0, SCREEN, fc, callback=lambda k, n: calls.append(k))
+    assert len(calls) == model.n_iter_
+    np.testing.assert_array_equal(again.coef_, model.coef_)

@@ -85,7 +85,7 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     groups = held.groups()
     if several and screen > 0:
         return _screened(ctx, loglinear, template, sets, held, groups, quality_heldout, feature_config,
-                         tagger, rebuild, screen)
+                         tagger, rebuild, screen, rules)
     best: tuple | None = None
     trials: list[RuleTrial] = []
     spaces = set()
@@ -138,18 +138,20 @@ def screen_sigma2(grid) -> float:
 
 def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, held: HeldoutSplits, groups,
               quality_heldout, feature_config: dict | None, tagger, rebuild: Callable[[str, str], object],
-              screen: int) -> RuleChoice:
+              screen: int, rules: int) -> RuleChoice:
     """:func:`fit_rules` by screening: each rule's short fit, then the best one's σ² grid in full.
 
     A screening fit is :func:`ranker.pipeline.training.fit_screen` (``max_iter = screen`` at
     :func:`screen_sigma2` from zero weights, preconditioned as the full fits are), kept in the
     store as every fit is (a warm rerun fits nothing), scored on held-out as the σ² search scores
-    a fit. A tie keeps the earlier rule.
+    a fit. A tie keeps the earlier rule. A bar counts the ``rules`` screens' iterations (GUM's six
+    took minutes with nothing on screen).
     """
     import numpy as np
 
     from ...models.groups import group_offsets
     from ...models.tuning import selected_quality
+    from ...parallel import progress_bar
     from ..training import fit_screen
     from .fit import fit_loglinear
 
@@ -159,22 +161,26 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     best: tuple | None = None
     trials: list[RuleTrial] = []
     spaces = set()
-    for rule, got in sets:
-        data = got.data
-        spaces.add(got.domains)
-        kept = int(data.survivors.group_mask.sum())
-        model = score = None
-        if kept:
-            with warnings.catch_warnings():   # a screening fit stops short by design
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                model = fit_screen(ctx.store, template, data, s2, screen, feature_config)
-            score = selected_quality(model.decision_function(held.rows(got.domains, data.names)),
-                                     quality, offsets)
-        trials.append(RuleTrial(rule, kept, s2 if kept else None, score, got.domains,
-                                None if model is None else int(model.n_iter_)))
-        if best is None or (score is not None and (best[2] is None or score > best[2])):
-            best = (rule, model, score, got.features_before_cutoff, got.domains)
-        del data, got, model
+    with progress_bar(rules * screen, "train (screening rules)", unit="it", enabled=ctx.progress) as bar:
+        for i, (rule, got) in enumerate(sets):
+            bar.set_postfix_str(rule)
+            data = got.data
+            spaces.add(got.domains)
+            kept = int(data.survivors.group_mask.sum())
+            model = score = None
+            if kept:
+                with warnings.catch_warnings():   # a screening fit stops short by design
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    model = fit_screen(ctx.store, template, data, s2, screen, feature_config,
+                                       callback=lambda _k, _n: bar.update(1))
+                score = selected_quality(model.decision_function(held.rows(got.domains, data.names)),
+                                         quality, offsets)
+            bar.update(max(0, screen * (i + 1) - bar.n))
+            trials.append(RuleTrial(rule, kept, s2 if kept else None, score, got.domains,
+                                    None if model is None else int(model.n_iter_)))
+            if best is None or (score is not None and (best[2] is None or score > best[2])):
+                best = (rule, model, score, got.features_before_cutoff, got.domains)
+            del data, got, model
     rule, start, _, before, space = best
     data = rebuild(space, rule).data
     fit = fit_loglinear(ctx, loglinear, template, data, lambda: held.rows(space, data.names), groups,
