@@ -51,6 +51,9 @@ def add_parser(subparsers) -> None:
                   help="split whose parses chosen by each model pick sigma^2 ('' with --sigma2: none)")
     config_option(p, "--sigma2-grid", section=LogLinearSection, key="sigma2_grid", to_cli=list,
                   type=float, nargs="+", help="the sigma^2 values tried")
+    config_option(p, "--extend-grid", section=LogLinearSection, key="extend_grid", type=int,
+                  help="when held-out picks the grid's smallest or largest sigma^2, try up to N values "
+                  "beyond it (one step of the grid's ratio each) while the best stays at the edge")
     p.add_argument("--sigma2", type=float, default=None,
                    help="fit this one sigma^2 instead of choosing from the grid on held-out")
     config_option(p, "--metric", section=LogLinearSection, key="select_metric",
@@ -99,7 +102,7 @@ def run(args) -> int:
     ll = LogLinearSection(sigma2_grid=grid, optimizer=args.solver, layout=args.layout,
                           max_iter=args.max_iter, tol=args.tol,
                           max_parses=args.max_parses, full_only=args.full_only,
-                          select_metric=args.metric)
+                          select_metric=args.metric, extend_grid=args.extend_grid)
     heldout = args.heldout if args.sigma2 is None else ""
     check_metric("--metric", ll.select_metric)
     if kind_of(args.kind).full:

@@ -40,7 +40,8 @@ class SigmaSelection(NamedTuple):
 
 def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldout,
                   grid: Sequence[float] = SIGMA2_GRID, fit_params: dict | None = None,
-                  warm_start: bool = True, progress: str | None = None, coef_init=None) -> SigmaSelection:
+                  warm_start: bool = True, progress: str | None = None, coef_init=None,
+                  extend: int = 0) -> SigmaSelection:
     """Fit ``ranker`` once per σ² of ``grid`` and keep the one whose held-out selections score best.
 
     Values are tried from the smallest up (the strongest prior converges fastest), each fit
@@ -68,6 +69,11 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
         Show a progress bar of the grid's solver iterations with this label.
     coef_init : ndarray, optional
         Where the first fit starts (zero weights when None), e.g. a screening fit's weights.
+    extend : int
+        While the best σ² is the smallest or largest tried and scores above the value next to it,
+        at most ``extend`` times, one more value beyond it is tried (:func:`beyond`), warm-started
+        from the edge's fit (a grid of one value is not extended: it has no side to go to; a
+        level edge is not either: a strong prior's selections tie all the way down).
 
     Returns
     -------
@@ -78,30 +84,54 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
         raise RankerError("the σ² grid is empty")
     quality = np.asarray(quality_heldout, dtype=np.float64)
     offsets = group_offsets(groups_heldout, len(quality))
-    best = None
-    trials = []
-    models = []
-    previous = None
     start = None if coef_init is None else np.asarray(coef_init, dtype=np.float64)
     values = sorted(float(s2) for s2 in grid)
+    fitted: dict[float, tuple[float, object]] = {}   # σ² -> (held-out quality, model)
     # a bar of solver iterations (each fit counted to its cap, a fit that stops early whole), so its
     # rate and time left move while a fit of minutes runs
     cap = int(ranker.get_params().get("max_iter", 1))
     with progress_bar(cap * len(values), progress or "", unit="it", enabled=bool(progress)) as bar:
-        for i, s2 in enumerate(values):
+
+        def fit(s2: float, init) -> None:
             bar.set_postfix_str(f"sigma2={s2:g}")
-            init = previous.coef_ if warm_start and previous is not None else (start if previous is None else None)
             extra = dict(fit_params or {}, **({"callback": _step_on(bar)} if progress else {}))
             model = clone(ranker).set_params(sigma2=s2).fit(X, y, groups, coef_init=init, **extra)
-            bar.update(cap * (i + 1) - bar.n)
+            bar.update(cap * len(fitted) + cap - bar.n)
             q = selected_quality(model.decision_function(X_heldout() if callable(X_heldout) else X_heldout),
                                  quality, offsets)
-            trials.append((s2, q))
-            models.append(model)
-            if best is None or q > best[1]:
-                best = (s2, q, model)
-            previous = model
-    return SigmaSelection(best[0], tuple(trials), best[2], tuple(models))
+            fitted[s2] = (q, model)
+
+        previous = None
+        for s2 in values:
+            fit(s2, previous.coef_ if warm_start and previous is not None else (start if previous is None else None))
+            previous = fitted[s2][1]
+        for _ in range(extend if len(values) > 1 else 0):   # one value given: no side to go to
+            tried = sorted(fitted)
+            edge = _best(fitted)
+            inner = tried[1] if edge == tried[0] else tried[-2]
+            if edge not in (tried[0], tried[-1]) or not fitted[edge][0] > fitted[inner][0]:
+                break   # the best is inside, or level with the value inside it: flat, no reason to go on
+            if progress:
+                bar.total += cap
+            fit(beyond(tried, edge), fitted[edge][1].coef_ if warm_start else None)
+    order = sorted(fitted)
+    best = _best(fitted)
+    return SigmaSelection(best, tuple((s2, fitted[s2][0]) for s2 in order), fitted[best][1],
+                          tuple(fitted[s2][1] for s2 in order))
+
+
+def _best(fitted: dict) -> float:
+    """The σ² whose held-out quality is highest; a tie keeps the smaller σ²."""
+    return min(fitted, key=lambda s2: (-fitted[s2][0], s2))
+
+
+def beyond(tried: Sequence[float], edge: float) -> float:
+    """The σ² one step past ``edge``, the smallest or largest of ``tried`` (two values at least):
+    the grid's own ratio at that end, below the smallest or above the largest."""
+    tried = sorted(tried)
+    if edge == tried[0]:
+        return tried[0] * tried[0] / tried[1]
+    return tried[-1] * tried[-1] / tried[-2]
 
 
 def _step_on(bar):

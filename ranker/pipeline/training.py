@@ -235,7 +235,7 @@ def _digested(extra: dict) -> list[np.ndarray]:
 def select_model(store, template, data: TrainingData, X_heldout, groups_heldout, quality_heldout,
                  grid: Sequence[float], progress: bool = False,
                  feature_config: dict | None = None, chosen_on: str = "heldout", tagger=None,
-                 start: np.ndarray | None = None) -> SigmaSelection:
+                 start: np.ndarray | None = None, extend: int = 0) -> SigmaSelection:
     """σ² chosen on held-out (warm-started over the grid), or the stored result of the same search.
 
     Every fit of the grid is kept in the store as a model of its own (``ranker models list``),
@@ -247,9 +247,13 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     held-out rows (:func:`ranker.models.tuning.select_sigma2`): made once for the key and let go,
     made again after each fit of the search to score it, so no fit runs beside them. ``start`` is
     the first fit's start (a rule's screening weights: :func:`ranker.pipeline.stages.rules.fit_rules`),
-    part of the key; zero weights when None.
+    part of the key; zero weights when None. ``extend`` (``[loglinear] extend_grid``) tries up to
+    that many σ² beyond the grid's edge while the best is there (:func:`~ranker.models.tuning.select_sigma2`),
+    part of the key when not 0.
     """
     started = {} if start is None else {"start": "given"}
+    if extend:
+        started["extend"] = int(extend)
     key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data)),
                        X_heldout() if callable(X_heldout) else X_heldout, groups_heldout, quality_heldout,
                        *(() if start is None else (np.asarray(start, dtype=np.float64),))],
@@ -260,7 +264,8 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     def search() -> dict:
         c = select_sigma2(template, data.X, data.y, data.groups, X_heldout, groups_heldout,
                           quality_heldout, grid=grid, fit_params=_fit_arrays(data),
-                          progress="train (sigma^2 grid)" if progress else None, coef_init=start)
+                          progress="train (sigma^2 grid)" if progress else None, coef_init=start,
+                          extend=extend)
         keys = []
         for (s2, q), model in zip(c.trials, c.models):
             k = sub_key(key, sigma2=s2)

@@ -219,6 +219,31 @@ def test_the_sigma2_search_bar_counts_solver_iterations_and_the_same_fits_come_o
     assert steps[-1] == 80 and len(steps) - first - 1 > 1
 
 
+@pytest.mark.parametrize("seeds, grid, extend, tried, chosen", [
+    ((4, 5), (0.1, 1.0), 0, (0.1, 1.0), 1.0),                  # the best at the top edge: no extension asked
+    ((4, 5), (0.1, 1.0), 1, (0.1, 1.0, 10.0), 10.0),           # one step up, still best at the edge
+    ((4, 5), (0.1, 1.0), 3, (0.1, 1.0, 10.0, 100.0), 10.0),    # 100 ties 10: inside now, stop
+    ((8, 9), (0.1, 1.0), 3, (0.01, 0.1, 1.0), 0.1),            # one step down, worse: inside, stop
+    ((4, 5), (1e-4, 1e-3), 3, (1e-4, 1e-3), 1e-4),             # level edge (every selection ties): stay
+    ((4, 5), (0.01, 0.1, 1.0), 3, (0.001, 0.01, 0.1, 1.0), 0.01),   # down, worse: 0.01 inside, stop
+    ((4, 5), (1.0,), 3, (1.0,), 1.0),                          # one value: no side to go to
+])
+def test_the_sigma2_grid_is_extended_past_an_edge_while_the_best_is_there(seeds, grid, extend, tried, chosen):
+    """``[loglinear] extend_grid``: a best σ² at the grid's edge says the grid stopped short; one step
+    of the grid's own ratio more is tried, warm-started from the edge, while the edge stays best. Each
+    trial scores as the same σ² does in a wide grid fitted to the optimum (the start does not move it)."""
+    X, y, groups, _ = noisy_problem(seeds[0], n_groups=80)
+    Xh, _, gh, qh = noisy_problem(seeds[1], n_groups=80)
+    template = LogLinearRanker(tol=1e-8, max_iter=5000)
+    wide = dict(select_sigma2(template, X, y, groups, Xh, gh, qh, grid=[10.0 ** k for k in range(-5, 4)]).trials)
+    sel = select_sigma2(template, X, y, groups, Xh, gh, qh, grid=grid, extend=extend)
+    assert [s2 for s2, _ in sel.trials] == pytest.approx(tried)
+    assert sel.sigma2 == pytest.approx(chosen) and sel.ranker.sigma2 == sel.sigma2
+    assert len(sel.models) == len(tried)
+    for s2, q in sel.trials:
+        assert q == pytest.approx(wide[min(wide, key=lambda w: abs(np.log(w / s2)))], abs=0.05)
+
+
 def test_warm_started_sigma2_search_reaches_the_cold_optima():
     X, y, groups, _ = noisy_problem(4, n_groups=80)
     Xh, _, gh, qh = noisy_problem(5, n_groups=80)

@@ -38,7 +38,8 @@ class LogLinearFit(NamedTuple):
 def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data, X_heldout,
                   groups_heldout, quality_heldout, feature_config: dict | None = None,
                   tagger=None, mark: bool = True, start=None) -> LogLinearFit:
-    """Fit one model per σ² of ``[loglinear] sigma2_grid`` and keep the best on held-out (cached).
+    """Fit one model per σ² of ``[loglinear] sigma2_grid`` (and up to ``extend_grid`` beyond its edge
+    while the best is there) and keep the best on held-out (cached).
 
     Every fit is kept in the store as a model (``ranker models list``), the chosen one marked as
     chosen on held-out under ``[loglinear] select_metric``. ``feature_config`` (the feature set's
@@ -65,7 +66,7 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
             chosen = select_model(ctx.store, template, data, X_heldout, groups_heldout, quality_heldout,
                                   loglinear.sigma2_grid, ctx.progress, feature_config,
                                   chosen_on=f"heldout {loglinear.select_metric}" if mark else "",
-                                  tagger=tagger, start=start)
+                                  tagger=tagger, start=start, extend=loglinear.extend_grid)
         model = chosen.ranker
         if not model.converged_:
             notes.append(f"The chosen log-linear model stopped at [loglinear] max_iter = "
