@@ -187,8 +187,8 @@ class FeaturesSection:
 class LogLinearSection:
     sigma2_grid: tuple[float, ...] = setting((0.01, 0.1, 1.0, 10.0), range=Range(0, low_open=True))
     # when held-out picks the grid's smallest or largest sigma^2, try up to this many values beyond it
-    # (each one step of the grid's own ratio at that end, 10 for a grid of one value), while the best
-    # stays at the edge: a best value at the edge says the grid stopped short of the best one
+    # (each one step of the grid's own ratio at that end) while the edge scores above the value next
+    # to it: a best value at the edge says the grid stopped short (a grid of one value stays as it is)
     extend_grid: int = setting(0, range=Range(0, 10))
     optimizer: str = setting("cg", choices=("cg", "lbfgs"))   # Polak-Ribiere CG (the paper's) or L-BFGS
     # each weight in the units of its curvature (diagonal preconditioning: ranker/models/precondition.py)
