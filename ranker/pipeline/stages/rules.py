@@ -144,8 +144,8 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     A screening fit is :func:`ranker.pipeline.training.fit_screen` (``max_iter = screen`` at
     :func:`screen_sigma2` from zero weights, preconditioned as the full fits are), kept in the
     store as every fit is (a warm rerun fits nothing), scored on held-out as the σ² search scores
-    a fit. A tie keeps the earlier rule. A bar counts the ``rules`` screens' iterations (GUM's six
-    took minutes with nothing on screen).
+    a fit. A tie keeps the earlier rule. A bar counts the ``rules`` screens, the running fit's
+    iteration beside it (GUM's six took minutes with nothing on screen).
     """
     import numpy as np
 
@@ -161,9 +161,11 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     best: tuple | None = None
     trials: list[RuleTrial] = []
     spaces = set()
-    with progress_bar(rules * screen, "train (screening rules)", unit="it", enabled=ctx.progress) as bar:
-        for i, (rule, got) in enumerate(sets):
-            bar.set_postfix_str(rule)
+    # a step a rule (its rows built, then its short fit: on a warm rerun the building is all of it),
+    # the fit's iterations in the postfix
+    with progress_bar(rules, "train (screening rules)", unit="rule", enabled=ctx.progress) as bar:
+        bar.set_postfix_str("building rows")
+        for rule, got in sets:
             data = got.data
             spaces.add(got.domains)
             kept = int(data.survivors.group_mask.sum())
@@ -172,10 +174,11 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
                 with warnings.catch_warnings():   # a screening fit stops short by design
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     model = fit_screen(ctx.store, template, data, s2, screen, feature_config,
-                                       callback=lambda _k, _n: bar.update(1))
+                                       callback=lambda k, n, r=rule: bar.set_postfix_str(f"{r}, iteration {k}/{n}"))
                 score = selected_quality(model.decision_function(held.rows(got.domains, data.names)),
                                          quality, offsets)
-            bar.update(max(0, screen * (i + 1) - bar.n))
+            bar.update(1)
+            bar.set_postfix_str(f"{rule} screened; building rows")   # the next rule's, or the chosen one's again
             trials.append(RuleTrial(rule, kept, s2 if kept else None, score, got.domains,
                                     None if model is None else int(model.n_iter_)))
             if best is None or (score is not None and (best[2] is None or score > best[2])):
