@@ -35,6 +35,7 @@ class Connection:
         self._run: dict | None = None      # the run being recorded (:meth:`recording`)
         self.runs_only = False              # artifacts and models written in a recorded run only (:meth:`recording`)
         self.readonly = False               # opened with readonly=True
+        self._checks_memo: tuple | None = None   # the last checks read (:meth:`AnnotationTables._checks`)
 
     # ---------------------------------------------------------------- opening
     @classmethod

@@ -96,3 +96,25 @@ def test_graded_needs_the_count_of_annotated_brackets():
     assert choose_consistent("s", (1, 4), "graded", annotated=4).weights == (0.75, 0.0)
     with pytest.raises(StoreError, match="number of annotated brackets"):
         choose_consistent("s", (1, 2), "graded")
+
+
+def test_the_checks_are_read_once_for_every_rule_and_again_after_any_write(st, tmp_path):
+    """Issue 45: a rule grid asks for the same checks under each rule; a warm rerun of GUM's six rules
+    read them 19 times (4 s each). They are read once while the store is unchanged, and afresh after
+    a write on this connection or another, so a changed check is never answered from memory."""
+    reads = []
+    st._conn.set_trace_callback(lambda sql: reads.append(sql) if "annotation_checks k" in sql else None)
+    by_rule = {rule: st.consistent_sets("riezler", rule=rule) for rule in RULES}
+    assert len(reads) == 2   # the two sentences' candidates, once, for all six rules
+    assert by_rule["fewest"][NONE.id].weights == (1, 1, 0) and by_rule["strict"][NONE.id].weights == (0, 0, 0)
+    st._conn.execute("UPDATE annotation_checks SET missing=0, crossing=0 WHERE sentence_id=? AND rank=2",
+                     (NONE.id,))   # FLAT now holds every bracket (a write on this connection)
+    assert st.consistent_sets("riezler", rule="strict")[NONE.id].weights == (0, 0, 1)
+    assert len(reads) == 4
+    with Store.open(st.path) as other:   # another connection's write
+        other._conn.execute("UPDATE annotation_checks SET missing=3 WHERE sentence_id=? AND rank=2", (NONE.id,))
+    assert st.consistent_sets("riezler", rule="strict")[NONE.id].weights == (0, 0, 0)
+    assert len(reads) == 6
+    st.consistent_sets("riezler", rule="graded", source="lg")   # another selection: its own read
+    assert len(reads) == 8
+    st._conn.set_trace_callback(None)
