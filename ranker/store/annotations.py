@@ -143,7 +143,8 @@ class AnnotationTables:
         each rule (a warm rerun of GUM's six rules read them 19 times, 4 s each). Any write on this
         connection (``total_changes``) or another (``PRAGMA data_version``) reads them afresh.
         """
-        fileids = None if fileids is None else tuple(fileids)
+        if fileids is not None and not isinstance(fileids, str):
+            fileids = tuple(fileids)   # a list or a generator, read once, as the key and the selection
         key = (kind, corpus, split, fileids, source)
         stamp = (self._conn.total_changes, self._conn.execute("PRAGMA data_version").fetchone()[0])
         if self._checks_memo is not None and self._checks_memo[:2] == (key, stamp):

@@ -117,4 +117,8 @@ def test_the_checks_are_read_once_for_every_rule_and_again_after_any_write(st, t
     assert len(reads) == 6
     st.consistent_sets("riezler", rule="graded", source="lg")   # another selection: its own read
     assert len(reads) == 8
+    # a document named as a string, or in a list or a generator, selects the same (regression: the
+    # string was read as a tuple of its letters, which named no document)
+    for fileids in ("wsj_0001.mrg", ["wsj_0001.mrg"], (f for f in ["wsj_0001.mrg"])):
+        assert set(st.consistent_sets("riezler", fileids=fileids, rule="strict")) == {NONE.id, SOME.id}
     st._conn.set_trace_callback(None)
