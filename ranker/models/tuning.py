@@ -96,7 +96,7 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
             bar.set_postfix_str(f"sigma2={s2:g}")
             extra = dict(fit_params or {}, **({"callback": _step_on(bar)} if progress else {}))
             model = clone(ranker).set_params(sigma2=s2).fit(X, y, groups, coef_init=init, **extra)
-            bar.update(cap * len(fitted) + cap - bar.n)
+            bar.update(cap * (len(fitted) + 1) - bar.n)   # this fit counted to its cap
             q = selected_quality(model.decision_function(X_heldout() if callable(X_heldout) else X_heldout),
                                  quality, offsets)
             fitted[s2] = (q, model)
@@ -108,9 +108,11 @@ def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldo
         for _ in range(extend if len(values) > 1 else 0):   # one value given: no side to go to
             tried = sorted(fitted)
             edge = _best(fitted)
+            if edge not in (tried[0], tried[-1]):
+                break   # the best is inside
             inner = tried[1] if edge == tried[0] else tried[-2]
-            if edge not in (tried[0], tried[-1]) or not fitted[edge][0] > fitted[inner][0]:
-                break   # the best is inside, or level with the value inside it: flat, no reason to go on
+            if not fitted[edge][0] > fitted[inner][0]:
+                break   # level with the value inside it: flat, no reason to go on
             if progress:
                 bar.total += cap
             fit(beyond(tried, edge), fitted[edge][1].coef_ if warm_start else None)
