@@ -82,6 +82,7 @@ def run(args) -> int:
     import dataclasses
 
     from ..pipeline.config import AnnotationSection, FeaturesSection, LogLinearSection
+    from ..pipeline.domains import HeldoutSplits
     from ..pipeline.splits import select_split
     from ..pipeline.training import fit_sigma2
     from ..pipeline.validate import check_cutoff
@@ -143,7 +144,8 @@ def run(args) -> int:
             stages.require_counts(ctx, ev, hsel)
             held = stages.heldout_rows(ctx, features, hsel, stages.load_counts(ctx, ev, hsel, [ll.select_metric])
                                        [ll.select_metric], ll.select_metric)
-            ruled = stages.fit_rules(ctx, ll, template, sets, len(rules), held.matrix, held.quality, fs.to_dict(),
+            ruled = stages.fit_rules(ctx, ll, template, sets, len(rules),
+                                     HeldoutSplits([held.matrix], [None], [held.key]), held.quality, fs.to_dict(),
                                      tagger, rebuild=lambda space, rule: next(stages.training_sets(
                                          ctx, annotation, features, template, [sel], rules, only=(space, rule)))[1],
                                      screen=args.screen_iterations)
@@ -155,19 +157,19 @@ def run(args) -> int:
                       f"{'' if t.iterations is None else f' ({t.iterations} iterations)'}")
             for s2, q in fit.chosen.trials if fit.chosen else ():
                 print(f"sigma2 {s2:g}: held-out {ll.select_metric} {q:.2f}")
-            ranker = fit.model
+            ranker, names = fit.model, fit.names   # (the model's: a stored fit builds no rows)
         else:
             (_, train_set), = sets
-            data, before, ranker = train_set.data, train_set.features_before_cutoff, None
+            data, before, ranker, names = train_set.data, train_set.features_before_cutoff, None, ()
         if not data.survivors.group_mask.any():
             raise RankerError(f"no training sentence of {sel.corpus}/{sel.name} survives the filters "
                               f"({data.survivors.dropped}); is the split annotated (ranker annotate)?")
         if ranker is None:
-            ranker = fit_sigma2(st, template, data, grid[0], fs.to_dict(), tagger=tagger)
-    save_model(args.out, ranker, data.names, fs.to_dict(), tagger)
+            ranker, names = fit_sigma2(st, template, data, grid[0], fs.to_dict(), tagger=tagger), data.names
+    save_model(args.out, ranker, names, fs.to_dict(), tagger)
     tagged = (f", and a tagger for untagged text trained on {tagger.sentences:,} sentences' gold tags"
               if tagger is not None else ", and no tagger (the training sentences have no tags)")
-    print(f"trained on {ranker.n_training_sentences_} sentences, {len(data.names)} features "
+    print(f"trained on {ranker.n_training_sentences_} sentences, {len(names)} features "
           f"(of {before}), sigma2 {ranker.sigma2:g}: {ranker.n_iter_} iterations, "
           f"{ranker.n_evaluations_} evaluations, converged {ranker.converged_}{tagged}; wrote {args.out}")
     return 0

@@ -36,6 +36,7 @@ class SigmaSelection(NamedTuple):
     ranker: object
     models: tuple = ()                        # every trial's fitted model, in trial order
     key: str = ""                             # the chosen model's key in the store, when kept there
+    names: tuple[str, ...] = ()               # the chosen model's feature index, when known
 
 
 def select_sigma2(ranker, X, y, groups, X_heldout, groups_heldout, quality_heldout,

@@ -63,7 +63,7 @@ def carry_tagger(store: Store, key: str, names: Sequence[str], tagger) -> None:
     """Give the stored model ``key`` the run's ``tagger`` when its file carries none or another.
 
     A model kept before models carried taggers gets one on a warm rerun, so ``ranker models
-    export`` gives a file that tags text. The digest of the tagger a file carries is in the
+    export`` gives a file that tags text. ``names`` (None: the file's) is checked against the file's. The digest of the tagger a file carries is in the
     model's metadata (``tagger``), so a model that has it is not read again.
     """
     if tagger is None:
@@ -72,7 +72,7 @@ def carry_tagger(store: Store, key: str, names: Sequence[str], tagger) -> None:
     if meta.get("tagger") == tagger.digest:
         return
     saved = load_payload(payload, names, key)
-    store.put_artifact(MODEL_KIND, key, model_payload(saved.ranker, names, saved.feature_config, tagger),
+    store.put_artifact(MODEL_KIND, key, model_payload(saved.ranker, saved.feature_names, saved.feature_config, tagger),
                        {**meta, "tagger": tagger.digest})
 
 
@@ -118,7 +118,9 @@ def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
                chosen: str = "", tagger=None):
     """``fit()`` once per key: the fitted ranker is kept in the store as a model with its record.
 
-    ``fit`` returns ``(ranker, meta)``; a warm rerun loads both instead of training again. The
+    ``fit`` returns ``(ranker, meta)``; a warm rerun loads both instead of training again.
+    ``names`` is the model's feature index, or a function giving it after ``fit`` (rows built
+    only to fit: a stored model's index is its file's). The
     model file is :func:`ranker.models.save_model`'s (JSON, format version, feature index and the
     feature configuration, so ``ranker models export`` gives a usable model file); the record
     (:class:`~ranker.store.ModelRecord`) names its registry entry, settings, data digest
@@ -128,7 +130,8 @@ def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
     """
     payload = store.model_file(key)
     if payload is not None:
-        saved = load_payload(payload, names)
+        saved = load_payload(payload, None if callable(names) else names)
+        names = saved.feature_names
         meta = store.get_artifact(MODEL_KIND, key)[1]
         if feature_config and not saved.feature_config:   # kept by an older ranker: add it
             payload = model_payload(saved.ranker, names, feature_config, saved.tagger)
@@ -140,7 +143,7 @@ def cached_fit(store: Store, key: str, names: Sequence[str], fit: Callable,
         carry_tagger(store, key, names, tagger)
         return saved.ranker, meta
     ranker, meta = fit()
-    payload = model_payload(ranker, names, feature_config, tagger)
+    payload = model_payload(ranker, names() if callable(names) else names, feature_config, tagger)
     store.put_model(model_record(key, ranker, data, parent, chosen), payload,
                     meta if tagger is None else {**meta, "tagger": tagger.digest})
     return ranker, meta

@@ -157,10 +157,25 @@ class HeldoutSplits:
     are made, so between fits the splits take no memory.
     """
 
-    def __init__(self, matrices: Sequence, corpora: Sequence[str | None]):
-        if len(matrices) != len(corpora) or not matrices:
-            raise ValueError(f"{len(matrices)} held-out matrices for {len(corpora)} corpora")
+    def __init__(self, matrices: Sequence, corpora: Sequence[str | None], keys: Sequence[str] | None = None):
+        if len(matrices) != len(corpora) or not matrices or (keys is not None and len(keys) != len(matrices)):
+            raise ValueError(f"{len(matrices)} held-out matrices for {len(corpora)} corpora"
+                             f"{'' if keys is None else f' and {len(keys)} keys'}")
         self.matrices, self.corpora = tuple(matrices), tuple(corpora)
+        self.keys = None if keys is None else tuple(keys)
+
+    def key(self, space: str) -> str:
+        """A name of :meth:`rows` in ``space`` by what they are made of ("" when the matrices' store
+        keys were not given): the matrices' keys, corpora and the space; the columns are the
+        training rows' (part of a search's key beside the training rows' own,
+        :func:`ranker.pipeline.training.select_model`)."""
+        from .cache import data_digest
+        from .training import rows_code
+
+        if self.keys is None:
+            return ""
+        return data_digest([], {"heldout": list(self.keys), "corpora": list(self.corpora), "space": space,
+                                "code": rows_code()})
 
     def groups(self) -> np.ndarray:
         """Per-row sentence number over the splits (as :func:`stacked`'s), the ``groups`` argument of the rankers."""

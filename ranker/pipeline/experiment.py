@@ -178,9 +178,10 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         with clock("train"):
             held_mats = [r.matrix for r in held_rows]
             qhs = [r.quality for r in held_rows]
+            held_keys = [r.key for r in held_rows]
             del held_rows
             # every treebank's held-out together, made in each fit's space and columns as it is scored
-            heldout = domains.HeldoutSplits(held_mats, [c.heldout.corpus for c in corpora])
+            heldout = domains.HeldoutSplits(held_mats, [c.heldout.corpus for c in corpora], held_keys)
             feature_config = load_feature_set(cfg.features.set).to_dict()
             # for untagged text the model is applied to
             tagger = stages.train_tagger(ctx, [c.train for c in corpora])
@@ -192,7 +193,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                                      screen=cfg.annotation.screen_iterations if cfg.annotation.rule == "auto" else 0)
             del first, sets, heldout
             data, fit = ruled.data, ruled.fit
-            counts.features_after_cutoff = len(data.names)
+            counts.features_after_cutoff = len(fit.names)   # (the model's: a stored fit builds no rows)
             notes.extend(fit.notes)
         counts.training_kept, counts.training_dropped = fit.kept, fit.dropped
         model, chosen = fit.model, fit.chosen
@@ -207,7 +208,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
                 curve_models = learning_curve(st, template, data, chosen, cfg.report.learning_curve,
                                               progress, feature_config) if model is not None else []
         # the training rows are done with: the treebanks stage builds each treebank's own
-        names = data.names
+        names = fit.names
         ruled = ruled._replace(data=None)
         del data
 
@@ -258,7 +259,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
         if len(corpora) > 1 and model is not None:
             with clock("treebanks"):   # the combined model beside one trained on each treebank alone
                 singles = stages.single_models(ctx, ll, template, ann, cfg.features, corpora, held_mats, qhs,
-                                               ruled.rule, feature_config, tagger)
+                                               ruled.rule, feature_config, tagger, held_keys)
                 models = {**singles, f"trained on all {len(corpora)} (features {ruled.domains})": (model, names)}
                 by_treebank = stages.score_treebanks(ctx, cfg.features, corpora, [fcs, *tests_also], models,
                                                      metric_names)

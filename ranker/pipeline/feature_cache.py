@@ -229,7 +229,7 @@ def _read_matrix(store: Store, key: str, got=None):
 
 def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | None, workers: int = 1,
                   progress: str | None = None, refresh: bool = False, evidence: str | None = None,
-                  on_demand: bool = False):
+                  on_demand: bool = False, keyed: bool = False):
     """The selection's matrix from the store, extracting and storing it first when absent.
 
     Parameters
@@ -252,10 +252,14 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
         matrix slab by slab. A matrix just extracted, or assembled from other stored matrices'
         rows (a selection of their sentences: a rule grid's, rebuilt after the grid), is stored
         first, then let go, so that the next read is a run of rows at a time too.
+    keyed : bool
+        Return ``(matrix, key)``: its key in the store, a digest of what it is made of (feature
+        set, learned tables, forests), which names its content without reading it (the key of a
+        training set's inputs, :func:`ranker.pipeline.training.rows_key`).
 
     Returns
     -------
-    CandidateMatrix
+    CandidateMatrix, or (CandidateMatrix, str) with ``keyed``
     """
     from ..features import extract_stored
 
@@ -269,18 +273,22 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     digests = _sentence_digests(store, [s.id for s in sel.sentences], source, evidence)
     prefix = _prefix(feature_set, families, source, evidence)
     key = matrix_key(prefix, digests)
+
+    def given(matrix):
+        return (matrix, key) if keyed else matrix
+
     m = None
     if not refresh:
         if on_demand and store.artifact_meta(MATRIX_KIND, key) is not None:
             m = stored_matrix(stored_bytes(store, key))
             if m is not None:
-                return m
+                return given(m)
         got = store.get_artifact(MATRIX_KIND, key)
         if got is not None:
-            return _read_matrix(store, key, got)
+            return given(_read_matrix(store, key, got))
         m = _from_stored_rows(store, prefix, digests)
         if m is not None and not on_demand:
-            return m
+            return given(m)
     if m is None:   # (assembled from stored rows for training: stored as extracted ones are, below)
         m = extract_stored(store, list(digests), source, families, workers, progress, evidence)
     index = store.get_artifact(INDEX_KIND, prefix)
@@ -292,5 +300,5 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
         store.put_artifact(INDEX_KIND, prefix, b"", {**(index[1] if index else {}), key: digests})
     if on_demand:
         del m
-        return stored_matrix(stored_bytes(store, key))
-    return m
+        return given(stored_matrix(stored_bytes(store, key)))
+    return given(m)

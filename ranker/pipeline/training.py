@@ -10,6 +10,8 @@ the store (:mod:`.cache`).
 """
 from __future__ import annotations
 
+import sys
+from functools import lru_cache
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -37,6 +39,7 @@ class TrainingData(NamedTuple):
     survivors: TrainingRows       # the filters over every training sentence, before removal
     gain: np.ndarray | None = None  # candidate F in [0, 1] (minimum-risk training), else None
     copies: CorpusCopies | None = None  # each treebank's copies (the names after X's columns), else None
+    key: str = ""                 # digest of what the rows are made of (rows_key), or "": fits key them by content
 
 
 #: Entries of a training block restricted at a time. The column renumbering and the
@@ -176,16 +179,10 @@ def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
     """
     from ..features import frequency_cutoff
 
+    plan = row_plan(blocks, weights, qualities, template, gains)
     names = frequency_cutoff(blocks[0], weights[0], cutoff) if counted == 1 else \
         pooled_cutoff(blocks[:counted], weights[:counted], cutoff)
-    y = np.concatenate(weights)
-    groups = np.concatenate([m.groups() + k * 10 ** 7 for k, m in enumerate(blocks)])
-    full = np.array([q == "full" for m in blocks for sid in m.sentence_ids for q in qualities[sid]],
-                    dtype=bool)
-    survivors = select_training_rows(y, group_offsets(groups, len(y)),
-                                     max_parses=template.max_parses,
-                                     full=full if template.full_parses_only else None,
-                                     proper_subset=template.proper_subset)
+    survivors = plan.survivors
     keep = survivors.row_mask
     # Properties most frequent first (entries in the kept rows): the narrow layout's numbering.
     counts, start = np.zeros(len(names), dtype=np.int64), 0
@@ -209,9 +206,123 @@ def training_data(blocks: list, weights: Sequence[np.ndarray], cutoff: int,
     X = narrow_vstack(parts, consume=True) if parts else \
         split_columns(CompactMatrix.empty(0, len(names)), min(len(names), NARROW_COLUMNS))
     release_free_heap()     # the slabs' temporaries, for the fits to come
-    y, groups, full = y[keep], groups[keep], full[keep]
-    gain = None if gains is None else np.concatenate(gains)[keep]
-    return TrainingData(X, y, groups, full, tuple(names), survivors, gain)
+    return TrainingData(X, plan.y, plan.groups, plan.full, tuple(names), survivors, plan.gain)
+
+
+class RowPlan(NamedTuple):
+    """What the filters make of a training set's rows, known before any row is read (:func:`row_plan`)."""
+
+    y: np.ndarray                 # consistency weights of the kept rows
+    groups: np.ndarray            # sentence of each kept row, ascending
+    full: np.ndarray              # bool, each kept row's candidate is a full parse
+    survivors: TrainingRows       # the filters over every training sentence, before removal
+    gain: np.ndarray | None       # each kept row's candidate F (minimum risk), else None
+
+
+def row_plan(blocks: Sequence, weights: Sequence[np.ndarray], qualities: dict[str, tuple[str, ...]],
+             template, gains: Sequence[np.ndarray] | None = None) -> RowPlan:
+    """The template's filters over the blocks' rows, from their weights and forests alone.
+
+    Which sentences a fit learns from, and every kept row's weight, sentence and quality, need no
+    property of any candidate: only the blocks' sentence offsets, the weights and the forests'
+    qualities. :func:`training_data` builds its rows on this plan; a rule of a grid whose fits
+    are stored is counted and keyed from it without reading its matrix (:class:`PlannedRows`).
+    """
+    y = np.concatenate(weights)
+    groups = np.concatenate([m.groups() + k * 10 ** 7 for k, m in enumerate(blocks)])
+    full = np.array([q == "full" for m in blocks for sid in m.sentence_ids for q in qualities[sid]],
+                    dtype=bool)
+    survivors = select_training_rows(y, group_offsets(groups, len(y)),
+                                     max_parses=template.max_parses,
+                                     full=full if template.full_parses_only else None,
+                                     proper_subset=template.proper_subset)
+    keep = survivors.row_mask
+    return RowPlan(y[keep], groups[keep], full[keep], survivors,
+                   None if gains is None else np.concatenate(gains)[keep])
+
+
+@lru_cache(maxsize=1)
+def rows_code() -> str:
+    """A digest of the source of every module that turns a stored matrix into training rows.
+
+    A key of the rows' inputs (:func:`rows_key`), unlike a digest of the rows, does not change
+    when the code building them does: this part of it does, so a stored fit is never read for
+    rows that code would now build otherwise (any edit of these modules refits once).
+    """
+    import hashlib
+    import inspect
+
+    from ..features import vectorizer
+    from ..matrices import compact
+    from ..models import copies, narrow, objective, training_set
+    from . import domains, stored_rows
+
+    h = hashlib.sha1()
+    for module in (sys.modules[__name__], vectorizer, compact, copies, narrow, objective, training_set, stored_rows,
+                   domains):
+        h.update(inspect.getsource(module).encode())
+    return h.hexdigest()
+
+
+def rows_key(matrix_keys: Sequence[str], weights: Sequence[np.ndarray], plan: RowPlan, template, cutoff: int,
+             counted: int, space: str, parts: dict | None = None) -> str:
+    """The key of a training set's rows made from what they are made of, before they are built.
+
+    The stored matrices' keys (their feature set, learned tables and forests:
+    :func:`ranker.pipeline.feature_cache.cached_matrix`), every row's weight, the plan's kept
+    rows, qualities, gains and filter counts, the template's filters, the cut-off, the blocks
+    it counts, the feature space and ``parts`` (its copies' corpora and blocks), and the code
+    that builds rows (:func:`rows_code`). Every fit of the rows is keyed by it
+    (:class:`TrainingData`'s ``key``), so a warm rerun finds a rule's fits without building its
+    rows (GUM's grid of six rules built them all again: 3.5 of a warm rerun's 5.5 minutes).
+    """
+    s = plan.survivors
+    arrays = [*weights, plan.y, plan.groups, plan.full, s.row_mask, s.group_mask,
+              *(() if plan.gain is None else (plan.gain,))]
+    return data_digest(arrays, {"matrices": list(matrix_keys), "cutoff": int(cutoff), "counted": int(counted),
+                                "filters": {"max_parses": template.max_parses,
+                                            "full_parses_only": template.full_parses_only,
+                                            "proper_subset": template.proper_subset},
+                                "dropped": {k: int(v) for k, v in s.dropped.items()},
+                                "space": space, "parts": parts or {}, "code": rows_code()})
+
+
+class PlannedRows:
+    """A training set's rows, built when a fit first needs them (a :class:`TrainingData` then).
+
+    ``key``, ``survivors`` and the kept rows' ``y``, ``groups``, ``full`` and ``gain`` are the
+    plan's (:func:`row_plan`), known without reading the matrices; any other field (``X``,
+    ``names``, ``copies``) builds the rows, once, with ``build()``. A fit keyed by ``key`` and
+    stored is loaded without them (:func:`cached_fit`'s names given as a function), so a warm
+    rerun of a rule grid builds only the rows it fits or curves from.
+    """
+
+    def __init__(self, key: str, plan: RowPlan, build):
+        self.key, self.plan, self._build, self._data = key, plan, build, None
+        self.y, self.groups, self.full, self.survivors, self.gain = plan
+
+    @property
+    def built(self) -> bool:
+        """Whether the rows have been built."""
+        return self._data is not None
+
+    def rows(self) -> TrainingData:
+        """The rows (built on the first call), keyed by :attr:`key`."""
+        if self._data is None:
+            got = self._build()
+            if len(got.y) != len(self.y):
+                raise ValueError(f"built {len(got.y)} training rows for a plan of {len(self.y)}")
+            self._data = got._replace(key=self.key)
+            self._build = None
+        return self._data
+
+    def _replace(self, **fields) -> TrainingData:
+        return self.rows()._replace(**fields)
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.rows(), name)
 
 
 def _fit_arrays(data: TrainingData, rows: int | None = None) -> dict:
@@ -235,7 +346,7 @@ def _digested(extra: dict) -> list[np.ndarray]:
 def select_model(store, template, data: TrainingData, X_heldout, groups_heldout, quality_heldout,
                  grid: Sequence[float], progress: bool = False,
                  feature_config: dict | None = None, chosen_on: str = "heldout", tagger=None,
-                 start: np.ndarray | None = None, extend: int = 0) -> SigmaSelection:
+                 start: np.ndarray | None = None, extend: int = 0, heldout_key: str = "") -> SigmaSelection:
     """σ² chosen on held-out (warm-started over the grid), or the stored result of the same search.
 
     Every fit of the grid is kept in the store as a model of its own (``ranker models list``),
@@ -249,16 +360,24 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     the first fit's start (a rule's screening weights: :func:`ranker.pipeline.stages.rules.fit_rules`),
     part of the key; zero weights when None. ``extend`` (``[loglinear] extend_grid``) tries up to
     that many σ² beyond the grid's edge while the best is there (:func:`~ranker.models.tuning.select_sigma2`),
-    part of the key when not 0.
+    part of the key when not 0. ``heldout_key`` names the held-out rows by their inputs
+    (:meth:`ranker.pipeline.domains.HeldoutSplits.key`): with ``data`` keyed by its inputs too
+    (:class:`PlannedRows`), the search's key is made from the two keys, and a stored search is
+    loaded with neither the training rows nor the held-out rows built.
     """
     started = {} if start is None else {"start": "given"}
     if extend:
         started["extend"] = int(extend)
-    key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data)),
-                       X_heldout() if callable(X_heldout) else X_heldout, groups_heldout, quality_heldout,
-                       *(() if start is None else (np.asarray(start, dtype=np.float64),))],
-                      {"template": fit_params(template), "names": data.names,
-                       "grid": sorted(float(g) for g in grid), "search": "ascending, warm", **started})
+    given = () if start is None else (np.asarray(start, dtype=np.float64),)
+    search_params = {"template": fit_params(template), "grid": sorted(float(g) for g in grid),
+                     "search": "ascending, warm", **started}
+    if data.key and heldout_key:   # both named by their inputs: neither built to find a stored search
+        key = data_digest([groups_heldout, quality_heldout, *given],
+                          {**search_params, "data": data.key, "heldout": heldout_key})
+    else:
+        key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data)),
+                           X_heldout() if callable(X_heldout) else X_heldout, groups_heldout, quality_heldout,
+                           *given], {**search_params, "names": data.names})
     fitted: dict = {}
 
     def search() -> dict:
@@ -272,7 +391,7 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
             cached_fit(store, k, data.names, lambda model=model, s2=s2, q=q: (model, {"sigma2": s2, "heldout": q}),
                        feature_config, data=key, tagger=tagger)
             keys.append(k)
-        fitted["ranker"] = c.ranker
+        fitted["ranker"], fitted["names"] = c.ranker, data.names
         return {"sigma2": c.sigma2, "trials": [list(t) for t in c.trials],
                 "model": keys[[s2 for s2, _ in c.trials].index(c.sigma2)], "models": keys}
 
@@ -280,10 +399,14 @@ def select_model(store, template, data: TrainingData, X_heldout, groups_heldout,
     if chosen_on:
         store.choose_model(got["model"], chosen_on)
     for k in got["models"]:
-        carry_tagger(store, k, data.names, tagger)
-    model = fitted.get("ranker") or load_payload(store.model_file(got["model"]), data.names,
-                                                 got["model"]).ranker
-    return SigmaSelection(got["sigma2"], tuple(tuple(t) for t in got["trials"]), model, key=got["model"])
+        carry_tagger(store, k, None, tagger)
+    if "ranker" in fitted:
+        model, names = fitted["ranker"], fitted["names"]
+    else:   # the stored search: its model's feature index is its file's (the rows need not be built)
+        saved = load_payload(store.model_file(got["model"]), None, got["model"])
+        model, names = saved.ranker, saved.feature_names
+    return SigmaSelection(got["sigma2"], tuple(tuple(t) for t in got["trials"]), model, key=got["model"],
+                          names=tuple(names))
 
 
 def fit_rows(template, data: TrainingData, rows: int):
@@ -313,7 +436,7 @@ def learning_curve(store, template, data: TrainingData, chosen: SigmaSelection,
     the caller, later: ``ranker run`` fits them with the training rows at hand and lets the rows go
     before it selects and evaluates on the test split (issue 45: GUM's and the WSJ sample's 2.7 GB).
     """
-    starts = group_offsets(data.groups, len(data.y))
+    starts = group_offsets(data.groups, len(data.groups))
     n_groups = len(starts) - 1
     points = sorted({max(1, min(n_groups, int(round(f * n_groups)))) for f in fractions})
     bar = None
@@ -342,15 +465,28 @@ def fit_screen(store, template, data: TrainingData, sigma2: float, max_iter: int
     unscaled), and a short fit's path, unlike the optimum, depends on the scaling (on GUM dev
     the 20-iteration scores of the two paths differ by up to 0.46). ``callback(iteration,
     max_iter)`` is called after each solver iteration of a fit (progress; none when stored).
+    Returns ``(model, names)``: its feature index, the rows' or its stored file's (``data`` keyed
+    by its inputs, a :class:`PlannedRows`, is not built when the fit is stored).
     """
     part = clone(template).set_params(sigma2=sigma2, max_iter=max_iter)
-    extra = _fit_arrays(data)
-    key = data_digest([data.X, data.y, data.groups, *_digested(extra)],
-                      {"template": fit_params(part), "names": data.names, "rows": "as select_model's"})
-    model, _ = cached_fit(store, key, data.names,
-                          lambda: (part.fit(data.X, data.y, data.groups, callback=callback, **extra), {}),
-                          feature_config)
-    return model
+    if data.key:   # keyed by the rows' inputs: a stored fit is loaded without building the rows
+        key = data_digest([], {"template": fit_params(part), "data": data.key, "rows": "as select_model's"})
+    else:
+        key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data))],
+                          {"template": fit_params(part), "names": data.names, "rows": "as select_model's"})
+    names: list = []
+
+    def fit():
+        names.append(data.names)
+        return part.fit(data.X, data.y, data.groups, callback=callback, **_fit_arrays(data)), {}
+
+    model, _ = cached_fit(store, key, lambda: data.names, fit, feature_config)
+    return model, tuple(names[0]) if names else stored_names(store, key)
+
+
+def stored_names(store, key: str) -> tuple[str, ...]:
+    """The feature index of the model stored under ``key`` (its file's)."""
+    return tuple(load_payload(store.model_file(key), None, key).feature_names)
 
 
 def fit_sigma2(store, template, data: TrainingData, sigma2: float, feature_config: dict | None = None,
@@ -361,12 +497,15 @@ def fit_sigma2(store, template, data: TrainingData, sigma2: float, feature_confi
     the learning curve, or ``ranker train --sigma2`` (a σ² given, not chosen), its file carrying
     ``tagger`` when one is given.
     """
-    rows = len(data.y) if rows is None else rows
+    rows = len(data.groups) if rows is None else rows
     part = clone(template).set_params(sigma2=sigma2)
-    X, y, g = data.X.row_range(0, rows), data.y[:rows], data.groups[:rows]
-    extra = _fit_arrays(data, rows)
-    model, _ = cached_fit(store, data_digest([X, y, g, *_digested(extra)],
-                                             {"template": fit_params(part), "names": data.names}),
-                          data.names, lambda: (part.fit(fit_rows(part, data, rows), y, g, **extra), {}),
+    y, g = data.y[:rows], data.groups[:rows]
+    if data.key:   # keyed by the rows' inputs: a stored fit is loaded without building the rows
+        key = data_digest([], {"template": fit_params(part), "data": data.key, "prefix": int(rows)})
+    else:
+        key = data_digest([data.X.row_range(0, rows), y, g, *_digested(_fit_arrays(data, rows))],
+                          {"template": fit_params(part), "names": data.names})
+    model, _ = cached_fit(store, key, lambda: data.names,
+                          lambda: (part.fit(fit_rows(part, data, rows), y, g, **_fit_arrays(data, rows)), {}),
                           feature_config, tagger=tagger)
     return model

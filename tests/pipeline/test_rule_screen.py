@@ -147,8 +147,10 @@ def test_a_screening_fit_reports_each_iteration_to_the_bar_and_a_stored_one_none
     fc = load_feature_set("default").to_dict()
     calls = []
     with Store.writing(tmp_path / "s.sqlite") as st:
-        model = fit_screen(st, template, rows["strict"], 1.0, SCREEN, fc, callback=lambda k, n: calls.append((k, n)))
+        model, names = fit_screen(st, template, rows["strict"], 1.0, SCREEN, fc,
+                                  callback=lambda k, n: calls.append((k, n)))
         assert calls == [(k, SCREEN) for k in range(1, model.n_iter_ + 1)] and model.n_iter_ >= 1
-        again = fit_screen(st, template, rows["strict"], 1.0, SCREEN, fc, callback=lambda k, n: calls.append(k))
+        again, stored = fit_screen(st, template, rows["strict"], 1.0, SCREEN, fc, callback=lambda k, n: calls.append(k))
     assert len(calls) == model.n_iter_
     np.testing.assert_array_equal(again.coef_, model.coef_)
+    assert names == stored == tuple(rows["strict"].names)

@@ -319,7 +319,8 @@ def _two_spaces_and_the_doubled_rows(cfg):
         doubled = training_data([with_corpus_copies(m, t.selection.corpus) for m, t in zip(mats, kept)], weights,
                                 cfg.features.cutoff, st.forest_qualities(ctx.need_source()), template, counted=2)
         heldout = [(extract_features(ctx, cfg.features, c.heldout), c.heldout.corpus) for c in corpora]
-    return {got.domains: got.data for _, got in sets}, doubled, heldout
+        built = {got.domains: got.data.rows() for _, got in sets}   # (built from the store when first read)
+    return built, doubled, heldout
 
 
 @pytest.mark.slow
@@ -408,10 +409,11 @@ def test_the_fits_hold_no_test_matrix_and_the_held_out_rows_only_when_made_in_th
     cached_matrix = feature_cache.cached_matrix
 
     def reading(store, feature_set, sel, *args, **kw):
-        m = cached_matrix(store, feature_set, sel, *args, **kw)
+        got = cached_matrix(store, feature_set, sel, *args, **kw)
+        m = got[0] if kw.get("keyed") else got   # (matrix, its store key)
         if test_ids & set(m.sentence_ids):
             read.append(weakref.ref(m.X))
-        return m
+        return got
 
     fits: list = []
 

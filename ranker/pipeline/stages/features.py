@@ -14,11 +14,12 @@ from .context import StageContext
 
 
 def extract_features(ctx: StageContext, features: FeaturesSection, sel: SplitSelection,
-                     label: str | None = None, on_demand: bool = False):
+                     label: str | None = None, on_demand: bool = False, keyed: bool = False):
     """The split's feature matrix (stored and reused while the split's forests stay the same).
 
     ``on_demand``: its rows read from the store a run at a time, never held whole (training's
-    matrices: :func:`ranker.pipeline.feature_cache.cached_matrix`).
+    matrices: :func:`ranker.pipeline.feature_cache.cached_matrix`). ``keyed``: ``(matrix, key)``,
+    its store key naming its content (the key of the training rows' inputs).
     """
     from ...features import load_feature_set
 
@@ -27,7 +28,7 @@ def extract_features(ctx: StageContext, features: FeaturesSection, sel: SplitSel
     fs = load_feature_set(features.set)
     return cached_matrix(ctx.store, fs, sel, ctx.need_source(), workers=ctx.n_workers,
                          progress=f"features {label or sel.name}" if ctx.progress else None,
-                         evidence=ctx.evidence, on_demand=on_demand)
+                         evidence=ctx.evidence, on_demand=on_demand, keyed=keyed)
 
 
 def model_features(ctx: StageContext, feature_set, sel: SplitSelection, progress: str | None = None):
@@ -90,6 +91,7 @@ class HeldoutRows(NamedTuple):
 
     matrix: object        # CandidateMatrix of the selection (features of [features])
     quality: np.ndarray   # each row's candidate quality under the metric (candidate_quality)
+    key: str = ""         # the matrix's store key (what it is made of: HeldoutSplits' keys)
 
 
 def heldout_rows(ctx: StageContext, features: FeaturesSection, sel: SplitSelection, counts,
@@ -103,11 +105,11 @@ def heldout_rows(ctx: StageContext, features: FeaturesSection, sel: SplitSelecti
     """
     from .counting import candidate_quality
 
-    matrix = extract_features(ctx, features, sel, on_demand=on_demand)
+    matrix, key = extract_features(ctx, features, sel, on_demand=on_demand, keyed=True)
     quality = candidate_quality(counts, metric)
     if len(quality) != matrix.X.shape[0]:
         raise RankerError("held-out counts and feature rows disagree; rerun with a fresh store")
-    return HeldoutRows(matrix, quality)
+    return HeldoutRows(matrix, quality, key)
 
 
 class TrainableSplit(NamedTuple):
@@ -169,7 +171,7 @@ def consistency(ctx: StageContext, matrix, kind: str, sel: SplitSelection,
 def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks: Sequence,
                   weights: Sequence[np.ndarray],
                   gains: Sequence[np.ndarray] | None = None, consume: bool = False,
-                  dropped_before: dict[str, int] | None = None, counted: int = 1):
+                  dropped_before: dict[str, int] | None = None, counted: int = 1, qualities: dict | None = None):
     """The rows every fit learns from: cut-off applied, the template's filters applied.
 
     ``gains`` (each block's candidate F in [0, 1]) travel with the rows for minimum-risk training.
@@ -178,6 +180,7 @@ def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks
     (:attr:`TrainableSplit.dropped` of the blocks' selections) is added to the filters' counts,
     so they cover every training sentence. The cut-off counts the consistent candidates of the
     first ``counted`` blocks (the treebanks: the main one and those of ``[[data.also]]``).
+    ``qualities`` are the source's forest qualities when the caller has read them.
 
     Returns
     -------
@@ -186,7 +189,8 @@ def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks
     from ..training import training_data
 
     data = training_data(blocks if consume else list(blocks), list(weights), features.cutoff,
-                         ctx.store.forest_qualities(ctx.need_source()), template, gains, consume=consume,
+                         ctx.store.forest_qualities(ctx.need_source()) if qualities is None else qualities,
+                         template, gains, consume=consume,
                          counted=counted)
     if not dropped_before:
         return data
@@ -231,15 +235,22 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
     annotation under each rule in turn (the main split by ``annotation.kind``, extra corpora by
     ``annotation.extra_kind``), minimum risk gets every candidate's own F, and the cut-off and the
     template's filters are applied (:func:`training_rows`). A sentence kept for another rule but
-    empty under this one is dropped by the filters and counted with the rest. The last rule's
-    rows consume the matrices, each released as soon as its rows are taken; a generator, so one
+    empty under this one is dropped by the filters and counted with the rest. A generator, so one
     rule's rows are held at a time.
+
+    Each set's ``data`` is a :class:`~ranker.pipeline.training.PlannedRows`: what the filters keep
+    is known from the weights and forests alone (:func:`~ranker.pipeline.training.row_plan`), the
+    rows are built from the stored matrices (read a run at a time) when a fit first needs them,
+    and every fit of them is keyed by their inputs (:func:`~ranker.pipeline.training.rows_key`):
+    a warm rerun loads a rule's stored fits without building its rows.
 
     ``only`` (a ``(space, rule)`` of the grid) yields that pair's set alone, with the rows it has in
     the whole grid (the sentences left out before extraction are still those no rule of ``rules``
     can learn from): the chosen rule's rows built again after a grid that kept none
     (:func:`.rules.fit_rules`).
     """
+    from ..training import PlannedRows, copied_names, row_plan, rows_key, with_copies
+
     rules = tuple(rules)
     if only is not None and (only[0] not in domains or only[1] not in rules):
         raise ValueError(f"{only} is not a (space, rule) of the grid {tuple(domains)} x {rules}")
@@ -247,8 +258,10 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
     # training sentences with an empty consistent set (under every rule) are dropped whatever their features
     kept = [trainable(ctx, sel, kind, rules, template) for sel, kind in zip(selections, kinds)]
     # read a run of rows at a time as the rows are built: the matrices are never held whole
-    mats = [extract_features(ctx, features, t.selection, label=None if i == 0 else t.selection.corpus,
-                             on_demand=True) for i, t in enumerate(kept)]
+    keyed = [extract_features(ctx, features, t.selection, label=None if i == 0 else t.selection.corpus,
+                              on_demand=True, keyed=True) for i, t in enumerate(kept)]
+    mats, matrix_keys = [m for m, _ in keyed], [k for _, k in keyed]
+    del keyed
     before = len(mats[0].names)
     dropped: dict[str, int] = {}
     for t in kept:
@@ -261,25 +274,29 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
         if annotation.best_f is None:
             raise RankerError(f"{ctx.where}: minimum-risk training needs [annotation] kind 'best_f'")
         gains = [best_f_gains(ctx.store, m, *annotation.best_f, ctx.need_source()) for m in mats[:treebanks]]
-    from ..training import copied_names, with_copies
-
+    qualities = ctx.store.forest_qualities(ctx.need_source())
     pairs = [(space, rule) for space in domains for rule in rules if only is None or (space, rule) == only]
-    # a pair after one of the same rule takes its rows: the spaces differ in the objective alone
-    builds = [i == 0 or pairs[i - 1][1] != rule for i, (_, rule) in enumerate(pairs)]
-    last = max(i for i, b in enumerate(builds) if b)
     block_rows = [m.X.shape[0] for m in mats]
     corpora = [t.selection.corpus for t in kept[:treebanks]]
-    data = copied = None
-    for i, (space, rule) in enumerate(pairs):
-        if builds[i]:
-            del data
-            weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j < treebanks else None)
-                       for j, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
-            copied = copied_names(mats[:treebanks], weights, features.cutoff) if any(s != SHARED for s in domains) else None
-            # the last build's rows take the matrices, releasing each one as soon as its kept
-            # rows are taken (GBs with extra corpora); earlier builds copy their rows
-            data = training_rows(ctx, features, template, mats, weights, gains, consume=i == last,
-                                 dropped_before=dropped, counted=treebanks)
-        got = data if space == SHARED else with_copies(data, copied, corpora, block_rows)
+    shared = None   # the last rule's shared rows: a pair after one of the same rule differs in the objective alone
+    for space, rule in pairs:
+        weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j < treebanks else None)
+                   for j, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
+        plan = row_plan(mats, weights, qualities, template, gains)
+        survivors = plan.survivors
+        merged = {k: survivors.dropped.get(k, 0) + dropped.get(k, 0) for k in dict.fromkeys([*survivors.dropped, *dropped])}
+        plan = plan._replace(survivors=survivors._replace(dropped=merged))
+        if shared is None or shared[0] != rule:
+            key = rows_key(matrix_keys, weights, plan, template, features.cutoff, treebanks, SHARED)
+            shared = (rule, PlannedRows(key, plan, lambda weights=weights: training_rows(
+                ctx, features, template, mats, weights, gains, dropped_before=dropped, counted=treebanks,
+                qualities=qualities)))
+        if space == SHARED:
+            got = shared[1]
+        else:   # the shared rows with their corpus copies (the copies' names counted on the same weights)
+            key = rows_key(matrix_keys, weights, plan, template, features.cutoff, treebanks, space,
+                           {"corpora": corpora, "blocks": block_rows})
+            got = PlannedRows(key, plan, lambda rows=shared[1], weights=weights: with_copies(
+                rows.rows(), copied_names(mats[:treebanks], weights, features.cutoff), corpora, block_rows))
         yield rule, TrainingSet(got, before, space)
-        del got
+        del got, weights

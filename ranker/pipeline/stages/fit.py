@@ -37,7 +37,7 @@ class LogLinearFit(NamedTuple):
 
 def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data, X_heldout,
                   groups_heldout, quality_heldout, feature_config: dict | None = None,
-                  tagger=None, mark: bool = True, start=None) -> LogLinearFit:
+                  tagger=None, mark: bool = True, start=None, heldout_key: str = "") -> LogLinearFit:
     """Fit one model per σ² of ``[loglinear] sigma2_grid`` (and up to ``extend_grid`` beyond its edge
     while the best is there) and keep the best on held-out (cached).
 
@@ -50,7 +50,10 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
     (:func:`ranker.pipeline.training.select_model`: not held beside a fit). ``mark`` False
     leaves the mark to the caller (a rule grid marks only its winner:
     :func:`ranker.pipeline.stages.rules.fit_rules`). ``start`` (weights, e.g. a rule's screening
-    fit) is where the grid's first fit starts instead of zero weights.
+    fit) is where the grid's first fit starts instead of zero weights. ``heldout_key`` names the
+    held-out rows by their inputs (:meth:`ranker.pipeline.domains.HeldoutSplits.key`): with
+    ``data`` keyed so too (:class:`ranker.pipeline.training.PlannedRows`), a stored search is
+    loaded without building either (:func:`ranker.pipeline.training.select_model`).
     """
     from sklearn.exceptions import ConvergenceWarning
 
@@ -66,7 +69,8 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
             chosen = select_model(ctx.store, template, data, X_heldout, groups_heldout, quality_heldout,
                                   loglinear.sigma2_grid, ctx.progress, feature_config,
                                   chosen_on=f"heldout {loglinear.select_metric}" if mark else "",
-                                  tagger=tagger, start=start, extend=loglinear.extend_grid)
+                                  tagger=tagger, start=start, extend=loglinear.extend_grid,
+                                  heldout_key=heldout_key)
         model = chosen.ranker
         if not model.converged_:
             notes.append(f"The chosen log-linear model stopped at [loglinear] max_iter = "
@@ -78,7 +82,8 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
         notes.append("The log-linear model was not trained: no training sentence survives the "
                      f"filters ({survivors.dropped}); with nothing to learn it selects the "
                      "source's first candidate, like native.")
-    return LogLinearFit(model, chosen, data.names, int(survivors.group_mask.sum()),
+    return LogLinearFit(model, chosen, chosen.names if chosen is not None and chosen.names else data.names,
+                        int(survivors.group_mask.sum()),
                         {why: int(k) for why, k in survivors.dropped.items()}, tuple(notes), summary)
 
 

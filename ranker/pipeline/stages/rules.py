@@ -94,9 +94,11 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
         spaces.add(got.domains)
         # the held-out rows are made when they are needed (the fit's key, each σ²'s score), never
         # held beside a fit
+        # (the names read when the rows are made: a stored search builds no rows, training or held-out)
         fit = fit_loglinear(ctx, loglinear, template, data,
-                            lambda space=got.domains, names=data.names: held.rows(space, names), groups,
-                            quality_heldout, feature_config, tagger, mark=not several)
+                            lambda space=got.domains, data=data: held.rows(space, data.names), groups,
+                            quality_heldout, feature_config, tagger, mark=not several,
+                            heldout_key=held.key(got.domains))
         score = None if fit.chosen is None else dict(fit.chosen.trials)[fit.chosen.sigma2]
         trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score,
                                 got.domains, None if fit.model is None else int(fit.model.n_iter_)))
@@ -173,9 +175,10 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
             if kept:
                 with warnings.catch_warnings():   # a screening fit stops short by design
                     warnings.simplefilter("ignore", ConvergenceWarning)
-                    model = fit_screen(ctx.store, template, data, s2, screen, feature_config,
-                                       callback=lambda k, n, r=rule: bar.set_postfix_str(f"{r}, iteration {k}/{n}"))
-                score = selected_quality(model.decision_function(held.rows(got.domains, data.names)),
+                    model, names = fit_screen(ctx.store, template, data, s2, screen, feature_config,
+                                              callback=lambda k, n, r=rule: bar.set_postfix_str(
+                                                  f"{r}, iteration {k}/{n}"))
+                score = selected_quality(model.decision_function(held.rows(got.domains, names)),
                                          quality, offsets)
             bar.update(1)
             bar.set_postfix_str(f"{rule} screened; building rows")   # the next rule's, or the chosen one's again
@@ -188,7 +191,8 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     data = rebuild(space, rule).data
     fit = fit_loglinear(ctx, loglinear, template, data, lambda: held.rows(space, data.names), groups,
                         quality_heldout, feature_config, tagger,
-                        start=None if start is None else np.asarray(start.coef_, dtype=np.float64))
+                        start=None if start is None else np.asarray(start.coef_, dtype=np.float64),
+                        heldout_key=held.key(space))
     fit = _summarised(fit, rule, trials, spaces, space, True, screen={"iterations": screen, "sigma2": s2})
     return RuleChoice(rule, data, fit, before, tuple(trials), space)
 

@@ -51,19 +51,21 @@ def model_choice(sel, matrix, names: Sequence[str], model) -> np.ndarray:
 
 def single_models(ctx: StageContext, loglinear: LogLinearSection, template, annotation, features,
                   corpora: Sequence, heldout: Sequence, qualities: Sequence[np.ndarray], rule: str,
-                  feature_config: dict | None, tagger) -> dict[str, object]:
+                  feature_config: dict | None, tagger, heldout_keys: Sequence[str] | None = None) -> dict[str, object]:
     """A model per treebank trained on its train split alone (rule ``rule``, σ² chosen on its held-out).
 
     ``heldout`` are the treebanks' held-out matrices (their rows in memory or read on demand:
-    :class:`~ranker.pipeline.domains.HeldoutSplits`).
+    :class:`~ranker.pipeline.domains.HeldoutSplits`), ``heldout_keys`` their store keys (a warm
+    rerun then loads each stored search without building its rows).
     """
     out = {}
-    for parts, matrix, quality in zip(corpora, heldout, qualities):
+    keys = [None] * len(heldout) if heldout_keys is None else list(heldout_keys)
+    for parts, matrix, quality, key in zip(corpora, heldout, qualities, keys):
         (_, got), = training_sets(ctx, annotation, features, template, [parts.train], (rule,))
-        held = HeldoutSplits([matrix], [None])
+        held = HeldoutSplits([matrix], [None], None if key is None else [key])
         fit = fit_loglinear(ctx, loglinear, template, got.data,
-                            lambda held=held, names=got.data.names: held.rows(SHARED, names), held.groups(),
-                            quality, feature_config, tagger, mark=False)
+                            lambda held=held, data=got.data: held.rows(SHARED, data.names), held.groups(),
+                            quality, feature_config, tagger, mark=False, heldout_key=held.key(SHARED))
         if fit.model is not None:
             out[f"trained on {parts.train.corpus}"] = (fit.model, fit.names)
         del got, fit   # this treebank's rows go before the next one's are built (issue 45)
