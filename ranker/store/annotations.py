@@ -139,16 +139,15 @@ class AnnotationTables:
         """``(annotations, checks)``: the annotations of the sentences selected, and for each one with
         candidates their ``(missing, crossing)`` counts in candidate order (``source``, rank).
 
-        Read once and kept while the store is unchanged: a rule grid asks for the same checks under
-        each rule (a warm rerun of GUM's six rules read them 19 times, 4 s each). Any write on this
-        connection (``total_changes``) or another (``PRAGMA data_version``) reads them afresh.
+        Read once and kept while the store is unchanged (:meth:`_memoised`): a rule grid asks for
+        the same checks under each rule (a warm rerun of GUM's six rules read them 19 times, 4 s each).
         """
         if fileids is not None and not isinstance(fileids, str):
             fileids = tuple(fileids)   # a list or a generator, read once, as the key and the selection
-        key = (kind, corpus, split, fileids, source)
-        stamp = (self._conn.total_changes, self._conn.execute("PRAGMA data_version").fetchone()[0])
-        if self._checks_memo is not None and self._checks_memo[:2] == (key, stamp):
-            return self._checks_memo[2]
+        return self._memoised("checks", (kind, corpus, split, fileids, source),
+                              lambda: self._read_checks(kind, corpus, split, fileids, source))
+
+    def _read_checks(self, kind: str, corpus: str | None, split: str | None, fileids, source: str | None) -> tuple:
         annotated = self.annotations(kind, corpus, split, fileids)
         checks: dict[str, tuple] = {}
         for sid in annotated:
@@ -166,7 +165,6 @@ class AnnotationTables:
                 raise StoreError(f"{self.path}: candidates of {sid} were never checked against "
                                  f"annotation {kind!r}; run: ranker annotate --store {self.path} --kind {kind}")
             checks[sid] = (tuple(r[2] for r in rows), tuple(r[3] for r in rows))
-        self._checks_memo = (key, stamp, (annotated, checks))
         return annotated, checks
 
     # ---------------------------------------------------------------- discriminant decisions

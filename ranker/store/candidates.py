@@ -229,9 +229,16 @@ class CandidateTables:
             "WHERE p.source=?", (source,))}
 
     def forest_qualities(self, source: str) -> dict[str, tuple[str, ...]]:
-        """Each sentence's candidate qualities (forest order) from ``source``, without reading trees."""
-        out: dict[str, list[str]] = {}
-        for sid, q in self._conn.execute("SELECT sentence_id, quality FROM candidates WHERE source=? "
-                                         "ORDER BY sentence_id, rank", (source,)):
-            out.setdefault(sid, []).append(q)
-        return {k: tuple(v) for k, v in out.items()}
+        """Each sentence's candidate qualities (forest order) from ``source``, without reading trees.
+
+        Kept while the store is unchanged (:meth:`_memoised`): a run reads them at several stages.
+        The value is shared: do not change it.
+        """
+        def read() -> dict[str, tuple[str, ...]]:
+            out: dict[str, list[str]] = {}
+            for sid, q in self._conn.execute("SELECT sentence_id, quality FROM candidates WHERE source=? "
+                                             "ORDER BY sentence_id, rank", (source,)):
+                out.setdefault(sid, []).append(q)
+            return {k: tuple(v) for k, v in out.items()}
+
+        return self._memoised("qualities", source, read)

@@ -35,7 +35,24 @@ class Connection:
         self._run: dict | None = None      # the run being recorded (:meth:`recording`)
         self.runs_only = False              # artifacts and models written in a recorded run only (:meth:`recording`)
         self.readonly = False               # opened with readonly=True
-        self._checks_memo: tuple | None = None   # the last checks read (:meth:`AnnotationTables._checks`)
+        self._memos: dict[str, tuple] = {}   # name -> (key, stamp, value): the last read kept (:meth:`_memoised`)
+
+    def _memoised(self, name: str, key, read):
+        """``read()``'s value, kept under ``name`` for ``key`` while the store is unchanged.
+
+        Reads a run makes again and again with nothing written between (a rule grid's annotation
+        checks under each rule, every forest's qualities at each stage: 19 and 5 reads of GUM's
+        millions of rows on a warm rerun) are read once. Any write on this connection
+        (``total_changes``) or another (``PRAGMA data_version``) reads them afresh; one value is
+        kept per name.
+        """
+        stamp = (self._conn.total_changes, self._conn.execute("PRAGMA data_version").fetchone()[0])
+        got = self._memos.get(name)
+        if got is not None and got[:2] == (key, stamp):
+            return got[2]
+        value = read()
+        self._memos[name] = (key, stamp, value)
+        return value
 
     # ---------------------------------------------------------------- opening
     @classmethod

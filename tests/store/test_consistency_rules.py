@@ -122,3 +122,21 @@ def test_the_checks_are_read_once_for_every_rule_and_again_after_any_write(st, t
     for fileids in ("wsj_0001.mrg", ["wsj_0001.mrg"], (f for f in ["wsj_0001.mrg"])):
         assert set(st.consistent_sets("riezler", fileids=fileids, rule="strict")) == {NONE.id, SOME.id}
     st._conn.set_trace_callback(None)
+
+
+def test_forest_qualities_are_read_once_and_again_after_any_write(st):
+    """Issue 45: a run read every forest's qualities at five stages (GUM's millions of candidates, each
+    read a scan); they are read once while the store is unchanged, afresh after a write on this
+    connection or another, and each source's own."""
+    reads = []
+    st._conn.set_trace_callback(lambda sql: reads.append(sql) if "quality FROM candidates" in sql else None)
+    assert st.forest_qualities("lg") == {NONE.id: ("full",) * 3, SOME.id: ("full",) * 3}
+    assert st.forest_qualities("lg") is st.forest_qualities("lg") and len(reads) == 1
+    st._conn.execute("UPDATE candidates SET quality='skim' WHERE sentence_id=? AND rank=1", (SOME.id,))
+    assert st.forest_qualities("lg")[SOME.id] == ("full", "skim", "full") and len(reads) == 2
+    with Store.open(st.path) as other:   # another connection's write
+        other._conn.execute("UPDATE candidates SET quality='null' WHERE sentence_id=? AND rank=0", (NONE.id,))
+    assert st.forest_qualities("lg")[NONE.id] == ("null", "full", "full") and len(reads) == 3
+    assert st.forest_qualities("other") == {} and len(reads) == 4
+    assert st.forest_qualities("lg")[NONE.id][0] == "null" and len(reads) == 5   # one value kept per name
+    st._conn.set_trace_callback(None)
