@@ -146,9 +146,7 @@ def run(args) -> int:
                                        [ll.select_metric], ll.select_metric)
             ruled = stages.fit_rules(ctx, ll, template, sets, len(rules),
                                      HeldoutSplits([held.matrix], [None], [held.key]), held.quality, fs.to_dict(),
-                                     tagger, rebuild=lambda space, rule: next(stages.training_sets(
-                                         ctx, annotation, features, template, [sel], rules, only=(space, rule)))[1],
-                                     screen=args.screen_iterations)
+                                     tagger, screen=args.screen_iterations)
             data, fit, before = ruled.data, ruled.fit, ruled.features_before_cutoff
             screened = "screening fit, " if args.screen_iterations and len(rules) > 1 else ""
             for t in ruled.trials if len(rules) > 1 else ():

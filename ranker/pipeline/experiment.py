@@ -187,9 +187,6 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, progress: bool = 
             tagger = stages.train_tagger(ctx, [c.train for c in corpora])
             ruled = stages.fit_rules(ctx, ll, template, stages.handed_over(first, sets), len(rules) * len(spaces),
                                      heldout, np.concatenate(qhs), feature_config, tagger,
-                                     rebuild=lambda space, rule: next(stages.training_sets(
-                                         ctx, ann, cfg.features, template, trains, rules, len(corpora), spaces,
-                                         only=(space, rule)))[1],
                                      screen=cfg.annotation.screen_iterations if cfg.annotation.rule == "auto" else 0)
             del first, sets, heldout
             data, fit = ruled.data, ruled.fit

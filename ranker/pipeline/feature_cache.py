@@ -250,7 +250,7 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
         Give the stored matrix with its rows read from the store a run at a time
         (:func:`.stored_rows.stored_matrix`), never held whole: for training, which reads its
         matrix slab by slab. A matrix just extracted, or assembled from other stored matrices'
-        rows (a selection of their sentences: a rule grid's, rebuilt after the grid), is stored
+        rows (a selection of their sentences: the sentences some rule of a grid learns from), is stored
         first, then let go, so that the next read is a run of rows at a time too.
     keyed : bool
         Return ``(matrix, key)``: its key in the store, a digest of what it is made of (feature

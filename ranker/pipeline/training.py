@@ -292,9 +292,9 @@ class PlannedRows:
 
     ``key``, ``survivors`` and the kept rows' ``y``, ``groups``, ``full`` and ``gain`` are the
     plan's (:func:`row_plan`), known without reading the matrices; any other field (``X``,
-    ``names``, ``copies``) builds the rows, once, with ``build()``. A fit keyed by ``key`` and
-    stored is loaded without them (:func:`cached_fit`'s names given as a function), so a warm
-    rerun of a rule grid builds only the rows it fits or curves from.
+    ``names``, ``copies``) builds the rows with ``build()``, kept until :meth:`release`. A fit
+    keyed by ``key`` and stored is loaded without them (:func:`cached_fit`'s names given as a
+    function), so a warm rerun of a rule grid builds only the rows it fits or curves from.
     """
 
     def __init__(self, key: str, plan: RowPlan, build):
@@ -313,8 +313,11 @@ class PlannedRows:
             if len(got.y) != len(self.y):
                 raise ValueError(f"built {len(got.y)} training rows for a plan of {len(self.y)}")
             self._data = got._replace(key=self.key)
-            self._build = None
         return self._data
+
+    def release(self) -> None:
+        """Let the built rows go (built again if read again): the plan and the key stay."""
+        self._data = None
 
     def _replace(self, **fields) -> TrainingData:
         return self.rows()._replace(**fields)

@@ -90,9 +90,9 @@ def test_only_the_winner_is_the_model_chosen_on_held_out_and_a_fixed_rule_fits_i
 
 
 def test_the_grid_holds_one_rule_s_rows_at_a_time_and_builds_the_chosen_rule_s_again(config, auto):
-    """Issue 45: each rule's rows are let go when its fit ends, before the next rule's are built (the
-    best rule's rows held beside the next took GUM's grid of six rules to 11.5 GB), and the chosen
-    rule's rows are built again after the grid: the same arrays its fit learnt from."""
+    """Issue 45: each rule's rows are let go when the next rule's set is made (the best rule's rows
+    held beside the next took GUM's grid of six rules to 11.5 GB), and the chosen rule's rows are
+    built again when read after the grid: the same arrays its fit learnt from."""
     import gc
     import weakref
 
@@ -106,12 +106,9 @@ def test_the_grid_holds_one_rule_s_rows_at_a_time_and_builds_the_chosen_rule_s_a
     rules = stages.rule_grid(cfg.annotation)
     alive: list = []          # weak references to the rows of every set handed to fit_rules
     seen: dict = {}           # rule -> its rows' arrays as the grid built them (copies)
-    rebuilt: list = []
+    plans: dict = {}          # rule -> the set's rows (a PlannedRows)
     with Store.writing(cfg.experiment.store) as st:
-        ctx = stages.StageContext(st, None, 1, False, "t", None)
-        splits = stages.select_splits(ctx, cfg.data)
-        ctx = ctx.with_source(stages.parse_or_import(ctx, cfg.parse, splits.sentences(), cfg.data.corpus).source)
-        ann = stages.annotate(ctx, cfg.annotation, splits.train.sentences, False, evaluation=cfg.evaluation)
+        ctx, splits, ann = _grid_inputs(cfg, st)
         template = stages.loglinear_template(cfg.loglinear, 1)
         metric = cfg.loglinear.select_metric
         held = stages.heldout_rows(ctx, cfg.features, splits.heldout,
@@ -123,57 +120,23 @@ def test_the_grid_holds_one_rule_s_rows_at_a_time_and_builds_the_chosen_rule_s_a
                 assert [r for r, ref in alive if ref() is not None] == [], f"rows held when {rule}'s are built"
                 alive.append((rule, weakref.ref(got.data.X)))
                 seen[rule] = (got.data.X.toarray().copy(), got.data.y.copy(), got.data.groups.copy())
+                plans[rule] = got.data
                 yield rule, got
                 del got
-
-        def rebuild(space, rule):
-            gc.collect()
-            assert [r for r, ref in alive if ref() is not None] == []
-            rebuilt.append((space, rule))
-            return next(stages.training_sets(ctx, ann, cfg.features, template, [splits.train], rules,
-                                             only=(space, rule)))[1]
 
         ruled = stages.fit_rules(ctx, cfg.loglinear, template,
                                  watched(stages.training_sets(ctx, ann, cfg.features, template, [splits.train], rules)),
                                  len(rules), held.matrix, held.quality,
-                                 load_feature_set(cfg.features.set).to_dict(), rebuild=rebuild)
+                                 load_feature_set(cfg.features.set).to_dict())
+        gc.collect()
+        assert [r for r, ref in alive if ref() is not None] == []   # the last rule's too, when the sets end
+        assert ruled.data is plans[ruled.rule] and not ruled.data.built
         X, y, groups = seen[ruled.rule]
         # (the chosen rule's rows are built from the store when first read)
         assert np.array_equal(ruled.data.X.toarray(), X) and np.array_equal(ruled.data.y, y) \
             and np.array_equal(ruled.data.groups, groups)
-    assert [r for r, _ in alive] == list(rules)
-    assert rebuilt == [("shared", auto.fits["loglinear"]["rule"])] and ruled.rule == rebuilt[0][1]
+    assert [r for r, _ in alive] == list(rules) and ruled.rule == auto.fits["loglinear"]["rule"]
     assert ruled.fit.summary["rules"] == auto.fits["loglinear"]["rules"]
-
-
-def test_a_grid_without_a_way_to_rebuild_the_chosen_rows_is_refused():
-    from ranker.pipeline import stages
-
-    with pytest.raises(ValueError, match="needs rebuild"):
-        stages.fit_rules(None, None, None, iter(()), 2, {"shared": None}, None, None)
-
-
-@pytest.mark.parametrize("annotation, message", [
-    ({"rule": "auto", "rules": ["strict", "loose"]}, "[annotation] rules[1] 'loose' is not known"),
-    ({"rule": "auto", "rules": []}, "needs at least one rule"),
-    ({"kind": "best_f", "rule": "auto"}, "kind 'best_f' is full annotation"),
-    ({"rule": "auto", "screen_iterations": 400}, "[annotation] screen_iterations = 400 is not below "
-                                                  "[loglinear] max_iter = 300"),
-])
-def test_a_bad_rule_grid_is_refused_in_one_line(tmp_path, annotation, message):
-    import tomli_w
-
-    from ranker.pipeline.validate import validate_config
-
-    cfg = {"experiment": {"store": str(tmp_path / "s.sqlite")}, "data": {"corpus": "treebank"},
-           "annotation": annotation}
-    path = tmp_path / "bad.toml"
-    path.write_bytes(tomli_w.dumps(cfg).encode())
-    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
-        validate_config(load_config(path))
-    got = run_forked(["run", str(path)], timeout=120)   # a process of its own, its imports done
-    assert got.returncode == 2 and got.stderr.count("\n") == 1 and message in got.stderr, got.stderr
-    assert not (tmp_path / "s.sqlite").exists()
 
 
 def _grid_inputs(cfg, st):
@@ -212,17 +175,12 @@ def test_a_warm_grid_builds_no_rule_s_rows_and_chooses_as_the_cold_one(config, a
                 handed.append(got.data)
                 yield rule, got
 
-        def rebuild(space, rule):
-            got = next(stages.training_sets(ctx, ann, cfg.features, template, [splits.train], rules, only=(space, rule)))[1]
-            handed.append(got.data)
-            return got
-
         ruled = stages.fit_rules(ctx, cfg.loglinear, template,
                                  kept(stages.training_sets(ctx, ann, cfg.features, template, [splits.train], rules)),
                                  len(rules), domains.HeldoutSplits([held.matrix], [splits.heldout.corpus], [held.key]),
                                  held.quality,
-                                 load_feature_set(cfg.features.set).to_dict(), rebuild=rebuild)
-        assert len(handed) == len(rules) + 1 and [d.built for d in handed] == [False] * len(handed)
+                                 load_feature_set(cfg.features.set).to_dict())
+        assert len(handed) == len(rules) and [d.built for d in handed] == [False] * len(handed)
         assert ruled.rule == auto.fits["loglinear"]["rule"]
         assert [list(t) for t in ruled.trials] == auto.fits["loglinear"]["rules"]
         assert ruled.fit.summary["trials"] == auto.fits["loglinear"]["trials"]

@@ -220,7 +220,7 @@ def training_set(ctx: StageContext, annotation: AnnotationOutcome, features: Fea
 
 def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: FeaturesSection, template,
                   selections: Sequence[SplitSelection], rules: Sequence[str], treebanks: int = 1,
-                  domains: Sequence[str] = (SHARED,), only: tuple[str, str] | None = None):
+                  domains: Sequence[str] = (SHARED,)):
     """``(rule, TrainingSet)`` for each of ``domains`` and each of ``rules`` in turn, from one extraction.
 
     The first ``treebanks`` selections are the train splits of treebanks (the main corpus, then
@@ -236,24 +236,19 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
     ``annotation.extra_kind``), minimum risk gets every candidate's own F, and the cut-off and the
     template's filters are applied (:func:`training_rows`). A sentence kept for another rule but
     empty under this one is dropped by the filters and counted with the rest. A generator, so one
-    rule's rows are held at a time.
+    rule's rows are held at a time: each set's rows are released (:meth:`~ranker.pipeline.training.PlannedRows.release`)
+    when the next rule's set is made, and the last rule's when the generator ends; a set kept (a
+    grid's chosen rule) builds its rows again when they are read again.
 
     Each set's ``data`` is a :class:`~ranker.pipeline.training.PlannedRows`: what the filters keep
     is known from the weights and forests alone (:func:`~ranker.pipeline.training.row_plan`), the
     rows are built from the stored matrices (read a run at a time) when a fit first needs them,
     and every fit of them is keyed by their inputs (:func:`~ranker.pipeline.training.rows_key`):
     a warm rerun loads a rule's stored fits without building its rows.
-
-    ``only`` (a ``(space, rule)`` of the grid) yields that pair's set alone, with the rows it has in
-    the whole grid (the sentences left out before extraction are still those no rule of ``rules``
-    can learn from): the chosen rule's rows built again after a grid that kept none
-    (:func:`.rules.fit_rules`).
     """
     from ..training import PlannedRows, copied_names, row_plan, rows_key, with_copies
 
     rules = tuple(rules)
-    if only is not None and (only[0] not in domains or only[1] not in rules):
-        raise ValueError(f"{only} is not a (space, rule) of the grid {tuple(domains)} x {rules}")
     kinds = [annotation.kind] * treebanks + [annotation.extra_kind] * (len(selections) - treebanks)
     # training sentences with an empty consistent set (under every rule) are dropped whatever their features
     kept = [trainable(ctx, sel, kind, rules, template) for sel, kind in zip(selections, kinds)]
@@ -275,10 +270,11 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
             raise RankerError(f"{ctx.where}: minimum-risk training needs [annotation] kind 'best_f'")
         gains = [best_f_gains(ctx.store, m, *annotation.best_f, ctx.need_source()) for m in mats[:treebanks]]
     qualities = ctx.store.forest_qualities(ctx.need_source())
-    pairs = [(space, rule) for space in domains for rule in rules if only is None or (space, rule) == only]
+    pairs = [(space, rule) for space in domains for rule in rules]
     block_rows = [m.X.shape[0] for m in mats]
     corpora = [t.selection.corpus for t in kept[:treebanks]]
     shared = None   # the last rule's shared rows: a pair after one of the same rule differs in the objective alone
+    handed: list = []   # the sets of the last rule, whose rows go when the next rule's set is made
     for space, rule in pairs:
         weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j < treebanks else None)
                    for j, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
@@ -287,6 +283,9 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
         merged = {k: survivors.dropped.get(k, 0) + dropped.get(k, 0) for k in dict.fromkeys([*survivors.dropped, *dropped])}
         plan = plan._replace(survivors=survivors._replace(dropped=merged))
         if shared is None or shared[0] != rule:
+            for done in handed:
+                done.release()
+            handed = []
             key = rows_key(matrix_keys, weights, plan, template, features.cutoff, treebanks, SHARED)
             shared = (rule, PlannedRows(key, plan, lambda weights=weights: training_rows(
                 ctx, features, template, mats, weights, gains, dropped_before=dropped, counted=treebanks,
@@ -299,4 +298,7 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
             got = PlannedRows(key, plan, lambda rows=shared[1], weights=weights: with_copies(
                 rows.rows(), copied_names(mats[:treebanks], weights, features.cutoff), corpora, block_rows))
         yield rule, TrainingSet(got, before, space)
+        handed += [got, shared[1]]
         del got, weights
+    for done in handed:
+        done.release()

@@ -8,9 +8,10 @@ every corpus, so ``[annotation] rule = "auto"`` fits one model per rule of ``[an
 held-out; the report's Fits table lists each rule's held-out score and the sentences it kept.
 
 A grid holds one rule's training rows at a time (issue 45): each rule's rows are built when its fit
-starts and let go when it ends, its fitted models and held-out scores kept, and the chosen rule's
-rows are built again at the end for what follows (the learning curve). Holding the best rule's
-rows while the next was built and fitted took GUM's grid of six rules to 11.5 GB.
+starts and let go when the next rule's set is made, its fitted models and held-out scores kept, and
+the chosen rule's rows are built again when read at the end (its σ² grid, the learning curve).
+Holding the best rule's rows while the next was built and fitted took GUM's grid of six rules to
+11.5 GB. Every fit is keyed by its rows' inputs, so a warm rerun builds no rule's rows to find it.
 
 A full grid is every rule's whole σ² grid fitted to the cap: on GUM six rules by three σ², over an
 hour of training. ``[annotation] screen_iterations = N`` screens the rules instead: each rule fitted
@@ -22,7 +23,7 @@ converges (experiments/gum/README.md), so a short fit ranks the rules as the ful
 from __future__ import annotations
 
 import warnings
-from typing import Callable, Iterable, NamedTuple
+from typing import Iterable, NamedTuple
 
 from sklearn.exceptions import ConvergenceWarning
 
@@ -56,15 +57,16 @@ class RuleChoice(NamedTuple):
 
 def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, rules: int,
               heldout_matrix, quality_heldout, feature_config: dict | None, tagger=None,
-              rebuild: Callable[[str, str], object] | None = None, screen: int = 0) -> RuleChoice:
+              screen: int = 0) -> RuleChoice:
     """Fit a log-linear model for each rule's training set and keep the best on held-out.
 
     ``sets`` yields ``(rule, TrainingSet)``, ``rules`` of them (:func:`.features.training_sets`,
     whose first set a caller may have taken already, to clock the extraction as its own stage:
     hand it back holding no reference, as :func:`handed_over` does, or its rows stay for the whole
-    grid). With several, no set is kept once its fit ends, and ``rebuild(space, rule)`` gives the
-    chosen one's :class:`~.features.TrainingSet` again (``training_sets(..., only=(space, rule))``:
-    the same rows), needed then. ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix`,
+    grid). Each set's rows are a :class:`~ranker.pipeline.training.PlannedRows`, released by
+    ``sets`` when the next rule's set is made: the grid keeps the best rule's set, whose rows are
+    built again when read after the grid (its σ² grid's fits, the learning curve), and a stored
+    fit is loaded without building them. ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix`,
     or a :class:`~ranker.pipeline.domains.HeldoutSplits` of several treebanks' (each set is scored
     in its own space, ``TrainingSet.domains``), restricted to each set's features in turn, one
     restriction held at a time (issue 45), ``quality_heldout`` its candidates' quality under
@@ -79,13 +81,11 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     are then the screening fits'; the chosen fit's ``trials`` the full ones.
     """
     several = rules > 1
-    if several and rebuild is None:
-        raise ValueError("a grid of rules keeps no rule's rows: fit_rules needs rebuild")
     held = heldout_matrix if isinstance(heldout_matrix, HeldoutSplits) else HeldoutSplits([heldout_matrix], [None])
     groups = held.groups()
     if several and screen > 0:
         return _screened(ctx, loglinear, template, sets, held, groups, quality_heldout, feature_config,
-                         tagger, rebuild, screen, rules)
+                         tagger, screen, rules)
     best: tuple | None = None
     trials: list[RuleTrial] = []
     spaces = set()
@@ -103,12 +103,10 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
         trials.append(RuleTrial(rule, fit.kept, None if fit.chosen is None else fit.chosen.sigma2, score,
                                 got.domains, None if fit.model is None else int(fit.model.n_iter_)))
         if best is None or (score is not None and (best[3] is None or score > best[3])):
-            # a grid keeps the fit alone: the rows go before the next rule's are built
-            best = (rule, None if several else data, fit, score, got.features_before_cutoff, got.domains)
+            # (its rows released by ``sets`` when the next rule's are made: the plan is kept)
+            best = (rule, data, fit, score, got.features_before_cutoff, got.domains)
         del data, got
     rule, data, fit, _, before, space = best
-    if several:
-        data = rebuild(space, rule).data
     if several and fit.chosen is not None:
         ctx.store.choose_model(fit.chosen.key, f"heldout {loglinear.select_metric}")
     return RuleChoice(rule, data, _summarised(fit, rule, trials, spaces, space, several), before, tuple(trials), space)
@@ -139,8 +137,7 @@ def screen_sigma2(grid) -> float:
 
 
 def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: Iterable, held: HeldoutSplits, groups,
-              quality_heldout, feature_config: dict | None, tagger, rebuild: Callable[[str, str], object],
-              screen: int, rules: int) -> RuleChoice:
+              quality_heldout, feature_config: dict | None, tagger, screen: int, rules: int) -> RuleChoice:
     """:func:`fit_rules` by screening: each rule's short fit, then the best one's σ² grid in full.
 
     A screening fit is :func:`ranker.pipeline.training.fit_screen` (``max_iter = screen`` at
@@ -185,10 +182,9 @@ def _screened(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
             trials.append(RuleTrial(rule, kept, s2 if kept else None, score, got.domains,
                                     None if model is None else int(model.n_iter_)))
             if best is None or (score is not None and (best[2] is None or score > best[2])):
-                best = (rule, model, score, got.features_before_cutoff, got.domains)
+                best = (rule, model, score, got.features_before_cutoff, got.domains, data)
             del data, got, model
-    rule, start, _, before, space = best
-    data = rebuild(space, rule).data
+    rule, start, _, before, space, data = best
     fit = fit_loglinear(ctx, loglinear, template, data, lambda: held.rows(space, data.names), groups,
                         quality_heldout, feature_config, tagger,
                         start=None if start is None else np.asarray(start.coef_, dtype=np.float64),
