@@ -108,11 +108,7 @@ def test_the_grid_holds_one_rule_s_rows_at_a_time_and_builds_the_chosen_rule_s_a
     seen: dict = {}           # rule -> its rows' arrays as the grid built them (copies)
     plans: dict = {}          # rule -> the set's rows (a PlannedRows)
     with Store.writing(cfg.experiment.store) as st:
-        ctx, splits, ann = _grid_inputs(cfg, st)
-        template = stages.loglinear_template(cfg.loglinear, 1)
-        metric = cfg.loglinear.select_metric
-        held = stages.heldout_rows(ctx, cfg.features, splits.heldout,
-                                   stages.load_counts(ctx, cfg.evaluation, splits.heldout, [metric])[metric], metric)
+        ctx, splits, ann, template, held = _grid_inputs(cfg, st)
 
         def watched(sets):
             for rule, got in sets:
@@ -140,13 +136,17 @@ def test_the_grid_holds_one_rule_s_rows_at_a_time_and_builds_the_chosen_rule_s_a
 
 
 def _grid_inputs(cfg, st):
+    """What ``ranker run`` hands the grid on the warm store: context, splits, annotation, template, held-out rows."""
     from ranker.pipeline import stages
 
     ctx = stages.StageContext(st, None, 1, False, "t", None)
     splits = stages.select_splits(ctx, cfg.data)
     ctx = ctx.with_source(stages.parse_or_import(ctx, cfg.parse, splits.sentences(), cfg.data.corpus).source)
     ann = stages.annotate(ctx, cfg.annotation, splits.train.sentences, False, evaluation=cfg.evaluation)
-    return ctx, splits, ann
+    metric = cfg.loglinear.select_metric
+    held = stages.heldout_rows(ctx, cfg.features, splits.heldout,
+                               stages.load_counts(ctx, cfg.evaluation, splits.heldout, [metric])[metric], metric)
+    return ctx, splits, ann, stages.loglinear_template(cfg.loglinear, 1), held
 
 
 def test_a_warm_grid_builds_no_rule_s_rows_and_chooses_as_the_cold_one(config, auto):
@@ -164,11 +164,7 @@ def test_a_warm_grid_builds_no_rule_s_rows_and_chooses_as_the_cold_one(config, a
     rules = stages.rule_grid(cfg.annotation)
     handed: list = []
     with Store.writing(cfg.experiment.store) as st:
-        ctx, splits, ann = _grid_inputs(cfg, st)
-        template = stages.loglinear_template(cfg.loglinear, 1)
-        metric = cfg.loglinear.select_metric
-        held = stages.heldout_rows(ctx, cfg.features, splits.heldout,
-                                   stages.load_counts(ctx, cfg.evaluation, splits.heldout, [metric])[metric], metric)
+        ctx, splits, ann, template, held = _grid_inputs(cfg, st)
 
         def kept(sets):
             for rule, got in sets:
@@ -206,8 +202,7 @@ def test_every_input_of_a_rule_s_rows_is_in_their_key(config, auto):
     tmp, cfg = config
     rules = stages.rule_grid(cfg.annotation)
     with Store.writing(cfg.experiment.store) as st:
-        ctx, splits, ann = _grid_inputs(cfg, st)
-        template = stages.loglinear_template(cfg.loglinear, 1)
+        ctx, splits, ann, template, _ = _grid_inputs(cfg, st)
 
         def keys(features=cfg.features, tmpl=template):
             return {rule: got.data.key for rule, got in
