@@ -64,13 +64,20 @@ def fit_families(store: Store, families: list) -> None:
 
 def _sentence_digests(store: Store, sentence_ids, source: str | None,
                       evidence: str | None = None) -> dict[str, str]:
-    """Each sentence's digest of its candidates' texts (and of the evidence source's, when read)."""
+    """Each sentence's digest of its candidates' texts (and of the evidence source's, when read).
+
+    Kept while the store is unchanged (:meth:`ranker.store.Store.memoised`): a run keys a split's
+    matrix more than once (the held-out split's as it is extracted and as its rows are made), each
+    a read of every candidate's text.
+    """
     from .cache import text_digest
 
-    if evidence is None:
-        return {sid: text_digest(store.candidate_texts(sid, source)) for sid in sentence_ids}
-    return {sid: text_digest(store.candidate_texts(sid, source)) + "+" +
-            text_digest(store.candidate_texts(sid, evidence)) for sid in sentence_ids}
+    known = store.memoised("candidate digests", (source, evidence), dict)   # grows while the store is unchanged
+    for sid in sentence_ids:
+        if sid not in known:
+            known[sid] = text_digest(store.candidate_texts(sid, source)) if evidence is None else \
+                text_digest(store.candidate_texts(sid, source)) + "+" + text_digest(store.candidate_texts(sid, evidence))
+    return {sid: known[sid] for sid in sentence_ids}
 
 
 def _prefix(feature_set, families: list, source: str | None, evidence: str | None = None) -> str:

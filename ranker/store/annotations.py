@@ -139,12 +139,12 @@ class AnnotationTables:
         """``(annotations, checks)``: the annotations of the sentences selected, and for each one with
         candidates their ``(missing, crossing)`` counts in candidate order (``source``, rank).
 
-        Read once and kept while the store is unchanged (:meth:`_memoised`): a rule grid asks for
+        Read once and kept while the store is unchanged (:meth:`memoised`): a rule grid asks for
         the same checks under each rule (a warm rerun of GUM's six rules read them 19 times, 4 s each).
         """
         if fileids is not None and not isinstance(fileids, str):
             fileids = tuple(fileids)   # a list or a generator, read once, as the key and the selection
-        return self._memoised("checks", (kind, corpus, split, fileids, source),
+        return self.memoised("checks", (kind, corpus, split, fileids, source),
                               lambda: self._read_checks(kind, corpus, split, fileids, source))
 
     def _read_checks(self, kind: str, corpus: str | None, split: str | None, fileids, source: str | None) -> tuple:

@@ -231,7 +231,7 @@ class CandidateTables:
     def forest_qualities(self, source: str) -> dict[str, tuple[str, ...]]:
         """Each sentence's candidate qualities (forest order) from ``source``, without reading trees.
 
-        Kept while the store is unchanged (:meth:`_memoised`): a run reads them at several stages.
+        Kept while the store is unchanged (:meth:`memoised`): a run reads them at several stages.
         The value is shared: do not change it.
         """
         def read() -> dict[str, tuple[str, ...]]:
@@ -241,4 +241,4 @@ class CandidateTables:
                 out.setdefault(sid, []).append(q)
             return {k: tuple(v) for k, v in out.items()}
 
-        return self._memoised("qualities", source, read)
+        return self.memoised("qualities", source, read)

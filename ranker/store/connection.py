@@ -35,9 +35,9 @@ class Connection:
         self._run: dict | None = None      # the run being recorded (:meth:`recording`)
         self.runs_only = False              # artifacts and models written in a recorded run only (:meth:`recording`)
         self.readonly = False               # opened with readonly=True
-        self._memos: dict[str, tuple] = {}   # name -> (key, stamp, value): the last read kept (:meth:`_memoised`)
+        self._memos: dict[str, tuple] = {}   # name -> (key, stamp, value): the last read kept (:meth:`memoised`)
 
-    def _memoised(self, name: str, key, read):
+    def memoised(self, name: str, key, read):
         """``read()``'s value, kept under ``name`` for ``key`` while the store is unchanged.
 
         Reads a run makes again and again with nothing written between (a rule grid's annotation

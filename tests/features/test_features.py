@@ -142,6 +142,35 @@ def test_matrices_are_stored_by_content_and_not_extracted_twice(tmp_path):
         assert (m3.X.tocsr() != m2.X.tocsr()).nnz == 0
 
 
+def test_a_matrix_key_reads_the_candidates_once_and_again_after_any_write(tmp_path):
+    """Issue 45: a run keys a split's matrix more than once (GUM's held-out: as it is extracted, and as
+    its rows are made), each a read of every candidate's text; the digests are read once while the
+    store is unchanged, and afresh after a write on this connection or another, so a changed forest
+    is never keyed by its old texts."""
+    from ranker.pipeline.feature_cache import cached_matrix
+    from ranker.store import Store
+
+    fs = feature_set_from_dict({"name": "small", "family": [{"name": "source_rank/1"}]})
+    with Store.open(tmp_path / "s.sqlite") as st:
+        f = forest("test/d/0", cand(HIGH, 0, sid="test/d/0"), cand(LOW, 1, sid="test/d/0"))
+        st.add_sentences([f.sentence])
+        st.add_candidates(f.candidates)
+        cached_matrix(st, fs, _all(st), None)
+        reads = []
+        st._conn.set_trace_callback(lambda sql: reads.append(sql) if "rank, tree FROM candidates" in sql else None)
+        _, key = cached_matrix(st, fs, _all(st), None, keyed=True)   # (read afresh: the matrix was written)
+        reads.clear()
+        assert cached_matrix(st, fs, _all(st), None, keyed=True)[1] == key and reads == []
+        st.add_candidates([cand(LOW, 2, sid="test/d/0")])                     # this connection's write
+        m, changed = cached_matrix(st, fs, _all(st), None, keyed=True)
+        assert changed != key and m.X.shape[0] == 3 and len(reads) == 1
+        with Store.open(tmp_path / "s.sqlite") as other:                        # another connection's
+            other.add_candidates([cand(HIGH, 3, sid="test/d/0")])
+        m, again = cached_matrix(st, fs, _all(st), None, keyed=True)
+        assert again not in (key, changed) and m.X.shape[0] == 4
+        st._conn.set_trace_callback(None)
+
+
 def test_shared_trees_and_worker_processes_give_the_same_matrix_as_one_candidate_at_a_time():
     fs = load_feature_set("default")
     links = (Link(0, 2, "Ss*s"), Link(2, 4, "Os"))
