@@ -472,11 +472,7 @@ def fit_screen(store, template, data: TrainingData, sigma2: float, max_iter: int
     by its inputs, a :class:`PlannedRows`, is not built when the fit is stored).
     """
     part = clone(template).set_params(sigma2=sigma2, max_iter=max_iter)
-    if data.key:   # keyed by the rows' inputs: a stored fit is loaded without building the rows
-        key = data_digest([], {"template": fit_params(part), "data": data.key, "rows": "as select_model's"})
-    else:
-        key = data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data))],
-                          {"template": fit_params(part), "names": data.names, "rows": "as select_model's"})
+    key = screen_key(template, data, sigma2, max_iter)
     names: list = []
 
     def fit():
@@ -485,6 +481,16 @@ def fit_screen(store, template, data: TrainingData, sigma2: float, max_iter: int
 
     model, _ = cached_fit(store, key, lambda: data.names, fit, feature_config)
     return model, tuple(names[0]) if names else stored_names(store, key)
+
+
+def screen_key(template, data: TrainingData, sigma2: float, max_iter: int) -> str:
+    """The store key of :func:`fit_screen`'s model: the rows' key (their inputs,
+    :class:`PlannedRows`), or a digest of the rows when they have none."""
+    part = clone(template).set_params(sigma2=sigma2, max_iter=max_iter)
+    if data.key:   # keyed by the rows' inputs: a stored fit is loaded without building the rows
+        return data_digest([], {"template": fit_params(part), "data": data.key, "rows": "as select_model's"})
+    return data_digest([data.X, data.y, data.groups, *_digested(_fit_arrays(data))],
+                       {"template": fit_params(part), "names": data.names, "rows": "as select_model's"})
 
 
 def stored_names(store, key: str) -> tuple[str, ...]:
