@@ -12,7 +12,7 @@ memory and what it holds:
 1. ``assemble``: the extra matrix assembled from extraction chunks as the parent receives them
    from the workers (:func:`ranker.features.vectorizer._assemble`; each chunk ``--chunk-entries`` long,
    int32 columns and float64 values, as a worker sends them), beside the WSJ matrix.
-2. ``training rows``: :func:`ranker.pipeline.training.training_data` over both (cut-off 2 on the
+2. ``training rows``: :func:`ranker.pipeline.training_rows.training_data` over both (cut-off 2 on the
    WSJ block, its consistency weights the first parse of each sentence and every third row).
 3. ``objective``: three evaluations of the log-linear objective on the training rows, two threads.
 
@@ -99,7 +99,7 @@ def main() -> None:
     from ranker.models.groups import group_offsets
     from ranker.models.objective import ConditionalObjective
     from ranker.pipeline.feature_cache import MATRIX_KIND, _read_matrix
-    from ranker.pipeline.training import training_data
+    from ranker.pipeline.training_rows import training_data
     from ranker.store import Store
 
     out: dict = {"copies": args.copies}

@@ -47,7 +47,8 @@ from ranker.pipeline.best_f import ensure_best_f_counts
 from ranker.pipeline.candidate_scoring import load_forest_counts
 from ranker.pipeline.splits import select_split
 from ranker.pipeline.stages import StageContext, consistency, model_features
-from ranker.pipeline.training import select_model, training_data
+from ranker.pipeline.training import select_model
+from ranker.pipeline.training_rows import training_data
 from ranker.store import Store
 from ranker.store.consistency import RULES
 

@@ -13,7 +13,7 @@ by side, each a :class:`~.compact.CompactMatrix`:
 
 A row's score is its ``low`` sum plus its ``high`` sum, each added in a fixed order
 (:func:`ranker.matrices.kernels.block_objective`), so a result depends on the data alone. Only training builds
-one (:func:`ranker.pipeline.training.training_data` numbers the kept properties by frequency and
+one (:func:`ranker.pipeline.training_rows.training_data` numbers the kept properties by frequency and
 splits each slab of kept rows with :func:`split_columns`); the stored matrices stay compact. It
 offers what a fit uses of a compact matrix: row ranges and selections, the products, a scipy
 copy, the parts for checks and digests.

@@ -102,7 +102,7 @@ def by_frequency(X: CompactMatrix, original=None, slab: int = 1 << 24):
     ``X`` shares an index array with ``original`` (the caller's matrix, which must not change),
     or the order is already that one, ``(X, None)`` is returned as it is. A narrow matrix is
     numbered by frequency when it is made
-    (:func:`ranker.pipeline.training.training_data`) and returned as it is.
+    (:func:`ranker.pipeline.training_rows.training_data`) and returned as it is.
     """
     if isinstance(X, NarrowMatrix):
         return X, None

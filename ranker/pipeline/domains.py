@@ -13,7 +13,7 @@ chooses (``auto``). With one corpus there is nothing to copy: ``shared`` alone.
 
 The training rows are not doubled: the objective makes the copies (:mod:`ranker.models.copies`,
 a row of corpus ``c`` scored by the shared weights and ``c``'s copies), so the per-corpus space
-trains on the shared space's rows (:func:`ranker.pipeline.training.with_copies`). The held-out
+trains on the shared space's rows (:func:`ranker.pipeline.training_rows.with_copies`). The held-out
 and test matrices a model of the per-corpus space scores are doubled here
 (:func:`with_corpus_copies`): their columns are then the model's, by name.
 
@@ -170,7 +170,7 @@ class HeldoutSplits:
         training rows' (part of a search's key beside the training rows' own,
         :func:`ranker.pipeline.training.select_model`)."""
         from .cache import data_digest
-        from .training import rows_code
+        from .training_rows import rows_code
 
         if self.keys is None:
             return ""
@@ -198,7 +198,7 @@ def model_copies(names: tuple[str, ...]) -> tuple[int, dict[str, np.ndarray]]:
 
     A model of the shared space has ``d == len(names)`` and no copies. The copies follow the shared
     names corpus by corpus, each corpus's in the shared names' order, as
-    :func:`ranker.pipeline.training.with_copies` writes them (the layout of the weights,
+    :func:`ranker.pipeline.training_rows.with_copies` writes them (the layout of the weights,
     :class:`~ranker.models.copies.CorpusCopies`); a model whose names are not so laid out is refused.
     """
     at: dict[str, int] = {}

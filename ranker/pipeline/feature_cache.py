@@ -262,7 +262,7 @@ def cached_matrix(store: Store, feature_set, sel: SplitSelection, source: str | 
     keyed : bool
         Return ``(matrix, key)``: its key in the store, a digest of what it is made of (feature
         set, learned tables, forests), which names its content without reading it (the key of a
-        training set's inputs, :func:`ranker.pipeline.training.rows_key`).
+        training set's inputs, :func:`ranker.pipeline.training_rows.rows_key`).
 
     Returns
     -------

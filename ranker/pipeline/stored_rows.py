@@ -1,7 +1,7 @@
 """A stored feature matrix read a run of rows at a time, never whole (issue 45).
 
 Training needs each training matrix three times over, slab by slab (the cut-off's counts, the
-frequency order's counts, the kept rows: :func:`ranker.pipeline.training.training_data`), and
+frequency order's counts, the kept rows: :func:`ranker.pipeline.training_rows.training_data`), and
 never all of it at once; held in memory whole, the matrix sat beside the training rows being built
 from it (GUM's training split under ``best_f``: 2.1 million candidates, a compact matrix of
 about 2.8 GB, beside the training rows). :func:`stored_matrix` gives a

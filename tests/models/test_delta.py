@@ -138,7 +138,8 @@ def test_unknown_layout_is_a_one_line_error():
 
 def test_every_fit_of_one_training_set_shares_one_build_and_a_change_in_place_builds_anew():
     from ranker.models.delta import delta_rows_once
-    from ranker.pipeline.training import TrainingData, fit_rows
+    from ranker.pipeline.training import fit_rows
+    from ranker.pipeline.training_rows import TrainingData
 
     X, y, offsets = forest_like(8, n_sent=80)
     groups = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))

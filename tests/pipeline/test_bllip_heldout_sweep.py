@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from ranker.matrices.compact import CompactMatrix
 from ranker.models.narrow import split_columns
-from ranker.pipeline.training import TrainingData
+from ranker.pipeline.training_rows import TrainingData
 
 
 def _sweep():
@@ -35,7 +35,7 @@ def _rows(dense, offsets, weights, names):
     """The training rows ``ranker run`` would fit on (cut-off 0, sentence constants dropped)."""
     from ranker.features.vectorizer import CandidateMatrix
     from ranker.models import LogLinearRanker
-    from ranker.pipeline.training import training_data
+    from ranker.pipeline.training_rows import training_data
 
     ids = tuple(f"s{k}" for k in range(len(offsets) - 1))
     m = CandidateMatrix(CompactMatrix.from_csr(sp.csr_matrix(dense)), np.asarray(offsets), names, ids)

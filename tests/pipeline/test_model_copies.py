@@ -13,7 +13,7 @@ from ranker.errors import RankerError
 from ranker.features import CandidateMatrix
 from ranker.models import LogLinearRanker
 from ranker.pipeline.domains import in_space, model_copies, model_rows, row_copies
-from ranker.pipeline.training import with_copies
+from ranker.pipeline.training_rows import with_copies
 
 SHARED = ("a", "b", "c")
 # as with_copies writes them: the shared names, then gum's copies, then treebank's, each ascending
@@ -29,7 +29,7 @@ def test_the_copies_are_read_from_the_names_as_the_training_set_writes_them():
     assert model_copies(SHARED) == (3, {})
     d, cols = model_copies(PER_CORPUS)
     assert d == 3 and {c: v.tolist() for c, v in cols.items()} == {"gum": [0, 2], "treebank": [1]}
-    from ranker.pipeline.training import TrainingData
+    from ranker.pipeline.training_rows import TrainingData
 
     fields = {f: None for f in TrainingData._fields}
     data = TrainingData(**{**fields, "names": SHARED, "y": np.ones(3),

@@ -152,7 +152,7 @@ def _grid_inputs(cfg, st):
 def test_a_warm_grid_builds_no_rule_s_rows_and_chooses_as_the_cold_one(config, auto):
     """Issue 45: a warm rerun of GUM's grid built every rule's rows again (3.5 of its 5.5 minutes)
     only to find their fits, whose keys were digests of the rows. Every fit of a rule is now keyed
-    by the rows' inputs (training.rows_key): the stored screens and searches are loaded with no
+    by the rows' inputs (training_rows.rows_key): the stored screens and searches are loaded with no
     rule's rows built, and the choice, every trial and the chosen model are the cold run's."""
     import numpy as np
 
@@ -197,7 +197,7 @@ def test_every_input_of_a_rule_s_rows_is_in_their_key(config, auto):
     import numpy as np
 
     from ranker.pipeline import stages
-    from ranker.pipeline.training import row_plan, rows_key
+    from ranker.pipeline.training_rows import row_plan, rows_key
 
     tmp, cfg = config
     rules = stages.rule_grid(cfg.annotation)

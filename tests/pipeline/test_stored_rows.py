@@ -9,7 +9,7 @@ from ranker.pipeline import feature_cache, stored_rows
 from ranker.pipeline.feature_cache import MATRIX_KIND, PIECE_KIND, _read_matrix, cached_matrix
 from ranker.pipeline.splits import select_split
 from ranker.pipeline.stored_rows import StoredRows
-from ranker.pipeline.training import training_data
+from ranker.pipeline.training_rows import training_data
 from ranker.store import Store
 
 

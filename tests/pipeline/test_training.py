@@ -7,7 +7,7 @@ from ranker.features.vectorizer import CandidateMatrix
 from ranker.models import LogLinearRanker
 from ranker.models.groups import group_offsets
 from ranker.models.objective import ConditionalObjective
-from ranker.pipeline.training import training_data
+from ranker.pipeline.training_rows import training_data
 
 
 def _block(seed, n_sent, prefix):

@@ -21,7 +21,7 @@ from ranker.cli.main import main
 from ranker.features import CandidateMatrix
 from ranker.pipeline.config import ConfigError, config_from_dict, load_config, resolve_paths
 from ranker.pipeline.domains import corpus_copy, domain_modes, stacked, with_corpus_copies
-from ranker.pipeline.training import pooled_cutoff
+from ranker.pipeline.training_rows import pooled_cutoff
 
 GUM = Path(__file__).resolve().parents[2].parent / "shared" / "gum"
 
@@ -300,7 +300,7 @@ def _two_spaces_and_the_doubled_rows(cfg):
     (``with_corpus_copies``), then the cut-off and the filters."""
     from ranker.pipeline import stages
     from ranker.pipeline.stages.features import consistency, extract_features, trainable
-    from ranker.pipeline.training import training_data
+    from ranker.pipeline.training_rows import training_data
     from ranker.store import Store
 
     with Store.writing(cfg.experiment.store) as st:

@@ -28,7 +28,7 @@ extract_features   features      ``[features]``, forests             :class:`~ra
 heldout_rows       features      ``[features]``, held-out counts     :class:`HeldoutRows` (matrix, quality)
 model_features     features      a model's feature set, a selection  :class:`~ranker.features.CandidateMatrix`
 forest_features    features      a model's families, forests         feature rows (lists: ``column_features``)
-training_rows      features      ``[features]``, ``[loglinear]``     :class:`~.training.TrainingData`
+training_rows      features      ``[features]``, ``[loglinear]``     :class:`~.training_rows.TrainingData`
 train_tagger       tagger        the train split's gold tags         :class:`~ranker.sources.tagger.PosTagger` (stored)
 fit_loglinear      fit           ``[loglinear]``, training rows      :class:`LogLinearFit` (models stored)
 fit_warm           fit           a model, its new rows               :class:`WarmFit` (model stored)

@@ -186,7 +186,7 @@ def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks
     -------
     TrainingData
     """
-    from ..training import training_data
+    from ..training_rows import training_data
 
     data = training_data(blocks if consume else list(blocks), list(weights), features.cutoff,
                          ctx.store.forest_qualities(ctx.need_source()) if qualities is None else qualities,
@@ -236,17 +236,17 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
     ``annotation.extra_kind``), minimum risk gets every candidate's own F, and the cut-off and the
     template's filters are applied (:func:`training_rows`). A sentence kept for another rule but
     empty under this one is dropped by the filters and counted with the rest. A generator, so one
-    rule's rows are held at a time: each set's rows are released (:meth:`~ranker.pipeline.training.PlannedRows.release`)
+    rule's rows are held at a time: each set's rows are released (:meth:`~ranker.pipeline.training_rows.PlannedRows.release`)
     when the next rule's set is made, and the last rule's when the generator ends; a set kept (a
     grid's chosen rule) builds its rows again when they are read again.
 
-    Each set's ``data`` is a :class:`~ranker.pipeline.training.PlannedRows`: what the filters keep
-    is known from the weights and forests alone (:func:`~ranker.pipeline.training.row_plan`), the
+    Each set's ``data`` is a :class:`~ranker.pipeline.training_rows.PlannedRows`: what the filters keep
+    is known from the weights and forests alone (:func:`~ranker.pipeline.training_rows.row_plan`), the
     rows are built from the stored matrices (read a run at a time) when a fit first needs them,
-    and every fit of them is keyed by their inputs (:func:`~ranker.pipeline.training.rows_key`):
+    and every fit of them is keyed by their inputs (:func:`~ranker.pipeline.training_rows.rows_key`):
     a warm rerun loads a rule's stored fits without building its rows.
     """
-    from ..training import PlannedRows, copied_names, row_plan, rows_key, with_copies
+    from ..training_rows import PlannedRows, copied_names, row_plan, rows_key, with_copies
 
     rules = tuple(rules)
     kinds = [annotation.kind] * treebanks + [annotation.extra_kind] * (len(selections) - treebanks)

@@ -52,7 +52,7 @@ def fit_loglinear(ctx: StageContext, loglinear: LogLinearSection, template, data
     :func:`ranker.pipeline.stages.rules.fit_rules`). ``start`` (weights, e.g. a rule's screening
     fit) is where the grid's first fit starts instead of zero weights. ``heldout_key`` names the
     held-out rows by their inputs (:meth:`ranker.pipeline.domains.HeldoutSplits.key`): with
-    ``data`` keyed so too (:class:`ranker.pipeline.training.PlannedRows`), a stored search is
+    ``data`` keyed so too (:class:`ranker.pipeline.training_rows.PlannedRows`), a stored search is
     loaded without building either (:func:`ranker.pipeline.training.select_model`).
     """
     from sklearn.exceptions import ConvergenceWarning

@@ -63,7 +63,7 @@ def fit_rules(ctx: StageContext, loglinear: LogLinearSection, template, sets: It
     ``sets`` yields ``(rule, TrainingSet)``, ``rules`` of them (:func:`.features.training_sets`,
     whose first set a caller may have taken already, to clock the extraction as its own stage:
     hand it back holding no reference, as :func:`handed_over` does, or its rows stay for the whole
-    grid). Each set's rows are a :class:`~ranker.pipeline.training.PlannedRows`, released by
+    grid). Each set's rows are a :class:`~ranker.pipeline.training_rows.PlannedRows`, released by
     ``sets`` when the next rule's set is made: the grid keeps the best rule's set, whose rows are
     built again when read after the grid (its σ² grid's fits, the learning curve), and a stored
     fit is loaded without building them. ``heldout_matrix`` is the held-out split's :class:`~ranker.features.CandidateMatrix`,
