@@ -17,7 +17,7 @@ with Store.writing(cfg.experiment.store) as st:
     ann = stages.annotate(ctx, cfg.annotation, [s for c in corpora for s in c.train.sentences], False,
                           evaluation=cfg.evaluation)
     template = stages.loglinear_template(cfg.loglinear, 2)
-    sets = {got.domains: got.data for _, got in stages.training_sets(
+    sets = {got.domains: got.data.rows() for _, got in stages.training_sets(
         ctx, ann, cfg.features, template, [c.train for c in corpora], (ann.rule,), 2, ("shared", "per-corpus"))}
 print("built in", time.time() - t, "s", {k: (len(v.y), len(v.names)) for k, v in sets.items()})
 if sys.argv[2] != "-":

@@ -24,7 +24,7 @@ with Store.writing(cfg.experiment.store) as st:
     best = None
     for _, got in stages.training_sets(ctx, ann, cfg.features, template, [c.train for c in corpora],
                                        (ann.rule,), 2, ("shared", "per-corpus")):
-        data = got.data
+        data = got.data.rows()
         m = clone(template).set_params(sigma2=1.0, max_iter=3).fit(data.X, data.y, data.groups, **_fit_arrays(data))
         print(got.domains, "layout", template.layout, len(m.coef_), round(time.time() - t), "s", flush=True)
         if best is None:

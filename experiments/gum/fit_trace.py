@@ -29,7 +29,7 @@ with Store.writing(cfg.experiment.store) as st:
     hr = stages.heldout_rows(ctx, cfg.features, splits.heldout, held[ll.select_metric], ll.select_metric)
     template = stages.loglinear_template(ll, 2)
     (_, ts), = stages.training_sets(ctx, ann, cfg.features, template, [splits.train], (rule,))
-    data = ts.data
+    data = ts.data.rows()
     print("rows", data.X.shape, "features", len(data.names), "%.0fs" % (time.time() - t0), flush=True)
     from ranker.pipeline.training import _fit_arrays
     Xh = hr.matrix.restrict(data.names)

@@ -43,7 +43,7 @@ with Store.writing(cfg.experiment.store) as st:
     qh = hr.quality
     offs = group_offsets(gh, len(qh))
     for rule, ts in stages.training_sets(ctx, ann, cfg.features, template, [splits.train], rules):
-        data = ts.data
+        data = ts.data.rows()
         t1 = time.time()
         print(rule, "rows", data.X.shape, "features", len(data.names), "built %.0fs" % (t1 - t0), flush=True)
         Xh = hr.matrix.restrict(data.names)

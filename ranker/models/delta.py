@@ -40,15 +40,12 @@ rows.
 """
 from __future__ import annotations
 
-import hashlib
-import threading
-import weakref
-
 import numpy as np
 import scipy.sparse as sp
 
 from ..matrices.compact import CompactMatrix, Part, as_compact, vstack
 from .narrow import NARROW_COLUMNS, NarrowMatrix, split_columns
+from .rows_memo import RowsMemo
 
 #: Entries of the plain rows turned into differences at a time (whole sentences): a slab's sorted
 #: copy takes 16 bytes an entry (int64 column, float64 value), so the temporaries stay near 300 MB.
@@ -231,16 +228,7 @@ def delta_rows(X, offsets: np.ndarray, slab_entries: int = SLAB_ENTRIES, n_jobs:
 
 
 #: Difference rows already built, while the rows they came from live (see :func:`delta_rows_once`).
-_BUILT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_BUILT_LOCK = threading.Lock()
-
-
-def _fingerprint(X, offsets: np.ndarray) -> tuple:
-    """What identifies the rows' content cheaply: shapes, the sentence cuts, sums of every array."""
-    parts = X.parts
-    return (X.shape, hashlib.blake2b(offsets.tobytes(), digest_size=16).digest(),
-            tuple((p.nnz, int(p.indices.sum(dtype=np.int64)),
-                   None if p.data is None else float(p.data.sum(dtype=np.float64))) for p in parts))
+_BUILT = RowsMemo()
 
 
 def delta_rows_once(X, offsets: np.ndarray, n_jobs: int = 1) -> DeltaMatrix:
@@ -254,15 +242,7 @@ def delta_rows_once(X, offsets: np.ndarray, n_jobs: int = 1) -> DeltaMatrix:
     offsets = np.asarray(offsets, dtype=np.int64)
     if not isinstance(X, (CompactMatrix, NarrowMatrix)):
         return delta_rows(X, offsets, n_jobs=n_jobs)     # a scipy matrix: its compact copy is new each time
-    key = _fingerprint(X, offsets)
-    with _BUILT_LOCK:
-        hit = _BUILT.get(X)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    D = delta_rows(X, offsets, n_jobs=n_jobs)
-    with _BUILT_LOCK:
-        _BUILT[X] = (key, D)
-    return D
+    return _BUILT.get(X, offsets, lambda: delta_rows(X, offsets, n_jobs=n_jobs))
 
 
 def _share_empty(m, zeros: np.ndarray):

@@ -29,6 +29,30 @@ def test_the_diagonal_is_the_summed_variance_over_each_sentence_s_candidates():
     assert np.all(np.log2(scales) == np.round(np.log2(scales)))   # powers of two: exact products
 
 
+def test_every_fit_of_one_training_set_shares_one_diagonal_and_a_change_in_place_computes_anew():
+    """Issue 45: each fit of GUM's σ² grid computed the same Hessian diagonal of the same rows (43 s
+    a fit); it is computed once while the rows live, with the same bits, and again for rows changed
+    in place or other rows."""
+    import scipy.sparse as sp
+
+    from ranker.models.precondition import hessian_diagonal_once
+
+    rng = np.random.default_rng(1)
+    dense = rng.integers(0, 4, size=(40, 7)).astype(float) * (rng.random((40, 7)) < 0.5)
+    offsets = np.array([0, 5, 12, 20, 31, 40])
+    X = as_compact(sp.csr_matrix(dense))
+    first = hessian_diagonal_once(X, offsets)
+    assert hessian_diagonal_once(X, offsets) is first
+    np.testing.assert_array_equal(first, hessian_diagonal(X, offsets))
+    assert hessian_diagonal_once(X, np.array([0, 20, 40])) is not first      # other sentence cuts
+    np.testing.assert_array_equal(jacobi_scales(X, offsets, np.ones(7)), jacobi_scales(X, offsets, np.ones(7)))
+    before = hessian_diagonal_once(X, offsets)
+    X.parts[0].indices[0] = (X.parts[0].indices[0] + 1) % 7   # the rows changed in place: never the old one
+    after = hessian_diagonal_once(X, offsets)
+    assert after is not before
+    np.testing.assert_array_equal(after, hessian_diagonal(X, offsets))
+
+
 @pytest.fixture(scope="module")
 def rows(bllip_lists, tmp_path_factory, treebank_store):
     """Training rows of four WSJ documents' BLLIP lists under the fewest rule (real features)."""
@@ -59,7 +83,7 @@ def rows(bllip_lists, tmp_path_factory, treebank_store):
         sel = select_split(st, "treebank", "wsj_0001-0004")
         ann = stages.AnnotationOutcome("riezler", "chunks", "fewest")
         return stages.training_set(ctx, ann, FeaturesSection(), stages.loglinear_template(LogLinearSection(), 1),
-                                   [sel]).data
+                                   [sel]).data.rows()   # (built while the store is open)
 
 
 @pytest.mark.slow   # quick tier under a minute (issue 47, item 5): CI runs it
