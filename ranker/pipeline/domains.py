@@ -170,12 +170,12 @@ class HeldoutSplits:
         training rows' (part of a search's key beside the training rows' own,
         :func:`ranker.pipeline.training.select_model`)."""
         from .cache import data_digest
-        from .training_rows import rows_code
 
         if self.keys is None:
             return ""
-        return data_digest([], {"heldout": list(self.keys), "corpora": list(self.corpora), "space": space,
-                                "code": rows_code()})
+        # (the code making them is in the training rows' key beside which this one always stands:
+        # training_rows.rows_code reads this module)
+        return data_digest([], {"heldout": list(self.keys), "corpora": list(self.corpora), "space": space})
 
     def groups(self) -> np.ndarray:
         """Per-row sentence number over the splits (as :func:`stacked`'s), the ``groups`` argument of the rankers."""
