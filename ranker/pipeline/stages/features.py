@@ -170,13 +170,12 @@ def consistency(ctx: StageContext, matrix, kind: str, sel: SplitSelection,
 
 def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks: Sequence,
                   weights: Sequence[np.ndarray],
-                  gains: Sequence[np.ndarray] | None = None, consume: bool = False,
+                  gains: Sequence[np.ndarray] | None = None,
                   dropped_before: dict[str, int] | None = None, counted: int = 1, qualities: dict | None = None):
     """The rows every fit learns from: cut-off applied, the template's filters applied.
 
     ``gains`` (each block's candidate F in [0, 1]) travel with the rows for minimum-risk training.
-    With ``consume``, ``blocks`` (a list) is emptied as each block's rows are taken, so a caller
-    that keeps no other reference has each block's memory released at once. ``dropped_before``
+    ``blocks`` stay the caller's (a set's rows are built again when read again). ``dropped_before``
     (:attr:`TrainableSplit.dropped` of the blocks' selections) is added to the filters' counts,
     so they cover every training sentence. The cut-off counts the consistent candidates of the
     first ``counted`` blocks (the treebanks: the main one and those of ``[[data.also]]``).
@@ -188,15 +187,18 @@ def training_rows(ctx: StageContext, features: FeaturesSection, template, blocks
     """
     from ..training_rows import training_data
 
-    data = training_data(blocks if consume else list(blocks), list(weights), features.cutoff,
+    data = training_data(list(blocks), list(weights), features.cutoff,
                          ctx.store.forest_qualities(ctx.need_source()) if qualities is None else qualities,
-                         template, gains, consume=consume,
-                         counted=counted)
-    if not dropped_before:
-        return data
-    seen = data.survivors.dropped
-    merged = {k: seen.get(k, 0) + dropped_before.get(k, 0) for k in dict.fromkeys([*seen, *dropped_before])}
-    return data._replace(survivors=data.survivors._replace(dropped=merged))
+                         template, gains, counted=counted)
+    return data._replace(survivors=with_dropped(data.survivors, dropped_before)) if dropped_before else data
+
+
+def with_dropped(survivors, dropped_before: dict[str, int]):
+    """``survivors`` (:class:`~ranker.models.training_set.TrainingRows`) with ``dropped_before`` (the
+    sentences left out before extraction, by filter: :attr:`TrainableSplit.dropped`) added to its counts."""
+    seen = survivors.dropped
+    return survivors._replace(dropped={k: seen.get(k, 0) + dropped_before.get(k, 0)
+                                       for k in dict.fromkeys([*seen, *dropped_before])})
 
 
 class TrainingSet(NamedTuple):
@@ -279,9 +281,7 @@ def training_sets(ctx: StageContext, annotation: AnnotationOutcome, features: Fe
         weights = [consistency(ctx, m, kind, t.selection, rule, annotation.best_f if j < treebanks else None)
                    for j, (m, kind, t) in enumerate(zip(mats, kinds, kept))]
         plan = row_plan(mats, weights, qualities, template, gains)
-        survivors = plan.survivors
-        merged = {k: survivors.dropped.get(k, 0) + dropped.get(k, 0) for k in dict.fromkeys([*survivors.dropped, *dropped])}
-        plan = plan._replace(survivors=survivors._replace(dropped=merged))
+        plan = plan._replace(survivors=with_dropped(plan.survivors, dropped))
         if shared is None or shared[0] != rule:
             for done in handed:
                 done.release()
