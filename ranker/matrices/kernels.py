@@ -132,6 +132,15 @@ def block_objective(low, high, n_low: int, w: np.ndarray, offsets: np.ndarray, l
     return _numba().objective(low, high, back, n_low, w, offsets, lam, grad, bool(expected_f), TINY)
 
 
+def hessian_sums(parts, offsets: np.ndarray, inv_k: np.ndarray, chunk: int, d: int):
+    """``(Σ_j Σ_x f²/k_j, Σ_j (Σ_x f)²/k_j²)`` per column over sentences ``offsets`` (numba).
+
+    The preconditioner's diagonal (:func:`ranker.models.precondition.hessian_diagonal`), its terms
+    added in the order of that function's numpy path: sentences in chunks of ``chunk``.
+    """
+    return _numba().hessian_sums(parts, offsets, inv_k, int(chunk), int(d))
+
+
 def empty_parts(indptr: np.ndarray):
     """Three parts without entries over the rows of ``indptr`` (all zeros): an empty high range."""
     return (Part(indptr, np.zeros(0, np.int32), None), Part(indptr, np.zeros(0, np.int32), np.zeros(0, np.float32)),

@@ -362,6 +362,84 @@ def block4(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, hi0, hx0, hi1, hx1, hd1, hi2,
     return value
 
 
+# ------------------------------------------------------------------ the preconditioner's diagonal
+@njit(cache=True, nogil=True)
+
+
+def diagonal_sums(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, offsets, inv_k, chunk, d):
+    # ``Σ f²/k`` and ``(Σ_x f)²/k²`` per column, in the order of numpy's path in
+    # :func:`ranker.models.precondition.hessian_diagonal` (its bits): sentences in chunks of
+    # ``chunk``, each chunk's sums from zero added to the totals; within a chunk ``Σ f²/k`` part by
+    # part, row by row; a sentence's column sums in entry order (parts, rows, entries), their
+    # squares added to the chunk's sums sentence by sentence.
+    n = len(offsets) - 1
+    second = np.zeros(d)
+    first = np.zeros(d)
+    cs = np.zeros(d)
+    cf = np.zeros(d)
+    acc = np.zeros(d)
+    seen = np.zeros(d, np.bool_)
+    touched = np.empty(d, np.int64)
+    for a in range(0, n, chunk):
+        b = min(n, a + chunk)
+        cs[:] = 0.0
+        cf[:] = 0.0
+        for j in range(a, b):
+            k = inv_k[j]
+            for i in range(offsets[j], offsets[j + 1]):
+                for e in range(ip0[i], ip0[i + 1]):
+                    cs[ix0[e]] += 1.0 * 1.0 * k
+        for j in range(a, b):
+            k = inv_k[j]
+            for i in range(offsets[j], offsets[j + 1]):
+                for e in range(ip1[i], ip1[i + 1]):
+                    v = np.float64(d1[e])
+                    cs[ix1[e]] += v * v * k
+        for j in range(a, b):
+            k = inv_k[j]
+            for i in range(offsets[j], offsets[j + 1]):
+                for e in range(ip2[i], ip2[i + 1]):
+                    v = d2[e]
+                    cs[ix2[e]] += v * v * k
+        for j in range(a, b):
+            k = inv_k[j]
+            m = 0
+            for i in range(offsets[j], offsets[j + 1]):
+                for e in range(ip0[i], ip0[i + 1]):
+                    c = ix0[e]
+                    if not seen[c]:
+                        seen[c] = True
+                        touched[m] = c
+                        m += 1
+                    acc[c] += 1.0
+            for i in range(offsets[j], offsets[j + 1]):
+                for e in range(ip1[i], ip1[i + 1]):
+                    c = ix1[e]
+                    if not seen[c]:
+                        seen[c] = True
+                        touched[m] = c
+                        m += 1
+                    acc[c] += np.float64(d1[e])
+            for i in range(offsets[j], offsets[j + 1]):
+                for e in range(ip2[i], ip2[i + 1]):
+                    c = ix2[e]
+                    if not seen[c]:
+                        seen[c] = True
+                        touched[m] = c
+                        m += 1
+                    acc[c] += d2[e]
+            for t in range(m):
+                c = touched[t]
+                s = acc[c]
+                cf[c] += s * s * k * k
+                acc[c] = 0.0
+                seen[c] = False
+        for c in range(d):
+            second[c] += cs[c]
+            first[c] += cf[c]
+    return second, first
+
+
 # ------------------------------------------------------------------ the parts of a compact matrix
 def ids(a):
     """Column ids as the loops index them: 16-bit ids as they are, 32-bit ones unsigned."""
@@ -391,3 +469,8 @@ def rdot(parts, r, out):
 def objective(low, high, back, n_low, w, offsets, lam, grad, expected_f, tiny):
     """One block's data term and gradient (:func:`.kernels.block_objective`)."""
     return block4(*unsigned(low), *unsigned(high), back, n_low, w, offsets, lam, grad, expected_f, tiny)
+
+
+def hessian_sums(parts, offsets, inv_k, chunk, d):
+    """The preconditioner's two sums per column (:func:`ranker.models.precondition.hessian_diagonal`)."""
+    return diagonal_sums(*unsigned(parts), offsets, inv_k, chunk, d)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..matrices import kernels
 from .rows_memo import RowsMemo
 
 #: Sentences whose sums are added to the diagonal at once (their order fixes the diagonal's bits).
@@ -35,7 +36,7 @@ def _runs(entries_before: np.ndarray, a: int, b: int, most: int) -> list[tuple[i
     return list(zip(bounds, bounds[1:]))
 
 
-def hessian_diagonal(X, offsets: np.ndarray) -> np.ndarray:
+def hessian_diagonal(X, offsets: np.ndarray, backend: str | None = None) -> np.ndarray:
     """``Σ_j Var_j(f_i)`` for every column ``i``: the likelihood's Hessian diagonal at λ = 0.
 
     ``X`` is a :class:`~ranker.matrices.compact.CompactMatrix` (its parts row-aligned) or a
@@ -46,19 +47,26 @@ def hessian_diagonal(X, offsets: np.ndarray) -> np.ndarray:
     of temporaries each: 512 GUM sentences of 200 candidates took 2 GB), each sum still adding
     its terms in the order one gather of the chunk would (``np.add.at`` into the chunk's sums,
     the parts one after another for ``Σ f²``), so the bits are those of the chunk at once.
+
+    With numba (``backend`` None: :data:`ranker.matrices.kernels.BACKEND`) one compiled pass adds
+    the same terms in the same order, a sentence's column sums in a scratch row instead of
+    ``np.unique``'s sort (43 s a GUM fit in numpy), so both give the same bits.
     """
     from ..matrices.compact import as_compact
     from .narrow import NarrowMatrix
 
     if isinstance(X, NarrowMatrix):
-        return np.concatenate([hessian_diagonal(X.low, offsets), hessian_diagonal(X.high, offsets)])
+        return np.concatenate([hessian_diagonal(X.low, offsets, backend), hessian_diagonal(X.high, offsets, backend)])
     X = as_compact(X)
     d = X.shape[1]
     offsets = np.asarray(offsets, dtype=np.int64)
+    inv_k = 1.0 / np.maximum(np.diff(offsets), 1)
+    if kernels.resolve(backend) == "numba":
+        second, first = kernels.hessian_sums(X.parts, offsets, inv_k, _CHUNK_SENTENCES, d)
+        return np.maximum(second - first, 0.0)
     second = np.zeros(d)
     first = np.zeros(d)
     n = len(offsets) - 1
-    inv_k = 1.0 / np.maximum(np.diff(offsets), 1)
     before = X.entries_before(offsets)     # entries before each sentence
 
     def gathered(parts, a: int, b: int):
