@@ -50,7 +50,8 @@ def hessian_diagonal(X, offsets: np.ndarray, backend: str | None = None) -> np.n
 
     With numba (``backend`` None: :data:`ranker.matrices.kernels.BACKEND`) one compiled pass adds
     the same terms in the same order, a sentence's column sums in a scratch row instead of
-    ``np.unique``'s sort (43 s a GUM fit in numpy), so both give the same bits.
+    ``np.unique``'s sort of every entry (numpy's cost: ``benchmarks/bench_diagonal.py``), so both give
+    the same bits.
     """
     from ..matrices.compact import as_compact
     from .narrow import NarrowMatrix
@@ -117,8 +118,8 @@ def hessian_diagonal_once(X, offsets: np.ndarray) -> np.ndarray:
     """:func:`hessian_diagonal` of ``X``, computed once while ``X`` lives unchanged (read only).
 
     The diagonal is the objective's at λ = 0, whatever σ²: every fit of a σ² grid on the same rows
-    needs the same one (43 s a fit on GUM's ``fewest`` rows). Rows that are neither compact nor
-    narrow (a scipy matrix, whose compact copy is new at each call) are computed each time.
+    needs the same one. Rows that are neither compact nor narrow (a scipy matrix, whose compact
+    copy is new at each call) are computed each time.
     """
     from ..matrices.compact import CompactMatrix
     from .narrow import NarrowMatrix
