@@ -363,6 +363,34 @@ def block4(lo0, lx0, lo1, lx1, ld1, lo2, lx2, ld2, hi0, hx0, hi1, hx1, hd1, hi2,
 
 
 # ------------------------------------------------------------------ the preconditioner's diagonal
+@njit(cache=True, nogil=True, inline="always")
+
+
+def square_sums(ip, ix, data, ones, r0, r1, k, out):
+    # out[c] += f²/k over rows r0:r1's entries of one part, in entry order (f = 1 in the ones part)
+    for i in range(r0, r1):
+        for e in range(ip[i], ip[i + 1]):
+            v = 1.0 if ones else np.float64(data[e])
+            out[ix[e]] += v * v * k
+
+
+@njit(cache=True, nogil=True, inline="always")
+
+
+def column_sums(ip, ix, data, ones, r0, r1, acc, seen, touched, m):
+    # acc[c] += f over rows r0:r1's entries of one part, in entry order; each column met for the
+    # first time noted in touched[m:] (returns the new m)
+    for i in range(r0, r1):
+        for e in range(ip[i], ip[i + 1]):
+            c = ix[e]
+            if not seen[c]:
+                seen[c] = True
+                touched[m] = c
+                m += 1
+            acc[c] += 1.0 if ones else np.float64(data[e])
+    return m
+
+
 @njit(cache=True, nogil=True)
 
 
@@ -385,49 +413,16 @@ def diagonal_sums(ip0, ix0, ip1, ix1, d1, ip2, ix2, d2, offsets, inv_k, chunk, d
         cs[:] = 0.0
         cf[:] = 0.0
         for j in range(a, b):
-            k = inv_k[j]
-            for i in range(offsets[j], offsets[j + 1]):
-                for e in range(ip0[i], ip0[i + 1]):
-                    cs[ix0[e]] += 1.0 * 1.0 * k
+            square_sums(ip0, ix0, d1, True, offsets[j], offsets[j + 1], inv_k[j], cs)
+        for j in range(a, b):
+            square_sums(ip1, ix1, d1, False, offsets[j], offsets[j + 1], inv_k[j], cs)
+        for j in range(a, b):
+            square_sums(ip2, ix2, d2, False, offsets[j], offsets[j + 1], inv_k[j], cs)
         for j in range(a, b):
             k = inv_k[j]
-            for i in range(offsets[j], offsets[j + 1]):
-                for e in range(ip1[i], ip1[i + 1]):
-                    v = np.float64(d1[e])
-                    cs[ix1[e]] += v * v * k
-        for j in range(a, b):
-            k = inv_k[j]
-            for i in range(offsets[j], offsets[j + 1]):
-                for e in range(ip2[i], ip2[i + 1]):
-                    v = d2[e]
-                    cs[ix2[e]] += v * v * k
-        for j in range(a, b):
-            k = inv_k[j]
-            m = 0
-            for i in range(offsets[j], offsets[j + 1]):
-                for e in range(ip0[i], ip0[i + 1]):
-                    c = ix0[e]
-                    if not seen[c]:
-                        seen[c] = True
-                        touched[m] = c
-                        m += 1
-                    acc[c] += 1.0
-            for i in range(offsets[j], offsets[j + 1]):
-                for e in range(ip1[i], ip1[i + 1]):
-                    c = ix1[e]
-                    if not seen[c]:
-                        seen[c] = True
-                        touched[m] = c
-                        m += 1
-                    acc[c] += np.float64(d1[e])
-            for i in range(offsets[j], offsets[j + 1]):
-                for e in range(ip2[i], ip2[i + 1]):
-                    c = ix2[e]
-                    if not seen[c]:
-                        seen[c] = True
-                        touched[m] = c
-                        m += 1
-                    acc[c] += d2[e]
+            m = column_sums(ip0, ix0, d1, True, offsets[j], offsets[j + 1], acc, seen, touched, 0)
+            m = column_sums(ip1, ix1, d1, False, offsets[j], offsets[j + 1], acc, seen, touched, m)
+            m = column_sums(ip2, ix2, d2, False, offsets[j], offsets[j + 1], acc, seen, touched, m)
             for t in range(m):
                 c = touched[t]
                 s = acc[c]
