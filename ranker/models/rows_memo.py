@@ -4,8 +4,9 @@ The fits of one training set (each σ² of the grid, the learning curve's prefix
 rows object, and some of what they derive from it costs as much as tens of evaluations: the
 difference rows (:func:`.delta.delta_rows_once`) and the preconditioner's Hessian diagonal
 (:func:`.precondition.jacobi_scales`, in numpy a sort of every entry, once per σ² of the grid).
-A :class:`RowsMemo` keeps one result per rows object, weakly (it goes with the rows), and checks the rows' content again at every use (shapes, sentence cuts and sums of every array), so
-rows changed in place are computed anew, never answered from the old result.
+A :class:`RowsMemo` keeps one result per rows object, weakly (it goes with the rows), and checks
+the rows' content again at every use (shapes, sentence cuts and sums of every array), so rows
+changed in place are computed anew, never answered from the old result.
 """
 from __future__ import annotations
 
