@@ -1,12 +1,18 @@
 """A model trained on one treebank applied to another's test split: the transfer rows of experiments/gum.
 
     python experiments/gum/transfer.py --config configs/gum.toml --model wsj.json [--label wsj-on-gum]
+        [--against gum.json --against-label gum]
 
 reads the target experiment's store and test split (its config, after ``ranker run`` of it), applies
 the exported model (``ranker models export``) with its own feature configuration, and prints, per
 metric of the report, the bounds, the target's own native choice and the transferred model's score
 with its error reduction and phi, computed exactly as the report computes them (the stored
 per-candidate counts, :func:`ranker.pipeline.tables.metric_table`).
+
+``--against`` applies a second model to the same sentences and adds its score, the difference and
+the p-value of the paired approximate randomization test the report gives its rankers (the config's
+``[evaluation] randomization_resamples`` and seed): whether one treebank's model really ranks
+another's text worse than that treebank's own model, or only by the noise of a test split.
 """
 from __future__ import annotations
 
@@ -19,10 +25,12 @@ def main(argv=None) -> int:
     p.add_argument("--config", required=True, help="the target experiment's config (its store and test split)")
     p.add_argument("--model", required=True, help="an exported log-linear model (ranker models export)")
     p.add_argument("--label", default="transfer", help="the row's name")
+    p.add_argument("--against", help="a second exported model, compared with the first on the same sentences")
+    p.add_argument("--against-label", default="against", help="the second model's name")
     p.add_argument("--workers", type=int, default=0)
     args = p.parse_args(argv)
     try:
-        rows = transfer(args.config, args.model, args.label, args.workers)
+        rows = transfer(args.config, args.model, args.label, args.workers, args.against, args.against_label)
     except Exception as e:   # a research script: one line, not a traceback, for the usual mistakes
         from ranker.errors import RankerError
 
@@ -30,14 +38,18 @@ def main(argv=None) -> int:
             raise
         print(f"transfer: error: {e}", file=sys.stderr)
         return 2
-    print("| metric | upper | lower | native | " + args.label + " | error red. | phi |")
-    print("|---|---|---|---|---|---|---|")
+    head = ["metric", "upper", "lower", "native", args.label, "error red.", "phi"]
+    if args.against:
+        head += [args.against_label, "error red.", f"{args.label} - {args.against_label}", "p"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
     for r in rows:
         print("| " + " | ".join(r) + " |")
     return 0
 
 
-def transfer(config: str, model_path: str, label: str, workers: int = 0) -> list[list[str]]:
+def transfer(config: str, model_path: str, label: str, workers: int = 0, against: str | None = None,
+             against_label: str = "against") -> list[list[str]]:
     import numpy as np
 
     from ranker.features import feature_set_from_dict
@@ -47,14 +59,14 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0) -> list
     from ranker.pipeline.config import load_config
     from ranker.pipeline.domains import model_rows
     from ranker.pipeline.splits import select_split
+    from ranker.evaluation.bounds import METRICS, selected_counts
+    from ranker.evaluation.significance import paired_randomization_test
     from ranker.pipeline.tables import metric_table
     from ranker.pipeline.validate import validate_config
     from ranker.store import Store
 
     cfg = load_config(config)
     validate_config(cfg)
-    saved = load_model(model_path, kind="loglinear")
-    fs = feature_set_from_dict(saved.feature_config, model_path)
     with Store.open(cfg.experiment.store, create=False) as st:   # the matrix is cached in it
         reader = stages.corpus_reader(cfg.data)
         test = select_split(st, reader.name, cfg.data.test, cfg.data.limit, documents=reader.documents())
@@ -63,21 +75,39 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0) -> list
         names = stages.metric_names(cfg.evaluation)
         stages.require_counts(ctx, cfg.evaluation, test)
         counts = stages.load_counts(ctx, cfg.evaluation, test, names)
-        m = stages.model_features(ctx, fs, test)
-        with applying(model_path, saved):
-            # a combined model with copies per treebank scores the target's sentences with its copies
-            X = model_rows(m, test.corpus, saved.feature_names)
-            picks = stages.choose(saved.ranker, {"features": lambda: (X, m.groups())})
-        ids = list(m.sentence_ids)
-        choice = stages.per_sentence(test, ids, np.asarray(picks))
-        native = stages.per_sentence(test, ids, np.zeros(len(ids), dtype=np.int64))
+
+        def choices_of(path: str) -> tuple[np.ndarray, np.ndarray]:
+            """The model's and the native choice per test sentence, as the report indexes them."""
+            saved = load_model(path, kind="loglinear")
+            m = stages.model_features(ctx, feature_set_from_dict(saved.feature_config, path), test)
+            with applying(path, saved):
+                # a combined model with copies per treebank scores the target's sentences with its copies
+                X = model_rows(m, test.corpus, saved.feature_names)
+                picks = stages.choose(saved.ranker, {"features": lambda: (X, m.groups())})
+            ids = list(m.sentence_ids)
+            return (stages.per_sentence(test, ids, np.asarray(picks)),
+                    stages.per_sentence(test, ids, np.zeros(len(ids), dtype=np.int64)))
+
+        choice, native = choices_of(model_path)
+        choices = {label: choice}
+        if against:
+            choices[against_label] = choices_of(against)[0]
     rows = []
     for name in names:
-        t = metric_table(name, counts[name], {"native": native, label: choice}, cfg.evaluation,
+        t = metric_table(name, counts[name], {"native": native, **choices}, cfg.evaluation,
                          cfg.experiment.seed, False)
         r = t.rankers[label]
-        rows.append([name, f"{t.upper:.1f}", f"{t.lower:.1f}", f"{t.rankers['native'].score:.1f}",
-                     f"{r.score:.1f}", f"{r.error_reduction:.0f}%", f"{r.phi:.0f}%"])
+        row = [name, f"{t.upper:.1f}", f"{t.lower:.1f}", f"{t.rankers['native'].score:.1f}",
+               f"{r.score:.1f}", f"{r.error_reduction:.0f}%", f"{r.phi:.0f}%"]
+        if against:
+            a = t.rankers[against_label]
+            p = paired_randomization_test(selected_counts(counts[name], choices[label]),
+                                          selected_counts(counts[name], choices[against_label]),
+                                          score=METRICS[name].score,
+                                          n_resamples=cfg.evaluation.randomization_resamples,
+                                          seed=cfg.experiment.seed)
+            row += [f"{a.score:.1f}", f"{a.error_reduction:.0f}%", f"{r.score - a.score:+.2f}", f"{p:.4f}"]
+        rows.append(row)
     return rows
 
 

@@ -89,6 +89,32 @@ def test_only_the_winner_is_the_model_chosen_on_held_out_and_a_fixed_rule_fits_i
         (tmp / "auto" / "selected" / "loglinear.mrg").read_bytes()
 
 
+def test_the_rule_and_sigma2_are_chosen_by_the_select_metric(config, auto):
+    """Issue 43: ``configs/gum.toml`` chooses by untyped dependency F on dev, not EVALB's brackets.
+    On a copy of the store, the same grid chosen by ``deps_untyped``: every rule keeps the sentences
+    it kept, the stored fits are scored again by the other metric (not the first run's scores), the
+    best of those is chosen and the report says by what."""
+    import shutil
+
+    tmp, cfg = config
+    _, auto = auto
+    shutil.copy(cfg.experiment.store, tmp / "deps.sqlite")
+    deps = dataclasses.replace(cfg, experiment=dataclasses.replace(cfg.experiment, store=str(tmp / "deps.sqlite")),
+                               loglinear=dataclasses.replace(cfg.loglinear, select_metric="deps_untyped"))
+    with frozen_heap():
+        got = run_experiment(deps, tmp / "deps", progress=False)
+    fit, before = got.fits["loglinear"], auto.fits["loglinear"]
+    assert fit["chosen_on"] == "heldout deps_untyped"
+    assert before["chosen_on"] == f"heldout {cfg.loglinear.select_metric}" != fit["chosen_on"]
+    assert [t[:2] for t in fit["rules"]] == [t[:2] for t in before["rules"]]
+    scores = [t[3] for t in fit["rules"]]
+    assert scores != [t[3] for t in before["rules"]]
+    assert fit["rule"] == fit["rules"][scores.index(max(scores))][0]
+    md = (tmp / "deps" / "report.md").read_text()
+    assert f"consistency rule (chosen on heldout deps_untyped) | {fit['rule']}" in md
+    assert "sigma2 (chosen on heldout deps_untyped)" in md
+
+
 def test_the_grid_holds_one_rule_s_rows_at_a_time_and_builds_the_chosen_rule_s_again(config, auto):
     """Issue 45: each rule's rows are let go when the next rule's set is made (the best rule's rows
     held beside the next took GUM's grid of six rules to 11.5 GB), and the chosen rule's rows are
