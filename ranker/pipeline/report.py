@@ -136,6 +136,20 @@ def _fit_rows(fits: dict[str, dict]) -> list[list[str]]:
     return rows
 
 
+#: Under the Fits table when a choice was made on held-out: why its held-out figures are not the
+#: metric tables' (:func:`ranker.models.tuning.selected_quality`; on GUM's dev five points apart).
+_FITS_TEXT = ("A held-out score here is what the choice maximises: the mean, over the held-out sentences with "
+              "candidates, of the chosen candidate's own sentence score, so short sentences count as much as "
+              "long ones; the metric tables give corpus scores (counts summed over sentences), which can differ "
+              "by several points.")
+
+
+def _fits_text(fits: dict[str, dict]) -> str:
+    """:data:`_FITS_TEXT` when some fit lists held-out scores, else nothing."""
+    return _FITS_TEXT if any(f.get("sigma2") is not None and (f.get("trials") or f.get("rules"))
+                             for f in fits.values()) else ""
+
+
 def _source_rows(c: SourceCounts | None, prefix: str = "") -> list[tuple[str, float]]:
     if c is None:
         return []
@@ -332,6 +346,8 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
         out += ["## Counts", "", _md_table(["what", "value"], [[k, _num(v)] for k, v in counted]), ""]
     if report.fits:
         out += ["## Fits", "", _md_table(["what", "value"], _fit_rows(report.fits)), ""]
+        if _fits_text(report.fits):
+            out += [_fits_text(report.fits), ""]
     if report.timings:
         out += ["## Time per stage (seconds)", "",
                 _md_table(*_timing_table(report)), ""]
@@ -415,7 +431,8 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
     if counted:
         parts.append("<h2>Counts</h2>" + table(["what", "value"], [[k, _num(v)] for k, v in counted]))
     if report.fits:
-        parts.append("<h2>Fits</h2>" + table(["what", "value"], _fit_rows(report.fits)))
+        parts.append("<h2>Fits</h2>" + table(["what", "value"], _fit_rows(report.fits))
+                     + (f"<p>{e(_fits_text(report.fits))}</p>" if _fits_text(report.fits) else ""))
     if report.timings:
         parts.append("<h2>Time per stage (seconds)</h2>" + table(*_timing_table(report)))
     for p in report.plots:

@@ -105,3 +105,25 @@ def test_learning_curve_points_are_a_table_in_markdown_and_html(tmp_path):
     assert "| 29 | 29.00 |" not in md                   # a long series stays a figure only
     assert "<td>2,595</td><td>62.40</td>" in page
     assert "nan" not in md.lower()
+
+
+def test_the_fits_table_says_its_held_out_scores_are_sentence_means_not_corpus_scores(tmp_path):
+    """Issue 43: GUM dev's Fits table read 69.56 for the chosen fit and the metric table of the same
+    model on the same sentences 64.6: the choice maximises the mean of sentence scores, the tables
+    sum counts. The report says so under the table, where a log-linear fit lists held-out scores."""
+    import dataclasses
+
+    from ranker.pipeline.report import _FITS_TEXT
+
+    fits = {"loglinear": {"sigma2": 0.01, "iterations": 78, "evaluations": 81, "converged": True,
+                          "chosen_on": "heldout deps_untyped", "trials": [[0.01, 69.56], [0.1, 68.98]]},
+            "heidorn_tuned": {"iterations": 93}}
+    paths = write_report(dataclasses.replace(_report(), fits=fits), tmp_path / "with")
+    md, page = paths["md"].read_text(), paths["html"].read_text()
+    assert "| loglinear: held-out deps_untyped at sigma2=0.01 | 69.56 |" in md
+    assert md.index("## Fits") < md.index(_FITS_TEXT) < md.index("## Time per stage")
+    assert "mean, over the held-out sentences with candidates," in page
+    # no held-out scores listed (Heidorn's K search alone): no words about them
+    paths = write_report(dataclasses.replace(_report(), fits={"heidorn_tuned": {"iterations": 93}}),
+                         tmp_path / "without")
+    assert "## Fits" in paths["md"].read_text() and _FITS_TEXT not in paths["md"].read_text()
