@@ -29,6 +29,8 @@ def main(argv=None) -> int:
     p.add_argument("--against-label", default="against", help="the second model's name")
     p.add_argument("--workers", type=int, default=0)
     args = p.parse_args(argv)
+    if args.against and args.against_label == args.label:
+        p.error(f"--against-label {args.against_label!r} is the first model's --label: name them apart")
     try:
         rows = transfer(args.config, args.model, args.label, args.workers, args.against, args.against_label)
     except Exception as e:   # a research script: one line, not a traceback, for the usual mistakes
@@ -52,6 +54,8 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0, against
              against_label: str = "against") -> list[list[str]]:
     import numpy as np
 
+    from ranker.evaluation.bounds import METRICS, selected_counts
+    from ranker.evaluation.significance import paired_randomization_test
     from ranker.features import feature_set_from_dict
     from ranker.models import load_model
     from ranker.models.persistence import applying
@@ -59,8 +63,6 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0, against
     from ranker.pipeline.config import load_config
     from ranker.pipeline.domains import model_rows
     from ranker.pipeline.splits import select_split
-    from ranker.evaluation.bounds import METRICS, selected_counts
-    from ranker.evaluation.significance import paired_randomization_test
     from ranker.pipeline.tables import metric_table
     from ranker.pipeline.validate import validate_config
     from ranker.store import Store
