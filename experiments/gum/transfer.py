@@ -78,8 +78,8 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0, against
         stages.require_counts(ctx, cfg.evaluation, test)
         counts = stages.load_counts(ctx, cfg.evaluation, test, names)
 
-        def choices_of(path: str) -> tuple[np.ndarray, np.ndarray]:
-            """The model's and the native choice per test sentence, as the report indexes them."""
+        def choice_of(path: str) -> tuple[np.ndarray, list[str]]:
+            """The model's choice per test sentence, as the report indexes them, and the rows' sentence ids."""
             saved = load_model(path, kind="loglinear")
             m = stages.model_features(ctx, feature_set_from_dict(saved.feature_config, path), test)
             with applying(path, saved):
@@ -87,13 +87,13 @@ def transfer(config: str, model_path: str, label: str, workers: int = 0, against
                 X = model_rows(m, test.corpus, saved.feature_names)
                 picks = stages.choose(saved.ranker, {"features": lambda: (X, m.groups())})
             ids = list(m.sentence_ids)
-            return (stages.per_sentence(test, ids, np.asarray(picks)),
-                    stages.per_sentence(test, ids, np.zeros(len(ids), dtype=np.int64)))
+            return stages.per_sentence(test, ids, np.asarray(picks)), ids
 
-        choice, native = choices_of(model_path)
+        choice, ids = choice_of(model_path)
+        native = stages.per_sentence(test, ids, np.zeros(len(ids), dtype=np.int64))
         choices = {label: choice}
         if against:
-            choices[against_label] = choices_of(against)[0]
+            choices[against_label] = choice_of(against)[0]
     rows = []
     for name in names:
         t = metric_table(name, counts[name], {"native": native, **choices}, cfg.evaluation,

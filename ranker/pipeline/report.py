@@ -345,9 +345,8 @@ def report_to_markdown(report: Report, plot_files: dict[str, str] | None = None)
     if counted:
         out += ["## Counts", "", _md_table(["what", "value"], [[k, _num(v)] for k, v in counted]), ""]
     if report.fits:
-        out += ["## Fits", "", _md_table(["what", "value"], _fit_rows(report.fits)), ""]
-        if _fits_text(report.fits):
-            out += [_fits_text(report.fits), ""]
+        note = _fits_text(report.fits)
+        out += ["## Fits", "", _md_table(["what", "value"], _fit_rows(report.fits)), ""] + ([note, ""] if note else [])
     if report.timings:
         out += ["## Time per stage (seconds)", "",
                 _md_table(*_timing_table(report)), ""]
@@ -431,8 +430,9 @@ def report_to_html(report: Report, pngs: dict[str, bytes]) -> str:
     if counted:
         parts.append("<h2>Counts</h2>" + table(["what", "value"], [[k, _num(v)] for k, v in counted]))
     if report.fits:
+        note = _fits_text(report.fits)
         parts.append("<h2>Fits</h2>" + table(["what", "value"], _fit_rows(report.fits))
-                     + (f"<p>{e(_fits_text(report.fits))}</p>" if _fits_text(report.fits) else ""))
+                     + (f"<p>{e(note)}</p>" if note else ""))
     if report.timings:
         parts.append("<h2>Time per stage (seconds)</h2>" + table(*_timing_table(report)))
     for p in report.plots:
